@@ -1,0 +1,314 @@
+"""Checks: plain functions registered under a stable name, each citing the rule ids it decides.
+
+::
+
+    @check("TF-01", "TF-02", name="tool-filter-admission")
+    def admission(ctx: CheckContext) -> None:
+        dep = ctx.deploy(tools=["a", "b"])
+        ...
+        ctx.expect("TF-01", observed == expected, "allow minus deny", expected, observed)
+
+A check runs once per provider it applies to (``per_provider=True``, the default: ``ctx.provider``
+is set) or once for the target (``per_provider=False``). Misuse is refused when the check is
+defined: an unknown rule id, a duplicate name, a rule the check does not cite.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
+
+from .gateway import Gateway
+from .outcome import Failure
+from .protocol import DeploymentConfig, ProviderInfo, ToolSpec
+from .target import Deployment, Target
+
+CheckFunction = Callable[["CheckContext"], None]
+T = TypeVar("T")
+
+
+class CheckDefinitionError(TckError):
+    """A check was defined wrongly; the message names the fix."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.USAGE, message)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    rules: tuple[str, ...]
+    function: CheckFunction
+    per_provider: bool = True
+    #: Restrict the check to one edition (EN rules) or None for both.
+    edition: Edition | None = None
+    doc: str = ""
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def check(
+    *rules: str, name: str | None = None, per_provider: bool = True, edition: Edition | None = None
+) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check deciding ``rules``. Raises :class:`CheckDefinitionError` on misuse."""
+    if not rules:
+        raise CheckDefinitionError("a check must cite at least one rule id, e.g. @check('TF-01')")
+    unknown = [r for r in rules if r not in RULES_BY_ID]
+    if unknown:
+        raise CheckDefinitionError(
+            f"@check cites unknown rule id(s) {', '.join(unknown)}: use ids of RULES.md "
+            "(see `subagent-tck rules`)"
+        )
+
+    def register(function: CheckFunction) -> CheckFunction:
+        check_name = name or function.__name__.replace("_", "-")
+        if check_name in REGISTRY and REGISTRY[check_name].function is not function:
+            raise CheckDefinitionError(
+                f"a check named {check_name!r} is already registered: pass name='...' to give "
+                "this one a distinct stable name"
+            )
+        REGISTRY[check_name] = Check(
+            check_name, tuple(rules), function, per_provider, edition, (function.__doc__ or "")
+        )
+        return function
+
+    return register
+
+
+class _Abort(Exception):
+    """Ends a check early after a failure that makes its remaining steps meaningless."""
+
+
+@dataclass
+class CheckContext:
+    """What a check works with: the target, a fresh deployment per use, and the verdicts."""
+
+    target: Target
+    check: Check
+    edition: Edition
+    provider: ProviderInfo | None
+    providers: list[ProviderInfo]
+    seed: int
+    max_examples: int
+    failures: list[Failure] = field(default_factory=list)
+    #: Rules for which the check actually verified something (a rule with none is not-run).
+    exercised: set[str] = field(default_factory=set)
+    #: Rules the check found not applicable here (with the reason).
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    _open: list[Deployment] = field(default_factory=list)
+    gateway: Gateway = field(default_factory=Gateway)
+
+    # --- deployments ------------------------------------------------------------------
+
+    def deploy(
+        self, config: DeploymentConfig | None = None, *, tools: list[str] = (), **fields: Any
+    ) -> Deployment:
+        """A fresh deployment with a fresh gateway (``self.gateway``); closed after the check.
+
+        ``tools`` is a shorthand for global tools by name; other keywords are
+        :class:`DeploymentConfig` fields. The edition defaults to the run's edition.
+        """
+        if config is None:
+            fields.setdefault("edition", self.edition)
+            if tools:
+                fields["tools"] = [ToolSpec(name=t, description=f"tool {t}") for t in tools]
+            config = DeploymentConfig(**fields)
+        self.gateway = Gateway()
+        deployment = self.target.deploy(config, self.gateway)
+        self._open.append(deployment)
+        return deployment
+
+    def close(self) -> None:
+        while self._open:
+            deployment = self._open.pop()
+            try:
+                deployment.close()
+            except Exception:  # closing is best effort; the verdict is already made
+                pass
+
+    # --- verdicts ---------------------------------------------------------------------
+
+    def _cited(self, rule: str) -> None:
+        if rule not in self.check.rules:
+            raise CheckDefinitionError(
+                f"check {self.check.name!r} reports on {rule}, which it does not cite: add it "
+                f"to @check({', '.join(repr(r) for r in self.check.rules)}, ...)"
+            )
+
+    def expect(
+        self,
+        rule: str,
+        condition: bool,
+        message: str,
+        expected: Any = None,
+        observed: Any = None,
+        *,
+        example: str | None = None,
+    ) -> bool:
+        """Record that ``rule`` was exercised; a false ``condition`` is a failure."""
+        self._cited(rule)
+        self.exercised.add(rule)
+        if not condition:
+            self.fail(rule, message, expected, observed, example=example)
+        return condition
+
+    def fail(
+        self,
+        rule: str,
+        message: str,
+        expected: Any = None,
+        observed: Any = None,
+        *,
+        example: str | None = None,
+        error: bool = False,
+    ) -> None:
+        self._cited(rule)
+        self.exercised.add(rule)
+        self.failures.append(
+            Failure(
+                rule=rule,
+                check=self.check.name,
+                title=RULES_BY_ID[rule].title,
+                message=message,
+                expected=_jsonable(expected),
+                observed=_jsonable(observed),
+                provider=self.provider.name if self.provider else None,
+                error=error,
+                transcript=self.gateway.transcript(),
+                example=example,
+            )
+        )
+
+    def abort(self) -> None:
+        """Stop this check here (after a failure that makes later steps meaningless)."""
+        raise _Abort()
+
+    def skip(self, rule: str, reason: str) -> None:
+        """Declare ``rule`` not applicable in this run (for example a capability absent)."""
+        self._cited(rule)
+        self.not_applicable[rule] = reason
+
+    def expect_error(
+        self,
+        rule: str,
+        code: ErrorCode | set[ErrorCode] | frozenset[ErrorCode],
+        action: Callable[[], Any],
+        message: str,
+    ) -> TckError | None:
+        """Run ``action``; it must be refused with ``code`` (or any of a set of codes)."""
+        codes = {code} if isinstance(code, ErrorCode) else set(code)
+        wanted = " or ".join(sorted(c.value for c in codes))
+        try:
+            result = action()
+        except TckError as exc:
+            self.expect(
+                rule,
+                exc.code in codes,
+                f"{message}: refused with {exc.code.value}, expected {wanted}",
+                wanted,
+                exc.to_json(),
+            )
+            return exc
+        self.fail(rule, f"{message}: accepted, expected a refusal with {wanted}", wanted,
+                  _jsonable(result))
+        return None
+
+    def for_all(self, strategy: Any, body: Callable[[Any], None]) -> None:
+        """Run ``body`` on states drawn by the Hypothesis ``strategy`` (seeded by the run's
+        seed, ``max_examples`` from the profile). The first failing state is shrunk and its
+        failures, with the shrunk state as ``example``, are the ones recorded."""
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis import seed as seeded
+
+        kept = self.failures
+        found: list[Failure] = []
+
+        class _Found(Exception):
+            pass
+
+        @settings(
+            max_examples=self.max_examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        @seeded(self.seed)
+        @given(strategy)
+        def prop(state: Any) -> None:
+            self.close()
+            self.failures = []
+            try:
+                body(state)
+            except _Abort:
+                pass
+            finally:
+                trial, self.failures = self.failures, kept
+            if trial:
+                for failure in trial:
+                    failure.example = failure.example or repr(state)
+                found[:] = trial
+                raise _Found()
+
+        try:
+            prop()
+        except _Found:
+            kept.extend(found)
+        finally:
+            self.failures = kept
+            self.close()
+
+    @contextmanager
+    def step(self, rule: str, what: str) -> Iterator[None]:
+        """Run a step whose unexpected refusal is a failure of ``rule`` (not a crash)."""
+        try:
+            yield
+        except TckError as exc:
+            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json())
+            raise _Abort() from exc
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_jsonable(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, float) and value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return str(value)
+    return value
+
+
+def run_check(ctx: CheckContext) -> None:
+    """Run one check in ``ctx``: failures and crashes become values, never exceptions."""
+    try:
+        ctx.check.function(ctx)
+    except _Abort:
+        pass
+    except TckError as exc:
+        rule = ctx.check.rules[0]
+        ctx.fail(
+            rule,
+            f"unexpected refusal {exc.code.value}: {exc.message}",
+            observed=exc.to_json(),
+            error=exc.code in (ErrorCode.PROTOCOL_ERROR, ErrorCode.TARGET_UNREACHABLE,
+                               ErrorCode.TIMEOUT),
+        )
+        ctx.failures[-1].traceback = traceback.format_exc()
+    except Exception as exc:
+        rule = ctx.check.rules[0]
+        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True)
+        ctx.failures[-1].traceback = traceback.format_exc()
+    finally:
+        ctx.close()

@@ -1,0 +1,186 @@
+"""Checks of the entry points by edition (EN-01..EN-03), per provider.
+
+``preset-composition``: a new child takes persona, tool filter and output schema from the preset
+it is started with (EN-01), and a start request carrying ``persona`` or ``toolFilter`` is refused
+with nothing created (EN-02). ``request-controls``: the start request's own ``persona`` and
+``toolFilter`` compose the child as the PE and TF rules say, each gated by the provider's
+capability (EN-03). Expected compositions and refusals are the spec oracle's
+(:func:`~subagent_tck.spec.decide_start` and the view/section resolvers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.spec import Edition, ErrorCode
+
+from ..check import CheckContext, check
+from ..protocol import DeploymentConfig, PresetSpec, StartRequest
+from ..target import Deployment
+from ._composition import (
+    OUTPUT_SCHEMA,
+    Controls,
+    Observed,
+    as_pairs,
+    config,
+    expected_sections,
+    expected_view,
+    expected_wire,
+    judge,
+    oracle_accepts,
+    sections_of,
+    start_request,
+    supported_controls,
+    view_pairs,
+    wire_names,
+)
+
+GLOBALS = ("read", "write", "search")
+P_CONTROLS = Controls.of(
+    persona="PRESET-P: a {{role}}.",
+    tool_filter={"allow": ["read", "search"]},
+    output_schema=OUTPUT_SCHEMA,
+)
+Q_CONTROLS = Controls.of(persona="PRESET-Q: a writer.", tool_filter={"deny": ["read"]})
+
+
+def _preset(name: str, controls: Controls) -> PresetSpec:
+    return PresetSpec(
+        name=name,
+        persona=controls.persona,
+        toolFilter=controls.tool_filter,
+        outputSchema=controls.output_schema,
+    )
+
+
+def _judge_composed_child(
+    ctx: CheckContext,
+    rule: str,
+    dep: Deployment,
+    cfg: DeploymentConfig,
+    request: StartRequest,
+    what: str,
+) -> None:
+    """Start ``request``, which the oracle accepts, and compare the child's prompt, view and
+    first model request with the oracle's composition."""
+    outcome = judge(dep, cfg, GLOBALS, request)
+    oracle_accepts(outcome, what)
+    with ctx.step(rule, f"starting {what}"):
+        child = dep.start(request)
+    sections = as_pairs(expected_sections(cfg, outcome))
+    view = expected_view(outcome, GLOBALS, cfg.mode)
+    ctx.expect(
+        rule,
+        sections_of(dep, child.agent) == sections,
+        f"{what}: the child's prompt carries the composed persona",
+        sections,
+        sections_of(dep, child.agent),
+    )
+    ctx.expect(
+        rule,
+        view_pairs(dep.view(child.agent)) == view_pairs(view),
+        f"{what}: the child's view is the composed one",
+        view_pairs(view),
+        view_pairs(dep.view(child.agent)),
+    )
+    requests = ctx.gateway.requests(child.agent)
+    wire = expected_wire(view, cfg.mode)
+    system = "\n\n".join(text for _, text in sections if text)
+    ctx.expect(
+        rule,
+        bool(requests) and wire_names(requests[0]) == wire and requests[0].system == system,
+        f"{what}: the child's first request carries the composition",
+        {"system": system, "tools": wire},
+        {"system": requests[0].system, "tools": wire_names(requests[0])} if requests else None,
+    )
+
+
+def _judge_refused(
+    ctx: CheckContext,
+    rule: str,
+    dep: Deployment,
+    cfg: DeploymentConfig,
+    request: StartRequest,
+    what: str,
+    must_include: ErrorCode,
+) -> None:
+    """``request`` must be refused with a code the oracle gives, and create nothing."""
+    outcome = judge(dep, cfg, GLOBALS, request)
+    if must_include not in outcome.codes:
+        raise AssertionError(f"the oracle should refuse {what} with {must_include.value}")
+    root = dep.root().agent
+    before = Observed.take(dep, ctx.gateway, [root])
+    ctx.expect_error(rule, outcome.codes, lambda: dep.start(request), what)
+    changes = before.changes(Observed.take(dep, ctx.gateway, [root]))
+    ctx.expect(rule, not changes, f"{what}: nothing is created or changed", {}, changes)
+
+
+@check("EN-01", name="preset-composes", edition=Edition.PRESET_COMPOSITION)
+def preset_composes(ctx: CheckContext) -> None:
+    """A child started with preset P gets P's persona, tool filter and output schema (each as
+    far as the provider advertises it); another preset gives another composition."""
+    p_controls = supported_controls(ctx.provider, P_CONTROLS)
+    q_controls = supported_controls(ctx.provider, Q_CONTROLS)
+    if not p_controls.asked:
+        ctx.skip(
+            "EN-01",
+            "the provider advertises none of persona, toolFilter, outputSchema: a preset "
+            "composing them is refused (CA-01 decides)",
+        )
+        return
+    presets = [_preset("P", p_controls), _preset("Q", q_controls)]
+    cfg = config(Edition.PRESET_COMPOSITION, tools=GLOBALS, presets=presets)
+    dep = ctx.deploy(cfg)
+    for name in ("P", "Q"):
+        request = start_request(dep, ctx.provider, f"task for {name}", {"preset": name})
+        _judge_composed_child(ctx, "EN-01", dep, cfg, request, f"a child of preset {name}")
+
+
+@check("EN-02", name="request-overrides-refused", edition=Edition.PRESET_COMPOSITION)
+def request_overrides_refused(ctx: CheckContext) -> None:
+    """A new start request carrying ``persona`` or ``toolFilter`` is refused
+    (``REQUEST_CONTROLS_REFUSED``), with or without a preset; nothing is created."""
+    cfg = config(
+        Edition.PRESET_COMPOSITION,
+        tools=GLOBALS,
+        presets=[PresetSpec(name="plain", outputSchema=None)],
+    )
+    dep = ctx.deploy(cfg)
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("a request persona", {"persona": "REQUEST-PERSONA"}),
+        ("an empty request persona", {"persona": ""}),
+        ("a request tool filter", {"toolFilter": {"deny": ["write"]}}),
+        ("a request persona and tool filter",
+         {"persona": "REQUEST-PERSONA", "toolFilter": {"allow": ["read"]}}),
+        ("a request persona beside a preset", {"preset": "plain", "persona": "REQUEST-PERSONA"}),
+    ]
+    for what, extra in cases:
+        request = start_request(dep, ctx.provider, "child task", extra)
+        _judge_refused(ctx, "EN-02", dep, cfg, request, what, ErrorCode.REQUEST_CONTROLS_REFUSED)
+
+
+@check("EN-03", name="request-controls", edition=Edition.REQUEST_CONTROLS)
+def request_controls(ctx: CheckContext) -> None:
+    """The start request's ``persona`` and ``toolFilter`` compose the child (overriding a
+    preset's), each gated by the provider's capability."""
+    preset = PresetSpec(name="base", persona="PRESET-BASE persona", toolFilter={"deny": ["read"]})
+    cfg = config(Edition.REQUEST_CONTROLS, tools=GLOBALS, presets=[preset])
+    dep = ctx.deploy(cfg)
+    cases: list[tuple[str, dict[str, Any]]] = [
+        ("a request persona", {"persona": "REQUEST-PERSONA for {{team}}"}),
+        ("an empty request persona", {"persona": ""}),
+        ("a request tool filter", {"toolFilter": {"allow": ["read", "write"], "deny": ["write"]}}),
+        ("a request persona and deny-only filter",
+         {"persona": "REQUEST-PERSONA", "toolFilter": {"deny": ["search"]}}),
+        ("request controls over a preset's",
+         {"preset": "base", "persona": "REQUEST-OVER-PRESET", "toolFilter": {"deny": ["write"]}}),
+    ]
+    for what, extra in cases:
+        request = start_request(dep, ctx.provider, "child task", extra)
+        outcome = judge(dep, cfg, GLOBALS, request)
+        if outcome.ok:
+            _judge_composed_child(ctx, "EN-03", dep, cfg, request, what)
+        else:
+            _judge_refused(
+                ctx, "EN-03", dep, cfg, request, what, ErrorCode.UNSUPPORTED_CAPABILITY
+            )

@@ -1,0 +1,412 @@
+"""Checks of first-request consistency (FR-01..FR-05), per provider and in the run's edition.
+
+A child is composed with every control its provider advertises (persona, tool filter, output
+schema; the others would be refused, which CA decides) and judged on what is observable: the
+first model request the gateway recorded (FR-01), the ``agent.published`` event's snapshot and
+the event order (FR-02), everything a failed start or resume must leave unchanged (FR-03,
+FR-04), the first request after a cold resume (FR-04) and later requests against the live
+registry, changed by a gateway hook between two requests (FR-05). Expectations come from the
+spec oracle (``decide_start``, ``resolve_sections``, ``resolve_view``, ``wire_tool_names``,
+``assemble_system_prompt``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.spec import (
+    Capability,
+    ErrorCode,
+    PresentationMode,
+    StartOutcome,
+    TckError,
+    validate_restriction,
+)
+
+from ..check import CheckContext, check
+from ..gateway import call, text
+from ..protocol import DeploymentConfig, ModelReply, ModelRequest, StartRequest, ToolSpec
+from ..target import Deployment
+from ._composition import (
+    OUTPUT_SCHEMA,
+    Controls,
+    Observed,
+    as_pairs,
+    child_setup,
+    config,
+    deploy_or_refusal,
+    expected_sections,
+    expected_system,
+    expected_view,
+    expected_wire,
+    judge,
+    oracle_accepts,
+    sections_of,
+    snapshot_of,
+    start_request,
+    supported_controls,
+    view_pairs,
+    wire_names,
+)
+
+GLOBALS = ("read", "write", "search", "doomed")
+PERSONA = "FR-PERSONA: a {{role}} for {{team}}."
+#: Allow minus deny: of the globals the child sees ``read`` and ``doomed``.
+ALLOW_FILTER = {"allow": ["read", "search", "doomed"], "deny": ["search"]}
+DENY_FILTER = {"deny": ["write"]}
+EVERYTHING = Controls.of(persona=PERSONA, tool_filter=ALLOW_FILTER, output_schema=OUTPUT_SCHEMA)
+NO_SETUP_CONTROL = (
+    "the provider advertises none of persona, toolFilter, outputSchema: no setup step can be "
+    "asked of it (CA-01 decides that it refuses them)"
+)
+
+
+class _Child:
+    """A deployment with one composed child started through the provider under test."""
+
+    def __init__(
+        self,
+        ctx: CheckContext,
+        rule: str,
+        controls: Controls,
+        *,
+        mode: PresentationMode = PresentationMode.NATIVE,
+        prompt: str = "child task",
+    ) -> None:
+        presets, self.extra = child_setup(ctx.edition, controls)
+        self.cfg: DeploymentConfig = config(ctx.edition, tools=GLOBALS, presets=presets, mode=mode)
+        self.mode = mode
+        self.dep: Deployment = ctx.deploy(self.cfg)
+        self.request: StartRequest = start_request(self.dep, ctx.provider, prompt, self.extra)
+        self.outcome: StartOutcome = judge(self.dep, self.cfg, GLOBALS, self.request)
+        oracle_accepts(self.outcome, "child start")
+        with ctx.step(rule, "starting a composed child"):
+            result = self.dep.start(self.request)
+        self.agent, self.session = result.agent, result.session
+
+    def sections(self) -> list[list[str]]:
+        return as_pairs(expected_sections(self.cfg, self.outcome))
+
+    def system(self) -> str:
+        return expected_system(self.cfg, self.outcome)
+
+    def view_names(self, globals_: tuple[str, ...] = GLOBALS) -> list[str]:
+        view = expected_view(self.outcome, globals_, self.mode, installed_over=GLOBALS)
+        return sorted(e.name for e in view)
+
+    def wire(self, globals_: tuple[str, ...] = GLOBALS) -> list[str]:
+        view = expected_view(self.outcome, globals_, self.mode, installed_over=GLOBALS)
+        return expected_wire(view, self.mode)
+
+
+def _requests(ctx: CheckContext, agent: str, rule: str, at_least: int = 1) -> list[ModelRequest]:
+    requests = ctx.gateway.requests(agent)
+    ctx.expect(
+        rule,
+        len(requests) >= at_least,
+        f"the child made at least {at_least} model request(s)",
+        at_least,
+        len(requests),
+    )
+    return requests
+
+
+@check("FR-01", name="first-request-complete")
+def first_request_complete(ctx: CheckContext) -> None:
+    """The child's first request already carries persona, filtered tool schemas,
+    ``structured_output`` for an output schema and ``run_code`` where the mode offers it."""
+    controls = supported_controls(ctx.provider, EVERYTHING)
+    for mode in PresentationMode:
+        child = _Child(ctx, "FR-01", controls, mode=mode)
+        requests = _requests(ctx, child.agent, "FR-01")
+        if not requests:
+            continue
+        first = requests[0]
+        ctx.expect(
+            "FR-01",
+            first.system == child.system(),
+            f"mode {mode.value}: the first request's system text carries the composed persona",
+            child.system(),
+            first.system,
+        )
+        ctx.expect(
+            "FR-01",
+            wire_names(first) == child.wire(),
+            f"mode {mode.value}: the first request carries exactly the child's tool schemas",
+            child.wire(),
+            wire_names(first),
+        )
+
+
+def _failing_controls(ctx: CheckContext) -> list[tuple[str, Controls]]:
+    """Setup failures the provider under test can be asked for (FR-02, FR-03)."""
+    caps = ctx.provider.capabilities if ctx.provider else []
+    cases: list[tuple[str, Controls]] = []
+    if Capability.TOOL_FILTER in caps:
+        # ``doomed`` is registered when the deployment is made and unregistered before the start.
+        cases.append(("a filter naming an unknown tool", Controls.of(tool_filter=ALLOW_FILTER)))
+    if Capability.PERSONA in caps:
+        cases.append(("a bad persona template", Controls.of(persona="FR {{ghost}} persona")))
+    if Capability.OUTPUT_SCHEMA in caps:
+        cases.append(("a string output schema", Controls.of(output_schema={"type": "string"})))
+        cases.append(("a non-schema output schema", Controls.of(output_schema="nope")))
+    return cases
+
+
+def _failed_start(
+    ctx: CheckContext, rule: str, what: str, controls: Controls
+) -> None:
+    """Deploy, start a sibling, then a child whose setup fails: it must be refused with a clear
+    error and leave everything as it was (the parent and the sibling unchanged)."""
+    presets, extra = child_setup(ctx.edition, controls, "broken")
+    cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+    dep = deploy_or_refusal(ctx, cfg)
+    if isinstance(dep, TckError):
+        # The target refused the broken preset at configuration: it cannot reach a start.
+        return
+    with ctx.step(rule, "starting a sibling child"):
+        sibling = dep.start(start_request(dep, ctx.provider, "sibling task", {}))
+    dep.unregister_tool("doomed")
+    globals_ = [g for g in GLOBALS if g != "doomed"]
+    request = start_request(dep, ctx.provider, "child task", extra)
+    outcome = judge(dep, cfg, globals_, request)
+    if outcome.ok:
+        raise AssertionError(f"the check's broken start ({what}) is accepted by the oracle")
+    root = dep.root().agent
+    before = Observed.take(dep, ctx.gateway, [root, sibling.agent])
+    schemas_before = [s.model_dump(mode="json") for s in dep.tool_schemas(root)]
+    ctx.expect_error(
+        rule, outcome.codes | {ErrorCode.SETUP_FAILED}, lambda: dep.start(request),
+        f"a start with {what}",
+    )
+    after = Observed.take(dep, ctx.gateway, [root, sibling.agent])
+    changes = before.changes(after)
+    ctx.expect(
+        rule,
+        not changes,
+        f"a start with {what} publishes nothing, sends no model request, and leaves the "
+        "parent and its other children as they were",
+        {},
+        changes,
+    )
+    schemas_after = [s.model_dump(mode="json") for s in dep.tool_schemas(root)]
+    ctx.expect(
+        rule,
+        schemas_after == schemas_before,
+        f"after a start with {what} the parent's tool schemas are unchanged",
+        schemas_before,
+        schemas_after,
+    )
+
+
+@check("FR-02", name="unpublished-setup")
+def unpublished_setup(ctx: CheckContext) -> None:
+    """The child becomes observable once, already final: the ``agent.published`` snapshot is
+    the final view and prompt, no event names the child before it; a failed start is never
+    observable."""
+    controls = supported_controls(ctx.provider, EVERYTHING)
+    presets, extra = child_setup(ctx.edition, controls)
+    cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+    dep = ctx.deploy(cfg)
+    seen = len(dep.events())
+    sessions_before = {h.session for h in dep.sessions()}
+    request = start_request(dep, ctx.provider, "child task", extra)
+    outcome = judge(dep, cfg, GLOBALS, request)
+    oracle_accepts(outcome, "child start")
+    with ctx.step("FR-02", "starting a composed child"):
+        child = dep.start(request)
+    events = dep.events()[seen:]
+    about = [
+        e for e in events if e.agent == child.agent or (e.session == child.session and e.session)
+    ]
+    published = [e for e in about if e.kind == "agent.published"]
+    ctx.expect(
+        "FR-02",
+        len(published) == 1 and about[0] is published[0],
+        "the child's first lifecycle event is its one agent.published",
+        ["agent.published", "..."],
+        [e.kind for e in about],
+    )
+    ctx.expect(
+        "FR-02",
+        child.session not in sessions_before and child.agent in dep.agents(),
+        "the child is published after its start",
+        True,
+        child.agent in dep.agents(),
+    )
+    if published:
+        prompt, names = snapshot_of(published[0].data)
+        expected_prompt = as_pairs(expected_sections(cfg, outcome))
+        view = expected_view(outcome, GLOBALS, cfg.mode)
+        ctx.expect(
+            "FR-02",
+            prompt == expected_prompt,
+            "at publication the child's prompt is already final",
+            expected_prompt,
+            published[0].data.get("snapshot"),
+        )
+        ctx.expect(
+            "FR-02",
+            names == sorted(e.name for e in view),
+            "at publication the child's view is already final",
+            sorted(e.name for e in view),
+            published[0].data.get("snapshot"),
+        )
+    failing = _failing_controls(ctx)
+    if not failing:
+        return
+    what, broken = failing[0]
+    _failed_start(ctx, "FR-02", what, broken)
+
+
+@check("FR-03", name="setup-rollback")
+def setup_rollback(ctx: CheckContext) -> None:
+    """A setup failure (unknown tool in the filter, bad persona template, invalid output
+    schema) fails the start clearly: nothing published, no model request, parent unchanged."""
+    failing = _failing_controls(ctx)
+    if not failing:
+        ctx.skip("FR-03", NO_SETUP_CONTROL)
+        return
+    for what, broken in failing:
+        _failed_start(ctx, "FR-03", what, broken)
+
+
+@check("FR-04", name="cold-resume")
+def cold_resume(ctx: CheckContext) -> None:
+    """A cold-resumed child is composed from its descriptor before its first resumed request;
+    a descriptor that no longer applies fails the resume and publishes nothing."""
+    historical = Controls.of(persona=PERSONA, tool_filter=ALLOW_FILTER)
+    controls = supported_controls(ctx.provider, historical)
+    child = _Child(ctx, "FR-04", controls)
+    dep = child.dep
+    with ctx.step("FR-04", "cold-resuming the child's session"):
+        resumed = dep.resume(child.session)
+    seen = len(ctx.gateway.requests(resumed.agent))
+    with ctx.step("FR-04", "running a turn of the resumed child"):
+        dep.run_turn(resumed.agent, "FR04 resumed task")
+    requests = ctx.gateway.requests(resumed.agent)[seen:]
+    ctx.expect("FR-04", bool(requests), "the resumed child made a model request", ">= 1", 0)
+    if requests:
+        first = requests[0]
+        ctx.expect(
+            "FR-04",
+            first.system == child.system(),
+            "the first resumed request carries the historical persona",
+            child.system(),
+            first.system,
+        )
+        ctx.expect(
+            "FR-04",
+            wire_names(first) == child.wire(),
+            "the first resumed request carries the historically filtered tool schemas",
+            child.wire(),
+            wire_names(first),
+        )
+    ctx.expect(
+        "FR-04",
+        sections_of(dep, resumed.agent) == child.sections(),
+        "prompt inspection of the resumed child reports the historical persona",
+        child.sections(),
+        sections_of(dep, resumed.agent),
+    )
+    if Capability.TOOL_FILTER not in controls.capabilities:
+        return
+    # A second child whose allow list names ``doomed``; unregistering it makes its descriptor
+    # unappliable (TF-08 at re-installation).
+    with ctx.step("FR-04", "starting a second composed child"):
+        second = dep.start(child.request)
+    dep.unregister_tool("doomed")
+    verdict = validate_restriction(ALLOW_FILTER, [g for g in GLOBALS if g != "doomed"])
+    codes = {ErrorCode.NOT_RESUMABLE, ErrorCode.SETUP_FAILED}
+    if verdict.code is not None:
+        codes.add(verdict.code)
+    before = Observed.take(dep, ctx.gateway, [dep.root().agent])
+    ctx.expect_error(
+        "FR-04",
+        codes,
+        lambda: dep.resume(second.session),
+        "resuming a child whose descriptor names a tool that is gone",
+    )
+    changes = before.changes(Observed.take(dep, ctx.gateway, [dep.root().agent]))
+    ctx.expect(
+        "FR-04",
+        not changes,
+        "a failed resume publishes nothing and changes nothing",
+        {},
+        changes,
+    )
+
+
+def _registering(dep: Deployment, name: str, then: ModelReply) -> Any:
+    """A gateway hook: registers global tool ``name`` while the child waits for its model."""
+
+    def hook(request: ModelRequest) -> ModelReply:
+        dep.register_tool(ToolSpec(name=name, description=f"tool {name}"))
+        return then
+
+    return hook
+
+
+@check("FR-05", name="stable-composition")
+def stable_composition(ctx: CheckContext) -> None:
+    """Later requests keep the first request's composition and change only as the live registry
+    changes: a deny-only child sees a global registered between two requests, an allow-list
+    child does not."""
+    cases: list[tuple[str, Controls]] = []
+    if ctx.provider is not None and Capability.TOOL_FILTER in ctx.provider.capabilities:
+        cases.append(("a deny-only child", Controls.of(persona=PERSONA, tool_filter=DENY_FILTER)))
+        cases.append(("an allow-list child", Controls.of(tool_filter=ALLOW_FILTER)))
+    else:
+        cases.append(("an unfiltered child", Controls.of(persona=PERSONA)))
+    for what, wanted in cases:
+        controls = supported_controls(ctx.provider, wanted)
+        marker = "FR05-MARK"
+        presets, extra = child_setup(ctx.edition, controls)
+        cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+        dep = ctx.deploy(cfg)
+        ctx.gateway.script(
+            marker,
+            call("read", call_id="call-1"),
+            _registering(dep, "late", call("read", call_id="call-2")),
+            text("done"),
+        )
+        request = start_request(dep, ctx.provider, f"{marker} child task", extra)
+        outcome = judge(dep, cfg, GLOBALS, request)
+        oracle_accepts(outcome, what)
+        with ctx.step("FR-05", f"starting {what}"):
+            result = dep.start(request)
+        requests = _requests(ctx, result.agent, "FR-05", at_least=3)
+        if len(requests) < 3:
+            continue
+        system = expected_system(cfg, outcome)
+        before = expected_wire(expected_view(outcome, GLOBALS, cfg.mode), cfg.mode)
+        later = expected_wire(
+            expected_view(outcome, (*GLOBALS, "late"), cfg.mode, installed_over=GLOBALS),
+            cfg.mode,
+        )
+        for number, req, wire in ((1, requests[0], before), (2, requests[1], before),
+                                  (3, requests[2], later)):
+            ctx.expect(
+                "FR-05",
+                req.system == system,
+                f"{what}: request {number} keeps the first request's system text",
+                system,
+                req.system,
+            )
+            ctx.expect(
+                "FR-05",
+                wire_names(req) == wire,
+                f"{what}: request {number} carries the tools of the live registry"
+                + (" (a global registered after request 2)" if number == 3 else ""),
+                wire,
+                wire_names(req),
+            )
+        ctx.expect(
+            "FR-05",
+            view_pairs(dep.view(result.agent))
+            == view_pairs(expected_view(outcome, (*GLOBALS, "late"), cfg.mode,
+                                        installed_over=GLOBALS)),
+            f"{what}: the child's view follows the live registry",
+            later,
+            view_pairs(dep.view(result.agent)),
+        )

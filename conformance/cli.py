@@ -1,0 +1,181 @@
+"""The ``subagent-tck`` command line (DESIGN.md, "Command line").
+
+::
+
+    subagent-tck rules [--format text|json|markdown]
+    subagent-tck explain RULE-ID [--format text|json|markdown]
+    subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--profile ci|thorough]
+                         [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
+                         [--output FILE] [--timeout S] [--deadline S]
+
+Exit codes are :class:`~.exitcode.ExitCode`. A user mistake prints ``error: <message>`` on
+stderr and exits 2, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from typing import IO
+
+from subagent_tck.spec import CATALOGUE, RULES_BY_ID, Edition, ErrorCode, TckError, get_rule
+
+from .exitcode import ExitCode, for_certificate, for_error
+
+FORMATS = ("text", "json", "junit", "markdown")
+RULE_FORMATS = ("text", "json", "markdown")
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from subagent_tck.spec.render import docs_markdown, render_catalogue
+
+    text = docs_markdown() if args.format == "markdown" else render_catalogue(CATALOGUE,
+                                                                               args.format)
+    sys.stdout.write(text)
+    return ExitCode.CERTIFIED
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from subagent_tck.spec.render import render_rule
+
+    sys.stdout.write(render_rule(get_rule(args.rule_id), args.format))
+    return ExitCode.CERTIFIED
+
+
+def _reporter(fmt: str, stream: IO[str]) -> Callable[[object], None]:
+    if fmt == "json":
+        from .report_json import JsonReporter
+
+        return JsonReporter(stream)
+    if fmt == "junit":
+        from .report_junit import JUnitReporter
+
+        return JUnitReporter(stream)
+    if fmt == "markdown":
+        from .report_markdown import MarkdownReporter
+
+        return MarkdownReporter(stream)
+    from rich.console import Console
+
+    from .report_text import TextReporter
+
+    if stream is sys.stdout:
+        return TextReporter()
+    return TextReporter(Console(file=stream, width=100, color_system=None))
+
+
+def _certify(args: argparse.Namespace) -> int:
+    from .baseline import load_baseline
+    from .report_text import ProgressReporter, TextReporter, progress_wanted
+    from .runner import RunConfig, certify
+    from .targets import load_target
+
+    for rule_id in args.rule or ():
+        get_rule(rule_id)
+    baseline = load_baseline(args.baseline, RULES_BY_ID) if args.baseline else None
+    config = RunConfig(
+        target_spec=args.target, edition=args.edition, rules=tuple(args.rule or ()),
+        profile=args.profile, seed=args.seed, timeout=args.timeout, deadline=args.deadline,
+        baseline=baseline,
+    )
+    with ExitStack() as stack:
+        target = load_target(args.target)
+        stack.callback(_close, target)
+        handlers: list[Callable[[object], None]] = []
+        if progress_wanted(sys.stderr):
+            handlers.append(ProgressReporter())
+        if args.output:
+            try:
+                stream = stack.enter_context(open(args.output, "w", encoding="utf-8"))
+            except OSError as exc:
+                raise TckError(ErrorCode.USAGE, f"cannot write --output {args.output!r} "
+                               f"({exc.strerror}): pass a writable file path") from None
+            handlers.append(_reporter(args.format, stream))
+            handlers.append(TextReporter())
+        else:
+            handlers.append(_reporter(args.format, sys.stdout))
+        certificate = certify(target, config, handlers=handlers)
+    return for_certificate(certificate)
+
+
+def _close(target: object) -> None:
+    close = getattr(target, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception as exc:  # the verdict is made; say so, do not crash
+            print(f"warning: closing the target failed: {exc}", file=sys.stderr)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of seconds")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="subagent-tck",
+        description="Conformance kit for subagent delegation controls: persona, tool "
+                    "visibility and delegation depth.",
+        epilog="exit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    rules = sub.add_parser("rules", help="print the rule catalogue")
+    rules.add_argument("--format", choices=RULE_FORMATS, default="text")
+    rules.set_defaults(run=_rules)
+
+    explain = sub.add_parser("explain", help="one rule, with its examples")
+    explain.add_argument("rule_id", metavar="RULE-ID", help="e.g. TF-01")
+    explain.add_argument("--format", choices=RULE_FORMATS, default="text")
+    explain.set_defaults(run=_explain)
+
+    certify = sub.add_parser(
+        "certify", help="certify a target's advertised capabilities",
+        description="Run every rule that applies to TARGET and print its certificate.",
+        epilog="TARGET: reference | python:MODULE:FACTORY | http://127.0.0.1:PORT | "
+               'cmd:"COMMAND ..." (http and cmd are not built yet)',
+    )
+    certify.add_argument("--target", required=True, metavar="TARGET")
+    certify.add_argument("--edition", choices=[e.value for e in Edition],
+                         help="default: preset-composition when the target supports it")
+    certify.add_argument("--rule", action="append", metavar="ID",
+                         help="run only this rule (repeatable); a partial run never certifies")
+    certify.add_argument("--profile", choices=("ci", "thorough"), default="ci",
+                         help="ci: 10 examples per property; thorough: 200")
+    certify.add_argument("--seed", type=int, default=0, help="fixes every random choice")
+    certify.add_argument("--baseline", metavar="FILE", help="TOML file of expected failures")
+    certify.add_argument("--format", choices=FORMATS, default="text")
+    certify.add_argument("--output", metavar="FILE",
+                         help="write the report there; a text summary still goes to stdout")
+    certify.add_argument("--timeout", type=_seconds, default=30.0, metavar="S",
+                         help="per check (default 30)")
+    certify.add_argument("--deadline", type=_seconds, default=600.0, metavar="S",
+                         help="for the whole run (default 600)")
+    certify.set_defaults(run=_certify)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (see :class:`~.exitcode.ExitCode`)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse printed the usage error (or --help)
+        return int(exc.code) if isinstance(exc.code, int) else ExitCode.USAGE
+    try:
+        return int(args.run(args))
+    except TckError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return int(for_error(exc.code))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""The certifier's exit codes: a stable contract for CI (DESIGN.md, "Results and verdicts").
+
+========  ===================  =============================================================
+code      name                 meaning
+========  ===================  =============================================================
+0         CERTIFIED            every advertised capability of every provider is certified
+1         FAILED               some capability (or a provider's core rules) failed, a MUST rule
+                               did not run, or a baseline entry passed unexpectedly
+2         USAGE                bad command line, target spec, rule id, edition or baseline
+3         TARGET_BROKEN        the target was unreachable, or every failure is the target
+                               breaking the protocol (it crashed, hung or answered off-protocol)
+========  ===================  =============================================================
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from subagent_tck.spec import ErrorCode
+
+if TYPE_CHECKING:
+    from .certificate import Certificate
+
+
+class ExitCode(IntEnum):
+    """What ``subagent-tck`` returns; values never change meaning."""
+
+    CERTIFIED = 0
+    FAILED = 1
+    USAGE = 2
+    TARGET_BROKEN = 3
+
+
+#: Error codes of the kit that mean "the target, not the user, is at fault".
+TARGET_CODES = frozenset(
+    {ErrorCode.TARGET_UNREACHABLE, ErrorCode.PROTOCOL_ERROR, ErrorCode.TIMEOUT}
+)
+
+
+def for_error(code: ErrorCode) -> ExitCode:
+    """The exit code for a :class:`~subagent_tck.spec.TckError` that ended a command."""
+    return ExitCode.TARGET_BROKEN if code in TARGET_CODES else ExitCode.USAGE
+
+
+def for_certificate(certificate: Certificate) -> ExitCode:
+    """0 when certified; 3 when every failure is a protocol error of the target; else 1."""
+    if certificate.certified:
+        return ExitCode.CERTIFIED
+    return ExitCode.TARGET_BROKEN if certificate.target_broken else ExitCode.FAILED

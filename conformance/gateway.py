@@ -1,0 +1,109 @@
+"""The model gateway: a scripted, recording model that every agent of a target talks to.
+
+Scripts are keyed by a *marker*: a string the kit puts in the prompt of the agent it wants to
+script. The first request of an agent whose user messages contain the marker binds that agent
+to the script; each of its requests then takes the next reply. Unscripted agents, and scripts
+that ran out, get the default reply (text ``done``, stop reason ``completed``). Every exchange
+is recorded with the agent it came from, so checks read what a child's first request carried.
+
+A reply may be a callable ``request -> ModelReply``: a hook that runs while the target waits
+for its model (for example to register a global tool between two requests, FR-05).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from .protocol import ModelReply, ModelRequest, ToolCall
+
+Reply = ModelReply | Callable[[ModelRequest], ModelReply]
+
+DEFAULT_REPLY = ModelReply(text="done")
+
+
+class Exchange(BaseModel):
+    request: ModelRequest
+    reply: ModelReply
+    marker: str | None = None
+
+
+def text(value: str) -> ModelReply:
+    return ModelReply(text=value)
+
+
+def call(name: str, arguments: dict[str, Any] | None = None, call_id: str = "call-1") -> ModelReply:
+    """A reply that makes the agent call a tool (possibly a forged one)."""
+    return ModelReply(toolCalls=[ToolCall(id=call_id, name=name, arguments=arguments or {})])
+
+
+def _user_text(request: ModelRequest) -> str:
+    parts = []
+    for message in request.messages:
+        if message.role == "user":
+            content = message.content
+            parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+class Gateway:
+    """Scripted and recording; safe to call from several threads (the HTTP transport does)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._scripts: dict[str, deque[Reply]] = {}
+        self._bound: dict[str, str] = {}  # agent -> marker
+        self.exchanges: list[Exchange] = []
+
+    def script(self, marker: str, *replies: Reply) -> str:
+        """Script the agent whose prompt contains ``marker``; returns the marker."""
+        with self._lock:
+            self._scripts[marker] = deque(replies)
+        return marker
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        with self._lock:
+            marker = self._bound.get(request.agent)
+            if marker is None:
+                user = _user_text(request)
+                for candidate in self._scripts:
+                    if candidate in user and candidate not in self._bound.values():
+                        marker = self._bound[request.agent] = candidate
+                        break
+            queue = self._scripts.get(marker) if marker is not None else None
+            step: Reply = queue.popleft() if queue else DEFAULT_REPLY
+        reply = step(request) if callable(step) else step
+        with self._lock:
+            self.exchanges.append(Exchange(request=request, reply=reply, marker=marker))
+        return reply
+
+    # --- reading the record ------------------------------------------------------------
+
+    def requests(self, agent: str | None = None) -> list[ModelRequest]:
+        with self._lock:
+            return [e.request for e in self.exchanges if agent is None or e.request.agent == agent]
+
+    def agents_for(self, marker: str) -> list[str]:
+        """The agents bound to ``marker`` (normally one)."""
+        with self._lock:
+            return [a for a, m in self._bound.items() if m == marker]
+
+    def requests_for(self, marker: str) -> list[ModelRequest]:
+        with self._lock:
+            return [e.request for e in self.exchanges if e.marker == marker]
+
+    def unconsumed(self) -> dict[str, int]:
+        """Scripts with replies left: a target that never asked for them is suspicious."""
+        with self._lock:
+            return {m: len(q) for m, q in self._scripts.items() if q}
+
+    def transcript(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The last ``limit`` exchanges as JSON, for a failure's evidence."""
+        with self._lock:
+            tail = self.exchanges[-limit:]
+        return [e.model_dump(mode="json", exclude_defaults=True) for e in tail]

@@ -1,0 +1,332 @@
+"""The model gateway over HTTP: OpenAI Chat Completions (non-streaming) on 127.0.0.1.
+
+Kit side, :class:`GatewayServer` serves each deployment's :class:`~.gateway.Gateway` at its own
+base URL (the ``gatewayUrl`` the target learns when the deployment is created); an agent posts
+to ``{gatewayUrl}/agents/{agentId}/v1/chat/completions``: the agent id in the path is the
+attribution the FR and ST checks read (what a child's first request carried). Target side,
+:class:`GatewayClient` is a Gateway that forwards over that wire, so an in-process runtime served
+by :mod:`.http_server` talks to the kit's model as a remote runtime would.
+
+The mapping between :class:`~.protocol.ModelRequest`/:class:`~.protocol.ModelReply` and the
+Chat Completions shape is documented in docs/driver-api.md ("Model gateway"): runtime-context
+notices (ST-08) are user messages prefixed ``[runtime-context] ``; the stop reasons ``error``
+and ``aborted`` travel as the extension ``finish_reason`` values of the same names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from subagent_tck.spec import ErrorCode, StopReason, TckError
+
+from .gateway import Gateway
+from .loopback import ServerThread, run_blocking
+from .protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
+from .wire import MAX_BODY
+
+CONTEXT_PREFIX = "[runtime-context]"
+MODEL_NAME = "subagent-tck"
+CHAT_PATH = "/v1/chat/completions"
+
+_FINISH = {
+    StopReason.MAX_TOKENS: "length",
+    StopReason.REFUSAL: "content_filter",
+    StopReason.ERROR: "error",
+    StopReason.ABORTED: "aborted",
+}
+_STOP = {"stop": StopReason.COMPLETED, "tool_calls": StopReason.COMPLETED,
+         "function_call": StopReason.COMPLETED, **{v: k for k, v in _FINISH.items()}}
+
+
+class ChatShapeError(ValueError):
+    """A chat completion body that does not have the OpenAI shape (the message says where)."""
+
+
+# --- the mapping -----------------------------------------------------------------------
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def _call_json(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+
+
+def request_to_chat(request: ModelRequest) -> dict[str, Any]:
+    """A ModelRequest as a Chat Completions request body."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}]
+    for message in request.messages:
+        item: dict[str, Any] = {"role": message.role}
+        if message.role == "assistant":
+            item["content"] = None if message.content is None else _text(message.content)
+            if message.toolCalls:
+                item["tool_calls"] = [_call_json(c) for c in message.toolCalls]
+        else:
+            item["content"] = "" if message.content is None else _text(message.content)
+        if message.role == "tool":
+            item["tool_call_id"] = message.toolCallId or ""
+            if message.isError:
+                item["is_error"] = True
+        messages.append(item)
+    messages += [{"role": "user", "content": f"{CONTEXT_PREFIX} {notice}"}
+                 for notice in request.context]
+    body: dict[str, Any] = {"model": MODEL_NAME, "messages": messages}
+    if request.tools:
+        body["tools"] = [{"type": "function", "function": {
+            "name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in request.tools]
+    return body
+
+
+def _content(value: Any, where: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):  # content parts: keep the text ones
+        texts = [p.get("text", "") for p in value if isinstance(p, dict)]
+        return "".join(t for t in texts if isinstance(t, str))
+    raise ChatShapeError(f"{where}.content must be a string, null or a list of parts")
+
+
+def _tool_calls(value: Any, where: str) -> list[ToolCall]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ChatShapeError(f"{where}.tool_calls must be a list")
+    calls = []
+    for i, item in enumerate(value):
+        function = item.get("function") if isinstance(item, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise ChatShapeError(f"{where}.tool_calls[{i}] needs function.name")
+        raw = function.get("arguments") or "{}"
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            raise ChatShapeError(f"{where}.tool_calls[{i}].function.arguments is not JSON") \
+                from None
+        if not isinstance(arguments, dict):
+            raise ChatShapeError(f"{where}.tool_calls[{i}].function.arguments is not an object")
+        calls.append(ToolCall(id=str(item.get("id") or f"call-{i}"), name=function["name"],
+                              arguments=arguments))
+    return calls
+
+
+def chat_to_request(agent: str, body: Any) -> ModelRequest:
+    """A Chat Completions request body, sent by ``agent``, as a ModelRequest."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        raise ChatShapeError("the body must be an object with a messages list")
+    if body.get("stream"):
+        raise ChatShapeError("streaming is not supported: send stream=false (or omit it)")
+    raw = body["messages"]
+    system = ""
+    first = 0
+    if raw and isinstance(raw[0], dict) and raw[0].get("role") in ("system", "developer"):
+        system = _content(raw[0].get("content"), "messages[0]") or ""
+        first = 1
+    messages: list[Message] = []
+    context: list[str] = []
+    for i, item in enumerate(raw[first:], start=first):
+        where = f"messages[{i}]"
+        if not isinstance(item, dict):
+            raise ChatShapeError(f"{where} must be an object")
+        role = "system" if item.get("role") == "developer" else item.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            raise ChatShapeError(f"{where}.role {role!r} is not system, user, assistant or tool")
+        content = _content(item.get("content"), where)
+        if role in ("user", "system") and content and content.startswith(CONTEXT_PREFIX):
+            context.append(content[len(CONTEXT_PREFIX):].lstrip(" "))
+            continue
+        messages.append(Message(
+            role=role, content=content, toolCalls=_tool_calls(item.get("tool_calls"), where),
+            toolCallId=item.get("tool_call_id") if role == "tool" else None,
+            isError=bool(item.get("is_error", False)) if role == "tool" else False))
+    tools = []
+    for i, tool in enumerate(body.get("tools") or []):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise ChatShapeError(f"tools[{i}] must be {{type: function, function: {{name}}}}")
+        parameters = function.get("parameters")
+        tools.append(ToolSchema(name=function["name"],
+                                description=function.get("description") or "",
+                                parameters=parameters if isinstance(parameters, dict) else {}))
+    return ModelRequest(agent=agent, system=system, tools=tools, messages=messages,
+                        context=context)
+
+
+_ids = itertools.count(1)
+
+
+def reply_to_chat(reply: ModelReply) -> dict[str, Any]:
+    """A ModelReply as a Chat Completions response body."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.toolCalls:
+        message["tool_calls"] = [_call_json(c) for c in reply.toolCalls]
+    finish = _FINISH.get(reply.stopReason, "tool_calls" if reply.toolCalls else "stop")
+    return {"id": f"chatcmpl-tck-{next(_ids)}", "object": "chat.completion", "created": 0,
+            "model": MODEL_NAME,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+
+
+def chat_to_reply(body: Any) -> ModelReply:
+    """A Chat Completions response body as a ModelReply."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ChatShapeError("the answer has no choices[0]")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ChatShapeError("choices[0].message must be an object")
+    finish = choices[0].get("finish_reason") or "stop"
+    if finish not in _STOP:
+        raise ChatShapeError(f"choices[0].finish_reason {finish!r} is unknown")
+    return ModelReply(text=_content(message.get("content"), "choices[0].message"),
+                      toolCalls=_tool_calls(message.get("tool_calls"), "choices[0].message"),
+                      stopReason=_STOP[finish])
+
+
+# --- the kit's server ------------------------------------------------------------------
+
+
+def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
+
+
+class GatewayServer:
+    """Serves mounted gateways on 127.0.0.1 (one server per target, one mount per deployment).
+
+    A reply that does not come within ``reply_timeout`` seconds (a stalled script) is answered
+    with HTTP 504, so the target's run ends instead of hanging. An exception raised by a
+    scripted hook is kept in :attr:`failures` of its mount, for the driver to raise after the
+    call that triggered it (in-process the hook's exception reaches the check the same way).
+    """
+
+    def __init__(self, reply_timeout: float = 30.0) -> None:
+        self.reply_timeout = reply_timeout
+        self._lock = threading.Lock()
+        self._mounts: dict[str, Gateway] = {}
+        self.failures: dict[str, list[BaseException]] = {}
+        self._names = itertools.count(1)
+        route = Route("/d/{mount}/agents/{agent:path}" + CHAT_PATH, self._complete,
+                      methods=["POST"])
+        self._thread = ServerThread(Starlette(routes=[route]), name="subagent-tck gateway")
+        self.url = self._thread.url
+        self._started = False
+
+    def start(self) -> GatewayServer:
+        if not self._started:
+            self._thread.start()
+            self._started = True
+        return self
+
+    def mount(self, gateway: Gateway) -> str:
+        """Serve ``gateway``; returns its base URL (the deployment's ``gatewayUrl``)."""
+        self.start()
+        with self._lock:
+            name = f"g{next(self._names)}"
+            self._mounts[name] = gateway
+            self.failures[name] = []
+        return f"{self.url}/d/{name}"
+
+    def unmount(self, base: str) -> None:
+        name = base.rstrip("/").rsplit("/", 1)[-1]
+        with self._lock:
+            self._mounts.pop(name, None)
+            self.failures.pop(name, None)
+
+    def take_failures(self, base: str) -> list[BaseException]:
+        name = base.rstrip("/").rsplit("/", 1)[-1]
+        with self._lock:
+            found = self.failures.get(name, [])
+            self.failures[name] = []
+        return found
+
+    def close(self) -> None:
+        if self._started:
+            self._thread.stop()
+            self._started = False
+
+    async def _complete(self, request: Request) -> Response:
+        name = request.path_params["mount"]
+        agent = request.path_params["agent"]
+        with self._lock:
+            gateway = self._mounts.get(name)
+        if gateway is None:
+            return _error(404, f"no deployment is served at /d/{name} (it was closed)")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                return _error(413, f"the request is larger than {MAX_BODY} bytes")
+        try:
+            model_request = chat_to_request(agent, json.loads(bytes(body) or b"null"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            return _error(400, f"not a Chat Completions request: {exc}")
+        try:
+            reply = await run_blocking(lambda: gateway.complete(model_request),
+                                       self.reply_timeout)
+        except asyncio.TimeoutError:
+            self._record(name, TckError(
+                ErrorCode.TIMEOUT, f"the scripted reply for agent {agent} did not come within "
+                f"{self.reply_timeout} s (a stalled script)"))
+            return _error(504, "the scripted model stalled", "timeout")
+        except Exception as exc:
+            self._record(name, exc)
+            return _error(500, f"the scripted model failed: {type(exc).__name__}: {exc}",
+                          "server_error")
+        return JSONResponse(reply_to_chat(reply))
+
+    def _record(self, name: str, exc: BaseException) -> None:
+        with self._lock:
+            if name in self.failures:
+                self.failures[name].append(exc)
+
+
+# --- the target's client ---------------------------------------------------------------
+
+
+class GatewayClient(Gateway):
+    """A Gateway whose ``complete`` asks the kit's model over HTTP at ``base_url``.
+
+    It never raises into the runtime: an unreachable, failing or stalled gateway gives a reply
+    with stop reason ``error`` whose text says what happened, as a failed model call would.
+    The kit's record is on the kit's side; this object records nothing.
+    """
+
+    def __init__(self, base_url: str, timeout: float = 120.0) -> None:
+        super().__init__()
+        self.base_url = base_url.rstrip("/")
+        self._client = httpx.Client(timeout=timeout, trust_env=False)
+
+    def url_for(self, agent: str) -> str:
+        from urllib.parse import quote
+
+        return f"{self.base_url}/agents/{quote(agent, safe='')}{CHAT_PATH}"
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        try:
+            answer = self._client.post(self.url_for(request.agent), json=request_to_chat(request))
+        except httpx.HTTPError as exc:
+            return ModelReply(text=f"model gateway unreachable: {type(exc).__name__}: {exc}",
+                              stopReason=StopReason.ERROR)
+        if answer.status_code != 200:
+            return ModelReply(text=f"model gateway answered HTTP {answer.status_code}: "
+                              f"{answer.text[:500]}", stopReason=StopReason.ERROR)
+        try:
+            return chat_to_reply(answer.json())
+        except (ValueError, ChatShapeError) as exc:
+            return ModelReply(text=f"model gateway answered malformed JSON: {exc}",
+                              stopReason=StopReason.ERROR)
+
+    def close(self) -> None:
+        self._client.close()

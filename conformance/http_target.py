@@ -1,0 +1,308 @@
+"""A Target that speaks the driver API over HTTP (``--target http://127.0.0.1:PORT``).
+
+Every Deployment method is one ``POST`` of :mod:`.wire`'s route table; its methods are made from
+that table, so a method added to the protocol is sent without further work. What the target
+answers is judged before a check sees it (DESIGN.md, "No hang"; docs/driver-api.md, "Errors"):
+
+- a 4xx with a JSON error body ``{code, message, details}`` is the target's refusal: the same
+  :class:`~subagent_tck.spec.TckError` an in-process target raises;
+- anything else is the target breaking the protocol: a 5xx (it crashed), a body that is not
+  JSON or not the result's shape, an unknown error code, a body over 8 MiB → ``PROTOCOL_ERROR``;
+  no connection → ``TARGET_UNREACHABLE``; no answer within the timeout → ``TIMEOUT``. Each
+  message says what the target did.
+
+The model gateway (:class:`~.gateway_server.GatewayServer`) runs inside the kit on 127.0.0.1;
+each deployment gets its own ``gatewayUrl``. A run that reports completion without one model
+request through it ignored the gateway: ``PROTOCOL_ERROR``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from subagent_tck.spec import ErrorCode, StopReason, TckError
+
+from .gateway import Gateway
+from .gateway_server import GatewayServer
+from .protocol import PROTOCOL_VERSION, DeploymentConfig, RunResult, TargetInfo
+from .target import Deployment
+from .wire import (
+    DEPLOYMENT_PATH,
+    DEPLOYMENTS_PATH,
+    GATEWAY_FIELD,
+    INFO_ADAPTER,
+    INFO_PATH,
+    KIT_CODES,
+    MAX_BODY,
+    OPERATIONS,
+    VERSION_HEADER,
+    Malformed,
+    Operation,
+    check_protocol,
+    dumps,
+    loads,
+    to_json,
+    validation_summary,
+)
+
+DEFAULT_TIMEOUT = 30.0
+_NOTHING = object()
+_RUNS = frozenset({"start", "run_turn"})
+
+
+class _WireError(BaseModel):
+    code: str
+    message: str
+    details: dict[str, Any] = {}
+
+
+def _snippet(data: bytes, limit: int = 200) -> str:
+    text = data[:limit].decode("utf-8", "replace")
+    return repr(text) + (" ..." if len(data) > limit else "")
+
+
+class HttpTarget:
+    """The driver API at ``base_url``. Safe to use from several threads (one client each).
+
+    ``timeout`` bounds every request (seconds, the whole answer included); ``diagnose``, when
+    given, adds to an unreachable/broken-target message what is known about the target (the
+    launcher reports whether the adapter process exited, with its stderr tail).
+    """
+
+    def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT,
+                 connect_timeout: float = 5.0,
+                 diagnose: Callable[[], str | None] | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.connect_timeout = min(connect_timeout, timeout)
+        self._diagnose = diagnose
+        self._local = threading.local()
+        self._clients: list[httpx.Client] = []
+        self._lock = threading.Lock()
+        self._gateway: GatewayServer | None = None
+        self._closed = False
+
+    # --- requests ------------------------------------------------------------------------
+
+    def _client(self) -> httpx.Client:
+        client = getattr(self._local, "client", None)
+        if client is None:
+            client = httpx.Client(
+                timeout=httpx.Timeout(self.timeout, connect=self.connect_timeout),
+                trust_env=False,
+                headers={"content-type": "application/json", "accept": "application/json",
+                         VERSION_HEADER: PROTOCOL_VERSION},
+            )
+            self._local.client = client
+            with self._lock:
+                self._clients.append(client)
+        return client
+
+    def _hint(self) -> str:
+        note = self._diagnose() if self._diagnose else None
+        return f" ({note})" if note else ""
+
+    def request(self, method: str, path: str, payload: Any = _NOTHING, *, what: str) -> Any:
+        """Send one request; the parsed JSON answer (None for an empty one), or TckError."""
+        if self._closed:
+            raise TckError(ErrorCode.USAGE, f"the HTTP target {self.base_url} is closed")
+        url = self.base_url + path
+        try:
+            content = None if payload is _NOTHING else dumps(payload)
+        except TypeError as exc:
+            raise TckError(ErrorCode.USAGE, f"{what}: {exc}") from None
+        deadline = time.monotonic() + self.timeout
+        try:
+            with self._client().stream(method, url, content=content) as response:
+                status = response.status_code
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > MAX_BODY:
+                    raise self._broken(what, f"announced a body of {declared} bytes, more "
+                                       f"than the limit of {MAX_BODY}")
+                data = bytearray()
+                for chunk in response.iter_raw():
+                    data += chunk
+                    if len(data) > MAX_BODY:
+                        raise self._broken(what, f"sent a body of more than {MAX_BODY} bytes")
+                    if time.monotonic() > deadline:
+                        raise TckError(ErrorCode.TIMEOUT, f"the target did not finish "
+                                       f"answering {what} within {self.timeout:g} s"
+                                       f"{self._hint()}")
+        except httpx.TimeoutException:
+            raise TckError(ErrorCode.TIMEOUT, f"the target did not answer {what} ({method} "
+                           f"{url}) within {self.timeout:g} s{self._hint()}") from None
+        except httpx.ConnectError as exc:
+            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target at "
+                           f"{self.base_url} ({exc}){self._hint()}: is the adapter running?") \
+                from None
+        except httpx.RemoteProtocolError as exc:
+            if "without sending" in str(exc) or "peer closed" in str(exc):
+                raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the "
+                               f"connection without answering {what}{self._hint()}") from None
+            raise self._broken(what, f"answered with something that is not HTTP: {exc}") \
+                from None
+        except httpx.TransportError as exc:
+            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
+                           f"during {what}: {type(exc).__name__}: {exc}{self._hint()}") from None
+        return self._interpret(status, bytes(data), what)
+
+    def _broken(self, what: str, did: str) -> TckError:
+        return TckError(ErrorCode.PROTOCOL_ERROR, f"the target {did} (answering {what})"
+                        f"{self._hint()}")
+
+    def _interpret(self, status: int, data: bytes, what: str) -> Any:
+        if 200 <= status < 300:
+            if not data.strip():
+                return None
+            try:
+                return loads(data)
+            except Malformed as exc:
+                raise self._broken(what, f"answered HTTP {status} with a body that is not "
+                                   f"standard JSON ({exc}): {_snippet(data)}") from None
+        if 400 <= status < 500:
+            try:
+                error = _WireError.model_validate(loads(data))
+            except (Malformed, ValidationError):
+                raise self._broken(what, f"answered HTTP {status} without a JSON error body "
+                                   f"{{code, message, details}}: {_snippet(data)}") from None
+            try:
+                code = ErrorCode(error.code)
+            except ValueError:
+                raise self._broken(what, f"refused with the unknown error code {error.code!r} "
+                                   f"({error.message}); use a code of docs/driver-api.md") \
+                    from None
+            if code in KIT_CODES:
+                raise self._broken(what, f"answered HTTP {status} {code.value}: "
+                                   f"{error.message}")
+            raise TckError(code, error.message, error.details)
+        if status >= 500:
+            detail = data.decode("utf-8", "replace")[:500]
+            try:
+                detail = _WireError.model_validate(loads(data)).message
+            except (Malformed, ValidationError):
+                pass
+            raise self._broken(what, f"crashed: HTTP {status}: {detail}")
+        raise self._broken(what, f"answered with HTTP status {status}")
+
+    # --- the Target protocol -------------------------------------------------------------
+
+    def info(self) -> TargetInfo:
+        data = self.request("GET", INFO_PATH, what="info")
+        try:
+            info = INFO_ADAPTER.validate_python(data)
+        except ValidationError as exc:
+            if isinstance(data, dict) and isinstance(data.get("protocol"), str):
+                check_protocol(data["protocol"], f"the target at {self.base_url}")
+            raise self._broken("info", f"answered info with {validation_summary(exc)}") \
+                from None
+        check_protocol(info.protocol, f"the target at {self.base_url}")
+        return info
+
+    def _gateway_server(self) -> GatewayServer:
+        with self._lock:
+            if self._gateway is None:
+                self._gateway = GatewayServer(reply_timeout=self.timeout).start()
+            return self._gateway
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> HttpDeployment:
+        server = self._gateway_server()
+        base = server.mount(gateway)
+        try:
+            body = {**to_json(config), GATEWAY_FIELD: base}
+            data = self.request("POST", DEPLOYMENTS_PATH, body, what="deploy")
+            ident = data.get("deployment") if isinstance(data, dict) else None
+            if not isinstance(ident, str) or not ident:
+                raise self._broken("deploy", f'answered {_snippet(dumps(data))}, not '
+                                   '{"deployment": "<id>"}')
+        except BaseException:
+            server.unmount(base)
+            raise
+        return HttpDeployment(self, ident, gateway, base)
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            clients, self._clients = self._clients, []
+            gateway, self._gateway = self._gateway, None
+        for client in clients:
+            client.close()
+        if gateway is not None:
+            gateway.close()
+
+
+class HttpDeployment:
+    """One deployment of an :class:`HttpTarget`; its methods are made from the route table."""
+
+    def __init__(self, target: HttpTarget, ident: str, gateway: Gateway, gateway_url: str) -> None:
+        self.target = target
+        self.id = ident
+        self.gateway = gateway
+        self.gateway_url = gateway_url
+        self._path = DEPLOYMENT_PATH.format(id=quote(ident, safe=""))
+        self._closed = False
+
+    def _raise_hook_failures(self, cause: BaseException | None = None) -> None:
+        server = self.target._gateway
+        failures = server.take_failures(self.gateway_url) if server is not None else []
+        if failures:
+            raise failures[0] from cause
+
+    def call(self, operation: Operation, body: dict[str, Any]) -> Any:
+        before = len(self.gateway.exchanges)
+        try:
+            data = self.target.request("POST", f"{self._path}/{operation.segment}", body,
+                                       what=operation.segment)
+        except TckError as exc:
+            self._raise_hook_failures(exc)
+            raise
+        self._raise_hook_failures()
+        if operation.returns_nothing:
+            return None
+        try:
+            result = operation.decode_result(data)
+        except ValidationError as exc:
+            raise self.target._broken(operation.segment, f"answered {operation.segment} with "
+                                      f"{validation_summary(exc)}") from None
+        if (operation.name in _RUNS and isinstance(result, RunResult)
+                and result.stopReason is StopReason.COMPLETED
+                and len(self.gateway.exchanges) == before):
+            raise self.target._broken(operation.segment, "reported a completed run without "
+                                      f"one request to the model gateway at {self.gateway_url}"
+                                      ": its agents must use gatewayUrl as their model")
+        return result
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        server = self.target._gateway
+        try:
+            self.target.request("DELETE", self._path, what="close")
+        finally:
+            if server is not None:
+                server.unmount(self.gateway_url)
+
+
+def _method(operation: Operation) -> Callable[..., Any]:
+    def method(self: HttpDeployment, *args: Any, **kwargs: Any) -> Any:
+        return self.call(operation, operation.bind(args, kwargs))
+
+    original = getattr(Deployment, operation.name)
+    method.__name__ = operation.name
+    method.__qualname__ = f"HttpDeployment.{operation.name}"
+    method.__doc__ = operation.doc or None
+    method.__signature__ = inspect.signature(original)  # type: ignore[attr-defined]
+    return method
+
+
+for _operation in OPERATIONS.values():
+    setattr(HttpDeployment, _operation.name, _method(_operation))
+del _operation

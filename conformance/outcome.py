@@ -1,0 +1,38 @@
+"""Outcomes and failures as values (DESIGN.md, "Results and verdicts")."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Outcome(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the target broke the protocol or crashed, or the check could not finish
+    NOT_APPLICABLE = "not-applicable"
+    EXPECTED_FAIL = "expected-fail"  # listed in the baseline and failed
+    UNEXPECTED_PASS = "unexpected-pass"  # listed in the baseline but passed: fails the run
+    NOT_RUN = "not-run"  # deselected (--rule); a MUST that did not run never certifies
+
+
+#: Outcomes that count against a certificate when the rule is a MUST.
+BAD = frozenset({Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS, Outcome.NOT_RUN})
+
+
+class Failure(BaseModel):
+    """One broken expectation: everything a provider author needs to fix it."""
+
+    rule: str
+    check: str
+    title: str
+    message: str
+    expected: Any = None
+    observed: Any = None
+    provider: str | None = None
+    error: bool = False  # True: the target crashed or broke the protocol (outcome error)
+    traceback: str | None = None
+    transcript: list[dict[str, Any]] = Field(default_factory=list)
+    example: str | None = None  # the (shrunk) drawn state, when Hypothesis found it

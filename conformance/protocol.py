@@ -1,0 +1,223 @@
+"""The driver protocol's messages (DESIGN.md, "How the kit observes a target").
+
+These pydantic models are the single description of the driver API: the in-process transport
+passes them as Python objects, the HTTP transport as JSON (its OpenAPI document is generated
+from them). Names are camelCase because they are wire names.
+
+Raw values: fields typed ``Any`` carry what the kit sends *unvalidated*, because validating
+them is the target's job under test (a depth of ``-0.0``, a tool filter of ``"a"``). A field
+left unset is *absent*, which differs from ``null``: see :func:`given`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
+
+PROTOCOL_VERSION = "1.0"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def given(model: BaseModel) -> dict[str, Any]:
+    """The fields the caller set (absent ones left out, ``None`` kept): the wire form."""
+    return {k: getattr(model, k) for k in model.model_fields_set}
+
+
+# --- deployment set-up -------------------------------------------------------------------
+
+
+class ToolSpec(_Model):
+    """A tool the kit registers. Its body echoes what it was called with and is logged as an
+    :class:`Invocation`, so that checks can see whether (and which) body ran."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+
+
+class SectionSpec(_Model):
+    """A deployment prompt section. ``guides`` names the tool it gives guidance for (TF-16): the
+    section is left out of a scope's prompt where that tool is hidden."""
+
+    name: str
+    text: str
+    guides: str | None = None
+
+
+class PresetSpec(_Model):
+    name: str
+    persona: Any = None
+    toolFilter: Any = None
+    outputSchema: Any = None
+
+
+class SubagentToolConfig(_Model):
+    """Configuration of one load of the model-facing ``subagent`` tool (seed 002)."""
+
+    provider: str
+    toolName: str = "subagent"
+    maxDepth: Any = None  # unset: the host's live depth setting (ST-06)
+    persona: Any = None
+    toolFilter: Any = None
+
+
+class DeploymentConfig(_Model):
+    edition: Edition = Edition.PRESET_COMPOSITION
+    persona: str | None = None  # the deployment persona template (deployment:persona-prefix)
+    variables: dict[str, str] = Field(default_factory=dict)
+    sections: list[SectionSpec] = Field(default_factory=list)  # after the persona, in order
+    tools: list[ToolSpec] = Field(default_factory=list)  # initial global tools, in order
+    presets: list[PresetSpec] = Field(default_factory=list)
+    mode: PresentationMode = PresentationMode.NATIVE  # every agent's initial presentation mode
+    hostDepth: Any = 1  # the live host depth setting (ST-06)
+    runtimeContext: bool = True  # ST-08
+
+
+# --- observations ------------------------------------------------------------------------
+
+
+class ProviderInfo(_Model):
+    name: str
+    capabilities: list[Capability]  # the controls it advertises
+    inheritsParentContext: bool = False
+
+
+class TargetInfo(_Model):
+    name: str
+    version: str = ""
+    protocol: str = PROTOCOL_VERSION
+    editions: list[Edition] = Field(default_factory=lambda: [Edition.PRESET_COMPOSITION])
+    components: list[Component] = Field(default_factory=list)
+    providers: list[ProviderInfo]
+
+
+class AgentRef(_Model):
+    agent: str
+    session: str
+    depth: int
+
+
+class ViewEntry(_Model):
+    name: str
+    origin: Origin
+    description: str = ""
+
+
+class ToolSchema(_Model):
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(_Model):
+    isError: bool = False
+    code: str | None = None
+    content: Any = None
+
+
+class Section(_Model):
+    name: str
+    text: str
+
+
+class SessionHeader(_Model):
+    session: str
+    parent: str | None = None
+    delegationDepth: Any = 0
+    descriptor: dict[str, Any] | None = None
+
+
+class Event(_Model):
+    """One lifecycle event. ``agent.published`` events carry ``snapshot``: the agent's view and
+    prompt at the moment it became observable (FR-02)."""
+
+    seq: int
+    kind: str
+    agent: str | None = None
+    session: str | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Invocation(_Model):
+    tool: str
+    agent: str
+    origin: Origin
+    arguments: Any = None
+
+
+# --- starting and running agents ---------------------------------------------------------
+
+
+class StartRequest(_Model):
+    """A child start. Unset controls are absent; set ones are sent as given (raw)."""
+
+    parent: str
+    provider: Any
+    prompt: str
+    maxDepth: Any = None
+    preset: Any = None
+    persona: Any = None
+    toolFilter: Any = None
+    outputSchema: Any = None
+
+    def controls(self) -> dict[str, Any]:
+        """The controls this request asks for (set fields only)."""
+        keys = ("maxDepth", "preset", "persona", "toolFilter", "outputSchema")
+        return {k: getattr(self, k) for k in keys if k in self.model_fields_set}
+
+
+class RunResult(_Model):
+    """The outcome of a child run or of a turn of an agent."""
+
+    agent: str
+    session: str
+    depth: int = 0
+    stopReason: StopReason
+    output: Any = None
+    toolResults: list[ToolResult] = Field(default_factory=list)
+
+
+# --- the model gateway's messages (OpenAI Chat Completions, reduced) ---------------------
+
+
+class ToolCall(_Model):
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(_Model):
+    role: Literal["system", "user", "assistant", "tool"]
+    content: Any = None
+    toolCalls: list[ToolCall] = Field(default_factory=list)
+    toolCallId: str | None = None
+    isError: bool = False
+
+
+class ModelRequest(_Model):
+    """What an agent sent its model: system text, tool schemas, messages, and the runtime
+    context notices (ST-08) that came with this request."""
+
+    agent: str
+    system: str
+    tools: list[ToolSchema]
+    messages: list[Message]
+    context: list[str] = Field(default_factory=list)
+
+
+class ModelReply(_Model):
+    text: str | None = None
+    toolCalls: list[ToolCall] = Field(default_factory=list)
+    stopReason: StopReason = StopReason.COMPLETED
+
+
+class ErrorBody(_Model):
+    code: str
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,169 @@
+"""The terminal report: a progress bar while running, then verdicts and failures.
+
+The progress bar goes to stderr and is off when stderr is not a terminal or ``CI=true``. The
+summary is plain text that reads well in a CI log: a table per provider with its capability
+verdicts, then every failure with rule id, title, message, expected, observed and the command
+that replays it (DESIGN.md, "Results and verdicts").
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from typing import IO, Any
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from .certificate import Certificate, RuleResult, Verdict
+from .exitcode import for_certificate
+from .outcome import Outcome
+from .runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
+
+#: Failures printed per rule; the JSON certificate has them all.
+MAX_FAILURES_SHOWN = 3
+MAX_VALUE_CHARS = 600
+
+
+def progress_wanted(stream: IO[str]) -> bool:
+    """Show a progress bar only on an interactive terminal outside CI."""
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+class ProgressReporter:
+    """A handler drawing a transient progress bar (on stderr by default)."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self._progress: Progress | None = None
+        self._task: Any = None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._progress = Progress(
+                TextColumn("[bold]certify[/bold] {task.description}"), BarColumn(),
+                MofNCompleteColumn(), TimeElapsedColumn(), console=self.console, transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(event.info.name, total=len(event.plan))
+        elif isinstance(event, CheckStarted) and self._progress is not None:
+            self._progress.update(self._task, description=event.planned.label)
+        elif isinstance(event, CheckFinished) and self._progress is not None:
+            self._progress.advance(self._task)
+        elif isinstance(event, RunFinished) and self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def _value(value: Any) -> str:
+    out = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return out if len(out) <= MAX_VALUE_CHARS else out[:MAX_VALUE_CHARS] + " …"
+
+
+def _provider_table(cert: Certificate, provider: str) -> Table:
+    table = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    table.add_column("capability")
+    table.add_column("verdict")
+    table.add_column("blocking rules", overflow="fold")
+    for v in cert.verdicts:
+        if v.provider != provider:
+            continue
+        name = v.capability.value if v.capability is not None else "core rules"
+        style = "green" if v.verdict == Verdict.CERTIFIED else "bold red"
+        table.add_row(name, Text(v.verdict.value, style=style), ", ".join(v.blocking))
+    return table
+
+
+def _failure_block(console: Console, result: RuleResult) -> None:
+    where = ", ".join(p.provider or "target" for p in result.providers
+                      if p.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS))
+    console.print(Text(f"{result.title}  [{result.outcome.value}] {result.level.value}  "
+                       f"({where})", style="bold"))
+    for failure in result.failures[:MAX_FAILURES_SHOWN]:
+        prefix = f"[{failure.provider}] " if failure.provider else ""
+        console.print(Text(f"  {prefix}{failure.message}"))
+        if failure.expected is not None:
+            console.print(Text(f"    expected: {_value(failure.expected)}"))
+        if failure.observed is not None:
+            console.print(Text(f"    observed: {_value(failure.observed)}"))
+        if failure.example:
+            console.print(Text(f"    example:  {_value(failure.example)}"))
+    more = len(result.failures) - MAX_FAILURES_SHOWN
+    if more > 0:
+        console.print(Text(f"  … {more} more failure(s): see the JSON certificate"))
+    if result.replay:
+        console.print(Text(f"  replay: {result.replay}", style="cyan"))
+    console.print()
+
+
+def _reason(result: RuleResult, outcome: Outcome) -> str:
+    return next((p.reason for p in result.providers if p.outcome == outcome and p.reason), "")
+
+
+def write_text(cert: Certificate, console: Console) -> None:
+    """Print the summary of ``cert`` on ``console``."""
+    info = cert.target.info
+    name = f"{info.name} {info.version}".strip()
+    console.print(Text(f"subagent-tck {cert.kit_version}: {cert.target.spec} ({name})",
+                       style="bold"))
+    console.print(Text(
+        f"edition {cert.edition.value}, profile {cert.profile}, seed {cert.seed}, catalogue "
+        f"{cert.catalogue_hash}, {len(cert.checks)} check runs in {cert.duration:.2f} s"))
+    if cert.selected_rules is not None:
+        console.print(Text(f"partial run: --rule {' '.join(cert.selected_rules)}; rules not "
+                           "selected are not-run, and a partial run never certifies"))
+    if cert.baseline:
+        console.print(Text(f"baseline: {cert.baseline}"))
+    console.print()
+    for provider, capabilities in cert.capabilities.items():
+        advertised = " ".join(c.value for c in capabilities) or "no controls"
+        console.print(Text(f"provider {provider} (advertises {advertised})", style="bold"))
+        console.print(_provider_table(cert, provider))
+        console.print()
+    counts = ", ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
+    console.print(Text(f"rules: {counts}"))
+    failing = cert.failing()
+    not_run = [r for r in cert.rules if r.outcome == Outcome.NOT_RUN
+               and r.level.value == "MUST" and cert.selected_rules is None]
+    expected = [r for r in cert.rules if r.outcome == Outcome.EXPECTED_FAIL]
+    if expected:
+        console.print(Text("expected-fail (baseline): " + ", ".join(
+            f"{r.id} ({_reason(r, Outcome.EXPECTED_FAIL)})" for r in expected)))
+    if not_run:
+        console.print(Text("not run (a MUST that did not run certifies nothing): " + ", ".join(
+            f"{r.id} ({_reason(r, Outcome.NOT_RUN)})" for r in not_run)))
+    console.print()
+    if failing:
+        console.print(Text(f"{len(failing)} failing rule(s)", style="bold red"))
+        console.print()
+        for result in failing:
+            _failure_block(console, result)
+    code = for_certificate(cert)
+    style = "bold green" if cert.certified else "bold red"
+    console.print(Text(f"verdict: {cert.verdict.value} (exit {int(code)})",
+                       style=style))
+
+
+def render(cert: Certificate, width: int = 100) -> str:
+    """The summary as plain text (no colour), e.g. for ``--output report.txt``."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
+    write_text(cert, console)
+    return buffer.getvalue()
+
+
+class TextReporter:
+    """A handler printing the summary when the run finishes."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console()
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunFinished):
+            write_text(event.certificate, self.console)

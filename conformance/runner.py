@@ -1,0 +1,441 @@
+"""The runner: plan what applies to a target, run each check safely, and hand results on.
+
+Planning (DESIGN.md, "Results and verdicts"): a check runs once per provider it applies to
+(once for the target when ``per_provider`` is false). A rule applies to a provider when its
+capability is None or advertised by that provider (CA-04: an advertised capability is judged by
+its whole family; an absent one makes its rules not-applicable, and the CA rules then judge the
+refusal), its edition is the run's, and its component (ST) is shipped by the target.
+
+Running: each check runs in a worker thread with a timeout, inside a deadline for the whole
+run. A check that raises, a target that throws, a check that hangs, and a scripted model reply
+the target never asked for are all ``error`` outcomes, never a crash of the kit and never a
+pass. A rule the check cites but never decided is ``not-run``.
+
+Reporting: the runner emits :class:`RunStarted`, :class:`CheckStarted`, :class:`CheckFinished`
+and :class:`RunFinished` to handlers; each reporter is a small handler.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from subagent_tck.spec import (
+    CATALOGUE,
+    DEFAULT_EDITION,
+    Edition,
+    ErrorCode,
+    Rule,
+    TckError,
+)
+
+from .baseline import Baseline
+from .certificate import Certificate, CheckRun, Evidence, RunFacts, assemble
+from .check import Check, CheckContext, run_check
+from .gateway import Gateway
+from .outcome import Failure, Outcome
+from .protocol import DeploymentConfig, ProviderInfo, TargetInfo
+from .target import Deployment, Target
+
+#: The seed of a run when none is given: runs are reproducible by default.
+DEFAULT_SEED = 0
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_DEADLINE = 600.0
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How hard property-based checks search: Hypothesis ``max_examples`` per property."""
+
+    name: str
+    max_examples: int
+
+
+PROFILES: Mapping[str, Profile] = {
+    "ci": Profile("ci", 10),
+    "thorough": Profile("thorough", 200),
+}
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that shapes one certification run (the CLI's ``certify`` options)."""
+
+    target_spec: str = "<in-process>"
+    edition: Edition | None = None  # None: the default edition if supported, else the first
+    rules: tuple[str, ...] = ()  # empty: every rule
+    profile: str = "ci"
+    seed: int = DEFAULT_SEED
+    timeout: float = DEFAULT_TIMEOUT
+    deadline: float = DEFAULT_DEADLINE
+    baseline: Baseline | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    """The rules and the checks a run uses (the real catalogue and registry by default)."""
+
+    rules: tuple[Rule, ...]
+    checks: Mapping[str, Check]
+
+    @classmethod
+    def default(cls) -> Suite:
+        from .checks import load_checks
+
+        return cls(tuple(CATALOGUE), dict(load_checks()))
+
+    @property
+    def by_id(self) -> dict[str, Rule]:
+        return {rule.id: rule for rule in self.rules}
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    """One check to run, for one provider (or the whole target), deciding ``rules``."""
+
+    check: Check
+    provider: ProviderInfo | None
+    rules: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.check.name} [{self.provider.name}]" if self.provider else self.check.name
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    info: TargetInfo
+    edition: Edition
+    config: RunConfig
+    plan: tuple[PlannedCheck, ...]
+
+
+@dataclass(frozen=True)
+class CheckStarted:
+    index: int
+    total: int
+    planned: PlannedCheck
+
+
+@dataclass(frozen=True)
+class CheckFinished:
+    index: int
+    total: int
+    planned: PlannedCheck
+    outcomes: Mapping[str, Outcome]
+    failures: tuple[Failure, ...]
+    duration: float
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    certificate: Certificate
+
+
+Event = RunStarted | CheckStarted | CheckFinished | RunFinished
+Handler = Callable[[Event], None]
+
+
+# --- planning ----------------------------------------------------------------------------
+
+
+def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
+    """The run's edition: ``wanted`` if the target supports it (else a usage error naming the
+    supported ones), or the default edition, or the target's first."""
+    supported = list(info.editions)
+    names = ", ".join(e.value for e in supported) or "none"
+    if wanted is None:
+        if not supported:
+            raise TckError(ErrorCode.PROTOCOL_ERROR, "the target's info() lists no editions")
+        return DEFAULT_EDITION if DEFAULT_EDITION in supported else supported[0]
+    try:
+        edition = Edition(wanted)
+    except ValueError:
+        known = ", ".join(e.value for e in Edition)
+        raise TckError(
+            ErrorCode.USAGE, f"unknown edition {wanted!r}: editions are {known}"
+        ) from None
+    if edition not in supported:
+        raise TckError(
+            ErrorCode.USAGE,
+            f"the target does not support edition {edition.value}: use --edition with one of "
+            f"{names}",
+        )
+    return edition
+
+
+def not_applicable(rule: Rule, edition: Edition, info: TargetInfo,
+                   provider: ProviderInfo | None) -> str | None:
+    """Why ``rule`` does not apply to ``provider`` (None: the whole target), or None."""
+    if rule.edition is not None and rule.edition != edition:
+        return f"edition {rule.edition.value} only (this run: {edition.value})"
+    if rule.component is not None and rule.component not in info.components:
+        return f"component {rule.component.value} not shipped by the target"
+    if rule.capability is None:
+        return None
+    if provider is None:
+        if any(rule.capability in p.capabilities for p in info.providers):
+            return None
+        return f"no provider advertises {rule.capability.value}"
+    if rule.capability not in provider.capabilities:
+        return f"provider {provider.name} does not advertise {rule.capability.value}"
+    return None
+
+
+def select_rules(suite: Suite, wanted: Iterable[str]) -> frozenset[str] | None:
+    """The selected rule ids (None: all); an unknown id is a usage error naming the fix."""
+    wanted = list(wanted)
+    if not wanted:
+        return None
+    known = suite.by_id
+    chosen = set()
+    for raw in wanted:
+        rule_id = raw.strip().upper()
+        if rule_id not in known:
+            raise TckError(
+                ErrorCode.USAGE,
+                f"unknown rule id {raw!r} in --rule: ids look like TF-01 (see `subagent-tck "
+                "rules`)",
+            )
+        chosen.add(rule_id)
+    return frozenset(chosen)
+
+
+def plan(suite: Suite, info: TargetInfo, edition: Edition,
+         selected: frozenset[str] | None) -> list[PlannedCheck]:
+    """The checks to run, in registry order, each with the selected rules it decides."""
+    rules = suite.by_id
+    planned = []
+    for check in suite.checks.values():
+        if check.edition is not None and check.edition != edition:
+            continue
+        scopes: list[ProviderInfo | None] = list(info.providers) if check.per_provider else [None]
+        for provider in scopes:
+            decides = tuple(
+                r for r in check.rules
+                if r in rules and not_applicable(rules[r], edition, info, provider) is None
+                and (selected is None or r in selected)
+            )
+            if decides:
+                planned.append(PlannedCheck(check, provider, decides))
+    return planned
+
+
+def _scopes(suite: Suite, info: TargetInfo) -> dict[str, list[str | None]]:
+    """Where each rule's results live: per provider, and/or for the whole target (None)."""
+    out: dict[str, list[str | None]] = {r.id: [] for r in suite.rules}
+    names: list[str | None] = [p.name for p in info.providers]
+    for check in suite.checks.values():
+        for rule_id in check.rules:
+            keys = names if check.per_provider else [None]
+            for key in keys:
+                if rule_id in out and key not in out[rule_id]:
+                    out[rule_id].append(key)
+    for keys in out.values():
+        if not keys:
+            keys.append(None)  # decided by no check: one target-wide not-run
+    return out
+
+
+# --- running -----------------------------------------------------------------------------
+
+
+@dataclass
+class _RunContext(CheckContext):
+    """A check context that remembers every gateway it handed out (for unconsumed scripts)."""
+
+    gateways: list[Gateway] = field(default_factory=list)
+
+    def deploy(self, config: DeploymentConfig | None = None, *, tools: Sequence[str] = (),
+               **fields: object) -> Deployment:
+        deployment = super().deploy(config, tools=list(tools), **fields)
+        self.gateways.append(self.gateway)
+        return deployment
+
+
+def _error(planned: PlannedCheck, rule: str, message: str, title: str,
+           traceback: str | None = None) -> Failure:
+    return Failure(
+        rule=rule, check=planned.check.name, title=title, message=message, error=True,
+        provider=planned.provider.name if planned.provider else None, traceback=traceback,
+    )
+
+
+def _judge_run(planned: PlannedCheck, ctx: _RunContext,
+               titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str]:
+    """Turn a finished check context into evidence per decided rule, and the run's status.
+
+    A check that stopped on an exception leaves its undecided rules ``error`` (never pass);
+    so does a clean run that left scripted model replies unconsumed: its scenario did not
+    happen as designed, so nothing it saw can certify.
+    """
+    void: str | None = None
+    traceback: str | None = None
+    status = "finished"
+    crash = next((f for f in ctx.failures if f.traceback), None)
+    if crash is not None:
+        status, traceback = "crashed", crash.traceback
+        void = f"not decided: check {planned.check.name} stopped early ({crash.message})"
+    elif not ctx.failures:
+        left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
+        if left:
+            markers = ", ".join(f"{m!r} ({n} repl{'y' if n == 1 else 'ies'} left)"
+                                for m, n in sorted(left.items()))
+            status = "unconsumed-script"
+            void = (f"the target never asked for the model replies scripted for {markers}: "
+                    f"the scenario of check {planned.check.name} did not happen, so its "
+                    "verdict is void")
+    out: dict[str, Evidence] = {}
+    for rule in planned.rules:
+        failures = [f for f in ctx.failures if f.rule == rule]
+        if failures:
+            outcome = Outcome.ERROR if all(f.error for f in failures) else Outcome.FAIL
+            out[rule] = Evidence(outcome, "", failures)
+        elif void is not None:
+            out[rule] = Evidence(Outcome.ERROR, "", [
+                _error(planned, rule, void, titles[rule], traceback)])
+        elif rule in ctx.not_applicable:
+            out[rule] = Evidence(Outcome.NOT_APPLICABLE, ctx.not_applicable[rule])
+        elif rule in ctx.exercised:
+            out[rule] = Evidence(Outcome.PASS)
+        else:
+            out[rule] = Evidence(
+                Outcome.NOT_RUN, f"check {planned.check.name} ran but never verified this rule")
+    return out, status
+
+
+def _all_errors(planned: PlannedCheck, message: str,
+                titles: Mapping[str, str]) -> dict[str, Evidence]:
+    return {rule: Evidence(Outcome.ERROR, "", [_error(planned, rule, message, titles[rule])])
+            for rule in planned.rules}
+
+
+def _run_one(planned: PlannedCheck, target: Target, info: TargetInfo, edition: Edition,
+             profile: Profile, seed: int, timeout: float, timeout_reason: str,
+             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str]:
+    ctx = _RunContext(
+        target=target, check=planned.check, edition=edition, provider=planned.provider,
+        providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
+    )
+    worker = threading.Thread(target=run_check, args=(ctx,), daemon=True,
+                              name=f"subagent-tck {planned.label}")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():  # abandoned: its context is never read again
+        message = (f"check {planned.check.name} did not finish within {timeout:g} s "
+                   f"({timeout_reason}): the target hung or is too slow")
+        return _all_errors(planned, message, titles), "timeout"
+    return _judge_run(planned, ctx, titles)
+
+
+def _target_info(target: Target) -> TargetInfo:
+    try:
+        info = target.info()
+    except TckError as exc:
+        if exc.code == ErrorCode.USAGE:
+            raise
+        raise TckError(ErrorCode.TARGET_UNREACHABLE,
+                       f"the target's info() failed: {exc.message}") from exc
+    except Exception as exc:
+        raise TckError(ErrorCode.TARGET_UNREACHABLE,
+                       f"the target's info() failed: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(info, TargetInfo):
+        raise TckError(ErrorCode.PROTOCOL_ERROR,
+                       f"the target's info() returned {type(info).__name__}, not a TargetInfo")
+    return info
+
+
+def _table(suite: Suite, info: TargetInfo, edition: Edition,
+           selected: frozenset[str] | None) -> dict[tuple[str, str | None], list[Evidence]]:
+    """Every (rule, provider) cell of the certificate, with what is known before running:
+    not-applicable with its reason, or not-run when deselected; empty cells wait for checks."""
+    providers = {p.name: p for p in info.providers}
+    scopes = _scopes(suite, info)
+    table: dict[tuple[str, str | None], list[Evidence]] = {}
+    for rule in suite.rules:
+        for key in scopes[rule.id]:
+            reason = not_applicable(rule, edition, info, providers.get(key) if key else None)
+            if reason is not None:
+                table[rule.id, key] = [Evidence(Outcome.NOT_APPLICABLE, reason)]
+            elif selected is not None and rule.id not in selected:
+                table[rule.id, key] = [Evidence(Outcome.NOT_RUN, "deselected (--rule)")]
+            else:
+                table[rule.id, key] = []
+    return table
+
+
+def certify(target: Target, config: RunConfig | None = None, *,
+            handlers: Sequence[Handler] = (), suite: Suite | None = None) -> Certificate:
+    """Certify ``target``: plan, run every applicable check, and return the certificate.
+
+    Raises :class:`~subagent_tck.spec.TckError` only before anything runs: ``USAGE`` for a bad
+    configuration (edition, rule id, profile, baseline), ``TARGET_UNREACHABLE`` or
+    ``PROTOCOL_ERROR`` when the target cannot even describe itself. After that, whatever the
+    target does is an outcome in the certificate.
+    """
+    config = config or RunConfig()
+    suite = suite or Suite.default()
+    if config.profile not in PROFILES:
+        raise TckError(ErrorCode.USAGE, f"unknown profile {config.profile!r}: use one of "
+                       + ", ".join(PROFILES))
+    for name, value in (("--timeout", config.timeout), ("--deadline", config.deadline)):
+        if not value > 0:
+            raise TckError(ErrorCode.USAGE, f"{name} must be a positive number of seconds")
+    profile = PROFILES[config.profile]
+    selected = select_rules(suite, config.rules)
+    started_at = datetime.now(timezone.utc)
+    start = time.monotonic()
+    info = _target_info(target)
+    edition = resolve_edition(info, config.edition)
+    if config.baseline is not None:
+        config.baseline.validate(suite.by_id, [p.name for p in info.providers])
+    planned = plan(suite, info, edition, selected)
+    titles = {r.id: r.title for r in suite.rules}
+    table = _table(suite, info, edition, selected)
+    for handler in handlers:
+        handler(RunStarted(info, edition, config, tuple(planned)))
+
+    runs: list[CheckRun] = []
+    deadline_at = start + config.deadline
+    for index, item in enumerate(planned):
+        for handler in handlers:
+            handler(CheckStarted(index, len(planned), item))
+        began = time.monotonic()
+        remaining = deadline_at - began
+        if remaining <= 0:
+            message = (f"deadline: the run's deadline of {config.deadline:g} s (--deadline) "
+                       f"passed before check {item.check.name} could run")
+            results, status = _all_errors(item, message, titles), "deadline"
+        else:
+            budget = min(config.timeout, remaining)
+            reason = "--timeout" if budget == config.timeout else "what was left of --deadline"
+            results, status = _run_one(item, target, info, edition, profile, config.seed,
+                                       budget, reason, titles)
+        duration = time.monotonic() - began
+        key = item.provider.name if item.provider else None
+        for rule_id, evidence in results.items():
+            table[rule_id, key].append(evidence)
+        runs.append(CheckRun(check=item.check.name, provider=key, rules=list(item.rules),
+                             status=status, duration=round(duration, 4)))
+        for handler in handlers:
+            handler(CheckFinished(
+                index, len(planned), item, {r: e.outcome for r, e in results.items()},
+                tuple(f for e in results.values() for f in e.failures), duration))
+
+    facts = RunFacts(
+        target_spec=config.target_spec, info=info, edition=edition, profile=profile.name,
+        max_examples=profile.max_examples, seed=config.seed,
+        selected=sorted(selected) if selected is not None else None,
+        baseline=config.baseline, started_at=started_at, duration=time.monotonic() - start,
+        runs=runs,
+    )
+    certificate = assemble(facts, suite.rules, table)
+    for handler in handlers:
+        handler(RunFinished(certificate))
+    return certificate

@@ -1,0 +1,1 @@
+"""Examples: the zoo of providers and CI set-ups."""

@@ -1,0 +1,31 @@
+"""A ``subagent`` tool that mounts a numeric maxDepth on a provider without ``depthLimit``
+(breaks ST-05).
+
+The capability gate at mount skips ``depthLimit``, so the misconfiguration only shows when the
+model first calls the tool and the start is refused (CA-01). A runtime might skip the check
+because "the tool enforces the cap itself"; the deployment still believes the provider bounds
+the tree.
+"""
+
+from __future__ import annotations
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Host
+from subagent_tck.reference.provider import Provider
+from subagent_tck.reference.subagent_tool import SubagentTool
+
+BREAKS = "ST-05"
+
+
+class UngatedTool(SubagentTool):
+    def gate(self, provider: Provider) -> None:
+        if self.config.persona is not None or self.config.tool_filter is not None:
+            super().gate(provider)
+
+
+class UngatedHost(Host):
+    subagent_tool_class = UngatedTool
+
+
+def provider() -> ReferenceTarget:
+    return ReferenceTarget(host_class=UngatedHost, name="cap-mounted-without-depth-limit")

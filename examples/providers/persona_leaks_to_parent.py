@@ -1,0 +1,33 @@
+"""A child persona that is also registered in the parent's scope (breaks PE-01).
+
+The child's own prompt is right, but the start registers the persona section on the calling
+agent's scope as well, so the parent (and every later request of it) carries the child's role
+instead of the deployment persona. A runtime that registers the section through the context of
+the caller, as well as the child's, behaves like this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Agent, ChildStart, Host, PromptSection
+from subagent_tck.spec import PERSONA_SECTION
+
+BREAKS = "PE-01"
+
+
+class LeakyPersona(ChildStart):
+    def install_persona(self, agent: Agent, value: object) -> str | None:
+        persona = super().install_persona(agent, value)
+        if persona is not None:  # the bug: the parent's scope gets the section too
+            self.parent.scope.add_section(PromptSection(PERSONA_SECTION, persona))
+        return persona
+
+
+class LeakyPersonaHost(Host):
+    child_start_class = LeakyPersona
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=LeakyPersonaHost, name="persona-leaks-to-parent")

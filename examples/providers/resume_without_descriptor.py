@@ -1,0 +1,30 @@
+"""Cold resume that ignores the stored descriptor (breaks FR-04).
+
+The resumed child gets its conversation and its header depth back, but its historical persona
+and tool filter are not re-applied: its first resumed request carries the deployment persona and
+every global tool, and a descriptor that can no longer be applied (its allow list names a tool
+that is gone) is not noticed. A runtime that treats the descriptor as informational metadata,
+written at start and never read, behaves like this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Agent, Descriptor, Host, Resume
+
+BREAKS = "FR-04"
+
+
+class ResumeWithoutDescriptor(Resume):
+    def apply(self, agent: Agent, descriptor: Descriptor) -> None:
+        """The bug: nothing of the descriptor is applied to the resumed child."""
+
+
+class ResumeWithoutDescriptorHost(Host):
+    resume_class = ResumeWithoutDescriptor
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=ResumeWithoutDescriptorHost, name="resume-without-descriptor")

@@ -1,0 +1,36 @@
+"""A ``subagent`` tool whose schema offers the model a ``provider`` selector (breaks ST-01).
+
+The tool adds a third parameter naming the registered providers and honours it when the model
+fills it in. A runtime might do this to save loading the tool once per transport; it hands the
+model a choice of backend that only the deployment should make.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Host
+from subagent_tck.reference.subagent_tool import SubagentTool
+
+BREAKS = "ST-01"
+
+
+class ProviderParamTool(SubagentTool):
+    def parameters(self, prompt_text: str) -> dict[str, Any]:
+        schema = super().parameters(prompt_text)
+        names = [p.name for p in self.host.providers.all()]
+        schema["properties"]["provider"] = {"type": "string", "enum": names}
+        return schema
+
+    def read_arguments(self, arguments: Mapping[str, Any]) -> str:
+        return super().read_arguments({k: v for k, v in arguments.items() if k != "provider"})
+
+
+class ProviderParamHost(Host):
+    subagent_tool_class = ProviderParamTool
+
+
+def provider() -> ReferenceTarget:
+    return ReferenceTarget(host_class=ProviderParamHost, name="tool-exposes-provider-param")

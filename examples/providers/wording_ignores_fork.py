@@ -1,0 +1,29 @@
+"""A ``subagent`` tool that words every provider as a fresh child (breaks ST-03).
+
+The description and the prompt text are fixed strings written for a fresh child, whatever the
+provider's ``inheritsParentContext`` says. A tool written against one transport and later bound
+to a fork provider keeps telling the model to repeat the whole background, which the forked
+child already has.
+"""
+
+from __future__ import annotations
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Host
+from subagent_tck.reference.provider import Provider
+from subagent_tck.reference.subagent_tool import FRESH_DESCRIPTION, FRESH_PROMPT, SubagentTool
+
+BREAKS = "ST-03"
+
+
+class FixedWordingTool(SubagentTool):
+    def wording(self, provider: Provider) -> tuple[str, str]:
+        return FRESH_DESCRIPTION, FRESH_PROMPT
+
+
+class FixedWordingHost(Host):
+    subagent_tool_class = FixedWordingTool
+
+
+def provider() -> ReferenceTarget:
+    return ReferenceTarget(host_class=FixedWordingHost, name="wording-ignores-fork")

@@ -1,0 +1,299 @@
+"""Drive one deployment of a target and the spec oracle in lockstep, one :class:`Step` at a time.
+
+:class:`Lockstep` owns a fresh deployment, the :class:`~.model.DeploymentModel` and the map
+from the fuzzer's labels to the target's ids. :meth:`Lockstep.apply` runs one step on both sides
+and compares what can be observed, raising :class:`~.step.Divergence` at the first difference:
+
+- accept or refuse, and the error code (TF-06..TF-08, TF-14, CA, DE, EN, FR-03, PE-05);
+- after every accepted change, the view of every live agent and the global view, as sets of
+  ``(name, origin)`` without duplicate names (TF-01..TF-06, TF-09..TF-11, TF-13, TF-14);
+- after every refusal, that nothing changed: sessions, agents, events, model requests and tool
+  invocations (TF-07, TF-08, DE-04, CA-02, FR-03);
+- for a start: the child's depth and header (DE-01, DE-02), its published snapshot (FR-02) and
+  its first model request (FR-01, PE-01..PE-04, EN-01, EN-03).
+
+The operations themselves live in :mod:`.operations`; this module holds set-up and comparisons.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from subagent_tck.conformance.gateway import Gateway
+from subagent_tck.conformance.protocol import (
+    DeploymentConfig,
+    PresetSpec,
+    SectionSpec,
+    TargetInfo,
+)
+from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.spec import (
+    PERSONA_SECTION,
+    Edition,
+    ErrorCode,
+    PresentationMode,
+    Preset,
+    TckError,
+)
+
+from .model import AgentModel, DeploymentModel, ScopeModel, SessionModel
+from .rulemap import OBSERVATION_RULES, view_rule
+from .step import Divergence, Finding, Step, jsonable
+
+T = TypeVar("T")
+
+PERSONA = "You work on {{project}}."
+VARIABLES = {"project": "tck"}
+SECTIONS = (
+    ("house-rules", "Answer briefly.", None),
+    ("web-guide", "Look facts up with the web tool.", "web"),
+)
+PRESETS: dict[str, Preset] = {
+    "reviewer": Preset("Reviewer of {{project}}.", {"allow": ["read", "search"]}),
+    "bare": Preset(None, {"allow": []}),
+    "scribe": Preset("", None, {"type": "object", "properties": {"text": {"type": "string"}}}),
+    "open": Preset(None, {"deny": ["write"]}),
+    "broken": Preset("Uses {{nope}}."),
+    "stale": Preset(None, {"deny": ["ghost"]}),
+    "plain": Preset(),
+}
+PROMPT = "Do the task."
+#: A provider name no target ships (CA-05).
+NO_SUCH_PROVIDER = "nowhere"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The deployment the steps run in: edition and initial presentation mode."""
+
+    edition: Edition = Edition.PRESET_COMPOSITION
+    mode: PresentationMode = PresentationMode.NATIVE
+
+    def config(self) -> DeploymentConfig:
+        return DeploymentConfig(
+            edition=self.edition,
+            persona=PERSONA,
+            variables=dict(VARIABLES),
+            sections=[SectionSpec(name=n, text=t, guides=g) for n, t, g in SECTIONS],
+            presets=[
+                PresetSpec(
+                    name=name, persona=p.persona, toolFilter=p.tool_filter,
+                    outputSchema=p.output_schema,
+                )
+                for name, p in PRESETS.items()
+            ],
+            mode=self.mode,
+        )
+
+
+class Crash(Exception):
+    """The target raised something other than a TckError."""
+
+
+class Lockstep:
+    """One deployment of ``target`` and its model, compared after every step."""
+
+    def __init__(self, target: Target, setup: Setup, info: TargetInfo | None = None) -> None:
+        info = info or target.info()
+        self.setup = setup
+        self.gateway = Gateway()
+        self.steps: list[Step] = []
+        self.model = DeploymentModel(
+            edition=setup.edition,
+            providers={p.name: frozenset(p.capabilities) for p in info.providers},
+            presets=PRESETS,
+            variables=VARIABLES,
+            persona=PERSONA,
+            sections=SECTIONS,
+            mode=setup.mode,
+        )
+        self.provider_names = [p.name for p in info.providers]
+        self.ids: dict[str, str] = {}  # agent label -> target agent id
+        self.session_ids: dict[str, str] = {}  # session label -> target session id
+        self.handles: dict[str, str] = {}  # restriction label -> target handle
+        self.deployment: Deployment = self._guard("deploy", lambda: target.deploy(
+            setup.config(), self.gateway))
+        root = self._guard("root", self.deployment.root)
+        self.ids["root"] = root.agent
+        self.session_ids["root"] = root.session
+        self.model.add_agent(
+            AgentModel("root", "root", ScopeModel(mode=setup.mode)), SessionModel("root", 0)
+        )
+
+    def close(self) -> None:
+        try:
+            self.deployment.close()
+        except Exception:  # closing is best effort; the verdict is made
+            pass
+
+    # --- running steps ----------------------------------------------------------------------
+
+    def apply(self, step: Step) -> None:
+        """Run ``step`` on the target and the model; :class:`Divergence` at a difference."""
+        from . import operations
+
+        self.model.step = len(self.steps)
+        self.steps.append(step)
+        handler = operations.OPERATIONS.get(step.op)
+        if handler is None:
+            raise TckError(ErrorCode.USAGE, f"unknown fuzz operation {step.op!r} in a replay")
+        handler(self, **step.args)
+
+    def diverge(
+        self, observation: str, message: str, expected: Any = None, observed: Any = None,
+        rule: str | None = None,
+    ) -> Divergence:
+        rules = list(OBSERVATION_RULES.get(observation, ()))
+        if rule is not None:
+            rules = [rule, *[r for r in rules if r != rule]]
+        step = self.steps[-1] if self.steps else Step(op="deploy")
+        finding = Finding(
+            step=len(self.steps), op=step.op, observation=observation, rules=rules,
+            message=message, expected=jsonable(expected), observed=jsonable(observed),
+        )
+        return Divergence(finding, list(self.steps))
+
+    def _guard(self, what: str, action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except TckError:
+            raise
+        except Exception as exc:
+            raise self.diverge(
+                "crash", f"{what} raised {type(exc).__name__}: {exc}", "a result or a TckError",
+                f"{type(exc).__name__}: {exc}",
+            ) from exc
+
+    def call(self, what: str, action: Callable[[], T]) -> tuple[T | None, TckError | None]:
+        """Run a target operation: (result, None) or (None, the refusal)."""
+        try:
+            return self._guard(what, action), None
+        except TckError as exc:
+            return None, exc
+
+    def agent_id(self, label: str) -> str:
+        return self.ids[label]
+
+    def agent(self, label: str) -> AgentModel:
+        return self.model.agents[label]
+
+    # --- comparisons --------------------------------------------------------------------------
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """Everything a refused operation must leave unchanged."""
+        dep = self.deployment
+        sessions = json.dumps(jsonable(self._guard("sessions", dep.sessions)), sort_keys=True)
+        return (
+            sessions,
+            tuple(self._guard("agents", dep.agents)),
+            len(self._guard("events", dep.events)),
+            len(self.gateway.exchanges),
+            len(self._guard("invocations", dep.invocations)),
+        )
+
+    def unchanged(self, before: tuple[Any, ...], observation: str, rule: str | None) -> None:
+        after = self.snapshot()
+        if after != before:
+            parts = ("sessions", "agents", "events", "model requests", "tool invocations")
+            changed = [name for name, a, b in zip(parts, before, after) if a != b]
+            raise self.diverge(
+                observation, f"a refused operation changed {', '.join(changed)}",
+                {k: v for k, v in zip(parts, before)}, {k: v for k, v in zip(parts, after)},
+                rule,
+            )
+
+    def check_outcome(
+        self, observation: str, expected_codes: frozenset[ErrorCode], may_accept: bool,
+        error: TckError | None, rule_if_wrong: str | None, reason: str = "",
+    ) -> bool:
+        """Compare accept/refuse and the code; True when the target accepted."""
+        wanted = sorted(c.value for c in expected_codes)
+        if error is None:
+            if not expected_codes or may_accept:
+                return True
+            raise self.diverge(
+                observation, f"accepted, expected a refusal with {' or '.join(wanted)}"
+                + (f" ({reason})" if reason else ""), wanted, "accepted", rule_if_wrong,
+            )
+        if error.code in expected_codes:
+            return False
+        expected: Any = wanted or "accepted"
+        raise self.diverge(
+            observation, f"refused with {error.code.value}: {error.message}; expected "
+            + (" or ".join(wanted) if wanted else "it to be accepted"),
+            expected, error.to_json(), rule_if_wrong,
+        )
+
+    def observed_view(self, label: str | None) -> list[tuple[str, str]]:
+        agent = None if label is None else self.agent_id(label)
+        entries = self._guard("view", lambda: self.deployment.view(agent))
+        return [(e.name, e.origin.value) for e in entries]
+
+    def expected_view(self, label: str | None) -> set[tuple[str, str]]:
+        agent = None if label is None else self.agent(label)
+        return {(e.name, e.origin.value) for e in self.model.view(agent)}
+
+    def check_view(self, label: str | None) -> None:
+        observed = self.observed_view(label)
+        seen = set(observed)
+        expected = self.expected_view(label)
+        who = "the global view" if label is None else f"the view of {label}"
+        if len(seen) != len(observed) or len({n for n, _ in observed}) != len(observed):
+            raise self.diverge(
+                "view-duplicates", f"{who} lists a name twice", sorted(expected), observed
+            )
+        if seen != expected:
+            agent = None if label is None else self.agent(label)
+            rule = view_rule(self.model, agent, seen, expected)
+            missing = sorted(expected - seen)
+            extra = sorted(seen - expected)
+            raise self.diverge(
+                "global-view" if label is None else "view",
+                f"{who}: missing {missing}, unexpected {extra}", sorted(expected), sorted(seen),
+                rule,
+            )
+
+    def check_all_views(self) -> None:
+        self.check_view(None)
+        for label in list(self.model.agents):
+            self.check_view(label)
+
+    def view_agrees(self, label: str) -> bool:
+        """Whether the target's own view of ``label`` is what the oracle expects."""
+        return set(self.observed_view(label)) == self.expected_view(label)
+
+    def prompt_rule(self, label: str, expected: list[list[str]], observed: list[list[str]]) -> str:
+        agent = self.agent(label)
+        for e, o in zip(expected + [["", ""]] * len(observed), observed + [["", ""]] * 99):
+            if e == o:
+                continue
+            name = e[0] or o[0]
+            if name == PERSONA_SECTION:
+                if agent.persona == "":
+                    return "PE-03"
+                if agent.persona is None and agent.kind in ("child", "resumed"):
+                    return "PE-02"
+                return "PE-01"
+            if any(name == s[0] and s[2] is not None for s in SECTIONS):
+                return "TF-16"
+            return "PE-01"
+        return "PE-01"
+
+    def check_offending(self, error: TckError, offending: tuple[str, ...]) -> None:
+        """TF-08: the error lists every offending name (in ``details`` or the message)."""
+        listed = error.details.get("offending")
+        names = [str(n) for n in listed] if isinstance(listed, list) else []
+        missing = [
+            n for n in offending
+            if n not in names and not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])",
+                                                error.message)
+        ]
+        if missing:
+            raise self.diverge(
+                "restrict-offending", f"the refusal does not name {missing}", list(offending),
+                error.to_json(),
+            )

@@ -1,0 +1,346 @@
+"""The fuzzer's model of one deployment: exactly what the spec oracle needs, nothing more.
+
+State (all keyed by the fuzzer's own labels, never by the target's ids): the ordered global
+registry, the live agents with their scopes (restrictions by label, locals, presentation mode,
+persona), and the sessions with their durable header depth and composition. Expectations come
+from the pure oracle functions of :mod:`subagent_tck.spec`: :func:`resolve_view` (TF-01..TF-06),
+:func:`validate_restriction` (TF-07, TF-08), :func:`decide_start` (CA, DE, EN, FR-03, PE-05),
+:func:`check_depth` (DE-05..DE-07) and :func:`resolve_sections` (PE-01..PE-03).
+
+Points the rules leave to the driver protocol are modelled as the protocol's error codes say
+(``DUPLICATE_TOOL``, ``RESERVED_NAME``); where a target may choose (refusing a bad header depth
+when the agent is created or at its first start; unregistering an unknown name) an
+:class:`Expect` admits both, and the lockstep then checks that nothing changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from subagent_tck.spec import (
+    ABSENT,
+    PERSONA_SECTION,
+    RUN_CODE,
+    STRUCTURED_OUTPUT,
+    Capability,
+    Edition,
+    ErrorCode,
+    PresentationMode,
+    Preset,
+    Restriction,
+    Section,
+    StartOutcome,
+    StartState,
+    ViewEntry,
+    check_depth,
+    decide_start,
+    render_template,
+    resolve_sections,
+    resolve_view,
+    sdk_binding_names,
+    validate_restriction,
+    wire_tool_names,
+)
+
+#: The label of a composition restriction (a child's tool filter): not disposable by handle.
+COMPOSED = "composed"
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the oracle expects of one operation.
+
+    ``codes`` empty: the operation must be accepted. Otherwise it must be refused with one of
+    ``codes``, unless ``may_accept``: then accepting it (as a no-op) is conforming too.
+    """
+
+    codes: frozenset[ErrorCode] = frozenset()
+    may_accept: bool = False
+    reason: str = ""
+
+    @property
+    def accept(self) -> bool:
+        return not self.codes
+
+    @classmethod
+    def ok(cls) -> Expect:
+        return cls()
+
+    @classmethod
+    def refuse(cls, *codes: ErrorCode, reason: str = "", may_accept: bool = False) -> Expect:
+        return cls(frozenset(codes), may_accept, reason)
+
+
+@dataclass
+class ScopeModel:
+    """One agent's scope: restrictions by label (insertion order), locals, mode."""
+
+    restrictions: dict[str, Restriction] = field(default_factory=dict)
+    #: every restriction label ever issued here, with the step that installed it
+    issued: dict[str, int] = field(default_factory=dict)
+    #: label -> (restriction, step) of restrictions lifted by dispose
+    disposed: dict[str, tuple[Restriction, int]] = field(default_factory=dict)
+    locals: list[str] = field(default_factory=list)
+    mode: PresentationMode = PresentationMode.NATIVE
+
+
+@dataclass
+class AgentModel:
+    label: str
+    session: str
+    scope: ScopeModel
+    #: the rendered text of this agent's persona section (None: it inherits the deployment's)
+    persona: str | None = None
+    runtime: object = ABSENT
+    kind: str = "root"  # root | created | child | resumed
+
+
+@dataclass
+class SessionModel:
+    label: str
+    #: the raw durable delegationDepth (as the target received it)
+    header: object
+    parent: str | None = None
+    agent: str | None = None  # label of the live agent of this session
+    #: the child's composition, for cold resume (FR-04): raw filter, persona text, schema
+    tool_filter: object = None
+    persona: str | None = None
+    output_schema: object = None
+    composed: bool = False
+
+
+@dataclass
+class DeploymentModel:
+    """The oracle's side of one deployment."""
+
+    edition: Edition
+    providers: Mapping[str, frozenset[Capability]]
+    presets: Mapping[str, Preset]
+    variables: Mapping[str, str]
+    persona: str | None
+    #: deployment sections after the persona: (name, text, the tool it guides or None)
+    sections: Sequence[tuple[str, str, str | None]]
+    mode: PresentationMode
+    globals: list[str] = field(default_factory=list)
+    #: name -> step of its latest registration; every name that was ever global
+    registered_at: dict[str, int] = field(default_factory=dict)
+    ever_global: set[str] = field(default_factory=set)
+    #: (step, global names after it) for every change of the registry
+    history: list[tuple[int, tuple[str, ...]]] = field(default_factory=lambda: [(-1, ())])
+    agents: dict[str, AgentModel] = field(default_factory=dict)
+    sessions: dict[str, SessionModel] = field(default_factory=dict)
+    step: int = 0
+    _counter: int = 0
+
+    # --- labels ---------------------------------------------------------------------------
+
+    def new_label(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def add_agent(self, agent: AgentModel, session: SessionModel) -> None:
+        self.sessions[session.label] = session
+        previous = session.agent
+        if previous is not None and previous != agent.label:
+            self.agents.pop(previous, None)
+        session.agent = agent.label
+        self.agents[agent.label] = agent
+
+    # --- tools ----------------------------------------------------------------------------
+
+    def expect_register_global(self, name: str) -> Expect:
+        if name == RUN_CODE:
+            return Expect.refuse(ErrorCode.RESERVED_NAME, reason="run_code is reserved (TF-06)")
+        if name in self.globals:
+            return Expect.refuse(ErrorCode.DUPLICATE_TOOL, reason=f"{name} is already global")
+        return Expect.ok()
+
+    def register_global(self, name: str) -> None:
+        self.globals.append(name)
+        self.registered_at[name] = self.step
+        self.ever_global.add(name)
+        self.history.append((self.step, tuple(self.globals)))
+
+    def globals_at(self, step: int) -> tuple[str, ...]:
+        """The global names as they were right after ``step``."""
+        names: tuple[str, ...] = ()
+        for at, snapshot in self.history:
+            if at > step:
+                break
+            names = snapshot
+        return names
+
+    def expect_unregister_global(self, name: str) -> Expect:
+        if name in self.globals:
+            return Expect.ok()
+        return Expect.refuse(
+            ErrorCode.UNKNOWN_TOOL, reason=f"{name} is not a global tool", may_accept=True
+        )
+
+    def unregister_global(self, name: str) -> None:
+        self.globals.remove(name)
+        self.history.append((self.step, tuple(self.globals)))
+
+    def expect_register_local(self, agent: AgentModel, name: str) -> Expect:
+        if name == RUN_CODE:
+            return Expect.refuse(
+                ErrorCode.RESERVED_NAME, reason="run_code cannot be shadowed (TF-06)"
+            )
+        if name in agent.scope.locals:
+            return Expect.refuse(ErrorCode.DUPLICATE_TOOL, reason=f"{name} is already local")
+        return Expect.ok()
+
+    def expect_unregister_local(self, agent: AgentModel, name: str) -> Expect:
+        if name in agent.scope.locals:
+            return Expect.ok()
+        return Expect.refuse(
+            ErrorCode.UNKNOWN_TOOL, reason=f"{name} is not local here", may_accept=True
+        )
+
+    # --- restrictions ---------------------------------------------------------------------
+
+    def expect_restrict(self, value: object) -> tuple[Expect, Restriction | None, tuple[str, ...]]:
+        verdict = validate_restriction(value, self.globals)
+        if verdict.restriction is None:
+            assert verdict.code is not None
+            return Expect.refuse(verdict.code, reason=verdict.reason), None, verdict.offending
+        return Expect.ok(), verdict.restriction, ()
+
+    def install(self, agent: AgentModel, label: str, restriction: Restriction) -> None:
+        agent.scope.restrictions[label] = restriction
+        agent.scope.issued[label] = self.step
+
+    def expect_dispose(self, agent: AgentModel, label: str) -> Expect:
+        if label in agent.scope.issued:
+            return Expect.ok()  # installed, or already disposed: harmless (TF-14)
+        return Expect.refuse(
+            ErrorCode.UNKNOWN_RESTRICTION, reason="a handle this scope never issued",
+            may_accept=True,
+        )
+
+    def dispose(self, agent: AgentModel, label: str) -> None:
+        restriction = agent.scope.restrictions.pop(label, None)
+        if restriction is not None:
+            agent.scope.disposed[label] = (restriction, self.step)
+
+    # --- what a scope sees ----------------------------------------------------------------
+
+    def view(self, agent: AgentModel | None) -> tuple[ViewEntry, ...]:
+        if agent is None:
+            return resolve_view(self.globals, (), ())
+        scope = agent.scope
+        return resolve_view(self.globals, scope.restrictions.values(), scope.locals, scope.mode)
+
+    def wire(self, agent: AgentModel) -> frozenset[str]:
+        return wire_tool_names(self.view(agent), agent.scope.mode)
+
+    def sdk(self, agent: AgentModel) -> frozenset[str]:
+        return sdk_binding_names(self.view(agent), agent.scope.mode)
+
+    def deployment_persona(self) -> str | None:
+        if self.persona is None:
+            return None
+        return render_template(self.persona, self.variables).text
+
+    def prompt(self, agent: AgentModel) -> tuple[Section, ...]:
+        """PE-01..PE-03 (most specific wins) and TF-16 (guidance follows visibility)."""
+        inherited: list[Section] = []
+        base = self.deployment_persona()
+        if base is not None:
+            inherited.append(Section(PERSONA_SECTION, base))
+        visible = {e.name for e in self.view(agent)}
+        inherited.extend(
+            Section(name, text)
+            for name, text, guides in self.sections
+            if guides is None or guides in visible
+        )
+        scoped = [] if agent.persona is None else [Section(PERSONA_SECTION, agent.persona)]
+        return resolve_sections(inherited, scoped)
+
+    # --- depth and children ---------------------------------------------------------------
+
+    def expect_create_agent(self, header: object, runtime: object) -> Expect:
+        bad = not check_depth(header).ok or (runtime is not ABSENT and not check_depth(runtime).ok)
+        if bad:
+            return Expect(frozenset(), True, "")  # refuse now, or at its first start (DE-06/07)
+        return Expect.ok()
+
+    def start_state(self, parent: AgentModel) -> StartState:
+        return StartState(
+            edition=self.edition,
+            providers=self.providers,
+            global_names=tuple(self.globals),
+            presets=self.presets,
+            variables=self.variables,
+            deployment_persona=self.persona,
+            parent_header_depth=self.sessions[parent.session].header,
+            parent_runtime_depth=parent.runtime,
+        )
+
+    def decide_start(self, parent: AgentModel, request: Mapping[str, object]) -> StartOutcome:
+        return decide_start(self.start_state(parent), request)
+
+    def add_child(
+        self, parent: AgentModel, outcome: StartOutcome, label: str, request: Mapping[str, object]
+    ) -> AgentModel:
+        """Record the child a successful start published."""
+        assert outcome.child_depth is not None
+        scope = ScopeModel(mode=parent.scope.mode)
+        verdict = (
+            None
+            if outcome.tool_filter is None
+            else validate_restriction(outcome.tool_filter, self.globals).restriction
+        )
+        if verdict is not None:
+            scope.restrictions[COMPOSED] = verdict
+        if outcome.output_schema is not None:
+            scope.locals.append(STRUCTURED_OUTPUT)
+        persona = _child_persona(request, self.presets)
+        child = AgentModel(label, label, scope, outcome.persona if persona else None, kind="child")
+        session = SessionModel(
+            label,
+            outcome.child_depth,
+            parent.session,
+            tool_filter=outcome.tool_filter,
+            persona=outcome.persona if persona else None,
+            output_schema=outcome.output_schema,
+            composed=True,
+        )
+        self.add_agent(child, session)
+        return child
+
+    def expect_resume(self, session: SessionModel) -> tuple[Expect, int | None]:
+        """DE-06 (a stored depth outside the domain does not load), FR-04 (a descriptor that
+        no longer applies fails cleanly), else the restored header depth (DE-09)."""
+        verdict = check_depth(session.header)
+        if verdict.value is None:
+            return Expect.refuse(ErrorCode.INVALID_DEPTH, reason=verdict.advice()), None
+        if session.tool_filter is not None:
+            check = validate_restriction(session.tool_filter, self.globals)
+            if not check.ok:
+                return Expect.refuse(
+                    ErrorCode.NOT_RESUMABLE, ErrorCode.INVALID_TOOL_FILTER,
+                    ErrorCode.SETUP_FAILED, reason=check.reason,
+                ), None
+        return Expect.ok(), verdict.value
+
+    def resume(self, session: SessionModel, label: str) -> AgentModel:
+        scope = ScopeModel(mode=self.mode)
+        if session.tool_filter is not None:
+            restriction = validate_restriction(session.tool_filter, self.globals).restriction
+            assert restriction is not None
+            scope.restrictions[COMPOSED] = restriction
+        if session.output_schema is not None:
+            scope.locals.append(STRUCTURED_OUTPUT)
+        agent = AgentModel(label, session.label, scope, session.persona, kind="resumed")
+        self.add_agent(agent, session)
+        return agent
+
+
+def _child_persona(request: Mapping[str, object], presets: Mapping[str, Preset]) -> bool:
+    """Whether the child got a persona of its own (request or preset), not the inherited one."""
+    if request.get("persona") is not None:
+        return True
+    preset = presets.get(str(request.get("preset"))) if "preset" in request else None
+    return preset is not None and preset.persona is not None

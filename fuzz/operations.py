@@ -1,0 +1,300 @@
+"""The driver operations the fuzzer performs, each run on the target and the oracle at once.
+
+Every function takes the :class:`~.lockstep.Lockstep` and the step's JSON arguments, performs
+the operation, and compares (see the lockstep's docstring for what is compared and
+:mod:`.rulemap` for which rule each comparison belongs to). Depth arguments are raw JSON text
+(``{"json": "1e2"}``); the value passed in-process is :func:`.strategies.depth_value` of it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from subagent_tck.conformance.protocol import SessionHeader, StartRequest, ToolSpec
+from subagent_tck.spec import (
+    ABSENT,
+    RUN_CODE,
+    Edition,
+    ErrorCode,
+    PresentationMode,
+    assemble_system_prompt,
+    check_depth,
+)
+
+from .lockstep import PROMPT, Lockstep
+from .model import AgentModel, Expect, ScopeModel, SessionModel
+from .rulemap import fault_rule, refusal_rule, restrict_rule, view_rule
+from .strategies import depth_value
+
+Operation = Callable[..., None]
+
+
+def _depth(arg: Mapping[str, str]) -> object:
+    return depth_value(arg["json"])
+
+
+def _expect(lock: Lockstep, obs: str, expect: Expect, error: Any, rule: str | None) -> bool:
+    return lock.check_outcome(obs, expect.codes, expect.may_accept, error, rule, expect.reason)
+
+
+def _refusable(expect: Expect) -> bool:
+    return bool(expect.codes) or expect.may_accept
+
+
+# --- tools ---------------------------------------------------------------------------------
+
+
+def register_global(lock: Lockstep, name: str) -> None:
+    expect = lock.model.expect_register_global(name)
+    before = lock.snapshot() if _refusable(expect) else None
+    spec = ToolSpec(name=name, description=f"global {name}")
+    _, error = lock.call("register_tool", lambda: lock.deployment.register_tool(spec, None))
+    rule = "TF-06" if name == RUN_CODE else None
+    if _expect(lock, "register-global", expect, error, rule):
+        lock.model.register_global(name)
+    elif before is not None:
+        lock.unchanged(before, "nothing-changed", rule)
+    lock.check_all_views()
+
+
+def unregister_global(lock: Lockstep, name: str) -> None:
+    expect = lock.model.expect_unregister_global(name)
+    _, error = lock.call("unregister_tool", lambda: lock.deployment.unregister_tool(name, None))
+    _expect(lock, "unregister-global", expect, error, "TF-11")
+    if name in lock.model.globals:
+        lock.model.unregister_global(name)
+    lock.check_all_views()
+
+
+def register_local(lock: Lockstep, agent: str, name: str) -> None:
+    model = lock.agent(agent)
+    expect = lock.model.expect_register_local(model, name)
+    spec = ToolSpec(name=name, description=f"local {name} of {agent}")
+    target = lock.agent_id(agent)
+    _, error = lock.call("register_tool", lambda: lock.deployment.register_tool(spec, target))
+    rule = "TF-06" if name == RUN_CODE else "TF-05"
+    if _expect(lock, "register-local", expect, error, rule):
+        model.scope.locals.append(name)
+    lock.check_all_views()
+
+
+def unregister_local(lock: Lockstep, agent: str, name: str) -> None:
+    model = lock.agent(agent)
+    expect = lock.model.expect_unregister_local(model, name)
+    target = lock.agent_id(agent)
+    _, error = lock.call("unregister_tool", lambda: lock.deployment.unregister_tool(name, target))
+    _expect(lock, "unregister-local", expect, error, "TF-04")
+    if name in model.scope.locals:
+        model.scope.locals.remove(name)
+    lock.check_all_views()
+
+
+# --- restrictions and mode -----------------------------------------------------------------
+
+
+def restrict(lock: Lockstep, agent: str, value: Any) -> None:
+    model = lock.agent(agent)
+    expect, restriction, offending = lock.model.expect_restrict(value)
+    before = lock.snapshot() if _refusable(expect) else None
+    target = lock.agent_id(agent)
+    sent = copy.deepcopy(value)
+    handle, error = lock.call(
+        "install_restriction", lambda: lock.deployment.install_restriction(target, sent)
+    )
+    rule = restrict_rule(value, offending, accepted_wrongly=error is None)
+    if _expect(lock, "restrict", expect, error, rule):
+        assert restriction is not None
+        label = lock.model.new_label(f"{agent}.r")
+        lock.handles[label] = str(handle)
+        lock.model.install(model, label, restriction)
+    else:
+        assert error is not None and before is not None
+        lock.check_offending(error, offending)
+        lock.unchanged(before, "nothing-changed", rule)
+    lock.check_all_views()
+
+
+def dispose(lock: Lockstep, agent: str, restriction: str) -> None:
+    model = lock.agent(agent)
+    expect = lock.model.expect_dispose(model, restriction)
+    handle = lock.handles.get(restriction, f"never-issued-{restriction}")
+    target = lock.agent_id(agent)
+    _, error = lock.call(
+        "dispose_restriction", lambda: lock.deployment.dispose_restriction(target, handle)
+    )
+    _expect(lock, "dispose", expect, error, "TF-14")
+    if restriction in model.scope.issued:
+        lock.model.dispose(model, restriction)
+    lock.check_all_views()
+
+
+def set_mode(lock: Lockstep, agent: str, mode: str) -> None:
+    target = lock.agent_id(agent)
+    _, error = lock.call(
+        "set_mode", lambda: lock.deployment.set_mode(target, PresentationMode(mode))
+    )
+    if _expect(lock, "set-mode", Expect.ok(), error, "TF-06"):
+        lock.agent(agent).scope.mode = PresentationMode(mode)
+    lock.check_all_views()
+
+
+# --- reading a scope -----------------------------------------------------------------------
+
+
+def view(lock: Lockstep, agent: str | None) -> None:
+    lock.check_view(agent)
+
+
+def _resolver_rule(lock: Lockstep, agent: str, names: set[str]) -> str:
+    """TF-12 when the target's own view is right (its presentation drifted from it), else the
+    rule that explains its wrong view."""
+    if lock.view_agrees(agent):
+        return "TF-06" if RUN_CODE in names else "TF-12"
+    seen = set(lock.observed_view(agent))
+    return view_rule(lock.model, lock.agent(agent), seen, lock.expected_view(agent))
+
+
+def schemas(lock: Lockstep, agent: str) -> None:
+    target = lock.agent_id(agent)
+    found = lock._guard("tool_schemas", lambda: lock.deployment.tool_schemas(target))
+    names = [s.name for s in found]
+    expected = lock.model.wire(lock.agent(agent))
+    if set(names) != expected or len(names) != len(set(names)):
+        rule = _resolver_rule(lock, agent, set(names) ^ expected)
+        raise lock.diverge(
+            "schemas", f"wire schemas of {agent} differ from its view", sorted(expected), names,
+            rule,
+        )
+
+
+def sdk(lock: Lockstep, agent: str) -> None:
+    target = lock.agent_id(agent)
+    found = lock._guard("sdk_bindings", lambda: lock.deployment.sdk_bindings(target))
+    expected = lock.model.sdk(lock.agent(agent))
+    if set(found) != expected or len(found) != len(set(found)):
+        rule = _resolver_rule(lock, agent, set(found) ^ expected)
+        raise lock.diverge(
+            "sdk", f"run_code SDK bindings of {agent} differ from its view", sorted(expected),
+            list(found), rule,
+        )
+
+
+def _visible(lock: Lockstep, agent: str, name: str) -> tuple[str, str] | None:
+    for entry in lock.model.view(lock.agent(agent)):
+        if entry.name == name:
+            return entry.name, entry.origin.value
+    return None
+
+
+def lookup(lock: Lockstep, agent: str, name: str) -> None:
+    target = lock.agent_id(agent)
+    found, error = lock.call("lookup", lambda: lock.deployment.lookup(target, name))
+    observed = None if found is None else (found.name, found.origin.value)
+    if error is not None and error.code is ErrorCode.UNKNOWN_TOOL:
+        observed = None
+    elif error is not None:
+        raise lock.diverge("lookup", f"lookup refused: {error.message}", None, error.to_json())
+    expected = _visible(lock, agent, name)
+    if observed != expected:
+        rule = _resolver_rule(lock, agent, {name})
+        raise lock.diverge(
+            "lookup", f"lookup of {name!r} in {agent}", expected, observed, rule
+        )
+
+
+def execute(lock: Lockstep, agent: str, name: str) -> None:
+    target = lock.agent_id(agent)
+    expected = _visible(lock, agent, name)
+    before = len(lock._guard("invocations", lock.deployment.invocations))
+    arguments: dict[str, Any] = {} if name == RUN_CODE else {"probe": len(lock.steps)}
+    result, error = lock.call("execute", lambda: lock.deployment.execute(target, name, arguments))
+    ran = lock._guard("invocations", lock.deployment.invocations)[before:]
+    code = error.code.value if error is not None else (result.code if result else None)
+    failed = error is not None or (result is not None and result.isError)
+    if expected is None:
+        if not failed or code != ErrorCode.UNKNOWN_TOOL.value or ran:
+            rule = _resolver_rule(lock, agent, {name})
+            raise lock.diverge(
+                "execute", f"a call of {name!r}, which {agent} cannot see, must get an "
+                "UNKNOWN_TOOL error result and run no body",
+                {"isError": True, "code": "UNKNOWN_TOOL", "bodies run": []},
+                {"isError": failed, "code": code, "bodies run": [i.tool for i in ran]}, rule,
+            )
+        return
+    if name == RUN_CODE:
+        if code == ErrorCode.UNKNOWN_TOOL.value:
+            raise lock.diverge("execute", "run_code is visible but unknown to execution",
+                               "run_code runs", code, "TF-12")
+        return
+    bodies = [(i.tool, i.origin.value, i.agent) for i in ran]
+    wanted = [(name, expected[1], target)]
+    if failed or bodies != wanted:
+        rule = "TF-05" if bodies and bodies[0][1] != expected[1] else _resolver_rule(
+            lock, agent, {name})
+        raise lock.diverge(
+            "execute", f"calling {name!r} in {agent} must run the {expected[1]} body once",
+            {"isError": False, "bodies run": wanted},
+            {"isError": failed, "code": code, "bodies run": bodies}, rule,
+        )
+
+
+def prompt(lock: Lockstep, agent: str) -> None:
+    target = lock.agent_id(agent)
+    found = lock._guard("prompt", lambda: lock.deployment.prompt(target))
+    observed = [[s.name, s.text] for s in found]
+    expected = [[s.name, s.text] for s in lock.model.prompt(lock.agent(agent))]
+    if observed != expected:
+        raise lock.diverge(
+            "prompt", f"prompt sections of {agent}", expected, observed,
+            lock.prompt_rule(agent, expected, observed),
+        )
+
+
+def headers(lock: Lockstep) -> None:
+    found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
+    for label, session in lock.model.sessions.items():
+        sid = lock.session_ids[label]
+        header = found.get(sid)
+        observed = None if header is None else header.delegationDepth
+        if header is None or not _same_depth(observed, session.header):
+            raise lock.diverge(
+                "headers", f"stored delegationDepth of session {label}", session.header,
+                observed, "DE-09" if session.composed else "DE-01",
+            )
+
+
+def _same_depth(a: object, b: object) -> bool:
+    left, right = check_depth(a), check_depth(b)
+    if left.ok or right.ok:
+        return left.value == right.value
+    return True  # both outside the domain: the stored form of a bad value is free
+
+
+from .children import create_agent, plant, resume, start  # noqa: E402
+
+OPERATIONS: dict[str, Operation] = {
+    "register_global": register_global,
+    "unregister_global": unregister_global,
+    "register_local": register_local,
+    "unregister_local": unregister_local,
+    "restrict": restrict,
+    "dispose": dispose,
+    "set_mode": set_mode,
+    "view": view,
+    "schemas": schemas,
+    "sdk": sdk,
+    "lookup": lookup,
+    "execute": execute,
+    "prompt": prompt,
+    "headers": headers,
+    "create_agent": create_agent,
+    "start": start,
+    "plant": plant,
+    "resume": resume,
+}
+
+__all__ = ["OPERATIONS", "Operation"]
+_ = (ABSENT, Edition, SessionHeader, StartRequest, AgentModel, ScopeModel, SessionModel,
+     assemble_system_prompt, fault_rule, refusal_rule)

@@ -1,0 +1,80 @@
+"""The live global tool registry (TF-06, TF-09, TF-10, TF-11).
+
+The registry is live: views are resolved from it on every use, so a tool registered after a
+restriction was installed is judged by that restriction at once (TF-09, TF-10), and an
+unregistered tool leaves every view at once (TF-11). Names keep registration order.
+Listeners learn of each change (``"registered"`` / ``"unregistered"``, the tool).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from subagent_tck.spec import ErrorCode, TckError
+
+from .tool import Tool, validate_tool
+
+RegistryListener = Callable[[str, Tool], None]
+
+
+class ToolRegistry:
+    """Global tools by name, in registration order."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._listeners: list[RegistryListener] = []
+
+    def register(self, tool: Tool) -> None:
+        """Add a global tool. ``run_code`` is reserved (RESERVED_NAME); a name already
+        registered is DUPLICATE_TOOL."""
+        validate_tool(tool)
+        if tool.name in self._tools:
+            raise TckError(
+                ErrorCode.DUPLICATE_TOOL,
+                f"a global tool named {tool.name!r} is already registered; unregister it first "
+                "or choose another name",
+            )
+        self._tools[tool.name] = tool
+        self._notify("registered", tool)
+
+    def unregister(self, name: str) -> Tool:
+        """Remove a global tool (TF-11); a name not registered is UNKNOWN_TOOL."""
+        if not isinstance(name, str) or name not in self._tools:
+            raise TckError(
+                ErrorCode.UNKNOWN_TOOL,
+                f"no global tool named {name!r} is registered; see the global view for names",
+            )
+        tool = self._tools.pop(name)
+        self._notify("unregistered", tool)
+        return tool
+
+    def names(self) -> tuple[str, ...]:
+        """The global restrictable set, in registration order."""
+        return tuple(self._tools)
+
+    def by_name(self) -> Mapping[str, Tool]:
+        """The registered tools by name (a live read-only mapping, for the resolver)."""
+        return self._tools
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def add_listener(self, listener: RegistryListener) -> Callable[[], None]:
+        """Call ``listener(kind, tool)`` on every change; returns a function that removes it."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def _notify(self, kind: str, tool: Tool) -> None:
+        for listener in list(self._listeners):
+            listener(kind, tool)

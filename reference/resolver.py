@@ -1,0 +1,168 @@
+"""The one resolver (TF-12): wire schemas, lookup, execution and ``run_code`` SDK bindings are
+all derived from :meth:`Resolver.view`, so they cannot drift apart.
+
+The view agrees with :func:`spec.resolve_view`: admitted globals in registration order, each
+global admitted iff every restriction admits it (TF-01, TF-02); scope-local tools added after the
+filter, never hidden, shadowing a global of the same name in its place (TF-04, TF-05); then
+``run_code`` in ``ptc``/``both`` mode, outside every filter (TF-06). Executing a name outside the
+view returns an error result with code ``UNKNOWN_TOOL`` and runs no body.
+
+``run_code`` here is NOT a code interpreter: it takes a tiny call list,
+``{"calls": [{"tool": name, "arguments": {...}}, ...]}``, and runs each call through the SDK
+bindings of the same scope (a name not bound gives that call an ``UNKNOWN_TOOL`` error result).
+Its content is ``{"results": [<tool result JSON>, ...]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from subagent_tck.spec import RUN_CODE, ErrorCode, Origin, PresentationMode, TckError
+
+from .registry import ToolRegistry
+from .scope import Scope
+from .tool import ExecutionContext, Tool, ToolResult, ToolSchema
+
+RUN_CODE_PARAMETERS: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "calls": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}},
+                "required": ["tool"],
+            },
+        }
+    },
+    "required": ["calls"],
+}
+
+
+class ResolvedTool(NamedTuple):
+    """One entry of a view: the name, where it comes from, and the tool whose body runs."""
+
+    name: str
+    origin: Origin
+    tool: Tool
+
+
+def invoke(tool: Tool, arguments: Mapping[str, Any], context: ExecutionContext) -> ToolResult:
+    """Run a body and turn what it gives (or raises) into a :class:`ToolResult`."""
+    try:
+        value = tool.body(dict(arguments), context)
+    except TckError as exc:
+        return ToolResult.error(exc.code.value, exc.message)
+    except Exception as exc:  # a failing body is an errored result, never a crash of the turn
+        return ToolResult.error(None, f"tool {tool.name!r} failed: {type(exc).__name__}: {exc}")
+    return value if isinstance(value, ToolResult) else ToolResult(content=value)
+
+
+class Resolver:
+    """Resolves scopes against the live global registry."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+
+    def view(self, scope: Scope | None) -> tuple[ResolvedTool, ...]:
+        """The view of ``scope``; ``None`` is the global view (no restrictions, no locals)."""
+        registry = self.registry
+        tools = registry.by_name()
+        names: list[str] | tuple[str, ...] = registry.names()
+        if scope is None:
+            return tuple(ResolvedTool(n, Origin.GLOBAL, tools[n]) for n in names)
+        for restriction in scope.restrictions():
+            if restriction.allow is not None:
+                allow = restriction.allow
+                names = [n for n in names if n in allow]
+            if restriction.deny is not None:
+                deny = restriction.deny
+                names = [n for n in names if n not in deny]
+        local = scope.locals()
+        entries = [
+            ResolvedTool(n, Origin.LOCAL, local[n])
+            if n in local
+            else ResolvedTool(n, Origin.GLOBAL, tools[n])
+            for n in names
+        ]
+        if local:
+            placed = set(names)
+            entries.extend(
+                ResolvedTool(n, Origin.LOCAL, t) for n, t in local.items() if n not in placed
+            )
+        if scope.mode is not PresentationMode.NATIVE:
+            entries.append(ResolvedTool(RUN_CODE, Origin.RESERVED, self._run_code_tool(scope)))
+        return tuple(entries)
+
+    def schemas(self, scope: Scope) -> tuple[ToolSchema, ...]:
+        """The wire tool schemas of the scope's next request (``ptc``: only ``run_code``)."""
+        view = self.view(scope)
+        if scope.mode is PresentationMode.PTC:
+            return tuple(e.tool.schema() for e in view if e.origin is Origin.RESERVED)
+        return tuple(e.tool.schema() for e in view)
+
+    def lookup(self, scope: Scope | None, name: str) -> ResolvedTool | None:
+        for entry in self.view(scope):
+            if entry.name == name:
+                return entry
+        return None
+
+    def sdk_bindings(self, scope: Scope) -> tuple[str, ...]:
+        """The names ``run_code`` binds: every visible tool but itself, only in ptc/both."""
+        if scope.mode is PresentationMode.NATIVE:
+            return ()
+        return tuple(e.name for e in self.view(scope) if e.origin is not Origin.RESERVED)
+
+    def execute(
+        self, scope: Scope, name: str, arguments: Mapping[str, Any], context: ExecutionContext
+    ) -> ToolResult:
+        """Execute ``name`` as the scope's model would; outside the view: UNKNOWN_TOOL."""
+        entry = self.lookup(scope, name)
+        if entry is None:
+            return ToolResult.error(
+                ErrorCode.UNKNOWN_TOOL.value,
+                f"no tool named {name!r} is visible in this scope; call one of its listed tools",
+            )
+        return invoke(entry.tool, arguments, context)
+
+    # --- run_code ------------------------------------------------------------------------
+
+    def _run_code_tool(self, scope: Scope) -> Tool:
+        def body(arguments: Mapping[str, Any], context: ExecutionContext) -> ToolResult:
+            return self._run_calls(scope, arguments, context)
+
+        return Tool(
+            RUN_CODE,
+            body,
+            "Run a list of SDK calls, each {tool, arguments}, against this scope's tools.",
+            RUN_CODE_PARAMETERS,
+        )
+
+    def _run_calls(
+        self, scope: Scope, arguments: Mapping[str, Any], context: ExecutionContext
+    ) -> ToolResult:
+        calls = arguments.get("calls")
+        if not isinstance(calls, list) or not all(
+            isinstance(c, Mapping)
+            and isinstance(c.get("tool"), str)
+            and isinstance(c.get("arguments", {}), Mapping)
+            for c in calls
+        ):
+            return ToolResult.error(
+                ErrorCode.INVALID_REQUEST.value,
+                'run_code takes {"calls": [{"tool": name, "arguments": {...}}, ...]}',
+            )
+        bound = set(self.sdk_bindings(scope))
+        results: list[dict[str, Any]] = []
+        for call in calls:
+            name = call["tool"]
+            if name not in bound:
+                result = ToolResult.error(
+                    ErrorCode.UNKNOWN_TOOL.value,
+                    f"the run_code SDK binds no tool named {name!r} in this scope",
+                )
+            else:
+                result = self.execute(scope, name, call.get("arguments", {}), context)
+            results.append(result.to_json())
+        return ToolResult(content={"results": results})

@@ -1,0 +1,136 @@
+"""One agent's scope: its local tools, restrictions, prompt sections and presentation mode.
+
+Registration is flat (RULES.md, "scope"): a scope does not inherit its parent's locals, and what
+it installs changes no other scope (TF-13). Restrictions are validated against the global
+restrictable set when installed (TF-07, TF-08: ``INVALID_TOOL_FILTER`` with every offending name
+in ``details["offending"]``; nothing installed), their values are copied (TF-15), and each is
+lifted by disposing its handle; disposing twice is harmless (TF-14). A local tool named
+``run_code`` is refused (TF-06); a local may share a global's name and then shadows it (TF-05).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from subagent_tck.spec import (
+    ErrorCode,
+    PresentationMode,
+    Restriction,
+    TckError,
+    validate_restriction,
+)
+
+from .prompt import PromptSection
+from .registry import ToolRegistry
+from .tool import Tool, validate_tool
+
+
+def parse_mode(mode: object) -> PresentationMode:
+    """A presentation mode from its value (``native``, ``ptc``, ``both``) or INVALID_REQUEST."""
+    try:
+        return PresentationMode(mode)
+    except ValueError:
+        raise TckError(
+            ErrorCode.INVALID_REQUEST,
+            f"unknown presentation mode {mode!r}; use one of native, ptc, both",
+        ) from None
+
+
+class Scope:
+    """What one agent sees; resolved into a view by the :class:`~.resolver.Resolver`."""
+
+    def __init__(
+        self,
+        scope_id: str,
+        registry: ToolRegistry,
+        mode: PresentationMode = PresentationMode.NATIVE,
+    ) -> None:
+        self.id = scope_id
+        self.registry = registry
+        self.mode = mode
+        self._locals: dict[str, Tool] = {}
+        self._restrictions: dict[str, Restriction] = {}
+        self._issued: set[str] = set()
+        self._next_handle = 1
+        self._sections: list[PromptSection] = []
+
+    # --- scope-local tools (TF-04, TF-05, TF-06) -------------------------------------------
+
+    def add_local(self, tool: Tool) -> None:
+        validate_tool(tool)
+        if tool.name in self._locals:
+            raise TckError(
+                ErrorCode.DUPLICATE_TOOL,
+                f"scope {self.id} already has a local tool named {tool.name!r}; "
+                "unregister it first",
+            )
+        self._locals[tool.name] = tool
+
+    def remove_local(self, name: str) -> Tool:
+        if not isinstance(name, str) or name not in self._locals:
+            raise TckError(
+                ErrorCode.UNKNOWN_TOOL,
+                f"scope {self.id} has no local tool named {name!r}; see its view for names",
+            )
+        return self._locals.pop(name)
+
+    def locals(self) -> Mapping[str, Tool]:
+        """The scope-local tools by name, in registration order (read-only use)."""
+        return self._locals
+
+    # --- restrictions (TF-01..03, TF-07, TF-08, TF-14, TF-15) ------------------------------
+
+    def restrict(self, value: object) -> str:
+        """Validate ``{allow?, deny?}`` against the live global names and install it."""
+        verdict = validate_restriction(value, self.registry.names())
+        if verdict.restriction is None:
+            raise TckError(
+                ErrorCode.INVALID_TOOL_FILTER,
+                verdict.reason,
+                {"offending": list(verdict.offending)},
+            )
+        return self.install(verdict.restriction)
+
+    def install(self, restriction: Restriction) -> str:
+        """Install an already validated restriction; returns its handle."""
+        handle = f"{self.id}/r{self._next_handle}"
+        self._next_handle += 1
+        self._restrictions[handle] = restriction
+        self._issued.add(handle)
+        return handle
+
+    def dispose(self, handle: str) -> bool:
+        """Lift exactly one restriction; True if it was installed. A handle never issued by this
+        scope is UNKNOWN_RESTRICTION; a second dispose is harmless (TF-14)."""
+        if not isinstance(handle, str) or handle not in self._issued:
+            raise TckError(
+                ErrorCode.UNKNOWN_RESTRICTION,
+                f"scope {self.id} never issued restriction handle {handle!r}; "
+                "use the handle returned when it was installed",
+            )
+        return self._restrictions.pop(handle, None) is not None
+
+    def restrictions(self) -> tuple[Restriction, ...]:
+        return tuple(self._restrictions.values())
+
+    # --- scoped prompt sections (PE-01) ----------------------------------------------------
+
+    def add_section(self, section: PromptSection) -> None:
+        """Register (or replace, keeping its position) a scoped section of that name."""
+        for i, existing in enumerate(self._sections):
+            if existing.name == section.name:
+                self._sections[i] = section
+                return
+        self._sections.append(section)
+
+    def remove_section(self, name: str) -> None:
+        for i, existing in enumerate(self._sections):
+            if existing.name == name:
+                del self._sections[i]
+                return
+        raise TckError(
+            ErrorCode.INVALID_REQUEST, f"scope {self.id} has no section named {name!r}"
+        )
+
+    def sections(self) -> tuple[PromptSection, ...]:
+        return tuple(self._sections)

@@ -1,0 +1,71 @@
+"""The executable rule catalogue: the rules as data and pure oracle functions.
+
+This package imports nothing else of the kit (DESIGN.md). Public surface below; everything
+else is private to its module.
+"""
+
+from .catalogue import CATALOGUE, RULES_BY_ID, catalogue_hash, get_rule
+from .depth import (
+    ABSENT,
+    DepthProblem,
+    DepthVerdict,
+    StartDepth,
+    check_depth,
+    check_depth_json,
+    decide_start_depth,
+    read_json_number,
+)
+from .errors import ErrorCode, TckError
+from .judge import judge
+from .persona import (
+    Section,
+    TemplateVerdict,
+    assemble_system_prompt,
+    compose_persona,
+    render_template,
+    resolve_sections,
+)
+from .restriction import Restriction, RestrictionVerdict, validate_restriction
+from .rule import Example, Rule, Source
+from .start import FIELD_CAPABILITY, Fault, Preset, StartOutcome, StartState, decide_start
+from .view import (
+    Origin,
+    ViewEntry,
+    offers_run_code,
+    resolve_view,
+    sdk_binding_names,
+    wire_tool_names,
+)
+from .vocabulary import (
+    CONTROLS,
+    DEFAULT_EDITION,
+    INITIAL_HOST_DEPTH,
+    MAX_SAFE_INTEGER,
+    PERSONA_SECTION,
+    PROVIDER_MANAGED,
+    RUN_CODE,
+    STRUCTURED_OUTPUT,
+    SUBAGENT_TOOL_NAME,
+    SUBAGENT_TOOL_PARAMETERS,
+    Capability,
+    Component,
+    Edition,
+    Family,
+    Level,
+    PresentationMode,
+    StopReason,
+)
+
+__all__ = [
+    "ABSENT", "CATALOGUE", "CONTROLS", "DEFAULT_EDITION", "FIELD_CAPABILITY", "INITIAL_HOST_DEPTH",
+    "MAX_SAFE_INTEGER", "PERSONA_SECTION", "PROVIDER_MANAGED", "RULES_BY_ID", "RUN_CODE",
+    "STRUCTURED_OUTPUT", "SUBAGENT_TOOL_NAME", "SUBAGENT_TOOL_PARAMETERS", "Capability",
+    "Component", "DepthProblem", "DepthVerdict", "Edition", "ErrorCode", "Example", "Family",
+    "Fault", "Level", "Origin", "PresentationMode", "Preset", "Restriction",
+    "RestrictionVerdict", "Rule", "Section", "Source", "StartDepth", "StartOutcome",
+    "StartState", "StopReason", "TckError", "TemplateVerdict", "ViewEntry",
+    "assemble_system_prompt", "catalogue_hash", "check_depth", "check_depth_json",
+    "compose_persona", "decide_start", "decide_start_depth", "get_rule", "judge",
+    "offers_run_code", "read_json_number", "render_template", "resolve_sections",
+    "resolve_view", "sdk_binding_names", "validate_restriction", "wire_tool_names",
+]

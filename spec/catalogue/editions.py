@@ -1,0 +1,148 @@
+"""EN: entry points by edition, rules EN-01..EN-03 of RULES.md.
+
+EN-01 and EN-02 bind the ``preset-composition`` edition (seed 000), EN-03 the
+``request-controls`` edition (the per-request controls seed 003 builds on).
+"""
+
+from __future__ import annotations
+
+from ..rule import Example, Rule, Source
+from ..vocabulary import Edition, Family, Level
+
+_SEED_000_DECISION = Source(document="000_f18e7de65ba39cf4.txt", section="Decision")
+_ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
+_REVIEWER = {"persona": "You review.", "toolFilter": {"allow": ["read"]}}
+
+
+def _en(
+    number: int,
+    slug: str,
+    edition: Edition,
+    statement: str,
+    rationale: str,
+    examples: tuple[Example, ...],
+    *,
+    stateful: bool = False,
+    source: Source = _SEED_000_DECISION,
+) -> Rule:
+    return Rule(
+        id=f"EN-{number:02d}",
+        slug=slug,
+        family=Family.EN,
+        level=Level.MUST,
+        edition=edition,
+        statement=statement,
+        rationale=rationale,
+        source=source,
+        examples=examples,
+        stateful=stateful,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    _en(
+        1,
+        "preset-composes",
+        Edition.PRESET_COMPOSITION,
+        "A new child started with a preset gets that preset's persona and tool filter, and its "
+        "output schema too.",
+        "In this edition presets own the composition of new children, so a deployment decides "
+        "roles in one place instead of every caller repeating them.",
+        (
+            Example(
+                title="a start with the reviewer preset is accepted",
+                oracle="start",
+                given={
+                    "edition": "preset-composition",
+                    "providers": {"spawn": _ALL},
+                    "globals": ["read", "write"],
+                    "presets": {"reviewer": _REVIEWER},
+                    "request": {"provider": "spawn", "prompt": "go", "preset": "reviewer"},
+                },
+                observed={"ok": True, "childDepth": 1},
+                holds=True,
+            ),
+            Example(
+                title="the child runs with the deployment persona",
+                given={"preset": _REVIEWER},
+                observed={"system starts with": "You are a helpful assistant."},
+                holds=False,
+            ),
+        ),
+    ),
+    _en(
+        2,
+        "request-overrides-refused",
+        Edition.PRESET_COMPOSITION,
+        "A new start request that carries persona or toolFilter is refused, and nothing is "
+        "created.",
+        "New requests no longer accept these overrides; accepting and ignoring them would "
+        "hand the caller a child that is not what it asked for.",
+        (
+            Example(
+                title="a persona in the request",
+                oracle="start",
+                given={
+                    "edition": "preset-composition",
+                    "providers": {"spawn": _ALL},
+                    "request": {"provider": "spawn", "prompt": "go", "persona": "You review."},
+                },
+                observed={"code": "REQUEST_CONTROLS_REFUSED"},
+                holds=True,
+            ),
+            Example(
+                title="a toolFilter in the request accepted",
+                oracle="start",
+                given={
+                    "edition": "preset-composition",
+                    "providers": {"spawn": _ALL},
+                    "globals": ["read"],
+                    "request": {
+                        "provider": "spawn",
+                        "prompt": "go",
+                        "toolFilter": {"allow": ["read"]},
+                    },
+                },
+                observed={"ok": True},
+                holds=False,
+            ),
+        ),
+        stateful=True,
+    ),
+    _en(
+        3,
+        "request-controls",
+        Edition.REQUEST_CONTROLS,
+        "The persona and toolFilter of a start request compose the child exactly as the tool "
+        "filter and persona rules describe, each subject to the provider's capabilities.",
+        "In this edition the request itself carries the role: a plugin can route many roles "
+        "through one delegation tool, each start bringing its own persona and allow list.",
+        (
+            Example(
+                title="a per-request role",
+                oracle="start",
+                given={
+                    "edition": "request-controls",
+                    "providers": {"spawn": _ALL},
+                    "globals": ["read", "write"],
+                    "request": {
+                        "provider": "spawn",
+                        "prompt": "go",
+                        "persona": "You review.",
+                        "toolFilter": {"allow": ["read"]},
+                        "maxDepth": 1,
+                    },
+                },
+                observed={"ok": True, "childDepth": 1},
+                holds=True,
+            ),
+            Example(
+                title="the reviewer child can still write",
+                given={"request toolFilter": {"allow": ["read"]}},
+                observed={"child tools": ["read", "write"]},
+                holds=False,
+            ),
+        ),
+        source=Source(document="003_245c1cf8a71a40fd.txt", section="1. 一个工具，十二个角色"),
+    ),
+)

@@ -1,0 +1,202 @@
+"""PE: persona (capability ``persona``), rules PE-01..PE-05 of RULES.md.
+
+Examples use the ``sections`` oracle (most-specific-wins prompt assembly) and the ``persona``
+oracle (composition and strict templates); PE-04 compares two observations and is narrative.
+"""
+
+from __future__ import annotations
+
+from ..rule import Example, Rule, Source
+from ..vocabulary import PERSONA_SECTION, Capability, Family, Level
+
+_SHADOW = Source(document="000_f18e7de65ba39cf4.txt", section="Persona is a scoped shadow")
+_DEPLOYMENT = [PERSONA_SECTION, "You are a helpful assistant."]
+_GUIDE = ["tools:guide", "Read files before editing them."]
+_REVIEWER = [PERSONA_SECTION, "You are a strict code reviewer."]
+
+
+def _pe(
+    number: int,
+    slug: str,
+    statement: str,
+    rationale: str,
+    examples: tuple[Example, ...],
+    *,
+    stateful: bool = True,
+) -> Rule:
+    return Rule(
+        id=f"PE-{number:02d}",
+        slug=slug,
+        family=Family.PE,
+        level=Level.MUST,
+        capability=Capability.PERSONA,
+        statement=statement,
+        rationale=rationale,
+        source=_SHADOW,
+        examples=examples,
+        stateful=stateful,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    _pe(
+        1,
+        "child-shadow",
+        "A child's persona is an ordinary prompt section named deployment:persona-prefix "
+        "registered in the child's scope. Since the most specific section of a name wins, the "
+        "child's prompt has the child persona exactly where the deployment persona stood, and "
+        "the prompts of the parent and of siblings do not change.",
+        "Reusing normal section resolution changes one child's role without touching "
+        "deployment-wide prompt assembly or inventing a second mechanism.",
+        (
+            Example(
+                title="the child persona takes the deployment persona's place",
+                oracle="sections",
+                given={"inherited": [_DEPLOYMENT, _GUIDE], "scoped": [_REVIEWER]},
+                observed=[_REVIEWER, _GUIDE],
+                holds=True,
+            ),
+            Example(
+                title="the child persona appended after the deployment's",
+                oracle="sections",
+                given={"inherited": [_DEPLOYMENT, _GUIDE], "scoped": [_REVIEWER]},
+                observed=[_DEPLOYMENT, _GUIDE, _REVIEWER],
+                holds=False,
+            ),
+            Example(
+                title="the parent's prompt is unchanged",
+                oracle="sections",
+                given={"inherited": [_DEPLOYMENT, _GUIDE], "scoped": []},
+                observed=[_DEPLOYMENT, _GUIDE],
+                holds=True,
+            ),
+        ),
+    ),
+    _pe(
+        2,
+        "omitted-inherits",
+        "When no child persona is given, the child's prompt carries the composed persona: the "
+        "preset's persona if the preset has one, otherwise the deployment's.",
+        "Leaving the persona out must mean keeping what the deployment (or the chosen preset) "
+        "already composes, not dropping the role instructions.",
+        (
+            Example(
+                title="no preset: the deployment persona",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant."},
+                observed={"text": "You are a helpful assistant."},
+                holds=True,
+            ),
+            Example(
+                title="the preset's persona wins over the deployment's",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "preset": "You review."},
+                observed={"text": "You review."},
+                holds=True,
+            ),
+            Example(
+                title="preset persona ignored",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "preset": "You review."},
+                observed={"text": "You are a helpful assistant."},
+                holds=False,
+            ),
+        ),
+    ),
+    _pe(
+        3,
+        "empty-shadows",
+        "An explicit empty persona shadows the deployment persona with an empty section, so no "
+        "deployment persona text reaches the child. It is still a persona request, so the "
+        "capability gate applies to it.",
+        "An empty string is a deliberate choice (a child with no role preamble), different from "
+        "leaving the persona out; treating it as absent would silently restore the default.",
+        (
+            Example(
+                title="empty persona: empty text",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "child": ""},
+                observed={"text": ""},
+                holds=True,
+            ),
+            Example(
+                title="empty persona treated as omitted",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "child": ""},
+                observed={"text": "You are a helpful assistant."},
+                holds=False,
+            ),
+            Example(
+                title="an empty persona still needs the persona capability",
+                oracle="start",
+                given={
+                    "edition": "request-controls",
+                    "providers": {"acp": []},
+                    "request": {"provider": "acp", "prompt": "hi", "persona": ""},
+                },
+                observed={"code": "UNSUPPORTED_CAPABILITY"},
+                holds=True,
+            ),
+        ),
+    ),
+    _pe(
+        4,
+        "one-channel",
+        "The section the model actually received is the section that prompt inspection reports "
+        "for that scope, with the same name and the same text; no second channel carries a "
+        "persona.",
+        "With a single registration mechanism, the first prompt, later prompts and inspection "
+        "tools all see the same named contribution, so what is inspected is what was sent.",
+        (
+            Example(
+                title="inspection and wire agree",
+                given={"inspected": [PERSONA_SECTION, "You review."]},
+                observed={"gateway system prompt starts with": "You review."},
+                holds=True,
+            ),
+            Example(
+                title="persona sent through a side channel",
+                given={"inspected": [PERSONA_SECTION, "You are a helpful assistant."]},
+                observed={"gateway system prompt starts with": "You review."},
+                holds=False,
+            ),
+        ),
+        stateful=False,
+    ),
+    _pe(
+        5,
+        "strict-template",
+        "A child persona follows the same strict template rules as the deployment persona: "
+        "known {{variable}} placeholders are filled in, and an unknown or malformed one is an "
+        "error naming it, so no model request ever contains a raw placeholder.",
+        "A placeholder that slips through unfilled reaches the model as literal braces; "
+        "failing at setup with the offending name is the only safe outcome.",
+        (
+            Example(
+                title="a known variable is substituted",
+                oracle="persona",
+                given={
+                    "deployment": "You are a helpful assistant.",
+                    "child": "You review for {{team}}.",
+                    "variables": {"team": "infra"},
+                },
+                observed={"text": "You review for infra."},
+                holds=True,
+            ),
+            Example(
+                title="an unknown variable is an error",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "child": "Hi {{nmae}}."},
+                observed={"code": "INVALID_TEMPLATE"},
+                holds=True,
+            ),
+            Example(
+                title="the raw placeholder reaches the model",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "child": "Hi {{nmae}}."},
+                observed={"text": "Hi {{nmae}}."},
+                holds=False,
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,518 @@
+"""TF: the tool filter (capability ``toolFilter``), rules TF-01..TF-16 of RULES.md.
+
+Stateful rules carry ``view``, ``restriction`` or ``wire`` examples that the oracle judges
+(:mod:`subagent_tck.spec.judge`); behaviour over time (dispose, copying) is narrative.
+"""
+
+from __future__ import annotations
+
+from ..rule import Example, Rule, Source
+from ..vocabulary import Capability, Family, Level
+
+_SEED = "000_f18e7de65ba39cf4.txt"
+_FILTERING = Source(document=_SEED, section="Tool filtering is one live global-view rule")
+_ABC = ["a", "b", "c"]
+_BAD = {"code": "INVALID_TOOL_FILTER"}
+#: TF-11: b was a registered global when {allow: [a, b]} was installed, and is gone now.
+_REMOVED_B = {"globals": ["a", "c"], "removed": ["b"], "restrictions": [{"allow": ["a", "b"]}]}
+
+
+def _tf(
+    number: int,
+    slug: str,
+    statement: str,
+    rationale: str,
+    examples: tuple[Example, ...],
+    *,
+    level: Level = Level.MUST,
+    stateful: bool = True,
+    source: Source = _FILTERING,
+) -> Rule:
+    return Rule(
+        id=f"TF-{number:02d}",
+        slug=slug,
+        family=Family.TF,
+        level=level,
+        capability=Capability.TOOL_FILTER,
+        statement=statement,
+        rationale=rationale,
+        source=source,
+        examples=examples,
+        stateful=stateful,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    _tf(
+        1,
+        "allow-before-deny",
+        "A single restriction lets a global tool through only when the name passes the allow "
+        "list (if there is one) and is not on the deny list (if there is one). Given both "
+        "lists, what remains is the allow list with the denied names taken out.",
+        "The two lists answer different questions; fixing their combination as allow first, "
+        "then deny, makes a filter with both lists mean the same thing everywhere.",
+        (
+            Example(
+                title="both lists: allow minus deny",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"], "deny": ["b"]}]},
+                observed=["a"],
+                holds=True,
+            ),
+            Example(
+                title="deny ignored when the name is allowed",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"], "deny": ["b"]}]},
+                observed=["a", "b"],
+                holds=False,
+            ),
+            Example(
+                title="deny only",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"deny": ["c"]}]},
+                observed=["a", "b"],
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        2,
+        "intersection",
+        "When a scope holds several restrictions, a global tool is visible only if each of them "
+        "admits it. The order in which they were installed makes no difference.",
+        "Several parties may narrow one scope; intersecting means no restriction can widen what "
+        "another one hid, whatever order they arrive in.",
+        (
+            Example(
+                title="allow then deny",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"]}, {"deny": ["b"]}]},
+                observed=["a"],
+                holds=True,
+            ),
+            Example(
+                title="deny then allow: same view",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"deny": ["b"]}, {"allow": ["a", "b"]}]},
+                observed=["a"],
+                holds=True,
+            ),
+            Example(
+                title="the last restriction alone decides",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"]}, {"deny": ["b"]}]},
+                observed=["a", "c"],
+                holds=False,
+            ),
+        ),
+    ),
+    _tf(
+        3,
+        "empty-lists",
+        "An empty allow list is a valid restriction that hides every global tool, while the "
+        "scope's own tools and the reserved run_code remain. An empty deny list is also valid "
+        "and hides nothing.",
+        "Hiding every global tool is a legitimate wish (a child that may only use what its "
+        "scope brings), so an empty allow list must mean exactly that rather than an error.",
+        (
+            Example(
+                title="allow: [] keeps locals and run_code",
+                oracle="view",
+                given={
+                    "globals": _ABC,
+                    "restrictions": [{"allow": []}],
+                    "locals": ["notes"],
+                    "mode": "both",
+                },
+                observed=["notes:local", "run_code:reserved"],
+                holds=True,
+            ),
+            Example(
+                title="allow: [] wrongly hiding the scope's own tool",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": []}], "locals": ["notes"]},
+                observed=[],
+                holds=False,
+            ),
+            Example(
+                title="deny: [] hides nothing",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"deny": []}]},
+                observed=["a", "b", "c"],
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        4,
+        "locals-after-filter",
+        "Tools registered in the scope itself join the view after the global filter has been "
+        "applied, so no restriction can hide them.",
+        "A restriction speaks about deployment-global tools; what the scope registers for "
+        "itself (such as structured output) is part of its own composition.",
+        (
+            Example(
+                title="a local survives an allow list that does not name it",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a"]}], "locals": ["x"]},
+                observed=["a", "x:local"],
+                holds=True,
+            ),
+            Example(
+                title="the local filtered away",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a"]}], "locals": ["x"]},
+                observed=["a"],
+                holds=False,
+            ),
+        ),
+    ),
+    _tf(
+        5,
+        "local-shadows-global",
+        "A tool registered in a scope under the name of a global tool takes that global's "
+        "place in the scope: a single entry of that name, with the local schema and the local "
+        "body. Other scopes keep the global, and a local may fill the name even where a "
+        "restriction denied the global.",
+        "Child-scoped tools may shadow an admitted global; a duplicate entry would leave the "
+        "model and the runtime disagreeing about which body runs.",
+        (
+            Example(
+                title="one entry, the local one",
+                oracle="view",
+                given={"globals": _ABC, "locals": ["b"]},
+                observed=["a", "b:local", "c"],
+                holds=True,
+            ),
+            Example(
+                title="global and local both listed",
+                oracle="view",
+                given={"globals": _ABC, "locals": ["b"]},
+                observed=["a", "b", "b:local", "c"],
+                holds=False,
+            ),
+            Example(
+                title="a local where the global was denied",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"deny": ["b"]}], "locals": ["b"]},
+                observed=["a", "b:local", "c"],
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        6,
+        "reserved-run-code",
+        "The run_code tool, offered when the scope's presentation mode is ptc or both, stands "
+        "outside the filter: no allow or deny list hides or admits it, and no tool may be "
+        "registered or shadowed under that name.",
+        "run_code is how the model reaches the other tools in code-calling mode; it is a "
+        "protocol contribution of the scope, not a deployment tool a filter could choose.",
+        (
+            Example(
+                title="allow: [a] in ptc mode still offers run_code",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": ["a"]}], "mode": "ptc"},
+                observed=["a", "run_code:reserved"],
+                holds=True,
+            ),
+            Example(
+                title="run_code offered in native mode",
+                oracle="view",
+                given={"globals": _ABC, "mode": "native"},
+                observed=["a", "b", "c", "run_code:reserved"],
+                holds=False,
+            ),
+            Example(
+                title="a filter naming run_code is refused",
+                oracle="restriction",
+                given={"globals": _ABC, "restriction": {"deny": ["run_code"]}},
+                observed={"code": "INVALID_TOOL_FILTER", "offending": ["run_code"]},
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        7,
+        "no-op-filter",
+        "Installing a restriction that has neither an allow nor a deny list (an empty object, "
+        "or both lists absent or null) fails with a clear error, and nothing is installed.",
+        "A filter that cannot change anything usually means a configuration went wrong; "
+        "failing loudly stops it from looking effective.",
+        (
+            Example(
+                title="{} is refused",
+                oracle="restriction",
+                given={"globals": _ABC, "restriction": {}},
+                observed=_BAD,
+                holds=True,
+            ),
+            Example(
+                title="both lists null is refused",
+                oracle="restriction",
+                given={"globals": _ABC, "restriction": {"allow": None, "deny": None}},
+                observed=_BAD,
+                holds=True,
+            ),
+            Example(
+                title="accepting both lists null (DSH 0.1.x)",
+                oracle="restriction",
+                given={"globals": _ABC, "restriction": {"allow": None, "deny": None}},
+                observed={"ok": True},
+                holds=False,
+            ),
+        ),
+    ),
+    _tf(
+        8,
+        "unknown-name",
+        "Installing a restriction that names anything outside the global tools registered at "
+        "that moment fails, and the error lists every such name, whether a misspelling, a name "
+        "that exists only as a scope-local tool, or run_code. Nothing is installed.",
+        "Checking names catches misspellings and keeps a filter from seeming to govern an "
+        "entry it cannot affect; listing all of them lets the caller fix the filter at once.",
+        (
+            Example(
+                title="misspelling and scope-local name both listed",
+                oracle="restriction",
+                given={"globals": ["read", "write"], "restriction": {"allow": ["raed", "notes"]}},
+                observed={"code": "INVALID_TOOL_FILTER", "offending": ["raed", "notes"]},
+                holds=True,
+            ),
+            Example(
+                title="only the first offender reported",
+                oracle="restriction",
+                given={"globals": ["read", "write"], "restriction": {"allow": ["raed", "notes"]}},
+                observed={"code": "INVALID_TOOL_FILTER", "offending": ["raed"]},
+                holds=False,
+            ),
+            Example(
+                title="known names are accepted",
+                oracle="restriction",
+                given={"globals": ["read", "write"], "restriction": {"deny": ["write"]}},
+                observed={"ok": True},
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        9,
+        "live-deny",
+        "A restriction with only a deny list lets through a global tool registered after it "
+        "was installed, unless the list names that tool.",
+        "The global registry stays live for hot registration; a deny list forbids what it "
+        "names and nothing else, including tools that arrive later.",
+        (
+            Example(
+                title="late is registered after {deny: [b]}",
+                oracle="view",
+                given={"globals": ["a", "b", "late"], "restrictions": [{"deny": ["b"]}]},
+                observed=["a", "late"],
+                holds=True,
+            ),
+            Example(
+                title="the late tool frozen out",
+                oracle="view",
+                given={"globals": ["a", "b", "late"], "restrictions": [{"deny": ["b"]}]},
+                observed=["a"],
+                holds=False,
+            ),
+        ),
+    ),
+    _tf(
+        10,
+        "live-allow",
+        "An allow list keeps out a global tool registered after it unless the list names that "
+        "tool; a named tool that is removed and registered again becomes visible again.",
+        "An allow list is a live predicate over the registry rather than a snapshot, so what "
+        "it names is visible whenever it exists, and nothing else ever is.",
+        (
+            Example(
+                title="late is registered after {allow: [a, b]}",
+                oracle="view",
+                given={"globals": ["a", "b", "late"], "restrictions": [{"allow": ["a", "b"]}]},
+                observed=["a", "b"],
+                holds=True,
+            ),
+            Example(
+                title="the late tool let in",
+                oracle="view",
+                given={"globals": ["a", "b", "late"], "restrictions": [{"allow": ["a", "b"]}]},
+                observed=["a", "b", "late"],
+                holds=False,
+            ),
+            Example(
+                title="b removed and registered again",
+                oracle="view",
+                given={"globals": ["a", "late", "b"], "restrictions": [{"allow": ["a", "b"]}]},
+                observed=["a", "b"],
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        11,
+        "live-removal",
+        "Unregistering a global tool takes it out of every view immediately. Restrictions that "
+        "named it remain installed and remain valid.",
+        "Views are resolved from the live registry; a tool that no longer exists cannot be "
+        "offered, and its absence must not break filters installed while it existed.",
+        (
+            Example(
+                title="b unregistered after {allow: [a, b]}",
+                oracle="view",
+                given=_REMOVED_B,
+                observed=["a"],
+                holds=True,
+            ),
+            Example(
+                title="the removed tool still offered",
+                oracle="view",
+                given=_REMOVED_B,
+                observed=["a", "b"],
+                holds=False,
+            ),
+        ),
+    ),
+    _tf(
+        12,
+        "one-resolver",
+        "For a scope, the tool schemas on the wire, name lookup, execution and the run_code "
+        "SDK bindings all come from the same set. A forged call to a tool missing from the "
+        "schemas gets an UNKNOWN_TOOL error result without running the tool, and the turn "
+        "continues; the SDK binds exactly the visible tools other than run_code.",
+        "Hiding only the schemas would let a model execute a tool the prompt says does not "
+        "exist, through code mode or a forged call; one resolver keeps presentation and "
+        "execution from drifting apart.",
+        (
+            Example(
+                title="ptc mode: the wire carries run_code, the SDK the rest",
+                oracle="wire",
+                given={
+                    "globals": _ABC,
+                    "restrictions": [{"deny": ["c"]}],
+                    "locals": ["x"],
+                    "mode": "ptc",
+                },
+                observed={"schemas": ["run_code"], "sdk": ["a", "b", "x"]},
+                holds=True,
+            ),
+            Example(
+                title="the SDK binds a filtered tool",
+                oracle="wire",
+                given={
+                    "globals": _ABC,
+                    "restrictions": [{"deny": ["c"]}],
+                    "locals": ["x"],
+                    "mode": "ptc",
+                },
+                observed={"schemas": ["run_code"], "sdk": ["a", "b", "c", "x"]},
+                holds=False,
+            ),
+            Example(
+                title="both mode: every visible tool on the wire",
+                oracle="wire",
+                given={"globals": _ABC, "restrictions": [{"deny": ["c"]}], "mode": "both"},
+                observed={"schemas": ["a", "b", "run_code"], "sdk": ["a", "b"]},
+                holds=True,
+            ),
+        ),
+    ),
+    _tf(
+        13,
+        "scope-isolation",
+        "Whatever one scope installs, restrictions or local tools, leaves every other scope's "
+        "view as it was: the parent's, a sibling's and the global view alike.",
+        "Registration is flat: a scope owns its own contributions, and a child's composition "
+        "must not leak into the agent that started it or into its siblings.",
+        (
+            Example(
+                title="a child restricts itself",
+                given={"child installs": {"allow": ["a"]}, "parent view before": ["a", "b"]},
+                observed={"parent view after": ["a", "b"]},
+                holds=True,
+            ),
+            Example(
+                title="the child's local tool appears in the parent",
+                given={"child registers local": "notes", "parent view before": ["a"]},
+                observed={"parent view after": ["a", "notes"]},
+                holds=False,
+            ),
+        ),
+        stateful=False,
+    ),
+    _tf(
+        14,
+        "lift-on-dispose",
+        "Disposing a restriction removes exactly that restriction and no other, and disposing "
+        "the same restriction a second time does no harm.",
+        "Restrictions are owned by whoever installed them; lifting one must not disturb the "
+        "others, and cleanup paths that run twice must stay safe.",
+        (
+            Example(
+                title="dispose one of two",
+                given={"installed": [{"allow": ["a", "b"]}, {"deny": ["b"]}], "dispose": 2},
+                observed={"view": ["a", "b"]},
+                holds=True,
+            ),
+            Example(
+                title="second dispose fails or lifts another restriction",
+                given={"installed": [{"allow": ["a"]}], "dispose": "twice"},
+                observed={"error": "already disposed"},
+                holds=False,
+            ),
+        ),
+        stateful=False,
+        source=Source(document="RULES.md", section="Decision"),
+    ),
+    _tf(
+        15,
+        "values-copied",
+        "Mutating the caller's allow or deny lists after the restriction was installed has no "
+        "effect on it. This applies to in-process targets only.",
+        "A restriction validated at installation must stay the one that was validated; "
+        "sharing the caller's list would let later edits bypass the checks.",
+        (
+            Example(
+                title="caller appends to its allow list",
+                given={"installed": {"allow": ["a"]}, "then": "caller's list.append('b')"},
+                observed={"view": ["a"]},
+                holds=True,
+            ),
+            Example(
+                title="the append takes effect",
+                given={"installed": {"allow": ["a"]}, "then": "caller's list.append('b')"},
+                observed={"view": ["a", "b"]},
+                holds=False,
+            ),
+        ),
+        level=Level.SHOULD,
+        stateful=False,
+        source=Source(document="RULES.md", section="Decision"),
+    ),
+    _tf(
+        16,
+        "guidance-follows-visibility",
+        "A prompt section that explains how to use a tool, such as the subagent tool's or a "
+        "file or web tool's guidance, is left out of the prompt of a scope where that tool is "
+        "hidden, while unrelated prose stays untouched.",
+        "Guidance for a tool the model cannot call invites calls that fail; plugins decide "
+        "their own sections from the scope's view instead of a rewriting pass.",
+        (
+            Example(
+                title="web tool hidden, its guidance gone",
+                given={"restriction": {"deny": ["web_search"]}},
+                observed={"prompt has web guidance": False, "prompt has house rules": True},
+                holds=True,
+            ),
+            Example(
+                title="guidance for a hidden tool still present",
+                given={"restriction": {"deny": ["web_search"]}},
+                observed={"prompt has web guidance": True},
+                holds=False,
+            ),
+        ),
+        level=Level.SHOULD,
+        stateful=False,
+    ),
+)

@@ -1,0 +1,104 @@
+"""Tool restrictions: what one restriction admits and when it is valid (TF-01, TF-03, TF-07, TF-08).
+
+A restriction is ``{allow?, deny?}`` over the names of global tools. A list given as ``null``
+counts as absent (RULES.md, TF "Decision").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+
+from .errors import ErrorCode
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """A validated restriction; ``None`` means the list is absent."""
+
+    allow: frozenset[str] | None = None
+    deny: frozenset[str] | None = None
+
+    @classmethod
+    def of(
+        cls, allow: Iterable[str] | None = None, deny: Iterable[str] | None = None
+    ) -> Restriction:
+        return cls(
+            None if allow is None else frozenset(allow), None if deny is None else frozenset(deny)
+        )
+
+    def admits(self, name: str) -> bool:
+        """TF-01: allow before deny; with both lists the result is allow minus deny."""
+        if self.allow is not None and name not in self.allow:
+            return False
+        return self.deny is None or name not in self.deny
+
+
+@dataclass(frozen=True)
+class RestrictionVerdict:
+    """The oracle's answer on installing a restriction: the restriction, or why it is refused."""
+
+    restriction: Restriction | None
+    code: ErrorCode | None = None
+    reason: str = ""
+    #: Every name outside the global restrictable set, in order of first appearance (TF-08).
+    offending: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.code is None
+
+
+def _names(value: object, key: str) -> tuple[list[str] | None, str]:
+    if value is None:
+        return None, ""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        return None, f"{key} must be a list of tool names, got {type(value).__name__}"
+    bad = [item for item in value if not isinstance(item, str)]
+    if bad:
+        return None, f"{key} must hold only strings, got {bad[0]!r}"
+    return list(value), ""
+
+
+def validate_restriction(value: object, global_names: Collection[str]) -> RestrictionVerdict:
+    """Judge a raw restriction value against the current global restrictable set.
+
+    Refused (code ``INVALID_TOOL_FILTER``, nothing installed): a value that is not an object or
+    whose lists are not lists of strings; one with neither list (TF-07); one naming anything that
+    is not a registered global tool, such as a misspelling, a scope-local-only name or the
+    reserved ``run_code`` (TF-08), in which case ``offending`` lists every such name.
+    """
+    if not isinstance(value, Mapping):
+        return RestrictionVerdict(
+            None,
+            ErrorCode.INVALID_TOOL_FILTER,
+            "a tool filter must be an object with an allow and/or a deny list",
+        )
+    allow, allow_problem = _names(value.get("allow"), "allow")
+    deny, deny_problem = _names(value.get("deny"), "deny")
+    if allow_problem or deny_problem:
+        return RestrictionVerdict(
+            None, ErrorCode.INVALID_TOOL_FILTER, allow_problem or deny_problem
+        )
+    if allow is None and deny is None:
+        return RestrictionVerdict(
+            None,
+            ErrorCode.INVALID_TOOL_FILTER,
+            "a tool filter with neither allow nor deny changes nothing (TF-07); "
+            "give allow: [...] or deny: [...], or drop the filter",
+        )
+    known = set(global_names)
+    offending: list[str] = []
+    for name in [*(allow or ()), *(deny or ())]:
+        if name not in known and name not in offending:
+            offending.append(name)
+    if offending:
+        return RestrictionVerdict(
+            None,
+            ErrorCode.INVALID_TOOL_FILTER,
+            "the tool filter names tools that are not registered global tools: "
+            + ", ".join(offending)
+            + " (TF-08); fix the spelling, or register the tool globally first",
+            tuple(offending),
+        )
+    return RestrictionVerdict(Restriction.of(allow, deny))

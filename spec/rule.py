@@ -1,0 +1,76 @@
+"""The shape of one rule of the catalogue, and of its examples."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .vocabulary import Capability, Component, Edition, Family, Level
+
+#: Which oracle judges an example (see :mod:`subagent_tck.spec.judge`); ``None``: narrative.
+OracleKind = Literal[
+    "view", "wire", "restriction", "depth", "depth-json", "start-depth", "start", "persona",
+    "sections",
+]
+
+
+class Source(BaseModel):
+    """Where a rule comes from: a seed file and its section, or RULES.md's known practice."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document: str = Field(description="seed file name, or RULES.md")
+    section: str
+
+
+class Example(BaseModel):
+    """A worked case: a state, an observation, and whether that observation obeys the rule.
+
+    Examples with an ``oracle`` are executable: :func:`subagent_tck.spec.judge.judge` decides
+    from the oracle whether ``observed`` conforms, and the catalogue's lint test requires that
+    decision to equal ``holds``. Narrative examples (``oracle`` None) describe behaviour over
+    time that no single state function captures.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    oracle: OracleKind | None = None
+    given: dict[str, Any] = Field(default_factory=dict)
+    observed: Any = None
+    holds: bool
+    note: str = ""
+
+
+class Rule(BaseModel):
+    """One row of RULES.md: fixed id, level, family, what it binds, and its examples."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(pattern=r"^(TF|PE|DE|CA|FR|EN|ST)-\d\d$")
+    slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    family: Family
+    level: Level
+    capability: Capability | None = Field(
+        default=None, description="the capability whose certification this rule decides"
+    )
+    component: Component | None = Field(
+        default=None, description="the optional component this rule applies to"
+    )
+    edition: Edition | None = Field(default=None, description="None: applies to both editions")
+    statement: str
+    rationale: str
+    source: Source
+    examples: tuple[Example, ...] = ()
+    #: True when the rule is a function of state: its examples must be executable, and a MUST
+    #: such rule needs at least one example that holds and one that does not.
+    stateful: bool = False
+
+    @property
+    def title(self) -> str:
+        return f"{self.id} {self.slug}"
+
+    @property
+    def anchor(self) -> str:
+        return self.id.lower()

@@ -1,0 +1,85 @@
+"""The ST checks (conformance/checks/subagent_tool.py) against the reference and the ST zoo.
+
+A tiny runner builds a :class:`CheckContext` per ST check, provider and edition, runs it, and
+collects the failing rule ids: the reference must fail none and leave no rule unexercised; each
+zoo entry must fail its ``BREAKS`` rule and nothing outside ``BREAKS`` + ``ALSO_BREAKS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.check import Check, CheckContext, run_check
+from subagent_tck.conformance.checks import load_checks
+from subagent_tck.conformance.outcome import Failure
+from subagent_tck.conformance.target import Target
+from subagent_tck.spec import Edition
+
+ST_RULES = {f"ST-{n:02d}" for n in range(1, 10)}
+ZOO = (
+    "tool_exposes_provider_param",
+    "tool_registered_before_provider",
+    "tool_outlives_provider",
+    "wording_ignores_fork",
+    "duplicate_tool_name_replaces",
+    "cap_mounted_without_depth_limit",
+    "tool_ignores_live_depth",
+    "at_cap_hides_tool",
+    "notice_on_every_request",
+    "leaks_run_on_error",
+    "partial_output_as_success",
+    "abort_not_bridged",
+)
+
+
+def st_checks() -> list[Check]:
+    return [c for c in load_checks().values() if set(c.rules) & ST_RULES]
+
+
+def run_st(target: Target, editions: tuple[Edition, ...] = tuple(Edition)) -> Iterator[
+    tuple[CheckContext, list[Failure]]
+]:
+    info = target.info()
+    for chk in st_checks():
+        for provider in info.providers if chk.per_provider else [None]:
+            for edition in editions:
+                ctx = CheckContext(target, chk, edition, provider, info.providers, 0, 5)
+                run_check(ctx)
+                yield ctx, ctx.failures
+
+
+def failing_rules(target: Target) -> set[str]:
+    return {f.rule for _, failures in run_st(target) for f in failures}
+
+
+def test_every_st_rule_has_a_check() -> None:
+    assert {r for c in st_checks() for r in c.rules} == ST_RULES
+
+
+def test_the_reference_passes_every_st_check_and_exercises_every_rule() -> None:
+    exercised: set[str] = set()
+    problems = []
+    for ctx, failures in run_st(reference_target()):
+        exercised |= ctx.exercised
+        problems += [(f.rule, ctx.provider and ctx.provider.name, f.message) for f in failures]
+        assert not ctx.not_applicable
+    assert problems == []
+    assert exercised == ST_RULES
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_a_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
+    root = str(Path(__file__).resolve().parents[3])  # the repository root holds examples/
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    module = importlib.import_module(f"examples.providers.{name}")
+    failed = failing_rules(module.provider())
+    assert module.BREAKS in failed
+    assert failed <= {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}
+    assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}

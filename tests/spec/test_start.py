@@ -1,0 +1,176 @@
+"""The start oracle (spec/start.py): gating, editions, depth and setup validation together."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from subagent_tck.spec import (
+    ABSENT,
+    CONTROLS,
+    FIELD_CAPABILITY,
+    Capability,
+    Edition,
+    ErrorCode,
+    Preset,
+    StartState,
+    decide_start,
+    decide_start_depth,
+)
+
+FAST = settings(max_examples=60, deadline=None)
+ALL = list(CONTROLS)
+
+
+def state(**overrides: Any) -> StartState:
+    base: dict[str, Any] = {
+        "edition": Edition.REQUEST_CONTROLS,
+        "providers": {"spawn": ALL, "acp": []},
+        "global_names": ["read", "write"],
+        "presets": {
+            "reviewer": Preset("You review for {{team}}.", {"allow": ["read"]}, {"type": "object"})
+        },
+        "variables": {"team": "infra"},
+    }
+    base.update(overrides)
+    return StartState(**base)
+
+
+def codes(request: dict[str, Any], **overrides: Any) -> set[ErrorCode]:
+    return set(decide_start(state(**overrides), request).codes)
+
+
+def test_every_control_field_maps_to_its_capability() -> None:
+    assert set(FIELD_CAPABILITY.values()) == set(CONTROLS)
+    assert Capability.INHERITS_PARENT_CONTEXT not in CONTROLS
+
+
+@pytest.mark.parametrize("provider", ["spwan", None, 3])
+def test_an_unknown_provider_is_no_provider_and_nothing_else(provider: object) -> None:
+    outcome = decide_start(state(), {"provider": provider, "prompt": "go", "maxDepth": -1})
+    assert outcome.codes == {ErrorCode.NO_PROVIDER} and not outcome.ok
+
+
+@pytest.mark.parametrize("preset", ["nope", 7])
+def test_an_unknown_preset_is_refused(preset: object) -> None:
+    assert codes({"provider": "spawn", "preset": preset}) == {ErrorCode.UNKNOWN_PRESET}
+
+
+def test_a_preset_composes_the_child_in_the_preset_edition() -> None:
+    outcome = decide_start(
+        state(edition=Edition.PRESET_COMPOSITION), {"provider": "spawn", "preset": "reviewer"}
+    )
+    assert outcome.ok and outcome.child_depth == 1
+    assert outcome.persona == "You review for infra."
+    assert outcome.tool_filter == {"allow": ["read"]}
+    assert outcome.output_schema == {"type": "object"}
+
+
+@pytest.mark.parametrize("field", ["persona", "toolFilter"])
+def test_the_preset_edition_refuses_request_controls(field: str) -> None:
+    value = "You review." if field == "persona" else {"allow": ["read"]}
+    request = {"provider": "spawn", field: value}
+    assert codes(request, edition=Edition.PRESET_COMPOSITION) == {
+        ErrorCode.REQUEST_CONTROLS_REFUSED
+    }
+    assert codes(request) == set()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("maxDepth", 2),
+        ("persona", ""),
+        ("toolFilter", {"deny": []}),
+        ("outputSchema", {"type": "object"}),
+    ],
+)
+def test_a_control_the_provider_lacks_is_unsupported(field: str, value: object) -> None:
+    outcome = decide_start(state(), {"provider": "acp", field: value})
+    assert outcome.codes == {ErrorCode.UNSUPPORTED_CAPABILITY}
+    assert [f.capability for f in outcome.faults] == [FIELD_CAPABILITY[field]]
+
+
+def test_a_control_asked_by_a_preset_is_gated_too() -> None:
+    outcome = decide_start(state(), {"provider": "acp", "preset": "reviewer"})
+    assert {f.capability for f in outcome.faults} == {
+        Capability.PERSONA, Capability.TOOL_FILTER, Capability.OUTPUT_SCHEMA
+    }
+
+
+def test_the_capability_fault_comes_before_the_value_fault() -> None:
+    outcome = decide_start(state(), {"provider": "acp", "maxDepth": -1})
+    assert [f.code for f in outcome.faults] == [
+        ErrorCode.UNSUPPORTED_CAPABILITY, ErrorCode.INVALID_DEPTH
+    ]
+
+
+def test_null_controls_count_as_absent_but_a_null_cap_is_invalid() -> None:
+    assert codes({"provider": "acp", "persona": None, "toolFilter": None}) == set()
+    assert codes({"provider": "spawn", "maxDepth": None}) == {ErrorCode.INVALID_DEPTH}
+
+
+def test_the_request_value_wins_over_the_preset() -> None:
+    request = {
+        "provider": "spawn",
+        "preset": "reviewer",
+        "persona": "Solo.",
+        "toolFilter": {"deny": ["write"]},
+    }
+    outcome = decide_start(state(), request)
+    assert outcome.persona == "Solo." and outcome.tool_filter == {"deny": ["write"]}
+
+
+def test_the_deployment_persona_is_rendered_when_none_is_asked() -> None:
+    outcome = decide_start(state(deployment_persona="Hello {{team}}."), {"provider": "acp"})
+    assert outcome.ok and outcome.persona == "Hello infra." and outcome.tool_filter is None
+    assert outcome.output_schema is None
+    assert decide_start(state(), {"provider": "acp"}).persona is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        ({"persona": 5}, ErrorCode.INVALID_REQUEST),
+        ({"persona": "Hi {{who}}"}, ErrorCode.INVALID_TEMPLATE),
+        ({"toolFilter": {"allow": ["raed"]}}, ErrorCode.INVALID_TOOL_FILTER),
+        ({"toolFilter": {}}, ErrorCode.INVALID_TOOL_FILTER),
+        ({"outputSchema": {"type": "string"}}, ErrorCode.INVALID_OUTPUT_SCHEMA),
+        ({"outputSchema": "object"}, ErrorCode.INVALID_OUTPUT_SCHEMA),
+        ({"maxDepth": 0}, ErrorCode.DEPTH_EXCEEDED),
+    ],
+)
+def test_a_setup_fault_refuses_the_start(request_: dict[str, Any], code: ErrorCode) -> None:
+    outcome = decide_start(state(), {"provider": "spawn", **request_})
+    assert outcome.codes == {code} and outcome.child_depth is None and outcome.faults[0].reason
+
+
+def test_every_applicable_fault_is_listed() -> None:
+    request = {"provider": "acp", "persona": "Hi {{who}}", "toolFilter": {}, "maxDepth": 1.5}
+    assert codes(request, edition=Edition.PRESET_COMPOSITION) == {
+        ErrorCode.REQUEST_CONTROLS_REFUSED,
+        ErrorCode.UNSUPPORTED_CAPABILITY,
+        ErrorCode.INVALID_DEPTH,
+        ErrorCode.INVALID_TEMPLATE,
+        ErrorCode.INVALID_TOOL_FILTER,
+    }
+
+
+DEPTH = st.integers(min_value=0, max_value=20)
+
+
+@FAST
+@given(DEPTH, st.one_of(st.just(ABSENT), DEPTH), st.one_of(st.just(ABSENT), DEPTH))
+def test_a_start_agrees_with_the_depth_oracle(header: int, runtime: object, cap: object) -> None:
+    request: dict[str, Any] = {"provider": "spawn"}
+    if cap is not ABSENT:
+        request["maxDepth"] = cap
+    outcome = decide_start(
+        state(parent_header_depth=header, parent_runtime_depth=runtime), request
+    )
+    depth = decide_start_depth(header, runtime, cap)
+    assert outcome.ok == depth.ok and outcome.child_depth == depth.child_depth
+    if not depth.ok:
+        assert outcome.codes == {depth.code}
