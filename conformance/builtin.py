@@ -95,7 +95,7 @@ class GatewayModel:
             ],
             messages=[
                 Message(
-                    role=m.role,  # type: ignore[arg-type]
+                    role=m.role,
                     content=m.content,
                     toolCalls=[
                         ToolCall(id=c.id, name=c.name, arguments=dict(c.arguments))
@@ -371,6 +371,7 @@ class ReferenceTarget:
             providers=providers,
             host_depth=config.hostDepth,
             runtime_context=config.runtimeContext,
+            mode=config.mode,
         )
         try:
             for preset in config.presets:

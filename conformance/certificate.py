@@ -81,6 +81,15 @@ class RuleResult(BaseModel):
     failures: list[Failure] = Field(default_factory=list)
     replay: str | None = Field(None, description="the command that reruns this rule alone")
 
+    def reasons(self, *outcomes: Outcome) -> str:
+        """The reasons of its per-provider outcomes (of ``outcomes``, or all), each once:
+        ``"spawn, fork: edition request-controls only"``."""
+        grouped: dict[str, list[str]] = {}
+        for p in self.providers:
+            if p.reason and (not outcomes or p.outcome in outcomes):
+                grouped.setdefault(p.reason, []).append(p.provider or "target")
+        return "; ".join(f"{', '.join(who)}: {why}" for why, who in grouped.items())
+
 
 class CapabilityVerdict(BaseModel):
     """One provider's verdict for one advertised capability (``capability`` None: the core

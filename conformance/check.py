@@ -15,8 +15,9 @@ defined: an unknown rule id, a duplicate name, a rule the check does not cite.
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -107,7 +108,7 @@ class CheckContext:
     # --- deployments ------------------------------------------------------------------
 
     def deploy(
-        self, config: DeploymentConfig | None = None, *, tools: list[str] = (), **fields: Any
+        self, config: DeploymentConfig | None = None, *, tools: Sequence[str] = (), **fields: Any
     ) -> Deployment:
         """A fresh deployment with a fresh gateway (``self.gateway``); closed after the check.
 
@@ -127,10 +128,9 @@ class CheckContext:
     def close(self) -> None:
         while self._open:
             deployment = self._open.pop()
-            try:
+            # Closing is best effort: the verdict is already made.
+            with contextlib.suppress(Exception):
                 deployment.close()
-            except Exception:  # closing is best effort; the verdict is already made
-                pass
 
     # --- verdicts ---------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
     subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--profile ci|thorough]
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
                          [--output FILE] [--timeout S] [--deadline S]
+    subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
 Exit codes are :class:`~.exitcode.ExitCode`. A user mistake prints ``error: <message>`` on
 stderr and exits 2, never with a traceback.
@@ -15,17 +16,37 @@ stderr and exits 2, never with a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import os
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Sequence
 from contextlib import ExitStack
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
-from subagent_tck.spec import CATALOGUE, RULES_BY_ID, Edition, ErrorCode, TckError, get_rule
+from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 
 from .exitcode import ExitCode, for_certificate, for_error
 
+if TYPE_CHECKING:
+    from .runner import Handler
+
 FORMATS = ("text", "json", "junit", "markdown")
 RULE_FORMATS = ("text", "json", "markdown")
+
+#: Commands that other parts of the kit provide: the module has ``add_arguments(parser)`` and
+#: ``run(args) -> int`` and is imported only when its command runs. A module that is not
+#: installed simply offers no command.
+PLUGGED: dict[str, tuple[str, str]] = {
+    "fuzz": ("subagent_tck.fuzz.cli",
+             "differential fuzzing: a target and the oracle in lockstep"),
+    "fuzz-api": ("subagent_tck.conformance.api_fuzz",
+                 "fuzz a target's HTTP driver API (Schemathesis)"),
+    "serve": ("subagent_tck.conformance.http_server",
+              "serve a target (default: the reference) behind the HTTP driver API"),
+    "openapi": ("subagent_tck.conformance.openapi", "print the HTTP driver API document"),
+}
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -44,7 +65,7 @@ def _explain(args: argparse.Namespace) -> int:
     return ExitCode.CERTIFIED
 
 
-def _reporter(fmt: str, stream: IO[str]) -> Callable[[object], None]:
+def _reporter(fmt: str, stream: IO[str]) -> Handler:
     if fmt == "json":
         from .report_json import JsonReporter
 
@@ -72,18 +93,17 @@ def _certify(args: argparse.Namespace) -> int:
     from .runner import RunConfig, certify
     from .targets import load_target
 
-    for rule_id in args.rule or ():
-        get_rule(rule_id)
-    baseline = load_baseline(args.baseline, RULES_BY_ID) if args.baseline else None
+    baseline = load_baseline(args.baseline) if args.baseline else None  # ids: checked by certify
     config = RunConfig(
         target_spec=args.target, edition=args.edition, rules=tuple(args.rule or ()),
         profile=args.profile, seed=args.seed, timeout=args.timeout, deadline=args.deadline,
         baseline=baseline,
     )
     with ExitStack() as stack:
+        _private_hypothesis_storage(stack)
         target = load_target(args.target)
         stack.callback(_close, target)
-        handlers: list[Callable[[object], None]] = []
+        handlers: list[Handler] = []
         if progress_wanted(sys.stderr):
             handlers.append(ProgressReporter())
         if args.output:
@@ -98,6 +118,18 @@ def _certify(args: argparse.Namespace) -> int:
             handlers.append(_reporter(args.format, sys.stdout))
         certificate = certify(target, config, handlers=handlers)
     return for_certificate(certificate)
+
+
+def _private_hypothesis_storage(stack: ExitStack) -> None:
+    """Keep Hypothesis' caches out of the user's working directory (no stray .hypothesis/),
+    unless they chose a place with HYPOTHESIS_STORAGE_DIRECTORY."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    home = stack.enter_context(tempfile.TemporaryDirectory(prefix="subagent-tck-"))
+    set_hypothesis_home_dir(home)
+    stack.callback(set_hypothesis_home_dir, None)
 
 
 def _close(target: object) -> None:
@@ -119,7 +151,24 @@ def _seconds(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _available(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _plug(sub: Any, name: str, module_name: str, help_text: str, wanted: bool) -> None:
+    parser = sub.add_parser(name, help=help_text, description=help_text[0].upper()
+                            + help_text[1:] + ".")
+    if not wanted:
+        return  # arguments are read only for the command that runs (imports stay lazy)
+    module = importlib.import_module(module_name)
+    module.add_arguments(parser)
+    parser.set_defaults(run=module.run)
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="subagent-tck",
         description="Conformance kit for subagent delegation controls: persona, tool "
@@ -140,8 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     certify = sub.add_parser(
         "certify", help="certify a target's advertised capabilities",
         description="Run every rule that applies to TARGET and print its certificate.",
-        epilog="TARGET: reference | python:MODULE:FACTORY | http://127.0.0.1:PORT | "
-               'cmd:"COMMAND ..." (http and cmd are not built yet)',
+        epilog='TARGET: reference | python:MODULE:FACTORY | http://127.0.0.1:PORT | cmd:"COMMAND '
+               '..."',
     )
     certify.add_argument("--target", required=True, metavar="TARGET")
     certify.add_argument("--edition", choices=[e.value for e in Edition],
@@ -160,12 +209,18 @@ def build_parser() -> argparse.ArgumentParser:
     certify.add_argument("--deadline", type=_seconds, default=600.0, metavar="S",
                          help="for the whole run (default 600)")
     certify.set_defaults(run=_certify)
+
+    command = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module_name, help_text) in PLUGGED.items():
+        if _available(module_name):
+            _plug(sub, name, module_name, help_text, wanted=name == command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see :class:`~.exitcode.ExitCode`)."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage error (or --help)

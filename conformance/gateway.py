@@ -57,13 +57,23 @@ class Gateway:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._scripts: dict[str, deque[Reply]] = {}
+        self._optional: set[str] = set()  # scripts that may stay unconsumed (see script())
         self._bound: dict[str, str] = {}  # agent -> marker
         self.exchanges: list[Exchange] = []
 
-    def script(self, marker: str, *replies: Reply) -> str:
-        """Script the agent whose prompt contains ``marker``; returns the marker."""
+    def script(self, marker: str, *replies: Reply, required: bool = True) -> str:
+        """Script the agent whose prompt contains ``marker``; returns the marker.
+
+        A required script the target never consumes voids the check (the runner reports an
+        error: the scenario did not happen). Pass ``required=False`` for an agent that must
+        *not* run (a child refused at the cap), scripted only to catch it if it does.
+        """
         with self._lock:
             self._scripts[marker] = deque(replies)
+            if required:
+                self._optional.discard(marker)
+            else:
+                self._optional.add(marker)
         return marker
 
     def complete(self, request: ModelRequest) -> ModelReply:
@@ -100,7 +110,7 @@ class Gateway:
     def unconsumed(self) -> dict[str, int]:
         """Scripts with replies left: a target that never asked for them is suspicious."""
         with self._lock:
-            return {m: len(q) for m, q in self._scripts.items() if q}
+            return {m: len(q) for m, q in self._scripts.items() if q and m not in self._optional}
 
     def transcript(self, limit: int = 20) -> list[dict[str, Any]]:
         """The last ``limit`` exchanges as JSON, for a failure's evidence."""

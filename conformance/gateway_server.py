@@ -16,6 +16,7 @@ and ``aborted`` travel as the extension ``finish_reason`` values of the same nam
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import threading
@@ -27,10 +28,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from subagent_tck.spec import ErrorCode, StopReason, TckError
+from subagent_tck.spec import StopReason
 
 from .gateway import Gateway
-from .loopback import ServerThread, run_blocking
+from .loopback import ServerThread, http_client, run_blocking
 from .protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
 from .wire import MAX_BODY
 
@@ -117,8 +118,9 @@ def _tool_calls(value: Any, where: str) -> list[ToolCall]:
                 from None
         if not isinstance(arguments, dict):
             raise ChatShapeError(f"{where}.tool_calls[{i}].function.arguments is not an object")
-        calls.append(ToolCall(id=str(item.get("id") or f"call-{i}"), name=function["name"],
-                              arguments=arguments))
+        ident = item.get("id")
+        calls.append(ToolCall(id=ident if isinstance(ident, str) else f"call-{i}",
+                              name=function["name"], arguments=arguments))
     return calls
 
 
@@ -207,16 +209,16 @@ class GatewayServer:
 
     A reply that does not come within ``reply_timeout`` seconds (a stalled script) is answered
     with HTTP 504, so the target's run ends instead of hanging. An exception raised by a
-    scripted hook is kept in :attr:`failures` of its mount, for the driver to raise after the
-    call that triggered it (in-process the hook's exception reaches the check the same way).
+    scripted hook is answered with HTTP 500 and its message: the target's model call fails, as
+    it fails in-process when the hook raises inside the runtime's model call.
     """
 
     def __init__(self, reply_timeout: float = 30.0) -> None:
         self.reply_timeout = reply_timeout
         self._lock = threading.Lock()
         self._mounts: dict[str, Gateway] = {}
-        self.failures: dict[str, list[BaseException]] = {}
         self._names = itertools.count(1)
+        self.calls = 0  # requests answered with a reply (for benchmarks and diagnostics)
         route = Route("/d/{mount}/agents/{agent:path}" + CHAT_PATH, self._complete,
                       methods=["POST"])
         self._thread = ServerThread(Starlette(routes=[route]), name="subagent-tck gateway")
@@ -235,21 +237,12 @@ class GatewayServer:
         with self._lock:
             name = f"g{next(self._names)}"
             self._mounts[name] = gateway
-            self.failures[name] = []
         return f"{self.url}/d/{name}"
 
     def unmount(self, base: str) -> None:
         name = base.rstrip("/").rsplit("/", 1)[-1]
         with self._lock:
             self._mounts.pop(name, None)
-            self.failures.pop(name, None)
-
-    def take_failures(self, base: str) -> list[BaseException]:
-        name = base.rstrip("/").rsplit("/", 1)[-1]
-        with self._lock:
-            found = self.failures.get(name, [])
-            self.failures[name] = []
-        return found
 
     def close(self) -> None:
         if self._started:
@@ -276,37 +269,37 @@ class GatewayServer:
             reply = await run_blocking(lambda: gateway.complete(model_request),
                                        self.reply_timeout)
         except asyncio.TimeoutError:
-            self._record(name, TckError(
-                ErrorCode.TIMEOUT, f"the scripted reply for agent {agent} did not come within "
-                f"{self.reply_timeout} s (a stalled script)"))
-            return _error(504, "the scripted model stalled", "timeout")
+            return _error(504, f"the scripted model stalled: no reply for agent {agent} within "
+                          f"{self.reply_timeout:g} s", "timeout")
         except Exception as exc:
-            self._record(name, exc)
-            return _error(500, f"the scripted model failed: {type(exc).__name__}: {exc}",
-                          "server_error")
-        return JSONResponse(reply_to_chat(reply))
-
-    def _record(self, name: str, exc: BaseException) -> None:
+            return _error(500, str(exc) or type(exc).__name__, "server_error")
         with self._lock:
-            if name in self.failures:
-                self.failures[name].append(exc)
+            self.calls += 1
+        return JSONResponse(reply_to_chat(reply))
 
 
 # --- the target's client ---------------------------------------------------------------
 
 
+class GatewayFailure(RuntimeError):
+    """The model call failed: the gateway was unreachable, failed, stalled or answered off
+    the Chat Completions shape. The message is the gateway's (a scripted hook's exception
+    message, as the runtime would see it in-process)."""
+
+
 class GatewayClient(Gateway):
     """A Gateway whose ``complete`` asks the kit's model over HTTP at ``base_url``.
 
-    It never raises into the runtime: an unreachable, failing or stalled gateway gives a reply
-    with stop reason ``error`` whose text says what happened, as a failed model call would.
-    The kit's record is on the kit's side; this object records nothing.
+    A failed call raises :class:`GatewayFailure` into the runtime, as a failing model client
+    would. The kit's record is on the kit's side; this object records nothing.
     """
 
-    def __init__(self, base_url: str, timeout: float = 120.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 120.0,
+                 client: httpx.Client | None = None) -> None:
         super().__init__()
         self.base_url = base_url.rstrip("/")
-        self._client = httpx.Client(timeout=timeout, trust_env=False)
+        self._owned = client is None
+        self._client = client or http_client(self.base_url, timeout)
 
     def url_for(self, agent: str) -> str:
         from urllib.parse import quote
@@ -317,16 +310,21 @@ class GatewayClient(Gateway):
         try:
             answer = self._client.post(self.url_for(request.agent), json=request_to_chat(request))
         except httpx.HTTPError as exc:
-            return ModelReply(text=f"model gateway unreachable: {type(exc).__name__}: {exc}",
-                              stopReason=StopReason.ERROR)
+            raise GatewayFailure(f"model gateway unreachable: {type(exc).__name__}: {exc}") \
+                from None
         if answer.status_code != 200:
-            return ModelReply(text=f"model gateway answered HTTP {answer.status_code}: "
-                              f"{answer.text[:500]}", stopReason=StopReason.ERROR)
+            message = answer.text[:500]
+            with contextlib.suppress(ValueError, AttributeError, TypeError):
+                message = answer.json()["error"]["message"]
+            if answer.status_code == 500:
+                raise GatewayFailure(message)
+            raise GatewayFailure(f"model gateway answered HTTP {answer.status_code}: {message}")
         try:
             return chat_to_reply(answer.json())
         except (ValueError, ChatShapeError) as exc:
-            return ModelReply(text=f"model gateway answered malformed JSON: {exc}",
-                              stopReason=StopReason.ERROR)
+            raise GatewayFailure(f"model gateway answered off the Chat Completions shape: "
+                                 f"{exc}") from None
 
     def close(self) -> None:
-        self._client.close()
+        if self._owned:
+            self._client.close()

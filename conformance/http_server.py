@@ -26,6 +26,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import uvicorn
 from pydantic import ValidationError
 from starlette.applications import Starlette
@@ -37,7 +38,7 @@ from starlette.routing import Route
 from subagent_tck.spec import ErrorCode, TckError
 
 from .gateway_server import GatewayClient
-from .loopback import LOOPBACK, bind, run_blocking, uvicorn_config
+from .loopback import LOOPBACK, bind, http_client, run_blocking, uvicorn_config
 from .protocol import PROTOCOL_VERSION
 from .target import Deployment, Target
 from .wire import (
@@ -54,6 +55,7 @@ from .wire import (
     dumps,
     error_status,
     loads,
+    validate,
     validation_summary,
 )
 
@@ -71,6 +73,9 @@ def _bad(message: str, **details: Any) -> TckError:
     return TckError(ErrorCode.INVALID_REQUEST, message, details or None)
 
 
+EMPTY: Any = object()  # no body at all (allowed where no argument is required)
+
+
 async def _body(request: Request) -> Any:
     data = bytearray()
     async for chunk in request.stream():
@@ -79,7 +84,7 @@ async def _body(request: Request) -> Any:
             raise TckError(ErrorCode.INVALID_REQUEST,
                            f"the request body is larger than {MAX_BODY} bytes")
     if not data.strip():
-        return None
+        return EMPTY
     try:
         return loads(bytes(data))
     except Malformed as exc:
@@ -95,6 +100,13 @@ class DriverApp:
         self._lock = threading.Lock()
         self._deployments: dict[str, tuple[Deployment, GatewayClient]] = {}
         self._ids = itertools.count(1)
+        self._http: httpx.Client | None = None  # shared by every deployment's model client
+
+    def _model_client(self, url: str) -> httpx.Client:
+        with self._lock:
+            if self._http is None:
+                self._http = http_client(url, self.model_timeout)
+            return self._http
 
     def _deployment(self, ident: str) -> Deployment:
         with self._lock:
@@ -105,7 +117,7 @@ class DriverApp:
         return entry[0]
 
     def deploy(self, body: Any) -> dict[str, str]:
-        if not isinstance(body, dict):
+        if not isinstance(body, dict):  # EMPTY included: a gatewayUrl is required
             raise _bad("the body of POST /v1/deployments must be a JSON object: a "
                        f"DeploymentConfig with {GATEWAY_FIELD!r}")
         fields = dict(body)
@@ -113,11 +125,12 @@ class DriverApp:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise _bad(f"{GATEWAY_FIELD!r} must be the model gateway's http:// base URL")
         try:
-            config = CONFIG_ADAPTER.validate_python(fields)
+            config = validate(CONFIG_ADAPTER, fields)
         except ValidationError as exc:
             raise _bad(f"the deployment config is malformed: {validation_summary(exc)}") \
                 from None
-        gateway = GatewayClient(url, timeout=self.model_timeout)
+        shared = self._model_client(url) if url.startswith("http://") else None
+        gateway = GatewayClient(url, timeout=self.model_timeout, client=shared)
         try:
             deployment = self.target.deploy(config, gateway)
         except BaseException:
@@ -147,13 +160,20 @@ class DriverApp:
                 self.close_deployment(ident)
             except Exception:  # shutting down: the rest still get closed
                 traceback.print_exc()
+        if self._http is not None:
+            self._http.close()
         self.target.close()
 
     # --- handlers ------------------------------------------------------------------------
 
-    async def _guarded(self, work: Callable[[], Any], status: int = 200) -> Response:
+    async def _guarded(self, work: Callable[[], Any], status: int = 200,
+                       inline: bool = False) -> Response:
+        """Answer with ``work()``'s result, its refusal, or a 500 when it crashed. ``work`` runs
+        on a worker thread, so that a run waiting for the model leaves the server free to
+        answer the calls a scripted reply makes meanwhile; ``inline`` (observations, which
+        never wait for the model) saves the two thread switches."""
         try:
-            result = await run_blocking(work)
+            result = work() if inline else await run_blocking(work)
             return _answer(result, status)
         except TckError as exc:
             return _refusal(exc)
@@ -184,11 +204,12 @@ class DriverApp:
                 raise TckError(ErrorCode.PROTOCOL_ERROR, f"there is no operation {segment!r} "
                                "in driver protocol " + PROTOCOL_VERSION, {"operation": segment})
             deployment = self._deployment(request.path_params["id"])
-            kwargs = operation.decode_arguments(await _body(request))
+            body = await _body(request)
+            kwargs = operation.decode_arguments({} if body is EMPTY else body)
         except TckError as exc:
             return _refusal(exc)
         method = getattr(deployment, operation.name)
-        return await self._guarded(lambda: method(**kwargs))
+        return await self._guarded(lambda: method(**kwargs), inline=operation.observes)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -243,6 +264,8 @@ def serve_main(args: argparse.Namespace) -> int:
           f"http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
         uvicorn.Server(uvicorn_config(app)).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn shut down gracefully, then re-raised it
+        pass
     finally:
         app.state.driver.close()
         sock.close()
@@ -250,3 +273,20 @@ def serve_main(args: argparse.Namespace) -> int:
 
 
 run = serve_main
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m subagent_tck.conformance.http_server``: the same as ``subagent-tck serve``."""
+    parser = argparse.ArgumentParser(prog="subagent-tck serve",
+                                     description="Serve a target behind the HTTP driver API.")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return serve_main(args)
+    except TckError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2 if exc.code is ErrorCode.USAGE else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,6 +18,7 @@ request through it ignored the gateway: ``PROTOCOL_ERROR``.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
 import time
@@ -32,6 +33,7 @@ from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 from .gateway import Gateway
 from .gateway_server import GatewayServer
+from .loopback import http_client
 from .protocol import PROTOCOL_VERSION, DeploymentConfig, RunResult, TargetInfo
 from .target import Deployment
 from .wire import (
@@ -50,6 +52,7 @@ from .wire import (
     dumps,
     loads,
     to_json,
+    validate,
     validation_summary,
 )
 
@@ -70,7 +73,7 @@ def _snippet(data: bytes, limit: int = 200) -> str:
 
 
 class HttpTarget:
-    """The driver API at ``base_url``. Safe to use from several threads (one client each).
+    """The driver API at ``base_url``. Safe to use from several threads.
 
     ``timeout`` bounds every request (seconds, the whole answer included); ``diagnose``, when
     given, adds to an unreachable/broken-target message what is known about the target (the
@@ -84,8 +87,7 @@ class HttpTarget:
         self.timeout = timeout
         self.connect_timeout = min(connect_timeout, timeout)
         self._diagnose = diagnose
-        self._local = threading.local()
-        self._clients: list[httpx.Client] = []
+        self._http: httpx.Client | None = None
         self._lock = threading.Lock()
         self._gateway: GatewayServer | None = None
         self._closed = False
@@ -93,18 +95,14 @@ class HttpTarget:
     # --- requests ------------------------------------------------------------------------
 
     def _client(self) -> httpx.Client:
-        client = getattr(self._local, "client", None)
-        if client is None:
-            client = httpx.Client(
-                timeout=httpx.Timeout(self.timeout, connect=self.connect_timeout),
-                trust_env=False,
-                headers={"content-type": "application/json", "accept": "application/json",
-                         VERSION_HEADER: PROTOCOL_VERSION},
-            )
-            self._local.client = client
-            with self._lock:
-                self._clients.append(client)
-        return client
+        """One client for every thread: httpcore's connection pool is thread-safe."""
+        with self._lock:
+            if self._http is None:
+                self._http = http_client(
+                    self.base_url, httpx.Timeout(self.timeout, connect=self.connect_timeout),
+                    headers={"content-type": "application/json", "accept": "application/json",
+                             VERSION_HEADER: PROTOCOL_VERSION})
+            return self._http
 
     def _hint(self) -> str:
         note = self._diagnose() if self._diagnose else None
@@ -185,10 +183,8 @@ class HttpTarget:
             raise TckError(code, error.message, error.details)
         if status >= 500:
             detail = data.decode("utf-8", "replace")[:500]
-            try:
+            with contextlib.suppress(Malformed, ValidationError):
                 detail = _WireError.model_validate(loads(data)).message
-            except (Malformed, ValidationError):
-                pass
             raise self._broken(what, f"crashed: HTTP {status}: {detail}")
         raise self._broken(what, f"answered with HTTP status {status}")
 
@@ -197,7 +193,7 @@ class HttpTarget:
     def info(self) -> TargetInfo:
         data = self.request("GET", INFO_PATH, what="info")
         try:
-            info = INFO_ADAPTER.validate_python(data)
+            info: TargetInfo = validate(INFO_ADAPTER, data)
         except ValidationError as exc:
             if isinstance(data, dict) and isinstance(data.get("protocol"), str):
                 check_protocol(data["protocol"], f"the target at {self.base_url}")
@@ -230,9 +226,9 @@ class HttpTarget:
     def close(self) -> None:
         self._closed = True
         with self._lock:
-            clients, self._clients = self._clients, []
+            client, self._http = self._http, None
             gateway, self._gateway = self._gateway, None
-        for client in clients:
+        if client is not None:
             client.close()
         if gateway is not None:
             gateway.close()
@@ -249,21 +245,10 @@ class HttpDeployment:
         self._path = DEPLOYMENT_PATH.format(id=quote(ident, safe=""))
         self._closed = False
 
-    def _raise_hook_failures(self, cause: BaseException | None = None) -> None:
-        server = self.target._gateway
-        failures = server.take_failures(self.gateway_url) if server is not None else []
-        if failures:
-            raise failures[0] from cause
-
     def call(self, operation: Operation, body: dict[str, Any]) -> Any:
         before = len(self.gateway.exchanges)
-        try:
-            data = self.target.request("POST", f"{self._path}/{operation.segment}", body,
-                                       what=operation.segment)
-        except TckError as exc:
-            self._raise_hook_failures(exc)
-            raise
-        self._raise_hook_failures()
+        data = self.target.request("POST", f"{self._path}/{operation.segment}", body,
+                                   what=operation.segment)
         if operation.returns_nothing:
             return None
         try:

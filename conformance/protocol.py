@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
 PROTOCOL_VERSION = "1.0"
@@ -65,6 +64,7 @@ class SubagentToolConfig(_Model):
     maxDepth: Any = None  # unset: the host's live depth setting (ST-06)
     persona: Any = None
     toolFilter: Any = None
+    agentOptions: Any = None  # default per-child options, {model?}
 
 
 class DeploymentConfig(_Model):
@@ -134,8 +134,13 @@ class SessionHeader(_Model):
 
 
 class Event(_Model):
-    """One lifecycle event. ``agent.published`` events carry ``snapshot``: the agent's view and
-    prompt at the moment it became observable (FR-02)."""
+    """One lifecycle event, in one ordered log (``seq`` increases).
+
+    Kinds a conforming target emits: ``agent.published`` (a child became observable; ``data``:
+    ``{"snapshot": {"view": [tool names], "prompt": [[section name, text], ...]}, "depth": n}``,
+    the snapshot taken at the moment of publication, FR-02), ``run.started``, ``run.stopped``
+    (``data``: ``{"stopReason": ...}``), ``run.disposed`` (ST-09), ``provider.added`` and
+    ``provider.removed``. A rejected start emits none (CA-02, DE-04)."""
 
     seq: int
     kind: str

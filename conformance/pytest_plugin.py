@@ -93,9 +93,7 @@ class RuleItem(pytest.Item):
 
         certificate = _certificate(self.session)
         result = certificate.rule(self.rule.id)
-        reasons = "; ".join(dict.fromkeys(
-            f"{p.provider + ': ' if p.provider else ''}{p.reason}" for p in result.providers
-            if p.reason))
+        reasons = result.reasons()
         if result.outcome in (Outcome.PASS,):
             return
         if result.outcome == Outcome.NOT_APPLICABLE:
@@ -185,6 +183,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError(f"{TARGET}: the target is unreachable: {exc.message}") from None
     except Exception as exc:
         raise pytest.UsageError(f"{TARGET}: the target's info() failed: {exc}") from None
-    parent = RuleCollector.from_parent(session, name="subagent-tck")
+    parent = RuleCollector.from_parent(session, name="subagent-tck", nodeid="subagent-tck")
     rules = Suite.default().rules
     items[:0] = [RuleItem.from_parent(parent, name=rule.id, rule=rule) for rule in rules]

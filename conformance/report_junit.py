@@ -45,12 +45,6 @@ def _failure_text(failure: Failure) -> str:
     return "\n".join(lines)
 
 
-def _reasons(result: RuleResult) -> str:
-    return "; ".join(dict.fromkeys(
-        f"{p.provider + ': ' if p.provider else ''}{p.reason or p.outcome.value}"
-        for p in result.providers))
-
-
 def to_element(cert: Certificate) -> ET.Element:
     counts = {"failures": 0, "errors": 0, "skipped": 0}
     suite = ET.Element("testsuite", name=f"subagent-tck {cert.target.spec}",
@@ -84,11 +78,12 @@ def to_element(cert: Certificate) -> ET.Element:
             node.text = _body(result)
         elif result.outcome in (Outcome.NOT_APPLICABLE, Outcome.NOT_RUN, Outcome.EXPECTED_FAIL):
             counts["skipped"] += 1
-            ET.SubElement(case, "skipped", message=f"{result.outcome.value}: {_reasons(result)}")
-    for key, value in counts.items():
-        suite.set(key, str(value))
-    root = ET.Element("testsuites", name="subagent-tck", tests=str(len(cert.rules)),
-                      **{k: str(v) for k, v in counts.items()}, time=f"{cert.duration:.3f}")
+            ET.SubElement(case, "skipped", message=f"{result.outcome.value}: {result.reasons()}")
+    totals = {key: str(value) for key, value in counts.items()}
+    for key, total in totals.items():
+        suite.set(key, total)
+    root = ET.Element("testsuites", {"name": "subagent-tck", "tests": str(len(cert.rules)),
+                                     **totals, "time": f"{cert.duration:.3f}"})
     root.append(suite)
     return root
 

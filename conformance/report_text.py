@@ -61,8 +61,14 @@ class ProgressReporter:
             self._progress = None
 
 
+def _line(console: Console, text: Text) -> None:
+    """Print one logical line unwrapped, so that commands stay copyable from a log."""
+    console.print(text, soft_wrap=True)
+
+
 def _value(value: Any) -> str:
-    out = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    plain = isinstance(value, str) and "\n" not in value  # keep one value on one log line
+    out = value if plain else json.dumps(value, sort_keys=True, default=str)
     return out if len(out) <= MAX_VALUE_CHARS else out[:MAX_VALUE_CHARS] + " …"
 
 
@@ -83,70 +89,66 @@ def _provider_table(cert: Certificate, provider: str) -> Table:
 def _failure_block(console: Console, result: RuleResult) -> None:
     where = ", ".join(p.provider or "target" for p in result.providers
                       if p.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS))
-    console.print(Text(f"{result.title}  [{result.outcome.value}] {result.level.value}  "
+    _line(console, Text(f"{result.title}  [{result.outcome.value}] {result.level.value}  "
                        f"({where})", style="bold"))
     for failure in result.failures[:MAX_FAILURES_SHOWN]:
         prefix = f"[{failure.provider}] " if failure.provider else ""
-        console.print(Text(f"  {prefix}{failure.message}"))
+        _line(console, Text(f"  {prefix}{failure.message}"))
         if failure.expected is not None:
-            console.print(Text(f"    expected: {_value(failure.expected)}"))
+            _line(console, Text(f"    expected: {_value(failure.expected)}"))
         if failure.observed is not None:
-            console.print(Text(f"    observed: {_value(failure.observed)}"))
+            _line(console, Text(f"    observed: {_value(failure.observed)}"))
         if failure.example:
-            console.print(Text(f"    example:  {_value(failure.example)}"))
+            _line(console, Text(f"    example:  {_value(failure.example)}"))
     more = len(result.failures) - MAX_FAILURES_SHOWN
     if more > 0:
-        console.print(Text(f"  … {more} more failure(s): see the JSON certificate"))
+        _line(console, Text(f"  … {more} more failure(s): see the JSON certificate"))
     if result.replay:
-        console.print(Text(f"  replay: {result.replay}", style="cyan"))
+        _line(console, Text(f"  replay: {result.replay}", style="cyan"))
     console.print()
-
-
-def _reason(result: RuleResult, outcome: Outcome) -> str:
-    return next((p.reason for p in result.providers if p.outcome == outcome and p.reason), "")
 
 
 def write_text(cert: Certificate, console: Console) -> None:
     """Print the summary of ``cert`` on ``console``."""
     info = cert.target.info
     name = f"{info.name} {info.version}".strip()
-    console.print(Text(f"subagent-tck {cert.kit_version}: {cert.target.spec} ({name})",
+    _line(console, Text(f"subagent-tck {cert.kit_version}: {cert.target.spec} ({name})",
                        style="bold"))
-    console.print(Text(
+    _line(console, Text(
         f"edition {cert.edition.value}, profile {cert.profile}, seed {cert.seed}, catalogue "
         f"{cert.catalogue_hash}, {len(cert.checks)} check runs in {cert.duration:.2f} s"))
     if cert.selected_rules is not None:
-        console.print(Text(f"partial run: --rule {' '.join(cert.selected_rules)}; rules not "
+        _line(console, Text(f"partial run: --rule {' '.join(cert.selected_rules)}; rules not "
                            "selected are not-run, and a partial run never certifies"))
     if cert.baseline:
-        console.print(Text(f"baseline: {cert.baseline}"))
+        _line(console, Text(f"baseline: {cert.baseline}"))
     console.print()
     for provider, capabilities in cert.capabilities.items():
         advertised = " ".join(c.value for c in capabilities) or "no controls"
-        console.print(Text(f"provider {provider} (advertises {advertised})", style="bold"))
+        _line(console, Text(f"provider {provider} (advertises {advertised})", style="bold"))
         console.print(_provider_table(cert, provider))
         console.print()
     counts = ", ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
-    console.print(Text(f"rules: {counts}"))
+    _line(console, Text(f"rules: {counts}"))
     failing = cert.failing()
     not_run = [r for r in cert.rules if r.outcome == Outcome.NOT_RUN
                and r.level.value == "MUST" and cert.selected_rules is None]
     expected = [r for r in cert.rules if r.outcome == Outcome.EXPECTED_FAIL]
     if expected:
-        console.print(Text("expected-fail (baseline): " + ", ".join(
-            f"{r.id} ({_reason(r, Outcome.EXPECTED_FAIL)})" for r in expected)))
+        _line(console, Text("expected-fail (baseline): " + ", ".join(
+            f"{r.id} ({r.reasons(Outcome.EXPECTED_FAIL)})" for r in expected)))
     if not_run:
-        console.print(Text("not run (a MUST that did not run certifies nothing): " + ", ".join(
-            f"{r.id} ({_reason(r, Outcome.NOT_RUN)})" for r in not_run)))
+        _line(console, Text("not run (a MUST that did not run certifies nothing): " + ", ".join(
+            f"{r.id} ({r.reasons(Outcome.NOT_RUN)})" for r in not_run)))
     console.print()
     if failing:
-        console.print(Text(f"{len(failing)} failing rule(s)", style="bold red"))
+        _line(console, Text(f"{len(failing)} failing rule(s)", style="bold red"))
         console.print()
         for result in failing:
             _failure_block(console, result)
     code = for_certificate(cert)
     style = "bold green" if cert.certified else "bold red"
-    console.print(Text(f"verdict: {cert.verdict.value} (exit {int(code)})",
+    _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)})",
                        style=style))
 
 

@@ -17,8 +17,10 @@ and :class:`RunFinished` to handlers; each reporter is a small handler.
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -260,10 +262,10 @@ class _RunContext(CheckContext):
 
 
 def _error(planned: PlannedCheck, rule: str, message: str, title: str,
-           traceback: str | None = None) -> Failure:
+           trace: str | None = None) -> Failure:
     return Failure(
         rule=rule, check=planned.check.name, title=title, message=message, error=True,
-        provider=planned.provider.name if planned.provider else None, traceback=traceback,
+        provider=planned.provider.name if planned.provider else None, traceback=trace,
     )
 
 
@@ -276,11 +278,11 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
     happen as designed, so nothing it saw can certify.
     """
     void: str | None = None
-    traceback: str | None = None
+    trace: str | None = None
     status = "finished"
     crash = next((f for f in ctx.failures if f.traceback), None)
     if crash is not None:
-        status, traceback = "crashed", crash.traceback
+        status, trace = "crashed", crash.traceback
         void = f"not decided: check {planned.check.name} stopped early ({crash.message})"
     elif not ctx.failures:
         left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
@@ -299,7 +301,7 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
             out[rule] = Evidence(outcome, "", failures)
         elif void is not None:
             out[rule] = Evidence(Outcome.ERROR, "", [
-                _error(planned, rule, void, titles[rule], traceback)])
+                _error(planned, rule, void, titles[rule], trace)])
         elif rule in ctx.not_applicable:
             out[rule] = Evidence(Outcome.NOT_APPLICABLE, ctx.not_applicable[rule])
         elif rule in ctx.exercised:
@@ -316,21 +318,68 @@ def _all_errors(planned: PlannedCheck, message: str,
             for rule in planned.rules}
 
 
-def _run_one(planned: PlannedCheck, target: Target, info: TargetInfo, edition: Edition,
-             profile: Profile, seed: int, timeout: float, timeout_reason: str,
+class _Worker:
+    """One daemon thread that runs checks in turn. Reused, because Hypothesis pays a garbage
+    collection for every new thread it sees; replaced when a check overruns (the hung thread
+    is abandoned: daemon, it never keeps the process alive)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        threading.Thread(target=self._loop, daemon=True, name="subagent-tck check").start()
+
+    def _loop(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job()
+
+    def run(self, action: Callable[[], None], timeout: float) -> bool:
+        """Run ``action`` on the worker; False when it did not finish within ``timeout``."""
+        done = threading.Event()
+
+        def job() -> None:
+            try:
+                action()
+            finally:
+                done.set()
+
+        self._jobs.put(job)
+        return done.wait(timeout)
+
+    def close(self) -> None:
+        self._jobs.put(None)
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:  # an exception that cannot even be printed
+        return type(exc).__name__
+
+
+def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
+             edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
              titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str]:
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
     )
-    worker = threading.Thread(target=run_check, args=(ctx,), daemon=True,
-                              name=f"subagent-tck {planned.label}")
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():  # abandoned: its context is never read again
+    escaped: list[tuple[str, str]] = []
+
+    def work() -> None:
+        try:
+            run_check(ctx)
+        except BaseException as exc:  # run_check's own handling failed: never a pass
+            escaped.append((_describe(exc), traceback.format_exc()))
+
+    if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
                    f"({timeout_reason}): the target hung or is too slow")
         return _all_errors(planned, message, titles), "timeout"
+    if escaped:
+        head, trace = escaped[0]
+        results = {rule: Evidence(Outcome.ERROR, "", [_error(
+            planned, rule, f"check {planned.check.name} could not report its result ({head})",
+            titles[rule], trace)]) for rule in planned.rules}
+        return results, "crashed"
     return _judge_run(planned, ctx, titles)
 
 
@@ -403,6 +452,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
 
     runs: list[CheckRun] = []
     deadline_at = start + config.deadline
+    worker = _Worker()
     for index, item in enumerate(planned):
         for handler in handlers:
             handler(CheckStarted(index, len(planned), item))
@@ -415,8 +465,11 @@ def certify(target: Target, config: RunConfig | None = None, *,
         else:
             budget = min(config.timeout, remaining)
             reason = "--timeout" if budget == config.timeout else "what was left of --deadline"
-            results, status = _run_one(item, target, info, edition, profile, config.seed,
-                                       budget, reason, titles)
+            results, status = _run_one(worker, item, target, info, edition, profile,
+                                       config.seed, budget, reason, titles)
+            if status == "timeout":
+                worker.close()  # the hung thread leaves when (if) its check returns
+                worker = _Worker()
         duration = time.monotonic() - began
         key = item.provider.name if item.provider else None
         for rule_id, evidence in results.items():
@@ -428,6 +481,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 index, len(planned), item, {r: e.outcome for r, e in results.items()},
                 tuple(f for e in results.values() for f in e.failures), duration))
 
+    worker.close()
     facts = RunFacts(
         target_spec=config.target_spec, info=info, edition=edition, profile=profile.name,
         max_examples=profile.max_examples, seed=config.seed,

@@ -179,6 +179,17 @@ def validation_summary(error: ValidationError, limit: int = 5) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
+def validate(adapter: TypeAdapter[Any], value: Any) -> Any:
+    """``value`` (parsed by :func:`loads`) as the adapter's type, with JSON's types kept apart.
+
+    The JSON types are checked strictly first (``"true"`` is no boolean, ``"1"`` no integer, as
+    in the OpenAPI document); the value is then built leniently so that raw fields keep what
+    :func:`loads` read (``-0.0``, doubles beyond 2^53, non-finite numbers).
+    """
+    adapter.validate_json(dumps(value), strict=True)
+    return adapter.validate_python(value)
+
+
 # --- the route table -------------------------------------------------------------------
 
 
@@ -218,6 +229,11 @@ class Operation:
         return self.name in OBSERVERS
 
     @property
+    def needs_body(self) -> bool:
+        """False when every argument is optional: then the body may be left out."""
+        return any(a.required for a in self.arguments)
+
+    @property
     def returns_nothing(self) -> bool:
         return self.result is type(None)
 
@@ -234,8 +250,6 @@ class Operation:
 
     def decode_arguments(self, body: Any) -> dict[str, Any]:
         """Python keyword arguments from a parsed request body; refusals are INVALID_REQUEST."""
-        if body is None:
-            body = {}
         if not isinstance(body, dict):
             raise TckError(ErrorCode.INVALID_REQUEST,
                            f"the body of {self.segment} must be a JSON object of its arguments")
@@ -256,7 +270,7 @@ class Operation:
                                    f"{self.segment} needs the argument {argument.wire!r}")
                 continue
             try:
-                kwargs[argument.name] = argument.adapter.validate_python(body[argument.wire])
+                kwargs[argument.name] = validate(argument.adapter, body[argument.wire])
             except ValidationError as exc:
                 raise TckError(
                     ErrorCode.INVALID_REQUEST,
@@ -267,7 +281,7 @@ class Operation:
 
     def decode_result(self, value: Any) -> Any:
         """The Python result from a parsed answer; raises ValidationError when it does not fit."""
-        return self.result_adapter.validate_python(value)
+        return validate(self.result_adapter, value)
 
 
 def _operation(name: str, function: Any) -> Operation:

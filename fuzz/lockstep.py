@@ -17,6 +17,7 @@ The operations themselves live in :mod:`.operations`; this module holds set-up a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from subagent_tck.conformance.protocol import (
 from subagent_tck.conformance.target import Deployment, Target
 from subagent_tck.spec import (
     PERSONA_SECTION,
+    RUN_CODE,
     Edition,
     ErrorCode,
     PresentationMode,
@@ -90,8 +92,14 @@ class Setup:
         )
 
 
-class Crash(Exception):
-    """The target raised something other than a TckError."""
+#: Operations that change nothing in a conforming target (a refused step is checked anyway).
+_READS = frozenset({"view", "schemas", "sdk", "lookup", "prompt", "headers"})
+
+
+def _operations() -> dict[str, Callable[..., None]]:
+    from .operations import OPERATIONS
+
+    return OPERATIONS
 
 
 class Lockstep:
@@ -102,6 +110,8 @@ class Lockstep:
         self.setup = setup
         self.gateway = Gateway()
         self.steps: list[Step] = []
+        self._snapshot: tuple[Any, ...] | None = None
+        self._verified = False
         self.model = DeploymentModel(
             edition=setup.edition,
             providers={p.name: frozenset(p.capabilities) for p in info.providers},
@@ -125,23 +135,22 @@ class Lockstep:
         )
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing is best effort; the verdict is made
             self.deployment.close()
-        except Exception:  # closing is best effort; the verdict is made
-            pass
 
     # --- running steps ----------------------------------------------------------------------
 
     def apply(self, step: Step) -> None:
         """Run ``step`` on the target and the model; :class:`Divergence` at a difference."""
-        from . import operations
-
         self.model.step = len(self.steps)
         self.steps.append(step)
-        handler = operations.OPERATIONS.get(step.op)
+        handler = _operations().get(step.op)
         if handler is None:
             raise TckError(ErrorCode.USAGE, f"unknown fuzz operation {step.op!r} in a replay")
+        self._verified = False
         handler(self, **step.args)
+        if step.op not in _READS and not self._verified:
+            self._snapshot = None  # the step was accepted: the target changed
 
     def diverge(
         self, observation: str, message: str, expected: Any = None, observed: Any = None,
@@ -184,7 +193,17 @@ class Lockstep:
     # --- comparisons --------------------------------------------------------------------------
 
     def snapshot(self) -> tuple[Any, ...]:
-        """Everything a refused operation must leave unchanged."""
+        """Everything a refused operation must leave unchanged. Cached: it is re-read only
+        after a step that may have changed the target was accepted."""
+        if self._snapshot is None:
+            self._snapshot = self._take_snapshot()
+        return self._snapshot
+
+    def changed(self) -> None:
+        """The fuzzer itself changed the target (a planted header): forget the snapshot."""
+        self._snapshot = None
+
+    def _take_snapshot(self) -> tuple[Any, ...]:
         dep = self.deployment
         sessions = json.dumps(jsonable(self._guard("sessions", dep.sessions)), sort_keys=True)
         return (
@@ -196,13 +215,14 @@ class Lockstep:
         )
 
     def unchanged(self, before: tuple[Any, ...], observation: str, rule: str | None) -> None:
-        after = self.snapshot()
+        after = self._take_snapshot()
+        self._snapshot, self._verified = after, True
         if after != before:
             parts = ("sessions", "agents", "events", "model requests", "tool invocations")
-            changed = [name for name, a, b in zip(parts, before, after) if a != b]
+            changed = [name for name, a, b in zip(parts, before, after, strict=True) if a != b]
             raise self.diverge(
                 observation, f"a refused operation changed {', '.join(changed)}",
-                {k: v for k, v in zip(parts, before)}, {k: v for k, v in zip(parts, after)},
+                dict(zip(parts, before, strict=True)), dict(zip(parts, after, strict=True)),
                 rule,
             )
 
@@ -258,9 +278,59 @@ class Lockstep:
             )
 
     def check_all_views(self) -> None:
+        """After a change that reaches every scope: every view, and the presentation of the
+        first agent (TF-12 drift shows there first)."""
         self.check_view(None)
         for label in list(self.model.agents):
             self.check_view(label)
+        for label in self.model.agents:
+            self.check_presentation(label)
+            break
+
+    def check_scope_views(self, label: str) -> None:
+        """After a change to one scope: that scope, and (TF-13) the global view and the first
+        other agent, which would show a leak at once; later reads check the rest."""
+        self.check_view(label)
+        self.check_presentation(label)
+        self.check_view(None)
+        for other in self.model.agents:
+            if other != label:
+                self.check_view(other)
+                break
+
+    def check_presentation(self, label: str) -> None:
+        """The wire schemas and the run_code SDK of ``label`` against its view (TF-12)."""
+        self.check_schemas(label)
+        self.check_sdk(label)
+
+    def check_schemas(self, label: str) -> None:
+        target = self.agent_id(label)
+        found = self._guard("tool_schemas", lambda: self.deployment.tool_schemas(target))
+        names = [s.name for s in found]
+        expected = self.model.wire(self.agent(label))
+        if set(names) != expected or len(names) != len(set(names)):
+            raise self.diverge(
+                "schemas", f"wire schemas of {label} differ from its view", sorted(expected),
+                names, self.resolver_rule(label, set(names) ^ expected),
+            )
+
+    def check_sdk(self, label: str) -> None:
+        target = self.agent_id(label)
+        found = self._guard("sdk_bindings", lambda: self.deployment.sdk_bindings(target))
+        expected = self.model.sdk(self.agent(label))
+        if set(found) != expected or len(found) != len(set(found)):
+            raise self.diverge(
+                "sdk", f"run_code SDK bindings of {label} differ from its view",
+                sorted(expected), list(found), self.resolver_rule(label, set(found) ^ expected),
+            )
+
+    def resolver_rule(self, label: str, names: set[str]) -> str:
+        """TF-12 when the target's own view is right (its presentation drifted from it), else
+        the rule that explains its wrong view."""
+        if self.view_agrees(label):
+            return "TF-06" if RUN_CODE in names else "TF-12"
+        seen = set(self.observed_view(label))
+        return view_rule(self.model, self.agent(label), seen, self.expected_view(label))
 
     def view_agrees(self, label: str) -> bool:
         """Whether the target's own view of ``label`` is what the oracle expects."""
@@ -268,7 +338,9 @@ class Lockstep:
 
     def prompt_rule(self, label: str, expected: list[list[str]], observed: list[list[str]]) -> str:
         agent = self.agent(label)
-        for e, o in zip(expected + [["", ""]] * len(observed), observed + [["", ""]] * 99):
+        size = max(len(expected), len(observed))
+        pad = [["", ""]] * size
+        for e, o in zip((expected + pad)[:size], (observed + pad)[:size], strict=True):
             if e == o:
                 continue
             name = e[0] or o[0]

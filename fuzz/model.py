@@ -286,7 +286,7 @@ class DeploymentModel:
     ) -> AgentModel:
         """Record the child a successful start published."""
         assert outcome.child_depth is not None
-        scope = ScopeModel(mode=parent.scope.mode)
+        scope = ScopeModel(mode=self.mode)  # every agent starts in the deployment mode
         verdict = (
             None
             if outcome.tool_filter is None

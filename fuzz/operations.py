@@ -3,36 +3,23 @@
 Every function takes the :class:`~.lockstep.Lockstep` and the step's JSON arguments, performs
 the operation, and compares (see the lockstep's docstring for what is compared and
 :mod:`.rulemap` for which rule each comparison belongs to). Depth arguments are raw JSON text
-(``{"json": "1e2"}``); the value passed in-process is :func:`.strategies.depth_value` of it.
+(``{"json": "1e2"}``, see :mod:`.children`).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance.protocol import SessionHeader, StartRequest, ToolSpec
-from subagent_tck.spec import (
-    ABSENT,
-    RUN_CODE,
-    Edition,
-    ErrorCode,
-    PresentationMode,
-    assemble_system_prompt,
-    check_depth,
-)
+from subagent_tck.conformance.protocol import ToolSpec
+from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode, check_depth
 
-from .lockstep import PROMPT, Lockstep
-from .model import AgentModel, Expect, ScopeModel, SessionModel
-from .rulemap import fault_rule, refusal_rule, restrict_rule, view_rule
-from .strategies import depth_value
+from .lockstep import Lockstep
+from .model import Expect
+from .rulemap import restrict_rule
 
 Operation = Callable[..., None]
-
-
-def _depth(arg: Mapping[str, str]) -> object:
-    return depth_value(arg["json"])
 
 
 def _expect(lock: Lockstep, obs: str, expect: Expect, error: Any, rule: str | None) -> bool:
@@ -77,7 +64,7 @@ def register_local(lock: Lockstep, agent: str, name: str) -> None:
     rule = "TF-06" if name == RUN_CODE else "TF-05"
     if _expect(lock, "register-local", expect, error, rule):
         model.scope.locals.append(name)
-    lock.check_all_views()
+    lock.check_scope_views(agent)
 
 
 def unregister_local(lock: Lockstep, agent: str, name: str) -> None:
@@ -88,7 +75,7 @@ def unregister_local(lock: Lockstep, agent: str, name: str) -> None:
     _expect(lock, "unregister-local", expect, error, "TF-04")
     if name in model.scope.locals:
         model.scope.locals.remove(name)
-    lock.check_all_views()
+    lock.check_scope_views(agent)
 
 
 # --- restrictions and mode -----------------------------------------------------------------
@@ -113,7 +100,7 @@ def restrict(lock: Lockstep, agent: str, value: Any) -> None:
         assert error is not None and before is not None
         lock.check_offending(error, offending)
         lock.unchanged(before, "nothing-changed", rule)
-    lock.check_all_views()
+    lock.check_scope_views(agent)
 
 
 def dispose(lock: Lockstep, agent: str, restriction: str) -> None:
@@ -127,7 +114,7 @@ def dispose(lock: Lockstep, agent: str, restriction: str) -> None:
     _expect(lock, "dispose", expect, error, "TF-14")
     if restriction in model.scope.issued:
         lock.model.dispose(model, restriction)
-    lock.check_all_views()
+    lock.check_scope_views(agent)
 
 
 def set_mode(lock: Lockstep, agent: str, mode: str) -> None:
@@ -137,7 +124,7 @@ def set_mode(lock: Lockstep, agent: str, mode: str) -> None:
     )
     if _expect(lock, "set-mode", Expect.ok(), error, "TF-06"):
         lock.agent(agent).scope.mode = PresentationMode(mode)
-    lock.check_all_views()
+    lock.check_scope_views(agent)
 
 
 # --- reading a scope -----------------------------------------------------------------------
@@ -147,38 +134,12 @@ def view(lock: Lockstep, agent: str | None) -> None:
     lock.check_view(agent)
 
 
-def _resolver_rule(lock: Lockstep, agent: str, names: set[str]) -> str:
-    """TF-12 when the target's own view is right (its presentation drifted from it), else the
-    rule that explains its wrong view."""
-    if lock.view_agrees(agent):
-        return "TF-06" if RUN_CODE in names else "TF-12"
-    seen = set(lock.observed_view(agent))
-    return view_rule(lock.model, lock.agent(agent), seen, lock.expected_view(agent))
-
-
 def schemas(lock: Lockstep, agent: str) -> None:
-    target = lock.agent_id(agent)
-    found = lock._guard("tool_schemas", lambda: lock.deployment.tool_schemas(target))
-    names = [s.name for s in found]
-    expected = lock.model.wire(lock.agent(agent))
-    if set(names) != expected or len(names) != len(set(names)):
-        rule = _resolver_rule(lock, agent, set(names) ^ expected)
-        raise lock.diverge(
-            "schemas", f"wire schemas of {agent} differ from its view", sorted(expected), names,
-            rule,
-        )
+    lock.check_schemas(agent)
 
 
 def sdk(lock: Lockstep, agent: str) -> None:
-    target = lock.agent_id(agent)
-    found = lock._guard("sdk_bindings", lambda: lock.deployment.sdk_bindings(target))
-    expected = lock.model.sdk(lock.agent(agent))
-    if set(found) != expected or len(found) != len(set(found)):
-        rule = _resolver_rule(lock, agent, set(found) ^ expected)
-        raise lock.diverge(
-            "sdk", f"run_code SDK bindings of {agent} differ from its view", sorted(expected),
-            list(found), rule,
-        )
+    lock.check_sdk(agent)
 
 
 def _visible(lock: Lockstep, agent: str, name: str) -> tuple[str, str] | None:
@@ -198,7 +159,7 @@ def lookup(lock: Lockstep, agent: str, name: str) -> None:
         raise lock.diverge("lookup", f"lookup refused: {error.message}", None, error.to_json())
     expected = _visible(lock, agent, name)
     if observed != expected:
-        rule = _resolver_rule(lock, agent, {name})
+        rule = lock.resolver_rule(agent, {name})
         raise lock.diverge(
             "lookup", f"lookup of {name!r} in {agent}", expected, observed, rule
         )
@@ -215,7 +176,7 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
     failed = error is not None or (result is not None and result.isError)
     if expected is None:
         if not failed or code != ErrorCode.UNKNOWN_TOOL.value or ran:
-            rule = _resolver_rule(lock, agent, {name})
+            rule = lock.resolver_rule(agent, {name})
             raise lock.diverge(
                 "execute", f"a call of {name!r}, which {agent} cannot see, must get an "
                 "UNKNOWN_TOOL error result and run no body",
@@ -231,8 +192,8 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
     bodies = [(i.tool, i.origin.value, i.agent) for i in ran]
     wanted = [(name, expected[1], target)]
     if failed or bodies != wanted:
-        rule = "TF-05" if bodies and bodies[0][1] != expected[1] else _resolver_rule(
-            lock, agent, {name})
+        wrong_body = bool(bodies) and bodies[0][1] != expected[1]
+        rule = "TF-05" if wrong_body else lock.resolver_rule(agent, {name})
         raise lock.diverge(
             "execute", f"calling {name!r} in {agent} must run the {expected[1]} body once",
             {"isError": False, "bodies run": wanted},
@@ -296,5 +257,3 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 __all__ = ["OPERATIONS", "Operation"]
-_ = (ABSENT, Edition, SessionHeader, StartRequest, AgentModel, ScopeModel, SessionModel,
-     assemble_system_prompt, fault_rule, refusal_rule)

@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
-
 from subagent_tck.spec import MAX_SAFE_INTEGER, RUN_CODE, STRUCTURED_OUTPUT, read_json_number
 
 # --- depth values as JSON text -----------------------------------------------------------
@@ -145,6 +144,46 @@ _ODD_RESTRICTIONS: tuple[object, ...] = (
     ["read"],
     None,
 )
+
+
+#: Names a restriction may list besides the registered globals (TF-08's offenders).
+EXTRA_NAMES: tuple[str, ...] = ("ghost", STRUCTURED_OUTPUT, RUN_CODE, "web", "Read")
+_REF = st.integers(min_value=0, max_value=15)
+_REFS = st.lists(_REF, max_size=3)
+_REFS_OR_NULL = st.one_of(st.none(), _REFS)
+
+
+def restriction_shapes() -> st.SearchStrategy[tuple[object, ...]]:
+    """Restrictions as shapes over name *references*, resolved by :func:`restriction_from`
+    against the globals registered at that moment: most names are valid, some are not."""
+    return st.one_of(
+        st.tuples(st.just("allow"), _REFS),
+        st.tuples(st.just("deny"), _REFS),
+        st.tuples(st.just("both"), _REFS_OR_NULL, _REFS_OR_NULL),
+        st.tuples(st.just("odd"), st.integers(min_value=0, max_value=len(_ODD_RESTRICTIONS) - 1)),
+    )
+
+
+def _name(ref: int, names: tuple[str, ...] | list[str]) -> str:
+    if names and ref < 12:
+        return names[ref % len(names)]
+    return EXTRA_NAMES[ref % len(EXTRA_NAMES)]
+
+
+def restriction_from(shape: tuple[object, ...], names: tuple[str, ...] | list[str]) -> object:
+    """The raw restriction a shape stands for, given the current global names."""
+    kind = shape[0]
+    if kind == "odd":
+        index = shape[1]
+        assert isinstance(index, int)
+        return _ODD_RESTRICTIONS[index]
+
+    def listed(refs: object) -> list[str] | None:
+        return None if refs is None else [_name(int(r), names) for r in refs]  # type: ignore[attr-defined]
+
+    if kind == "both":
+        return {"allow": listed(shape[1]), "deny": listed(shape[2])}
+    return {str(kind): listed(shape[1])}
 
 
 def restriction_values() -> st.SearchStrategy[object]:

@@ -228,7 +228,6 @@ class ChildStart(Composition):
             depth=self.child_depth,
             parent=self.parent.id,
             provider=self.provider.name,
-            mode=self.parent.scope.mode,
         )
 
     def setup_unpublished(self, child: Agent) -> Descriptor:

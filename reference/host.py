@@ -5,7 +5,8 @@ Every public method validates its input and raises :class:`spec.TckError` with a
 the fix, leaving the state as it was. Parts can be swapped by subclassing: ``child_start_class``,
 ``resume_class``, ``loop_class`` and ``resolver_class``. Agents become observable only through
 :meth:`publish` (FR-02); top-level agents are published at creation (depth from their header,
-DE-01). A child inherits its parent's presentation mode, nothing of its scope (flat, TF-13).
+DE-01). Every new agent, child or not, starts in the deployment's presentation mode
+(``mode``); nothing of a parent's scope carries over to a child (flat, TF-13).
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ class Host:
     def persist_turns(self, agent: Agent) -> None:
         """Store the messages of completed turns (for fork seeding and resume)."""
         fresh = agent.messages[agent.persisted :]
-        if fresh and self.store.has(agent.session):
+        if fresh:
             self.store.append_turns(agent.session, [m.to_json() for m in fresh])
             agent.persisted = len(agent.messages)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from subagent_tck.spec import ErrorCode, TckError
+from subagent_tck.spec import ErrorCode, Origin, TckError
 
-from .tool import Tool, validate_tool
+from .tool import ResolvedTool, Tool, validate_tool
 
 RegistryListener = Callable[[str, Tool], None]
 
@@ -22,6 +22,7 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        self._entries: dict[str, ResolvedTool] = {}  # prebuilt view entries (speed)
         self._listeners: list[RegistryListener] = []
 
     def register(self, tool: Tool) -> None:
@@ -35,6 +36,7 @@ class ToolRegistry:
                 "or choose another name",
             )
         self._tools[tool.name] = tool
+        self._entries[tool.name] = ResolvedTool(tool.name, Origin.GLOBAL, tool)
         self._notify("registered", tool)
 
     def unregister(self, name: str) -> Tool:
@@ -45,6 +47,7 @@ class ToolRegistry:
                 f"no global tool named {name!r} is registered; see the global view for names",
             )
         tool = self._tools.pop(name)
+        del self._entries[name]
         self._notify("unregistered", tool)
         return tool
 
@@ -52,9 +55,9 @@ class ToolRegistry:
         """The global restrictable set, in registration order."""
         return tuple(self._tools)
 
-    def by_name(self) -> Mapping[str, Tool]:
-        """The registered tools by name (a live read-only mapping, for the resolver)."""
-        return self._tools
+    def entries(self) -> Mapping[str, ResolvedTool]:
+        """The global view entries by name, in registration order (live, read-only use)."""
+        return self._entries
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -15,14 +15,16 @@ Its content is ``{"results": [<tool result JSON>, ...]}``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from subagent_tck.spec import RUN_CODE, ErrorCode, Origin, PresentationMode, TckError
 
 from .registry import ToolRegistry
 from .scope import Scope
-from .tool import ExecutionContext, Tool, ToolResult, ToolSchema
+from .tool import ExecutionContext, ResolvedTool, Tool, ToolResult, ToolSchema
+
+__all__ = ["RUN_CODE_PARAMETERS", "ResolvedTool", "Resolver", "invoke"]
 
 RUN_CODE_PARAMETERS: Mapping[str, Any] = {
     "type": "object",
@@ -38,14 +40,6 @@ RUN_CODE_PARAMETERS: Mapping[str, Any] = {
     },
     "required": ["calls"],
 }
-
-
-class ResolvedTool(NamedTuple):
-    """One entry of a view: the name, where it comes from, and the tool whose body runs."""
-
-    name: str
-    origin: Origin
-    tool: Tool
 
 
 def invoke(tool: Tool, arguments: Mapping[str, Any], context: ExecutionContext) -> ToolResult:
@@ -66,34 +60,35 @@ class Resolver:
         self.registry = registry
 
     def view(self, scope: Scope | None) -> tuple[ResolvedTool, ...]:
-        """The view of ``scope``; ``None`` is the global view (no restrictions, no locals)."""
-        registry = self.registry
-        tools = registry.by_name()
-        names: list[str] | tuple[str, ...] = registry.names()
+        """The view of ``scope``; ``None`` is the global view (no restrictions, no locals).
+
+        Every restriction must admit a global (TF-02), so the admitted names are those in every
+        ``allow`` list and in no ``deny`` list: one pass over the registry, linear in its size.
+        """
+        entries = self.registry.entries()
         if scope is None:
-            return tuple(ResolvedTool(n, Origin.GLOBAL, tools[n]) for n in names)
-        for restriction in scope.restrictions():
-            if restriction.allow is not None:
-                allow = restriction.allow
-                names = [n for n in names if n in allow]
-            if restriction.deny is not None:
-                deny = restriction.deny
-                names = [n for n in names if n not in deny]
+            return tuple(entries.values())
+        allows = [r.allow for r in scope.restrictions() if r.allow is not None]
+        denies = [r.deny for r in scope.restrictions() if r.deny is not None]
+        denied = frozenset().union(*denies)
+        names: Iterable[str] = entries
+        if allows:
+            allowed = frozenset.intersection(*allows) - denied
+            names = [n for n in entries if n in allowed]
+        elif denied:
+            names = [n for n in entries if n not in denied]
         local = scope.locals()
-        entries = [
-            ResolvedTool(n, Origin.LOCAL, local[n])
-            if n in local
-            else ResolvedTool(n, Origin.GLOBAL, tools[n])
-            for n in names
-        ]
+        shadows = local.keys() & entries.keys()
+        if shadows:
+            view = [local[n] if n in shadows else entries[n] for n in names]
+        else:
+            view = [entries[n] for n in names]
         if local:
-            placed = set(names)
-            entries.extend(
-                ResolvedTool(n, Origin.LOCAL, t) for n, t in local.items() if n not in placed
-            )
+            placed = set(names) if shadows else ()
+            view.extend(e for n, e in local.items() if n not in placed)
         if scope.mode is not PresentationMode.NATIVE:
-            entries.append(ResolvedTool(RUN_CODE, Origin.RESERVED, self._run_code_tool(scope)))
-        return tuple(entries)
+            view.append(ResolvedTool(RUN_CODE, Origin.RESERVED, self._run_code_tool(scope)))
+        return tuple(view)
 
     def schemas(self, scope: Scope) -> tuple[ToolSchema, ...]:
         """The wire tool schemas of the scope's next request (``ptc``: only ``run_code``)."""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from subagent_tck.spec import (
     ErrorCode,
+    Origin,
     PresentationMode,
     Restriction,
     TckError,
@@ -22,7 +23,7 @@ from subagent_tck.spec import (
 
 from .prompt import PromptSection
 from .registry import ToolRegistry
-from .tool import Tool, validate_tool
+from .tool import ResolvedTool, Tool, validate_tool
 
 
 def parse_mode(mode: object) -> PresentationMode:
@@ -48,7 +49,7 @@ class Scope:
         self.id = scope_id
         self.registry = registry
         self.mode = mode
-        self._locals: dict[str, Tool] = {}
+        self._locals: dict[str, ResolvedTool] = {}
         self._restrictions: dict[str, Restriction] = {}
         self._issued: set[str] = set()
         self._next_handle = 1
@@ -64,7 +65,7 @@ class Scope:
                 f"scope {self.id} already has a local tool named {tool.name!r}; "
                 "unregister it first",
             )
-        self._locals[tool.name] = tool
+        self._locals[tool.name] = ResolvedTool(tool.name, Origin.LOCAL, tool)
 
     def remove_local(self, name: str) -> Tool:
         if not isinstance(name, str) or name not in self._locals:
@@ -72,10 +73,10 @@ class Scope:
                 ErrorCode.UNKNOWN_TOOL,
                 f"scope {self.id} has no local tool named {name!r}; see its view for names",
             )
-        return self._locals.pop(name)
+        return self._locals.pop(name).tool
 
-    def locals(self) -> Mapping[str, Tool]:
-        """The scope-local tools by name, in registration order (read-only use)."""
+    def locals(self) -> Mapping[str, ResolvedTool]:
+        """The scope-local view entries by name, in registration order (read-only use)."""
         return self._locals
 
     # --- restrictions (TF-01..03, TF-07, TF-08, TF-14, TF-15) ------------------------------

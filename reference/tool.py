@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from subagent_tck.spec import RUN_CODE, ErrorCode, TckError
+from subagent_tck.spec import RUN_CODE, ErrorCode, Origin, TckError
 
 #: The default parameter schema of a tool that takes an object of any shape.
 OBJECT_SCHEMA: Mapping[str, Any] = {"type": "object"}
@@ -102,6 +102,14 @@ class Tool:
 
     def schema(self) -> ToolSchema:
         return ToolSchema(self.name, self.description, self.parameters)
+
+
+class ResolvedTool(NamedTuple):
+    """One entry of a view: the name, where it comes from, and the tool whose body runs."""
+
+    name: str
+    origin: Origin
+    tool: Tool
 
 
 def validate_tool(tool: object) -> Tool:

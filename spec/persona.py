@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from .depth import ABSENT
 from .errors import ErrorCode
@@ -113,7 +114,17 @@ def resolve_sections(
     return tuple(out)
 
 
-def assemble_system_prompt(sections: Sequence[Section]) -> str:
+class NamedText(Protocol):
+    """Anything shaped like a section (the oracle's, or a driver protocol message)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def assemble_system_prompt(sections: Sequence[NamedText]) -> str:
     """The system text of a model request: non-empty section texts joined by a blank line.
 
     PE-04 compares this with what the gateway recorded: one channel, no second persona text.

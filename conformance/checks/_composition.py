@@ -268,11 +268,6 @@ def message_text(request: ModelRequest) -> str:
     return "\n".join(parts)
 
 
-def first_request(gateway: Gateway, agent: str) -> ModelRequest | None:
-    requests = gateway.requests(agent)
-    return requests[0] if requests else None
-
-
 @dataclass
 class Observed:
     """Everything observable that a rejected operation must leave as it was."""

@@ -39,7 +39,7 @@ from subagent_tck.spec import (
 
 from ..check import CheckContext
 from ..gateway import Gateway
-from ..protocol import ModelRequest, PresetSpec, SessionHeader, StartRequest
+from ..protocol import PresetSpec, SessionHeader, StartRequest
 from ..target import Deployment
 
 _COUNTER = itertools.count(1)
@@ -227,17 +227,6 @@ def header_of(deployment: Deployment, session: str) -> SessionHeader | None:
 def header_depth(header: SessionHeader | None) -> int | None:
     """A header's ``delegationDepth`` as the oracle reads it (None: absent or out of domain)."""
     return None if header is None else check_depth(header.delegationDepth).value
-
-
-def first_request(gateway: Gateway, mark: str) -> ModelRequest | None:
-    """The first model request of the agent scripted by (or prompted with) ``mark``."""
-    requests = gateway.requests_for(mark)
-    if requests:
-        return requests[0]
-    for request in gateway.requests():
-        if any(m.role == "user" and mark in str(m.content) for m in request.messages):
-            return request
-    return None
 
 
 def missing_names(exc: TckError, names: Iterable[str], key: str = "offending") -> list[str]:

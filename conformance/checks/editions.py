@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.spec import Edition, ErrorCode
+from subagent_tck.spec import Edition, ErrorCode, assemble_system_prompt
 
 from ..check import CheckContext, check
 from ..protocol import DeploymentConfig, PresetSpec, StartRequest
@@ -85,7 +85,7 @@ def _judge_composed_child(
     )
     requests = ctx.gateway.requests(child.agent)
     wire = expected_wire(view, cfg.mode)
-    system = "\n\n".join(text for _, text in sections if text)
+    system = assemble_system_prompt(expected_sections(cfg, outcome))
     ctx.expect(
         rule,
         bool(requests) and wire_names(requests[0]) == wire and requests[0].system == system,
@@ -168,7 +168,6 @@ def request_controls(ctx: CheckContext) -> None:
     dep = ctx.deploy(cfg)
     cases: list[tuple[str, dict[str, Any]]] = [
         ("a request persona", {"persona": "REQUEST-PERSONA for {{team}}"}),
-        ("an empty request persona", {"persona": ""}),
         ("a request tool filter", {"toolFilter": {"allow": ["read", "write"], "deny": ["write"]}}),
         ("a request persona and deny-only filter",
          {"persona": "REQUEST-PERSONA", "toolFilter": {"deny": ["search"]}}),

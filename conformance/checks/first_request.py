@@ -55,6 +55,14 @@ PERSONA = "FR-PERSONA: a {{role}} for {{team}}."
 ALLOW_FILTER = {"allow": ["read", "search", "doomed"], "deny": ["search"]}
 DENY_FILTER = {"deny": ["write"]}
 EVERYTHING = Controls.of(persona=PERSONA, tool_filter=ALLOW_FILTER, output_schema=OUTPUT_SCHEMA)
+#: Codes a target may give when it refuses a broken preset as soon as it is configured.
+CONFIGURATION_CODES = frozenset({
+    ErrorCode.INVALID_TOOL_FILTER,
+    ErrorCode.INVALID_TEMPLATE,
+    ErrorCode.INVALID_OUTPUT_SCHEMA,
+    ErrorCode.SETUP_FAILED,
+    ErrorCode.INVALID_CONFIG,
+})
 NO_SETUP_CONTROL = (
     "the provider advertises none of persona, toolFilter, outputSchema: no setup step can be "
     "asked of it (CA-01 decides that it refuses them)"
@@ -89,10 +97,6 @@ class _Child:
 
     def system(self) -> str:
         return expected_system(self.cfg, self.outcome)
-
-    def view_names(self, globals_: tuple[str, ...] = GLOBALS) -> list[str]:
-        view = expected_view(self.outcome, globals_, self.mode, installed_over=GLOBALS)
-        return sorted(e.name for e in view)
 
     def wire(self, globals_: tuple[str, ...] = GLOBALS) -> list[str]:
         view = expected_view(self.outcome, globals_, self.mode, installed_over=GLOBALS)
@@ -162,7 +166,14 @@ def _failed_start(
     cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
     dep = deploy_or_refusal(ctx, cfg)
     if isinstance(dep, TckError):
-        # The target refused the broken preset at configuration: it cannot reach a start.
+        # Refusing the broken preset when it is configured is refusing it before any start.
+        ctx.expect(
+            rule,
+            dep.code in CONFIGURATION_CODES,
+            f"a preset with {what} was refused at configuration with {dep.code.value}",
+            sorted(c.value for c in CONFIGURATION_CODES),
+            dep.to_json(),
+        )
         return
     with ctx.step(rule, "starting a sibling child"):
         sibling = dep.start(start_request(dep, ctx.provider, "sibling task", {}))

@@ -365,7 +365,8 @@ def _judge_refusal(
 
 _TOKENS = ("x", " ", "{", "}", "{{team}}", "{{ role }}", "{{ghost}}", "{{}}", "{{a b}}",
            "{{1x}}", "{{team")
-TEMPLATES = st.lists(st.sampled_from(_TOKENS), max_size=5).map("".join)
+#: Non-empty: the empty persona is PE-03's case.
+TEMPLATES = st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=5).map("".join)
 VARIABLE_SETS = st.dictionaries(
     st.sampled_from(("team", "role", "ghost")), st.text("xyz -", max_size=4), max_size=3
 )
@@ -402,6 +403,8 @@ def strict_template(ctx: CheckContext) -> None:
         ("Act as {{role.", "an unclosed placeholder"),
     ):
         _template_case(ctx, template, variables, what)
+    if any(f.rule == "PE-05" for f in ctx.failures):
+        return  # already decided; drawn cases would only shrink to a case like the above
     ctx.for_all(
         st.tuples(TEMPLATES, VARIABLE_SETS),
         lambda state: _template_case(ctx, state[0], state[1], "a drawn persona"),

@@ -8,11 +8,12 @@ aspect its rule is about, on states drawn so that no other TF rule decides the o
 restriction with non-empty lists for TF-01, single-list restrictions for TF-02, ...): a target
 that breaks one rule fails that rule, not its neighbours. Scope semantics need no provider and
 run once per target on the root and on ``create_agent()`` scopes (``per_provider=False``).
-Live registry and isolation rules are in :mod:`.tool_filter_live`.
+Live registry, resolver, isolation and dispose rules are in :mod:`.tool_filter_runtime`.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from hypothesis import strategies as st
@@ -30,7 +31,7 @@ from subagent_tck.spec import ViewEntry as SpecEntry
 
 from ..check import CheckContext, check
 from ..gateway import call, text
-from ..protocol import ToolSpec
+from ..protocol import ModelReply, ModelRequest, ToolSpec
 from ..target import Deployment
 from ._support import (
     composition,
@@ -65,10 +66,12 @@ def subset(names: list[str], min_size: int = 1) -> st.SearchStrategy[list[str]]:
 
 @st.composite
 def restriction_st(
-    draw: Any, names: list[str], *, both: bool = True, empty: bool = False
+    draw: Any, names: list[str], *, both: bool = True, empty: bool = False,
+    kinds: tuple[str, ...] = ("allow", "deny"),
 ) -> dict[str, list[str]]:
-    """One valid restriction over ``names``: ``both`` allows two lists; ``empty`` allows ``[]``."""
-    kind = draw(st.sampled_from(("allow", "deny", "both") if both else ("allow", "deny")))
+    """One valid restriction over ``names`` with lists among ``kinds``: ``both`` allows two
+    lists at once; ``empty`` allows ``[]``."""
+    kind = draw(st.sampled_from((*kinds, "both") if both and len(kinds) == 2 else kinds))
     low = 0 if empty else 1
     out: dict[str, list[str]] = {}
     for key in ("allow", "deny"):
@@ -87,6 +90,7 @@ def scope_st(
     locals_from: tuple[str, ...] = LOCAL_ONLY,
     local_count: tuple[int, int] = (0, 3),
     modes: tuple[PresentationMode, ...] = (PresentationMode.NATIVE,),
+    kinds: tuple[str, ...] = ("allow", "deny"),
 ) -> dict[str, Any]:
     """A drawn scope: globals, restrictions, local names (``locals_from`` plus, when it holds
     ``"globals"``, names of globals) and a presentation mode."""
@@ -95,7 +99,7 @@ def scope_st(
                    *(names if "globals" in locals_from else ())})
     locals_ = draw(st.lists(st.sampled_from(pool), min_size=local_count[0],
                             max_size=local_count[1], unique=True)) if pool else []
-    rules = draw(st.lists(restriction_st(names, both=both, empty=empty),
+    rules = draw(st.lists(restriction_st(names, both=both, empty=empty, kinds=kinds),
                           min_size=restrictions[0], max_size=restrictions[1]))
     return {"globals": names, "restrictions": rules, "locals": locals_,
             "mode": draw(st.sampled_from(modes))}
@@ -122,8 +126,11 @@ def observe(ctx: CheckContext, rule: str, dep: Deployment, agent: str | None) ->
 def build(ctx: CheckContext, rule: str, state: dict[str, Any]) -> tuple[Deployment, str]:
     """Deploy the state's globals and mode; register its locals and install its restrictions
     on the root agent."""
-    dep = ctx.deploy(tools=state["globals"], mode=state.get("mode", PresentationMode.NATIVE))
+    mode = state.get("mode", PresentationMode.NATIVE)
+    dep = ctx.deploy(tools=state["globals"], mode=mode)
     agent = dep.root().agent
+    with ctx.step(rule, f"setting the presentation mode {mode.value}"):
+        dep.set_mode(agent, mode)
     with ctx.step(rule, f"registering local tools {state.get('locals', [])}"):
         for name in state.get("locals", ()):
             dep.register_tool(local_spec(name), agent)
@@ -192,13 +199,11 @@ def intersection(ctx: CheckContext) -> None:
 
 @st.composite
 def empty_lists_st(draw: Any) -> dict[str, Any]:
-    state = draw(scope_st(restrictions=(0, 2), both=False, empty=False, local_count=(0, 2),
-                          modes=MODES))
-    empties = draw(st.lists(st.sampled_from(({"allow": []}, {"deny": []},
-                                             {"allow": [], "deny": []})), min_size=1, max_size=2))
-    rules = [*state["restrictions"], *empties]
-    state["restrictions"] = draw(st.permutations(rules))
-    return state
+    """One restriction with at least one empty list (several restrictions are TF-02's)."""
+    state = draw(scope_st(restrictions=(0, 0), local_count=(0, 2), modes=MODES))
+    raw = draw(restriction_st(state["globals"], empty=True).filter(
+        lambda r: any(v == [] for v in r.values())))
+    return {**state, "restrictions": [raw]}
 
 
 @check("TF-03", name="tool-filter-empty-lists", per_provider=False)
@@ -206,7 +211,7 @@ def empty_lists(ctx: CheckContext) -> None:
     """``allow: []`` hides every global tool while scope-local tools and ``run_code`` stay;
     ``deny: []`` hides nothing."""
     cases = [[{"allow": []}], [{"deny": []}], [{"allow": [], "deny": []}],
-             [{"deny": []}, {"allow": ["alpha"]}]]
+             [{"allow": ["alpha"], "deny": []}], [{"allow": [], "deny": ["alpha"]}]]
     for rules in cases:
         state = {"globals": ABC, "restrictions": rules, "locals": ["lima"],
                  "mode": PresentationMode.BOTH}
@@ -249,7 +254,8 @@ def locals_after_filter(ctx: CheckContext) -> None:
 @check("TF-05", name="tool-filter-local-shadows-global", per_provider=False)
 def local_shadows_global(ctx: CheckContext) -> None:
     """A local named like a global replaces it in that scope (one entry, the local schema, the
-    local body), even where a restriction denied the global; other scopes keep the global."""
+    local body), even where a restriction denied the global; other scopes keep the global.
+    Restrictions here are deny lists (what an allow list does to locals is TF-04's)."""
     dep = ctx.deploy(tools=ABC)
     root = dep.root().agent
     agent = dep.create_agent().agent
@@ -275,7 +281,7 @@ def local_shadows_global(ctx: CheckContext) -> None:
     root_view = observe(ctx, "TF-05", dep, root)
     ctx.expect("TF-05", ("bravo", GLOBAL) in root_view, "another scope still gets the global",
                ("bravo", GLOBAL), sorted(root_view))
-    for raw in ({"deny": ["bravo"]}, {"allow": ["alpha"]}):
+    for raw in ({"deny": ["bravo"]}, {"deny": ["alpha", "bravo"]}):
         state = {"globals": ABC, "restrictions": [raw], "locals": ["bravo"]}
         dep2, agent2 = build(ctx, "TF-05", state)
         got = sorted(e for e in observe(ctx, "TF-05", dep2, agent2) if e[0] == "bravo")
@@ -295,7 +301,7 @@ def local_shadows_global(ctx: CheckContext) -> None:
                    sorted(keep), sorted(other))
 
     ctx.for_all(scope_st(restrictions=(0, 1), empty=False, locals_from=("globals", "lima"),
-                         local_count=(1, 3)).filter(
+                         local_count=(1, 3), kinds=("deny",)).filter(
         lambda s: any(n in s["globals"] for n in s["locals"])), drawn)
 
 
@@ -312,7 +318,7 @@ def reserved_run_code(ctx: CheckContext) -> None:
         before = snapshot(dep, ctx.gateway)
         views = (dep.view(None), dep.view(root))
         ctx.expect_error("TF-06", ErrorCode.RESERVED_NAME,
-                         lambda w=where: dep.register_tool(ToolSpec(name=RUN_CODE), w),
+                         partial(dep.register_tool, ToolSpec(name=RUN_CODE), where),
                          f"registering a {'global' if where is None else 'scope-local'} run_code")
         after = (dep.view(None), dep.view(root))
         ctx.expect("TF-06", views == after, "a refused run_code registration changed a view",
@@ -329,7 +335,9 @@ def reserved_run_code(ctx: CheckContext) -> None:
                    f"{state['restrictions']}", want, entries)
 
     for mode in MODES:
-        for rules in ([], [{"allow": ["alpha"]}], [{"allow": []}], [{"deny": ABC}]):
+        cases: list[list[dict[str, list[str]]]] = [
+            [], [{"allow": ["alpha"]}], [{"allow": []}], [{"deny": ABC}]]
+        for rules in cases:
             body({"globals": ABC, "restrictions": rules, "mode": mode})
     ctx.for_all(scope_st(modes=MODES), body)
 
@@ -422,13 +430,20 @@ def child_view(ctx: CheckContext) -> None:
         rule = "TF-03" if any(v == [] for v in raw.values()) else "TF-01"
         comp = composition(ctx.edition, tool_filter=raw)
         dep = ctx.deploy(tools=names, mode=mode, presets=comp.presets)
+        root = dep.root().agent
+        with ctx.step(rule, f"setting the presentation mode {mode.value}"):
+            dep.set_mode(root, mode)  # the deployment's mode, made explicit on the parent
         view = oracle_view(names, [raw], (), mode)
-        hidden = [n for n in names if (n, GLOBAL) not in view]
-        mark = marker("tf-child")
-        if hidden:
-            ctx.gateway.script(mark, call(hidden[0]), text("done"))
-        request = start_request(dep.root().agent, provider.name, f"child task {mark}",
-                                comp.fields)
+        forged: list[str] = []
+
+        def forge(request: ModelRequest) -> ModelReply:
+            """Call a global the child's first request does not offer, if there is one."""
+            offered = {t.name for t in request.tools}
+            forged.extend(n for n in names if n not in offered)
+            return call(forged[0]) if forged else text("done")
+
+        mark = ctx.gateway.script(marker("tf-child"), forge)
+        request = start_request(root, provider.name, f"child task {mark}", comp.fields)
         with ctx.step(rule, f"starting a child with the tool filter {raw}"):
             result = dep.start(request)
         requests = ctx.gateway.requests(result.agent)
@@ -436,12 +451,13 @@ def child_view(ctx: CheckContext) -> None:
         want = sorted(wire_tool_names([SpecEntry(n, Origin(o)) for n, o in view], mode))
         ctx.expect(rule, wire == want, f"the first request of a child filtered by {raw} in "
                    f"mode {mode.value}", want, wire)
-        if hidden:
+        if forged:
+            name = forged[0]
             results = [(r.isError, r.code) for r in result.toolResults]
-            ran = [i.model_dump(mode="json") for i in dep.invocations() if i.tool == hidden[0]]
+            ran = [i.model_dump(mode="json") for i in dep.invocations() if i.tool == name]
             ctx.expect("TF-12", (True, ErrorCode.UNKNOWN_TOOL.value) in results and not ran
                        and result.stopReason is StopReason.COMPLETED,
-                       f"a forged call to the hidden {hidden[0]} in the child's run",
+                       f"a forged call to {name}, which the child's first request does not offer",
                        "an UNKNOWN_TOOL error result, no body run, the run completed",
                        {"toolResults": results, "invocations": ran,
                         "stopReason": result.stopReason.value})

@@ -165,9 +165,9 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
             ok = result.isError and result.code == ErrorCode.UNKNOWN_TOOL.value
         except TckError as exc:  # a refusal with the code is the same answer over the driver
             observed, ok = exc.to_json(), exc.code is ErrorCode.UNKNOWN_TOOL
-        new = [i.model_dump(mode="json") for i in dep.invocations()[ran:]]
-        ctx.expect("TF-12", ok and not new, f"executing the hidden {name}",
-                   "an UNKNOWN_TOOL error, no body run", {"result": observed, "ran": new})
+        bodies = [i.model_dump(mode="json") for i in dep.invocations()[ran:]]
+        ctx.expect("TF-12", ok and not bodies, f"executing the hidden {name}",
+                   "an UNKNOWN_TOOL error, no body run", {"result": observed, "ran": bodies})
     for entry in entries:
         if entry.name == RUN_CODE:
             continue
@@ -217,6 +217,9 @@ def one_resolver(ctx: CheckContext) -> None:
 def isolation(ctx: CheckContext, state: dict[str, Any]) -> None:
     dep = ctx.deploy(tools=state["globals"], mode=state["mode"])
     root, a, b = dep.root().agent, dep.create_agent().agent, dep.create_agent().agent
+    with ctx.step("TF-13", "setting presentation modes"):
+        for agent in (root, a, b):
+            dep.set_mode(agent, state["mode"])
     others = (None, root, b)
     before = {who: observe(ctx, "TF-13", dep, who) for who in others}
     with ctx.step("TF-13", "installing locals and restrictions in one scope"):

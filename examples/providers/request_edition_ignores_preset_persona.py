@@ -3,8 +3,9 @@
 A child started with a preset and no persona of its own should carry the preset's persona (the
 composed persona); this runtime takes the persona only from the start request in the
 request-controls edition, so the child falls back to the deployment persona. The preset's tool
-filter and output schema still apply. A runtime that grew request-level persona first and added
-presets later, wiring them only for filters, behaves like this.
+filter and output schema still apply, and the capability gate still sees the preset's persona.
+A runtime that grew request-level persona first and added presets later, wiring them only for
+filters, behaves like this.
 """
 
 from __future__ import annotations
@@ -12,24 +13,32 @@ from __future__ import annotations
 from typing import Any
 
 from subagent_tck.conformance.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
-from subagent_tck.spec import ABSENT, Edition
+from subagent_tck.conformance.protocol import TargetInfo
+from subagent_tck.reference import Agent, ChildStart, Host
+from subagent_tck.spec import Edition
 
 BREAKS = "PE-02"
 
 
 class RequestOnlyPersona(ChildStart):
-    def compose(self) -> None:
-        super().compose()
+    def install_persona(self, agent: Agent, value: object) -> str | None:
         if self.host.edition is Edition.REQUEST_CONTROLS and self.request.get("persona") is None:
-            self.asked["persona"] = ABSENT  # the bug: the preset's persona is dropped
+            return None  # the bug: only the request's persona is installed
+        return super().install_persona(agent, value)
 
 
 class RequestOnlyPersonaHost(Host):
     child_start_class = RequestOnlyPersona
 
 
+class RequestControlsTarget(ReferenceTarget):
+    """Advertises the request-controls edition only, where this bug lives."""
+
+    def info(self) -> TargetInfo:
+        return super().info().model_copy(update={"editions": [Edition.REQUEST_CONTROLS]})
+
+
 def provider() -> Any:
-    return ReferenceTarget(
+    return RequestControlsTarget(
         host_class=RequestOnlyPersonaHost, name="request-edition-ignores-preset-persona"
     )

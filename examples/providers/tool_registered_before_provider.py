@@ -4,6 +4,9 @@ The tool is registered as soon as it is loaded, with fresh-child wording, and th
 arrival is ignored. A plugin might do this when it assumes the backend plugin is listed, and so
 started, first; with a loader that starts plugins concurrently the model is offered a tool whose
 provider is not there, and whose wording was never derived from it.
+
+ALSO_BREAKS ST-05: a tool mounted before its provider exists cannot check the provider's
+capabilities, so a numeric maxDepth ends up mounted on a provider without depthLimit.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import FRESH_DESCRIPTION, FRESH_PROMPT, SubagentTool
 
 BREAKS = "ST-02"
+ALSO_BREAKS = ("ST-05",)
 
 
 class EagerTool(SubagentTool):

@@ -146,7 +146,7 @@ RULES: tuple[Rule, ...] = (
             Example(
                 title="maxDepth -1 at load",
                 given={"config": {"maxDepth": -1}},
-                observed={"load": "INVALID_CONFIG"},
+                observed={"load": "INVALID_DEPTH"},
                 holds=True,
             ),
             Example(

@@ -25,6 +25,11 @@ def load_fakes() -> ModuleType:
     return sys.modules[FAKES_NAME]
 
 
+# Loaded at collection: pytester restores sys.modules after each in-process run, and a kit
+# module imported during one would come back as a second instance, unpatched.
+load_fakes()
+
+
 @pytest.fixture
 def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     """The fakes module, with its suite installed as the default one for this test."""

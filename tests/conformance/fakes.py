@@ -5,7 +5,8 @@ such as ``python:subagent_tck_test_fakes:healthy`` work in CLI tests. A fake tar
 maps ``(rule, provider)`` to what the fake check sees for that rule: ``"break"`` (the target
 violates it), ``"crash"`` (the target raises), ``"refuse"`` (an unexpected TckError),
 ``"protocol"`` (a PROTOCOL_ERROR), ``"hang"``, ``"skip"``, ``"silent"`` (the check never
-verifies it), ``"unconsumed"`` (a scripted reply the target never asks for).
+verifies it), ``"unconsumed"`` (a scripted reply the target never asks for), ``"trap"`` (the
+same, for a script marked ``required=False``).
 """
 
 from __future__ import annotations
@@ -137,6 +138,9 @@ def fake_check(ctx: CheckContext) -> None:
             ctx.skip(rule, "nothing to refuse here")
         elif what == "unconsumed":
             ctx.gateway.script("marker-never-asked", text("hello"))
+            ctx.expect(rule, True, "fine")
+        elif what == "trap":  # a child that must not run, scripted only to catch it
+            ctx.gateway.script("marker-must-not-run", text("hello"), required=False)
             ctx.expect(rule, True, "fine")
         # "silent": the check never verifies the rule
 

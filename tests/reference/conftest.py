@@ -6,7 +6,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
-
 from subagent_tck.reference import (
     ExecutionContext,
     Host,

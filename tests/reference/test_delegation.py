@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from subagent_tck.reference import ChildStart, Host, ModelReply, ScriptedModel
 from subagent_tck.spec import (
     PERSONA_SECTION,
@@ -193,13 +192,14 @@ def test_a_structured_output_call_becomes_the_run_output(host: Host) -> None:
     assert result.output == {"v": "x"}
 
 
-def test_a_child_inherits_its_parents_presentation_mode_but_not_its_locals(host: Host) -> None:
+def test_a_child_starts_in_the_deployment_mode_without_its_parents_locals() -> None:
     from .conftest import echo
 
-    root = host.agents()[0].id
-    host.set_mode(root, "both")
+    host = make_host(mode="both")
+    root = host.create_agent().id
+    host.set_mode(root, "native")
     host.register_tool(echo("parent_only"), root)
-    result = start(host)
+    result = start(host, parent=root)
     assert [e.name for e in host.view(result.agent)] == ["a", "b", "c", "run_code"]
 
 

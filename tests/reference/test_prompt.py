@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from subagent_tck.reference import PromptSection, assemble_sections
 from subagent_tck.reference.prompt import render_strict, validate_section
 from subagent_tck.spec import PERSONA_SECTION, ErrorCode, Section, TckError
@@ -20,7 +19,8 @@ def test_a_scoped_section_wins_in_the_same_position() -> None:
 
 
 def test_a_child_persona_goes_first_without_a_deployment_persona() -> None:
-    out = assemble_sections([PromptSection("x", "X")], [PromptSection(PERSONA_SECTION, "C")], (), VARS)
+    deployment = [PromptSection("x", "X")]
+    out = assemble_sections(deployment, [PromptSection(PERSONA_SECTION, "C")], (), VARS)
     assert [s.name for s in out] == [PERSONA_SECTION, "x"]
 
 

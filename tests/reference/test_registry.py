@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from subagent_tck.reference import ToolRegistry
 from subagent_tck.spec import ErrorCode, TckError
 

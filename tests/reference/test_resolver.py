@@ -5,7 +5,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from subagent_tck.reference import (
     AbortSignal,
     ExecutionContext,
@@ -36,7 +35,9 @@ def context() -> ExecutionContext:
     return ExecutionContext("agent-x", AbortSignal())
 
 
-def build(globals_: list[str], locals_: list[str], mode: PresentationMode) -> tuple[Resolver, Scope]:
+def build(
+    globals_: list[str], locals_: list[str], mode: PresentationMode
+) -> tuple[Resolver, Scope]:
     registry = ToolRegistry()
     for name in globals_:
         registry.register(echo(name))

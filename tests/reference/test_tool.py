@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from subagent_tck.reference import AbortSignal, Tool, ToolResult
 from subagent_tck.reference.tool import validate_tool
 from subagent_tck.spec import ErrorCode, TckError
@@ -52,7 +51,9 @@ def test_a_tool_schema_carries_name_description_and_parameters() -> None:
         (Tool("run_code", lambda a, c: None), ErrorCode.RESERVED_NAME),
     ],
 )
-def test_a_malformed_or_reserved_tool_is_refused_with_its_code(tool: object, code: ErrorCode) -> None:
+def test_a_malformed_or_reserved_tool_is_refused_with_its_code(
+    tool: object, code: ErrorCode
+) -> None:
     with pytest.raises(TckError) as caught:
         validate_tool(tool)
     assert caught.value.code is code

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.check import Check, CheckContext, run_check
 from subagent_tck.conformance.checks import load_checks
@@ -55,7 +54,9 @@ def run_st(target: Target, editions: tuple[Edition, ...] = tuple(Edition)) -> It
 
 
 def failing_rules(target: Target) -> set[str]:
-    return {f.rule for _, failures in run_st(target) for f in failures}
+    """The ST checks do not depend on the edition: one is enough for the zoo."""
+    editions = (Edition.PRESET_COMPOSITION,)
+    return {f.rule for _, failures in run_st(target, editions) for f in failures}
 
 
 def test_every_st_rule_has_a_check() -> None:
@@ -81,5 +82,4 @@ def test_a_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
     module = importlib.import_module(f"examples.providers.{name}")
     failed = failing_rules(module.provider())
     assert module.BREAKS in failed
-    assert failed <= {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}
     assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}

@@ -1,0 +1,138 @@
+"""Benchmark: certifying the reference over HTTP against certifying it in-process.
+
+    python benchmarks/bench_http.py [--repeat N] [--round-trips N] [--profile ci|thorough]
+
+1. The runner certifies the built-in reference in-process, then the same reference behind the
+   HTTP driver API, served by a ``subagent-tck serve`` process started as a ``cmd:`` target
+   (the way an adapter in another language runs). Both verdicts must agree rule by rule; the
+   ratio of wall times is the price of the transport. The HTTP run also counts its driver round
+   trips and model gateway calls.
+2. Round trips per second on one connection: a driver operation (``agents``: the cheapest
+   observation) against a bare loopback echo served by the same stack (uvicorn, Starlette,
+   httpx) in a process of its own, in the same run, so the driver's own cost is visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.gateway import Gateway
+from subagent_tck.conformance.http_target import HttpTarget
+from subagent_tck.conformance.launcher import AdapterProcess, launch, split_command
+from subagent_tck.conformance.loopback import http_client
+from subagent_tck.conformance.protocol import DeploymentConfig
+from subagent_tck.conformance.runner import RunConfig, certify
+
+SERVE = f"{sys.executable} -m subagent_tck.conformance.http_server --port 0"
+ECHO = f"""{sys.executable} -c "
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+import uvicorn
+from subagent_tck.conformance.loopback import bind, uvicorn_config
+async def echo(request):
+    return Response(await request.body(), media_type='application/json')
+sock = bind()
+print('SUBAGENT_TCK_READY http://127.0.0.1:%d' % sock.getsockname()[1], flush=True)
+uvicorn.Server(uvicorn_config(Starlette(routes=[Route('/echo', echo, methods=['POST'])]))
+               ).run(sockets=[sock])
+"
+"""
+
+
+class CountingTarget(HttpTarget):
+    """Counts the driver requests it sends."""
+
+    requests = 0
+
+    def request(self, method: str, path: str, payload: Any = None, *, what: str) -> Any:
+        type(self).requests += 1
+        return super().request(method, path, payload, what=what)
+
+
+def outcomes(certificate: Any) -> dict[str, str]:
+    """Each rule's outcome per provider: what must agree between the transports."""
+    return {f"{rule.id}/{p.provider}": p.outcome.value
+            for rule in certificate.rules for p in rule.providers}
+
+
+def certify_both(profile: str, repeat: int) -> None:
+    config = RunConfig(profile=profile, timeout=120, deadline=3600)
+    adapter = launch(SERVE, timeout=60)
+    http = CountingTarget(adapter.base_url, timeout=60)
+    local_times, http_times = [], []
+    gateway_calls = 0
+    try:
+        for _ in range(repeat):  # interleaved: drifting load hits both alike
+            began = time.perf_counter()
+            local = certify(reference_target(), config)
+            local_times.append(time.perf_counter() - began)
+            CountingTarget.requests = 0
+            calls = http._gateway.calls if http._gateway else 0
+            began = time.perf_counter()
+            remote = certify(http, config)
+            http_times.append(time.perf_counter() - began)
+            gateway_calls = (http._gateway.calls if http._gateway else 0) - calls
+            if outcomes(local) != outcomes(remote) or local.verdict != remote.verdict:
+                raise SystemExit("the verdicts differ between in-process and HTTP")
+    finally:
+        http.close()
+        adapter.close()
+    local_s, http_s = statistics.median(local_times), statistics.median(http_times)
+    print(f"certify --profile {profile}: in-process {local_s:.2f} s, over HTTP {http_s:.2f} s "
+          f"(ratio {http_s / local_s:.1f}x); verdicts identical ({local.verdict.value}, "
+          f"{len(outcomes(local))} rule/provider outcomes)")
+    print(f"  the HTTP run: {CountingTarget.requests} driver requests and {gateway_calls} model "
+          f"gateway calls, {(CountingTarget.requests + gateway_calls) / http_s:.0f} round trips "
+          "per second of the run")
+
+
+def rate(action: Callable[[], object], count: int) -> float:
+    action()  # warm the connection
+    began = time.perf_counter()
+    for _ in range(count):
+        action()
+    return count / (time.perf_counter() - began)
+
+
+def round_trips(count: int, repeat: int) -> None:
+    adapter = launch(SERVE, timeout=30)
+    echo = AdapterProcess(split_command(ECHO))
+    try:
+        echo_url = echo.wait_ready(30)
+        deployment = adapter.deploy(DeploymentConfig(), Gateway())
+        client = http_client(echo_url, 30)
+        body = b'{"agent": null}'
+        driver, bare = [], []
+        for _ in range(repeat):  # interleaved: drifting load hits both alike
+            driver.append(rate(deployment.agents, count))
+            bare.append(rate(lambda: client.post(f"{echo_url}/echo", content=body), count))
+        deployment.close()
+        client.close()
+    finally:
+        adapter.close()
+        echo.stop()
+    d, b = statistics.median(driver), statistics.median(bare)
+    print(f"round trips on one connection: driver `agents` {d:.0f}/s, bare echo {b:.0f}/s "
+          f"(the driver keeps {100 * d / b:.0f}% of the bare rate; {1000 / d:.2f} ms vs "
+          f"{1000 / b:.2f} ms each)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="certifications per transport")
+    parser.add_argument("--round-trips", type=int, default=500)
+    parser.add_argument("--profile", choices=("ci", "thorough"), default="ci")
+    args = parser.parse_args(argv)
+    round_trips(args.round_trips, 3)
+    certify_both(args.profile, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

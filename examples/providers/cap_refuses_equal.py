@@ -1,0 +1,38 @@
+"""A child whose depth equals maxDepth is refused (breaks DE-03).
+
+The cap is compared with ``>=`` instead of ``>``: ``maxDepth: 1`` forbids even the first child,
+so every cap acts one level tighter than asked. Reading "maximum depth" as "depth must stay
+below" gives this off-by-one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import ChildStart, Host
+from subagent_tck.spec import check_depth
+
+BREAKS = "DE-03"
+
+
+class TightCapStart(ChildStart):
+    def decide_depth(self) -> None:
+        cap = self.asked["maxDepth"]
+        verdict = check_depth(cap)
+        if verdict.value is None or verdict.value == 0:
+            super().decide_depth()
+            return
+        self.asked["maxDepth"] = verdict.value - 1  # the bug: child >= cap is refused
+        try:
+            super().decide_depth()
+        finally:
+            self.asked["maxDepth"] = cap
+
+
+class TightCapHost(Host):
+    child_start_class = TightCapStart
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=TightCapHost, name="cap-refuses-equal")

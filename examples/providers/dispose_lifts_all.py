@@ -1,0 +1,33 @@
+"""Disposing one restriction lifts every restriction of the scope (breaks TF-14).
+
+The dispose handle is checked, but the scope then clears all of its restrictions instead of the
+one the handle names. A runtime that keeps one "current filter" per scope and resets it on
+dispose does this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Agent, Host, Scope
+
+BREAKS = "TF-14"
+
+
+class ResetScope(Scope):
+    def dispose(self, handle: str) -> bool:
+        lifted = super().dispose(handle)
+        self._restrictions.clear()  # the bug: every restriction goes
+        return lifted
+
+
+class ResetHost(Host):
+    def new_agent(self, **kwargs: Any) -> Agent:
+        agent = super().new_agent(**kwargs)
+        agent.scope = ResetScope(agent.scope.id, self.registry, agent.scope.mode)
+        return agent
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=ResetHost, name="dispose-lifts-all")

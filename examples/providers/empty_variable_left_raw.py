@@ -1,0 +1,51 @@
+"""A template variable whose value is empty leaves its placeholder raw (breaks PE-05; subtle).
+
+Templates are checked strictly (unknown and malformed placeholders are refused), but the
+substitution step writes ``variables[name] || placeholder``: a known variable whose value is the
+empty string is taken for "missing", and the raw ``{{name}}`` reaches the model. The fixed cases
+use non-empty values; drawn personas and variables find it. The JavaScript ``||`` default idiom
+produces exactly this bug.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Host
+from subagent_tck.reference.prompt import render_strict
+from subagent_tck.spec import Section, resolve_sections
+
+BREAKS = "PE-05"
+SUBTLE = True
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+
+
+def render_or_keep(template: str, variables: Mapping[str, str], what: str) -> str:
+    render_strict(template, variables, what)  # unknown or malformed: refused as it should be
+    # The bug: an empty value counts as missing and the placeholder stays.
+    return _PLACEHOLDER.sub(lambda m: variables.get(m.group(1)) or m.group(0), template)
+
+
+class EmptyVariableHost(Host):
+    def prompt(self, agent: str) -> tuple[Section, ...]:
+        scope = self.agent(agent).scope
+        visible = {e.name for e in self.resolver.view(scope)}
+        deployment = self.deployment_sections()
+        by_name = {s.name: s for s in (*deployment, *scope.sections())}
+        resolved = resolve_sections(
+            [Section(s.name, s.template) for s in deployment],
+            [Section(s.name, s.template) for s in scope.sections()],
+        )
+        return tuple(
+            Section(s.name, render_or_keep(s.text, self.variables, s.name))
+            for s in resolved
+            if by_name[s.name].guides is None or by_name[s.name].guides in visible
+        )
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=EmptyVariableHost, name="empty-variable-left-raw")

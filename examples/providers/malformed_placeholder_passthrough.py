@@ -1,0 +1,70 @@
+"""Malformed placeholders pass through a persona as literal text (breaks PE-05).
+
+Unknown variables are refused with ``INVALID_TEMPLATE`` as they should be, but the renderer only
+recognises well-formed ``{{name}}`` tokens: ``{{two words}}``, ``{{}}`` or an unclosed ``{{role``
+are neither substituted nor refused, so the raw placeholder reaches the model. A template engine
+built on one regular expression for valid names behaves like this.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Agent, ChildStart, Host, PromptSection
+from subagent_tck.spec import (
+    ABSENT,
+    PERSONA_SECTION,
+    ErrorCode,
+    Section,
+    TckError,
+    resolve_sections,
+)
+
+BREAKS = "PE-05"
+
+_WELL_FORMED = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+
+
+def render_lenient(template: str, variables: Mapping[str, str], what: str) -> str:
+    """Substitute well-formed placeholders; the bug: anything else is left as it is."""
+    unknown = [m.group(1) for m in _WELL_FORMED.finditer(template) if m.group(1) not in variables]
+    if unknown:
+        raise TckError(
+            ErrorCode.INVALID_TEMPLATE, f"{what}: unknown variable(s) {', '.join(unknown)}"
+        )
+    return _WELL_FORMED.sub(lambda m: variables[m.group(1)], template)
+
+
+class LenientPersona(ChildStart):
+    def install_persona(self, agent: Agent, value: object) -> str | None:
+        if value is ABSENT or not isinstance(value, str):
+            return super().install_persona(agent, value)
+        render_lenient(value, self.host.variables, "persona")
+        agent.scope.add_section(PromptSection(PERSONA_SECTION, value))
+        return value
+
+
+class LenientHost(Host):
+    child_start_class = LenientPersona
+
+    def prompt(self, agent: str) -> tuple[Section, ...]:
+        scope = self.agent(agent).scope
+        visible = {e.name for e in self.resolver.view(scope)}
+        deployment = self.deployment_sections()
+        by_name = {s.name: s for s in (*deployment, *scope.sections())}
+        resolved = resolve_sections(
+            [Section(s.name, s.template) for s in deployment],
+            [Section(s.name, s.template) for s in scope.sections()],
+        )
+        return tuple(
+            Section(s.name, render_lenient(s.text, self.variables, s.name))
+            for s in resolved
+            if by_name[s.name].guides is None or by_name[s.name].guides in visible
+        )
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=LenientHost, name="malformed-placeholder-passthrough")

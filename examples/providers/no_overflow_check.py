@@ -1,0 +1,41 @@
+"""A parent at depth 2^53-1 starts a child at 2^53 (breaks DE-08).
+
+The child's depth is the parent's plus one with no check that it stays a safe integer: without
+a cap the child is recorded at 2^53, where a JavaScript number can no longer count by one, and
+with ``maxDepth: 2^53-1`` the start is refused as "exceeded" instead of as an invalid depth.
+Incrementing without a bound check does this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import ChildStart, Host
+from subagent_tck.spec import ABSENT, MAX_SAFE_INTEGER, ErrorCode, TckError, check_depth
+
+BREAKS = "DE-08"
+
+
+class UnboundedStart(ChildStart):
+    def decide_depth(self) -> None:
+        depths = [self.host.store.header(self.parent.session).depth()]
+        if self.parent.runtime_depth is not ABSENT:
+            depths.append(check_depth(self.parent.runtime_depth).value or 0)
+        cap = check_depth(self.asked["maxDepth"]).value
+        if max(depths) != MAX_SAFE_INTEGER or (self.asked["maxDepth"] is not ABSENT
+                                               and cap is None):
+            super().decide_depth()
+            return
+        child = max(depths) + 1  # the bug: no safe-integer check
+        if cap is not None and child > cap:
+            raise TckError(ErrorCode.DEPTH_EXCEEDED, f"child depth {child} > maxDepth {cap}")
+        self.child_depth = child
+
+
+class UnboundedHost(Host):
+    child_start_class = UnboundedStart
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=UnboundedHost, name="no-overflow-check")

@@ -1,0 +1,37 @@
+"""A resumed child's depth is re-derived from its parent (breaks DE-09). SUBTLE.
+
+On cold resume this runtime validates the child's stored header but then sets the child's depth
+to its parent's header depth plus one, trusting the tree over the durable record. For a child
+that was started normally the two agree, which is all the fixed checks resume; a stored header
+that records a deeper position (a child resumed under another deployment's tree, or a header
+written by a newer runtime) is lowered on resume, which DE-09 forbids: resume restores the
+header depth and a restart can never lower the count. The fuzzer writes such a header and
+resumes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Agent, Descriptor, Host, Resume
+
+BREAKS = "DE-09"
+SUBTLE = True
+
+
+class RederivingResume(Resume):
+    def apply(self, agent: Agent, descriptor: Descriptor) -> None:
+        super().apply(agent, descriptor)
+        header = self.host.store.header(self.session)
+        if header.parent is not None and self.host.store.has(header.parent):
+            # the bug: the parent's depth plus one instead of the stored header depth
+            agent.depth = self.host.store.header(header.parent).depth() + 1
+
+
+class RederivingHost(Host):
+    resume_class = RederivingResume
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=RederivingHost, name="resume-rederives-depth")

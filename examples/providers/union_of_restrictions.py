@@ -1,0 +1,36 @@
+"""Several restrictions on one scope are joined, not intersected (breaks TF-02).
+
+A global tool is visible when *any* installed restriction admits it, so ``{allow: [a, b]}``
+then ``{deny: [b]}`` offers every tool the deny list does not name. A runtime that treats each
+restriction as a grant ("this plugin may see these tools") rather than a filter does this.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Agent, Host, Scope
+from subagent_tck.spec import Restriction
+
+BREAKS = "TF-02"
+
+
+class UnionScope(Scope):
+    def restrictions(self) -> tuple[Restriction, ...]:
+        rules = super().restrictions()
+        if len(rules) < 2:
+            return rules
+        admitted = [n for n in self.registry.names() if any(r.admits(n) for r in rules)]
+        return (Restriction.of(allow=admitted),)  # the bug: a union of what each admits
+
+
+class UnionHost(Host):
+    def new_agent(self, **kwargs: Any) -> Agent:
+        agent = super().new_agent(**kwargs)
+        agent.scope = UnionScope(agent.scope.id, self.registry, agent.scope.mode)
+        return agent
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=UnionHost, name="union-of-restrictions")

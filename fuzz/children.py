@@ -1,0 +1,286 @@
+"""Operations on agents, children and sessions: the depth entries and the start pipeline.
+
+Every depth enters here as raw JSON text (``{"json": "9007199254740993"}``) and reaches the
+target as :func:`.strategies.depth_value` of it: ``create_agent`` (header and runtime depth,
+DE-06, DE-07), ``start`` (``maxDepth``, DE-03, DE-05, DE-08, DE-10), and ``plant`` (a stored
+header written with ``put_session_header`` and then resumed, DE-06, DE-09). A start is judged
+by :func:`subagent_tck.spec.decide_start`: refused with one of its codes and nothing created
+(DE-04, CA-02, FR-03), or accepted with the derived depth (DE-01, DE-02), a published snapshot
+that is already final (FR-02) and a first model request that carries the whole composition
+(FR-01, PE-01..PE-04, EN-01, EN-03).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from subagent_tck.conformance.protocol import SessionHeader, StartRequest
+from subagent_tck.spec import (
+    ABSENT,
+    Edition,
+    ErrorCode,
+    Fault,
+    TckError,
+    assemble_system_prompt,
+    check_depth,
+)
+
+from .lockstep import PROMPT, Lockstep
+from .model import AgentModel, ScopeModel, SessionModel
+from .rulemap import fault_rule, refusal_rule
+from .strategies import depth_value
+
+_DEPTH_CODES = frozenset({ErrorCode.INVALID_DEPTH, ErrorCode.DEPTH_EXCEEDED})
+
+
+def _value(arg: Mapping[str, str]) -> object:
+    return depth_value(arg["json"])
+
+
+def create_agent(lock: Lockstep, header: Mapping[str, str], runtime: Mapping[str, str] | None
+                 ) -> None:
+    header_value = _value(header)
+    runtime_value = ABSENT if runtime is None else _value(runtime)
+    expect = lock.model.expect_create_agent(header_value, runtime_value)
+    before = lock.snapshot() if expect.may_accept else None
+    ref, error = lock.call("create_agent", lambda: lock.deployment.create_agent(
+        header_depth=header_value,
+        runtime_depth=None if runtime_value is ABSENT else runtime_value,
+        has_runtime_depth=runtime_value is not ABSENT,
+    ))
+    rule = "DE-06" if not check_depth(header_value).ok else "DE-07"
+    if error is not None:
+        if not expect.may_accept or error.code is not ErrorCode.INVALID_DEPTH:
+            raise lock.diverge(
+                "create-agent", f"create_agent refused: {error.message}", "accepted",
+                error.to_json(), rule if expect.may_accept else "DE-01",
+            )
+        assert before is not None
+        lock.unchanged(before, "nothing-created", rule)
+        return
+    assert ref is not None
+    verdict = check_depth(header_value)
+    if verdict.ok and ref.depth != verdict.value:
+        raise lock.diverge(
+            "create-agent", "a top-level agent reports the depth of its header", verdict.value,
+            ref.depth, "DE-01",
+        )
+    label = lock.model.new_label("a")
+    lock.ids[label] = ref.agent
+    lock.session_ids[label] = ref.session
+    agent = AgentModel(label, label, ScopeModel(mode=lock.setup.mode), runtime=runtime_value,
+                       kind="created")
+    lock.model.add_agent(agent, SessionModel(label, header_value))
+    lock.check_all_views()
+
+
+def _nothing_created_rule(fault: Fault) -> str:
+    if fault.code in _DEPTH_CODES:
+        return "DE-04"
+    if fault.code is ErrorCode.UNSUPPORTED_CAPABILITY:
+        return "CA-02"
+    if fault.code is ErrorCode.NO_PROVIDER:
+        return "CA-05"
+    if fault.code is ErrorCode.REQUEST_CONTROLS_REFUSED:
+        return "EN-02"
+    return "FR-03"
+
+
+def start(lock: Lockstep, parent: str, provider: str, controls: Mapping[str, Any]) -> None:
+    parent_model = lock.agent(parent)
+    request: dict[str, Any] = {"provider": provider, "prompt": PROMPT}
+    for key, value in controls.items():
+        request[key] = _value(value) if key == "maxDepth" else copy.deepcopy(value)
+    outcome = lock.model.decide_start(parent_model, request)
+    before = lock.snapshot()
+    sent = StartRequest(parent=lock.agent_id(parent), **copy.deepcopy(request))
+    result, error = lock.call("start", lambda: lock.deployment.start(sent))
+    controls_edition = lock.setup.edition is Edition.REQUEST_CONTROLS
+    if error is None and not outcome.ok:
+        wanted = sorted(c.value for c in outcome.codes)
+        raise lock.diverge(
+            "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
+            f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
+            fault_rule(outcome.faults[0], request),
+        )
+    if error is not None:
+        _refused(lock, outcome, error, request, controls_edition, before)
+        return
+    assert result is not None and outcome.child_depth is not None
+    if result.depth != outcome.child_depth:
+        runtime = parent_model.runtime
+        deeper = runtime is not ABSENT and check_depth(runtime).ok
+        raise lock.diverge(
+            "start-depth", "the child's depth is its parent's effective depth plus one",
+            outcome.child_depth, result.depth, "DE-02" if deeper else "DE-01",
+        )
+    label = lock.model.new_label("c")
+    child = lock.model.add_child(parent_model, outcome, label, request)
+    lock.ids[label] = result.agent
+    lock.session_ids[label] = result.session
+    _check_child_header(lock, label, parent, outcome.child_depth)
+    published = result.agent in lock._guard("agents", lock.deployment.agents)
+    if not published:  # the target retires a child after its run: keep only its session
+        lock.model.agents.pop(label, None)
+        lock.model.sessions[label].agent = None
+    _check_snapshot(lock, child, result.agent)
+    lock.check_all_views()
+    _check_first_request(lock, child, result.agent, published)
+
+
+def jsonable_result(result: object) -> object:
+    dump = getattr(result, "model_dump", None)
+    return dump(mode="json") if dump is not None else result
+
+
+def _refused(
+    lock: Lockstep, outcome: Any, error: TckError, request: Mapping[str, Any],
+    controls_edition: bool, before: tuple[Any, ...],
+) -> None:
+    if outcome.ok:
+        raise lock.diverge(
+            "start", f"the start was refused with {error.code.value}: {error.message}; "
+            "expected it to be accepted", "accepted", error.to_json(),
+            refusal_rule(error.code.value, request, controls_edition),
+        )
+    if error.code not in outcome.codes:
+        wanted = sorted(c.value for c in outcome.codes)
+        raise lock.diverge(
+            "start", f"refused with {error.code.value}; expected {' or '.join(wanted)} "
+            f"({outcome.faults[0].reason})", wanted, error.to_json(),
+            fault_rule(outcome.faults[0], request),
+        )
+    fault = next(f for f in outcome.faults if f.code is error.code)
+    lock.unchanged(before, "nothing-created", _nothing_created_rule(fault))
+    lock.check_all_views()
+
+
+def _check_child_header(lock: Lockstep, label: str, parent: str, depth: int) -> None:
+    sid = lock.session_ids[label]
+    found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
+    header = found.get(sid)
+    observed = None if header is None else header.delegationDepth
+    parent_sid = lock.session_ids[lock.agent(parent).session]
+    if header is None or check_depth(observed).value != depth or header.parent != parent_sid:
+        raise lock.diverge(
+            "start-depth", "the child's session header records its depth and its parent",
+            {"delegationDepth": depth, "parent": parent_sid},
+            None if header is None else {"delegationDepth": observed, "parent": header.parent},
+            "DE-01",
+        )
+
+
+def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
+    """FR-02: at the moment the child became visible its view was already final."""
+    for event in lock._guard("events", lock.deployment.events):
+        if event.kind != "agent.published" or event.agent != agent_id:
+            continue
+        snapshot = event.data.get("snapshot")
+        names = snapshot.get("view") if isinstance(snapshot, Mapping) else None
+        if isinstance(names, list):
+            expected = sorted(e.name for e in lock.model.view(child))
+            if sorted(str(n) for n in names) != expected:
+                raise lock.diverge(
+                    "published", f"{child.label} was published before its view was final",
+                    expected, names,
+                )
+        return
+
+
+def _check_first_request(
+    lock: Lockstep, child: AgentModel, agent_id: str, published: bool
+) -> None:
+    requests = lock.gateway.requests(agent_id)
+    if not requests:
+        raise lock.diverge(
+            "first-request-tools", f"the child {child.label} ran without a model request",
+            "one request or more", [],
+        )
+    first = requests[0]
+    tools = sorted(t.name for t in first.tools)
+    wire = sorted(lock.model.wire(child))
+    if tools != wire:
+        raise lock.diverge(
+            "first-request-tools", f"the first request of {child.label} lacks its final tools",
+            wire, tools, "FR-01",
+        )
+    system = assemble_system_prompt(lock.model.prompt(child))
+    if first.system != system:
+        rule = "FR-01"
+        if published:
+            shown = [[s.name, s.text] for s in lock.deployment.prompt(agent_id)]
+            expected = [[s.name, s.text] for s in lock.model.prompt(child)]
+            rule = "PE-04" if shown == expected else lock.prompt_rule(child.label, expected, shown)
+        raise lock.diverge(
+            "first-request-system", f"the first request of {child.label} carried another "
+            "system text than its prompt", system, first.system, rule,
+        )
+
+
+def plant(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
+    """Write a stored header with ``depth`` (DE-06's seam), then cold-resume the session."""
+    sid = lock.session_ids[session]
+    found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
+    current = found.get(sid)
+    if current is None:
+        raise lock.diverge("headers", f"session {session} is not listed", sid, sorted(found),
+                           "DE-09")
+    value = _value(depth)
+    planted = current.model_copy(update={"delegationDepth": value})
+    _, error = lock.call("put_session_header", lambda: lock.deployment.put_session_header(planted))
+    if error is not None:
+        raise lock.diverge("resume", "put_session_header must store any value unvalidated",
+                           "stored", error.to_json(), "DE-06")
+    lock.changed()
+    model = lock.model.sessions[session]
+    original = model.header
+    model.header = value
+    _resume(lock, session, current, original)
+
+
+def resume(lock: Lockstep, session: str) -> None:
+    _resume(lock, session, None, None)
+
+
+def _resume(lock: Lockstep, session: str, restore: SessionHeader | None, original: object
+            ) -> None:
+    model = lock.model.sessions[session]
+    sid = lock.session_ids[session]
+    expect, depth = lock.model.expect_resume(model)
+    before = lock.snapshot()
+    ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))
+    rule = "DE-06" if ErrorCode.INVALID_DEPTH in expect.codes else "FR-04"
+    if error is None and not expect.accept:
+        raise lock.diverge(
+            "resume", f"resuming {session} was accepted; expected a refusal ({expect.reason})",
+            sorted(c.value for c in expect.codes), jsonable_result(ref), rule,
+        )
+    if error is not None:
+        if expect.accept or error.code not in expect.codes:
+            wrong = "DE-09" if error.code is ErrorCode.INVALID_DEPTH else "FR-04"
+            raise lock.diverge(
+                "resume", f"resuming {session} was refused with {error.code.value}: "
+                f"{error.message}", sorted(c.value for c in expect.codes) or "accepted",
+                error.to_json(), rule if expect.codes else wrong,
+            )
+        lock.unchanged(before, "nothing-created", rule)
+        if restore is not None:
+            restored = restore
+            lock.call("put_session_header",
+                      lambda: lock.deployment.put_session_header(restored))
+            lock.changed()
+            model.header = original
+        return
+    assert ref is not None and depth is not None
+    if ref.depth != depth:
+        raise lock.diverge(
+            "resume-depth", f"resuming {session} must restore its stored header depth", depth,
+            ref.depth, "DE-09",
+        )
+    label = lock.model.new_label("r")
+    lock.ids[label] = ref.agent
+    model.header = depth
+    lock.model.resume(model, label)
+    lock.check_all_views()

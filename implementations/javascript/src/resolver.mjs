@@ -1,0 +1,92 @@
+// The one resolver (TF-12): a scope's view is the single set behind its wire schemas, name
+// lookup, execution and run_code SDK bindings. Everything here is computed from the live
+// registry and the scope at the moment of the call (TF-09..TF-11).
+//
+// View (TF-01..TF-06): the global tools every restriction admits (TF-01, TF-02), in registration
+// order, a scope-local tool of the same name standing in the global's place (TF-05); then the
+// other scope-local tools, never filtered (TF-04); then run_code where the mode offers it,
+// outside the filter (TF-06). Presentation: native puts every visible tool on the wire; ptc
+// only run_code, the others being SDK bindings; both puts all of them and run_code.
+
+import { Code } from './errors.mjs';
+import { runCodeTool } from './run_code.mjs';
+import { Origin, RUN_CODE, invoke, schemaOf, toolError } from './tool.mjs';
+
+export class Resolver {
+  constructor({ registry, onInvoke }) {
+    this.registry = registry;
+    this.onInvoke = onInvoke; // ({tool, agent, origin, arguments}) when a body runs
+  }
+
+  /** The view of `scope`: [{name, origin, tool}] (run_code's tool is made per scope). */
+  view(scope, agentId) {
+    const entries = this.#filtered(scope);
+    if (scope.mode !== 'native') {
+      const sdk = () => this.sdk(scope);
+      const execute = (name, args, context) => this.execute(scope, agentId, name, args, context);
+      entries.push({ name: RUN_CODE, origin: Origin.RESERVED, tool: runCodeTool({ sdk, execute }) });
+    }
+    return entries;
+  }
+
+  /** The globals every restriction admits (locals standing in their place), then the locals. */
+  #filtered(scope) {
+    const locals = new Map(scope.locals().map((tool) => [tool.name, tool]));
+    const restrictions = scope.restrictions();
+    const entries = [];
+    const placed = new Set();
+    for (const tool of this.registry.tools()) {
+      if (!restrictions.every((r) => r.admits(tool.name))) continue;
+      placed.add(tool.name);
+      const local = locals.get(tool.name);
+      entries.push(local ? { name: tool.name, origin: Origin.LOCAL, tool: local }
+        : { name: tool.name, origin: Origin.GLOBAL, tool });
+    }
+    for (const tool of locals.values()) {
+      if (!placed.has(tool.name)) entries.push({ name: tool.name, origin: Origin.LOCAL, tool });
+    }
+    return entries;
+  }
+
+  /** The global view: the registry itself, no restriction, no local, no run_code. */
+  globalView() {
+    return this.registry.tools().map((tool) => ({ name: tool.name, origin: Origin.GLOBAL, tool }));
+  }
+
+  /** The wire tool schemas the scope's next model request carries. */
+  schemas(scope, agentId) {
+    const view = this.view(scope, agentId);
+    const shown = scope.mode === 'ptc' ? view.filter((e) => e.origin === Origin.RESERVED) : view;
+    return shown.map((entry) => schemaOf(entry.tool));
+  }
+
+  /** TF-12: the run_code SDK binds exactly the visible tools other than run_code. */
+  sdk(scope) {
+    if (scope.mode === 'native') return [];
+    return this.#filtered(scope).map((entry) => entry.name);
+  }
+
+  lookup(scope, agentId, name) {
+    return this.view(scope, agentId).find((entry) => entry.name === name) ?? null;
+  }
+
+  /**
+   * Execute `name` as the scope resolves it now. A name outside the view is an UNKNOWN_TOOL
+   * error result and no body runs; the caller's turn goes on.
+   */
+  async execute(scope, agentId, name, args, context = {}) {
+    const entry = this.lookup(scope, agentId, name);
+    if (entry === null) {
+      return plain(toolError(Code.UNKNOWN_TOOL, `no tool named ${name} is visible to this `
+        + 'agent: call one of the tools offered in this request'));
+    }
+    const argumentsObject = args !== null && typeof args === 'object' && !Array.isArray(args)
+      ? args : {};
+    this.onInvoke({ tool: name, agent: agentId, origin: entry.origin, arguments: argumentsObject });
+    return invoke(entry.tool, argumentsObject, { ...context, agent: agentId, origin: entry.origin });
+  }
+}
+
+function plain(result) {
+  return { isError: result.isError, code: result.code, content: result.content };
+}

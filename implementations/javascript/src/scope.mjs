@@ -1,0 +1,86 @@
+// One agent's scope (TF-03..TF-05, TF-07, TF-08, TF-13..TF-15; PE-01).
+//
+// Registration is flat: a scope holds its own scope-local tools, its restrictions and its
+// prompt sections, and inherits nothing from a parent agent's scope. What one scope installs
+// changes no other scope (TF-13): nothing here is shared.
+
+import { Code, TckError } from './errors.mjs';
+import { parseRestriction } from './restriction.mjs';
+import { checkToolName } from './registry.mjs';
+
+export const MODES = Object.freeze(['native', 'ptc', 'both']);
+
+export class Scope {
+  #locals = new Map();
+  #restrictions = new Map(); // handle -> Restriction, installation order
+  #disposed = new Set();
+  #sections = new Map(); // name -> {name, text}
+  #handles;
+
+  constructor({ mode, handles }) {
+    this.mode = mode;
+    this.#handles = handles; // () => a deployment-unique handle
+  }
+
+  addLocal(tool) {
+    checkToolName(tool.name, 'scope-local');
+    if (this.#locals.has(tool.name)) {
+      throw new TckError(Code.DUPLICATE_TOOL, `this scope already has a local tool named `
+        + `${tool.name}: unregister it first`, { name: tool.name });
+    }
+    this.#locals.set(tool.name, tool);
+  }
+
+  removeLocal(name) {
+    if (!this.#locals.delete(name)) {
+      throw new TckError(Code.UNKNOWN_TOOL, `this scope has no local tool named ${name}`,
+        { name });
+    }
+  }
+
+  locals() {
+    return [...this.#locals.values()];
+  }
+
+  /** Validate against the global names registered now, copy, install; returns the handle. */
+  restrict(value, globalNames) {
+    const restriction = parseRestriction(value, globalNames);
+    const handle = this.#handles();
+    this.#restrictions.set(handle, restriction);
+    return handle;
+  }
+
+  /** TF-14: lift exactly this restriction; a second dispose is harmless. */
+  dispose(handle) {
+    if (this.#restrictions.delete(handle)) {
+      this.#disposed.add(handle);
+      return;
+    }
+    if (!this.#disposed.has(handle)) {
+      throw new TckError(Code.UNKNOWN_RESTRICTION, `this scope never had a restriction with the `
+        + `handle ${JSON.stringify(handle)}: use the handle install_restriction returned`,
+      { handle });
+    }
+  }
+
+  restrictions() {
+    return [...this.#restrictions.values()];
+  }
+
+  /** A section of this scope shadows the inherited section of the same name (PE-01). */
+  setSection(name, text) {
+    this.#sections.set(name, { name, text });
+  }
+
+  sections() {
+    return [...this.#sections.values()];
+  }
+
+  setMode(mode) {
+    if (!MODES.includes(mode)) {
+      throw new TckError(Code.INVALID_REQUEST, `mode ${JSON.stringify(mode)} is not one of `
+        + MODES.join(', '));
+    }
+    this.mode = mode;
+  }
+}

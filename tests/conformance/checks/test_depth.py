@@ -1,0 +1,64 @@
+"""The DE checks: they pass on the reference target (every provider, both editions), refuse to
+pass vacuously, and fail each zoo entry that breaks their rule, and nothing else of the family
+(tiny runner, tests/conformance/checks/tiny_runner.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.checks import depth
+from subagent_tck.spec import ErrorCode, StartOutcome, check_depth
+
+from .tiny_runner import checks_of, run
+from .zoo_cases import CONFORMING, DEPTH, allowed, judge
+
+DE_RULES = {f"DE-{n:02d}" for n in range(1, 11)}
+CAP_RULES = {"DE-03", "DE-04", "DE-05", "DE-09"}
+
+
+def test_every_depth_check_passes_on_the_reference_for_every_provider() -> None:
+    verdicts = run(reference_target(), checks_of("depth"), max_examples=3)
+    assert not verdicts.bad(), verdicts.explain()
+    passed = {(rule, provider) for (rule, provider, _), outcome in verdicts.outcomes.items()
+              if outcome == "pass"}
+    for provider in ("spawn", "fork"):
+        assert {rule for rule, p in passed if p == provider} == DE_RULES
+    assert {rule for rule, p in passed if p == "acp"} == DE_RULES - CAP_RULES
+
+
+@pytest.mark.parametrize("name", DEPTH)
+def test_a_zoo_entry_fails_the_depth_rule_it_breaks_and_no_other(name: str) -> None:
+    module, verdicts = judge(name, "DE")
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed <= allowed(module), verdicts.explain()
+
+
+@pytest.mark.parametrize("name", CONFORMING)
+def test_a_conforming_zoo_entry_passes_every_depth_check(name: str) -> None:
+    module, verdicts = judge(name, "DE")
+    assert module.BREAKS is None
+    assert not verdicts.bad(), verdicts.explain()
+
+
+def test_the_domain_table_holds_what_rules_md_lists_with_the_oracle_verdicts() -> None:
+    verdicts = {label: check_depth(value) for label, value in depth.TABLE}
+    assert {label for label, v in verdicts.items() if v.ok} == {"JSON 1.0", "JSON 1e2", "2^53-1"}
+    assert verdicts["JSON 1e2"].value == 100
+    assert math.copysign(1.0, dict(depth.TABLE)["JSON -0"]) < 0  # read as negative zero
+    assert dict(depth.TABLE)["JSON 9007199254740993"] == 2**53
+
+
+def test_a_non_finite_value_may_also_be_refused_as_a_malformed_request() -> None:
+    outcome = StartOutcome()
+    assert depth.codes(outcome, float("nan")) == {ErrorCode.INVALID_REQUEST}
+    assert depth.codes(outcome, 3) == set()
+
+
+def test_only_a_parent_at_the_top_of_the_domain_overflows() -> None:
+    assert depth.overflows(depth.MAX, depth.ABSENT)
+    assert depth.overflows(0, depth.MAX)
+    assert not depth.overflows(depth.MAX - 1, depth.ABSENT)
+    assert not depth.overflows(depth.MAX, -1)  # a bad runtime depth is DE-07's refusal

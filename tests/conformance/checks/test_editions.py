@@ -1,0 +1,52 @@
+"""The EN checks (conformance/checks/editions.py) against the reference and the EN zoo.
+
+Each EN check runs only in its edition; the reference passes them all. Each EN zoo entry fails
+its ``BREAKS`` rule and nothing else of the PE, FR and EN checks, and ``fewer_capabilities`` (a
+conforming target whose providers advertise fewer controls) fails nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.check import REGISTRY
+from subagent_tck.spec import Edition
+
+from .test_persona import FAMILY_CHECKS, zoo
+from .tiny_runner import checks_of, run
+
+EN_RULES = {"EN-01", "EN-02", "EN-03"}
+ZOO = ("preset_lookup_falls_back", "request_persona_accepted", "preset_overrides_request")
+
+
+def test_every_en_rule_has_an_edition_bound_check() -> None:
+    checks = [REGISTRY[n] for n in checks_of("editions")]
+    assert {r for c in checks for r in c.rules} == EN_RULES
+    assert all(c.edition is not None for c in checks)
+
+
+def test_the_reference_passes_every_edition_check() -> None:
+    verdicts = run(reference_target(), checks_of("editions"), editions=tuple(Edition))
+    assert verdicts.bad() == {}, verdicts.explain()
+    assert verdicts.outcomes["EN-01", "spawn", Edition.PRESET_COMPOSITION.value] == "pass"
+    assert verdicts.outcomes["EN-02", "acp", Edition.PRESET_COMPOSITION.value] == "pass"
+    assert verdicts.outcomes["EN-03", "acp", Edition.REQUEST_CONTROLS.value] == "pass"
+    assert ("EN-03", "spawn", Edition.PRESET_COMPOSITION.value) not in verdicts.outcomes
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_an_edition_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
+    module = zoo(name)
+    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}, verdicts.explain()
+
+
+def test_a_target_with_fewer_capabilities_fails_none_of_these_checks() -> None:
+    module = zoo("fewer_capabilities")
+    assert module.BREAKS is None
+    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS), editions=tuple(Edition))
+    assert verdicts.bad() == {}, verdicts.explain()
+    exercised = {k[0] for k, v in verdicts.outcomes.items() if v == "pass"}
+    assert {"PE-01", "PE-03", "FR-03", "EN-01", "EN-02", "EN-03"} <= exercised

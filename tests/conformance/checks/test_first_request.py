@@ -1,0 +1,56 @@
+"""The FR checks (conformance/checks/first_request.py) against the reference and the FR zoo.
+
+The reference must pass every FR check in both editions and exercise every FR rule on every
+provider that can be asked for a setup step; each FR zoo entry must fail its ``BREAKS`` rule
+and nothing else of the PE, FR and EN checks.
+"""
+
+from __future__ import annotations
+
+import pytest
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.check import REGISTRY
+from subagent_tck.spec import Edition
+
+from .test_persona import FAMILY_CHECKS, zoo
+from .tiny_runner import checks_of, run
+
+FR_RULES = {f"FR-{n:02d}" for n in range(1, 6)}
+ZOO = (
+    "run_code_after_first_request",
+    "persona_after_publish",
+    "no_rollback_on_bad_template",
+    "resume_without_descriptor",
+    "tools_frozen_per_turn",
+)
+
+
+def test_every_fr_rule_has_a_check() -> None:
+    assert {r for n in checks_of("first_request") for r in REGISTRY[n].rules} == FR_RULES
+
+
+def test_the_reference_passes_every_first_request_check_in_both_editions() -> None:
+    verdicts = run(reference_target(), checks_of("first_request"), editions=tuple(Edition))
+    assert verdicts.bad() == {}, verdicts.explain()
+    for edition in Edition:
+        for provider in ("spawn", "fork"):
+            for rule in FR_RULES:
+                cell = (rule, provider, edition.value)
+                assert verdicts.outcomes[cell] == "pass", cell
+
+
+def test_rollback_is_not_applicable_to_a_provider_without_setup_controls() -> None:
+    verdicts = run(reference_target(), checks_of("first_request"), editions=tuple(Edition))
+    for edition in Edition:
+        assert verdicts.outcomes["FR-03", "acp", edition.value] == "n/a"
+        for rule in FR_RULES - {"FR-03"}:
+            assert verdicts.outcomes[rule, "acp", edition.value] == "pass", rule
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_a_first_request_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
+    module = zoo(name)
+    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}, verdicts.explain()

@@ -1,0 +1,64 @@
+"""The CA checks: they pass on the reference target, apply to the providers they can exercise
+(refusals to ``acp``, effects to ``spawn`` and ``fork``), and fail each zoo entry that breaks
+their rule (tiny runner, tests/conformance/checks/tiny_runner.py)."""
+
+from __future__ import annotations
+
+import pytest
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.checks import gating
+from subagent_tck.spec import Capability, Edition, ErrorCode, TckError
+
+from .tiny_runner import checks_of, run
+from .zoo_cases import CONFORMING, GATING, allowed, entry, judge
+
+
+def test_every_gating_check_passes_on_the_reference_in_both_editions() -> None:
+    verdicts = run(reference_target(), checks_of("gating"), max_examples=3)
+    assert not verdicts.bad(), verdicts.explain()
+    outcomes = {(rule, provider): outcome
+                for (rule, provider, _), outcome in verdicts.outcomes.items()}
+    for rule in ("CA-01", "CA-02", "CA-03"):
+        assert outcomes[rule, "acp"] == "pass"
+        assert outcomes[rule, "spawn"] == "n/a"  # spawn advertises every control
+    assert outcomes["CA-04", "spawn"] == "pass"
+    assert outcomes["CA-04", "acp"] == "n/a"  # acp advertises none
+    assert outcomes["CA-05", None] == "pass"
+
+
+def test_gating_checks_judge_each_provider_of_a_mixed_target_on_its_own() -> None:
+    verdicts = run(entry("fewer_capabilities").provider(), checks_of("gating"), max_examples=2)
+    assert not verdicts.bad(), verdicts.explain()
+    passed = {(rule, provider) for (rule, provider, _), outcome in verdicts.outcomes.items()
+              if outcome == "pass"}
+    assert {("CA-01", "spawn"), ("CA-04", "spawn"), ("CA-01", "fork"), ("CA-04", "fork")} <= passed
+
+
+@pytest.mark.parametrize("name", GATING)
+def test_a_zoo_entry_fails_the_gating_rule_it_breaks_and_no_other(name: str) -> None:
+    module, verdicts = judge(name, "CA")
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed <= allowed(module), verdicts.explain()
+
+
+@pytest.mark.parametrize("name", CONFORMING)
+def test_a_conforming_zoo_entry_passes_every_gating_check(name: str) -> None:
+    _, verdicts = judge(name, "CA")
+    assert not verdicts.bad(), verdicts.explain()
+
+
+def test_a_capability_is_read_from_the_details_first_then_from_the_message() -> None:
+    detailed = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "no persona",
+                        {"capability": "toolFilter"})
+    assert gating.named(detailed) == {"toolFilter"}
+    plain = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp does not advertise depthLimit")
+    assert gating.named(plain) == {"depthLimit"}
+
+
+def test_request_routes_follow_the_edition() -> None:
+    preset_only = Edition.PRESET_COMPOSITION
+    assert gating.routes(preset_only, Capability.PERSONA) == [gating.PRESET]
+    assert gating.routes(preset_only, Capability.DEPTH_LIMIT) == [gating.REQUEST]
+    assert gating.routes(Edition.REQUEST_CONTROLS, Capability.TOOL_FILTER) == [
+        gating.REQUEST, gating.PRESET]

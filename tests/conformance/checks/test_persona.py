@@ -1,0 +1,116 @@
+"""The PE checks (conformance/checks/persona.py) against the reference and the PE zoo.
+
+The reference must pass every PE check in both editions and exercise every PE rule; each PE zoo
+entry must fail its ``BREAKS`` rule and nothing else of the PE, FR and EN checks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
+from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.checks.persona import TEMPLATES, VARIABLE_SETS
+from subagent_tck.conformance.target import Target
+from subagent_tck.reference import ChildStart, Host
+from subagent_tck.spec import ABSENT, Edition, render_template
+
+from .tiny_runner import checks_of, run
+
+PE_RULES = {f"PE-{n:02d}" for n in range(1, 6)}
+ZOO = (
+    "persona_leaks_to_parent",
+    "request_edition_ignores_preset_persona",
+    "empty_persona_ignored",
+    "persona_as_second_channel",
+    "malformed_placeholder_passthrough",
+)
+FAMILY_CHECKS = ("persona", "first_request", "editions")
+
+
+def zoo(name: str) -> ModuleType:
+    root = str(Path(__file__).resolve().parents[3])  # the repository root holds examples/
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module(f"examples.providers.{name}")
+
+
+def test_every_pe_rule_has_a_check() -> None:
+    assert {r for n in checks_of("persona") for r in REGISTRY[n].rules} == PE_RULES
+
+
+def test_the_reference_passes_every_persona_check_in_both_editions() -> None:
+    verdicts = run(reference_target(), checks_of("persona"), editions=tuple(Edition))
+    assert verdicts.bad() == {}, verdicts.explain()
+    for edition in Edition:
+        for rule in PE_RULES:
+            assert verdicts.outcomes[rule, "spawn", edition.value] == "pass", (rule, edition)
+
+
+class _UngatedPersona(ChildStart):
+    """Accepts a persona from any provider: an empty one then slips past the gate."""
+
+    def gate_capabilities(self) -> None:
+        self.asked = {**self.asked, "persona": ABSENT}
+        super().gate_capabilities()
+
+
+class _UngatedHost(Host):
+    child_start_class = _UngatedPersona
+
+
+def _empty_persona_on_acp(target: Target, edition: Edition) -> CheckContext:
+    info = target.info()
+    acp = next(p for p in info.providers if p.name == "acp")
+    ctx = CheckContext(target, REGISTRY["persona-empty-shadows"], edition, acp, info.providers,
+                       0, 4)
+    run_check(ctx)
+    return ctx
+
+
+@pytest.mark.parametrize("edition", list(Edition))
+def test_an_empty_persona_to_a_provider_without_persona_must_be_refused(
+    edition: Edition,
+) -> None:
+    ctx = _empty_persona_on_acp(reference_target(), edition)
+    assert ctx.failures == [] and ctx.exercised == {"PE-03"}
+    ctx = _empty_persona_on_acp(ReferenceTarget(host_class=_UngatedHost), edition)
+    assert {f.rule for f in ctx.failures} == {"PE-03"}
+
+
+def test_drawn_personas_cover_valid_and_invalid_templates() -> None:
+    from hypothesis import given, settings
+
+    seen: set[bool] = set()
+
+    @settings(max_examples=60, database=None, deadline=None)
+    @given(TEMPLATES, VARIABLE_SETS)
+    def draw(template: str, variables: dict[str, str]) -> None:
+        assert template
+        seen.add(render_template(template, variables).ok)
+
+    draw()
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("name", ZOO)
+def test_a_persona_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
+    module = zoo(name)
+    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}, verdicts.explain()
+
+
+def test_drawn_personas_find_an_empty_variable_left_raw() -> None:
+    module = zoo("empty_variable_left_raw")
+    assert module.SUBTLE is True
+    fixed_only = run(module.provider(), checks_of("persona"), max_examples=1)
+    assert fixed_only.failed_rules() == set()  # the fixed cases miss it ...
+    drawn = run(module.provider(), ["persona-strict-template"], max_examples=10,
+                editions=(Edition.PRESET_COMPOSITION,))
+    assert drawn.failed_rules() == {"PE-05"}, drawn.explain()  # ... drawn personas find it

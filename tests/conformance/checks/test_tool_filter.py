@@ -1,0 +1,64 @@
+"""The TF checks: they pass on the reference target and fail each zoo entry that breaks their
+rule, and nothing else of the family (tiny runner, tests/conformance/checks/tiny_runner.py)."""
+
+from __future__ import annotations
+
+import pytest
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.checks import tool_filter
+
+from .tiny_runner import checks_of, run
+from .zoo_cases import TOOL_FILTER, allowed, judge
+
+TF_RULES = {f"TF-{n:02d}" for n in range(1, 17)}
+
+
+def test_every_tool_filter_check_passes_on_the_reference_in_both_editions() -> None:
+    verdicts = run(reference_target(), checks_of("tool_filter", "tool_filter_runtime"),
+                   max_examples=3)
+    assert not verdicts.bad(), verdicts.explain()
+    passed = {rule for (rule, _, _), outcome in verdicts.outcomes.items() if outcome == "pass"}
+    assert passed == TF_RULES
+
+
+def test_the_child_view_check_is_not_applicable_to_a_provider_without_tool_filter() -> None:
+    verdicts = run(reference_target(), ["tool-filter-child-view"], max_examples=2)
+    assert {k[1] for k in verdicts.outcomes} == {"spawn", "fork"}  # acp: not planned
+    assert set(verdicts.outcomes.values()) == {"pass"}
+
+
+@pytest.mark.parametrize("name", TOOL_FILTER)
+def test_a_zoo_entry_fails_the_tool_filter_rule_it_breaks_and_no_other(name: str) -> None:
+    module, verdicts = judge(name, "TF")
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed <= allowed(module), verdicts.explain()
+
+
+def test_views_are_compared_as_sets_so_a_reversed_order_conforms() -> None:
+    module, verdicts = judge("reversed_view_order", "TF")
+    assert module.BREAKS is None
+    assert not verdicts.bad(), verdicts.explain()
+
+
+def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> None:
+    from subagent_tck.conformance.checks._support import missing_names
+    from subagent_tck.spec import ErrorCode, TckError
+
+    exc = TckError(ErrorCode.INVALID_TOOL_FILTER, "unknown: alphaa, run_code")
+    assert missing_names(exc, ["alphaa", "run_code", "alpha"]) == ["alpha"]
+    listed = TckError(ErrorCode.INVALID_TOOL_FILTER, "bad", {"offending": ["lima"]})
+    assert missing_names(listed, ["lima", "zulu"]) == ["zulu"]
+
+
+def test_drawn_unknown_name_filters_always_name_a_stranger() -> None:
+    from hypothesis import given, settings
+    from subagent_tck.spec import validate_restriction
+
+    @settings(max_examples=30, database=None)
+    @given(tool_filter.unknown_names_st())
+    def prop(state: dict) -> None:
+        verdict = validate_restriction(state["restriction"], state["globals"])
+        assert verdict.offending
+
+    prop()

@@ -1,0 +1,146 @@
+"""A tiny runner for the check tests: run registered checks on a target, per provider and
+edition, the way the real runner plans them (a rule applies to a provider when its capability
+is advertised and its edition is the run's), and collect what each rule came to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import Phase, settings
+from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.checks import load_checks
+from subagent_tck.conformance.gateway import Gateway
+from subagent_tck.conformance.outcome import Failure
+from subagent_tck.conformance.protocol import DeploymentConfig, ProviderInfo
+from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.spec import RULES_BY_ID, Edition
+
+
+@dataclass
+class _Context(CheckContext):
+    gateways: list[Gateway] = field(default_factory=list)
+
+    def deploy(self, config: DeploymentConfig | None = None, *, tools: Any = (),
+               **fields: Any) -> Deployment:
+        deployment = super().deploy(config, tools=list(tools), **fields)
+        self.gateways.append(self.gateway)
+        return deployment
+
+
+@dataclass
+class Verdicts:
+    """Per ``(rule, provider or None, edition)``: ``pass``, ``fail``, ``error``, ``n/a`` or
+    ``not-run``; with every failure kept."""
+
+    outcomes: dict[tuple[str, str | None, str], str] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+
+    def failed_rules(self) -> set[str]:
+        return {k[0] for k, v in self.outcomes.items() if v in ("fail", "error", "not-run")}
+
+    def bad(self) -> dict[tuple[str, str | None, str], str]:
+        return {k: v for k, v in self.outcomes.items() if v in ("fail", "error", "not-run")}
+
+    def explain(self) -> str:
+        lines = [f"{k}: {v}" for k, v in sorted(self.bad().items(), key=repr)]
+        lines += [f"  {f.rule} [{f.provider}] {f.check}: {f.message} "
+                  f"(expected {f.expected!r}, observed {f.observed!r}, example {f.example})"
+                  + (f"\n{f.traceback}" if f.traceback else "")
+                  for f in self.failures[:12]]
+        return "\n".join(lines)
+
+
+#: When two checks decide one cell: any failure wins, then any pass (as the certificate
+#: merges evidence), then not-run, then not-applicable.
+_RANK = {"n/a": 0, "not-run": 1, "pass": 2, "fail": 3, "error": 4}
+
+
+def applies(rule_id: str, provider: ProviderInfo | None, providers: list[ProviderInfo],
+            edition: Edition) -> bool:
+    rule = RULES_BY_ID[rule_id]
+    if rule.edition is not None and rule.edition != edition:
+        return False
+    if rule.capability is None:
+        return True
+    if provider is None:
+        return any(rule.capability in p.capabilities for p in providers)
+    return rule.capability in provider.capabilities
+
+
+@contextmanager
+def _no_shrinking() -> Iterator[None]:
+    """Hypothesis without its shrink phase while the checks run: a test only needs to know
+    that a rule fails, not the smallest state that shows it (the runner's profiles shrink)."""
+    previous = settings._current_profile  # type: ignore[attr-defined]
+    settings.register_profile("tiny-runner", settings.get_profile(previous or "default"),
+                              phases=[p for p in Phase if p is not Phase.shrink])
+    settings.load_profile("tiny-runner")
+    try:
+        yield
+    finally:
+        settings.load_profile(previous or "default")
+
+
+def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | None = None,
+        seed: int = 0, max_examples: int = 4, shrink: bool = False,
+        providers: Iterable[str] | None = None) -> Verdicts:
+    """Run the checks ``names`` on ``target`` in each edition it supports (or ``editions``),
+    per-provider checks for each provider (or those named in ``providers``); drawn failures
+    are not shrunk unless ``shrink``."""
+    if not shrink:
+        with _no_shrinking():
+            return run(target, names, editions=editions, seed=seed,
+                       max_examples=max_examples, shrink=True, providers=providers)
+    load_checks()
+    info = target.info()
+    verdicts = Verdicts()
+    for edition in editions or info.editions:
+        for name in names:
+            chk = REGISTRY[name]
+            chosen = [p for p in info.providers if providers is None or p.name in providers]
+            scopes: list[ProviderInfo | None] = list(chosen) if chk.per_provider else [None]
+            for provider in scopes:
+                planned = [r for r in chk.rules if applies(r, provider, info.providers, edition)]
+                if not planned:
+                    continue
+                ctx = _Context(target=target, check=chk, edition=edition, provider=provider,
+                               providers=list(info.providers), seed=seed,
+                               max_examples=max_examples)
+                run_check(ctx)
+                left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
+                key = provider.name if provider else None
+                for rule in planned:
+                    failures = [f for f in ctx.failures if f.rule == rule]
+                    crashed = any(f.traceback for f in ctx.failures)
+                    verdicts.failures.extend(failures)
+                    if failures:
+                        outcome = "error" if all(f.error for f in failures) else "fail"
+                    elif crashed or left:
+                        outcome = "error"
+                        if left:
+                            verdicts.failures.append(Failure(
+                                rule=rule, check=name, title="", message=f"unconsumed {left}",
+                                provider=key))
+                    elif rule in ctx.not_applicable:
+                        outcome = "n/a"
+                    elif rule in ctx.exercised:
+                        outcome = "pass"
+                    else:
+                        outcome = "not-run"
+                    cell = (rule, key, edition.value)
+                    previous = verdicts.outcomes.get(cell, "n/a")
+                    if _RANK[outcome] >= _RANK[previous]:
+                        verdicts.outcomes[cell] = outcome
+                    if crashed and not failures:
+                        verdicts.failures.extend(f for f in ctx.failures if f.traceback)
+    return verdicts
+
+
+def checks_of(*modules: str) -> list[str]:
+    """The names of the checks defined in the given check modules (e.g. ``"depth"``)."""
+    load_checks()
+    wanted = {f"subagent_tck.conformance.checks.{m}" for m in modules}
+    return [name for name, chk in REGISTRY.items() if chk.function.__module__ in wanted]

@@ -1,0 +1,67 @@
+"""The zoo entries of the TF, DE and CA families, and how a test judges one with the tiny
+runner: its BREAKS rule fails, and no rule fails outside BREAKS and ALSO_BREAKS."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from subagent_tck.conformance.check import REGISTRY
+from subagent_tck.conformance.checks import load_checks
+from subagent_tck.spec import Edition
+
+from .tiny_runner import Verdicts, run
+
+TOOL_FILTER = (
+    "deny_before_allow", "union_of_restrictions", "empty_allow_hides_locals",
+    "allow_filters_locals", "global_wins_over_local", "run_code_registrable",
+    "no_op_filter_accepted", "local_names_accepted", "first_offender_only",
+    "deny_freezes_admitted", "allow_admits_later_tools", "stale_allowed_tools",
+    "schemas_only_filter", "child_locals_leak_to_parent", "dispose_lifts_all",
+)
+DEPTH = (
+    "depth_not_recorded", "runtime_overrides_header", "cap_refuses_equal",
+    "session_before_cap_check", "cap_not_validated", "malformed_depth_read_as_zero",
+    "runtime_depth_unchecked", "no_overflow_check", "resume_forgets_depth",
+    "default_cap_when_omitted",
+)
+GATING = (
+    "tool_filter_silently_dropped", "descriptor_controls_ungated", "provider_called_before_gate",
+    "ignores_output_schema", "fallback_provider",
+)
+CONFORMING = ("reversed_view_order", "no_depth_limit")
+
+
+def entry(name: str) -> ModuleType:
+    root = str(Path(__file__).resolve().parents[3])  # the repository root holds examples/
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module(f"examples.providers.{name}")
+
+
+def checks_citing(*families: str) -> list[str]:
+    """The checks that cite a rule of any of ``families`` (e.g. ``"TF"``)."""
+    load_checks()
+    return [name for name, chk in REGISTRY.items()
+            if any(r.split("-")[0] in families for r in chk.rules)]
+
+
+#: The entries' bugs do not depend on conversation seeding, so ``fork`` (the same in-process
+#: implementation as ``spawn``) is left out to keep the suite fast.
+PROVIDERS = ("spawn", "acp")
+
+
+def judge(name: str, *families: str) -> tuple[ModuleType, Verdicts]:
+    """Run the checks of ``families`` on the entry: default edition, ``spawn`` and ``acp``,
+    one drawn state per property on top of the fixed cases. (tests/test_zoo.py certifies
+    every entry with the whole catalogue.)"""
+    module = entry(name)
+    verdicts = run(module.provider(), checks_citing(*families),
+                   editions=[Edition.PRESET_COMPOSITION], max_examples=1, providers=PROVIDERS)
+    return module, verdicts
+
+
+def allowed(module: ModuleType) -> set[str]:
+    return ({module.BREAKS} if module.BREAKS else set()) | set(getattr(module, "ALSO_BREAKS", ()))

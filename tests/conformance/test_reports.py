@@ -1,0 +1,144 @@
+"""The reports: text summary and progress, JSON, JUnit XML and Markdown."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from types import ModuleType
+
+import pytest
+from rich.console import Console
+from subagent_tck.conformance import report_json, report_junit, report_markdown, report_text
+from subagent_tck.conformance.baseline import parse_baseline
+from subagent_tck.conformance.certificate import Certificate
+from subagent_tck.conformance.runner import RunConfig, RunFinished, certify
+
+MIXED = {("TF-92", "spawn"): "break", ("CA-91", "acp"): "protocol", ("DE-91", "acp"): "skip"}
+
+
+@pytest.fixture
+def mixed(fakes: ModuleType) -> Certificate:
+    """Failing TF-92 (fail), CA-91 (error), PE-91 (expected-fail), EN-92 (not-applicable)."""
+    behaviour = {**MIXED, ("PE-91", "spawn"): "break"}
+    baseline = parse_baseline('[[expected-fail]]\nrule = "PE-91"\nreason = "persona later"\n')
+    return certify(fakes.FakeTarget(behaviour),
+                   RunConfig(target_spec="python:m:f", baseline=baseline))
+
+
+def test_the_text_summary_has_verdict_tables_and_each_failure_with_its_replay(
+    mixed: Certificate,
+) -> None:
+    text = report_text.render(mixed)
+    assert "\x1b[" not in text  # plain: readable in a CI log
+    assert "provider spawn (advertises depthLimit persona toolFilter outputSchema)" in text
+    assert "provider acp (advertises no controls)" in text
+    assert "toolFilter     FAILED      TF-92 fail" in text
+    for needle in ("TF-92 fake-92  [fail] MUST  (spawn)", "[spawn] TF-92 broken",
+                   "expected: a", "observed: b", "example:  state-1",
+                   "replay: subagent-tck certify --target python:m:f --rule TF-92 --seed 0",
+                   "CA-91 fake-91  [error]", "garbage answer on CA-91",
+                   "expected-fail (baseline): PE-91 (spawn: persona later)",
+                   "verdict: FAILED (exit 1)"):
+        assert needle in text, needle
+
+
+def test_the_text_summary_of_a_partial_run_says_it_never_certifies(fakes: ModuleType) -> None:
+    cert = certify(fakes.FakeTarget(), RunConfig(rules=("TF-91",)))
+    assert "partial run: --rule TF-91" in report_text.render(cert)
+
+
+def test_the_text_reporter_prints_on_run_finished_only(fakes: ModuleType) -> None:
+    out = io.StringIO()
+    reporter = report_text.TextReporter(Console(file=out, width=100, color_system=None))
+    certify(fakes.FakeTarget(), RunConfig(), handlers=[reporter])
+    assert out.getvalue().count("verdict: CERTIFIED (exit 0)") == 1
+
+
+def test_the_progress_bar_follows_the_run_on_a_terminal(fakes: ModuleType) -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=80)
+    progress = report_text.ProgressReporter(console)
+    certify(fakes.FakeTarget(), RunConfig(), handlers=[progress])
+    assert progress._progress is None  # stopped at the end of the run
+    assert "certify" in out.getvalue()
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_is_off_outside_a_terminal_and_in_ci(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    assert report_text.progress_wanted(_Tty())
+    assert not report_text.progress_wanted(io.StringIO())
+    monkeypatch.setenv("CI", "true")
+    assert not report_text.progress_wanted(_Tty())
+
+
+def test_json_is_the_certificate(mixed: Certificate) -> None:
+    assert Certificate.model_validate_json(report_json.render(mixed)) == mixed
+    out = io.StringIO()
+    report_json.JsonReporter(out)(RunFinished(mixed))
+    assert json.loads(out.getvalue())["verdict"] == "FAILED"
+
+
+def test_junit_has_one_testcase_per_rule_with_outcomes_mapped(mixed: Certificate) -> None:
+    root = ET.fromstring(report_junit.render(mixed))
+    suite = root.find("testsuite")
+    assert suite is not None
+    cases = {c.get("name", "").split()[0]: c for c in suite.iter("testcase")}
+    assert list(cases) == [r.id for r in mixed.rules]
+    assert cases["TF-92"].get("classname") == "TF"
+    failure = cases["TF-92"].find("failure")
+    assert failure is not None and failure.get("message") == "TF-92 broken"
+    assert 'expected: "a"' in (failure.text or "") and 'observed: "b"' in (failure.text or "")
+    assert "replay: subagent-tck certify" in (failure.text or "")
+    error = cases["CA-91"].find("error")
+    assert error is not None and "garbage answer" in (error.get("message") or "")
+    skipped = cases["EN-92"].find("skipped")
+    assert skipped is not None and "edition request-controls only" in skipped.get("message", "")
+    expected = cases["PE-91"].find("skipped")
+    assert expected is not None and "expected-fail: spawn: persona later" in expected.get(
+        "message", "")
+    assert len(list(cases["TF-91"])) == 0  # a pass is an empty testcase
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"),
+            suite.get("skipped")) == (str(len(mixed.rules)), "1", "1", "2")
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["verdict.spawn.toolFilter"] == "FAILED" and props["seed"] == "0"
+
+
+def test_junit_of_a_clean_run_has_no_failures(fakes: ModuleType) -> None:
+    root = ET.fromstring(report_junit.render(certify(fakes.FakeTarget(), RunConfig())))
+    assert root.get("failures") == "0" and root.get("errors") == "0"
+
+
+def test_markdown_has_a_summary_table_and_failures_folded(mixed: Certificate) -> None:
+    text = report_markdown.render(mixed)
+    assert text.startswith("## ❌ subagent-tck: FAILED `python:m:f`")
+    assert "| spawn | toolFilter | ❌ FAILED | TF-92 fail |" in text
+    assert "| spawn | depthLimit | ✅ CERTIFIED |  |" in text
+    assert text.count("<details>") == text.count("</details>") == 2  # TF-92 and CA-91
+    assert "<summary><b>TF-92 fake-92</b> (MUST, fail: spawn)</summary>" in text
+    assert "```\nsubagent-tck certify --target python:m:f --rule TF-92 --seed 0\n```" in text
+    assert "### Expected failures (baseline)\n\n- PE-91 fake-91: spawn: persona later" in text
+
+
+def test_markdown_of_a_clean_run_says_certified(fakes: ModuleType) -> None:
+    text = report_markdown.render(certify(fakes.FakeTarget(), RunConfig()))
+    assert text.startswith("## ✅ subagent-tck: CERTIFIED") and "<details>" not in text
+
+
+def test_a_multi_line_value_stays_on_one_log_line(fakes: ModuleType) -> None:
+    from subagent_tck.conformance.check import Check, CheckContext
+    from subagent_tck.conformance.runner import Suite
+
+    def prose(ctx: CheckContext) -> None:
+        ctx.expect("CA-91", False, "prompt differs", "persona\nrules", "other\nrules")
+
+    suite = Suite(fakes.RULES, {"prose": Check("prose", ("CA-91",), prose)})
+    text = report_text.render(certify(fakes.FakeTarget(), RunConfig(), suite=suite))
+    assert '    expected: "persona\\nrules"' in text and '    observed: "other\\nrules"' in text

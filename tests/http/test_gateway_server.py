@@ -1,0 +1,198 @@
+"""The model gateway over HTTP: the Chat Completions mapping and the kit's server
+(conformance/gateway_server.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subagent_tck.conformance.gateway import Gateway, call, text
+from subagent_tck.conformance.gateway_server import (
+    CONTEXT_PREFIX,
+    ChatShapeError,
+    GatewayClient,
+    GatewayFailure,
+    GatewayServer,
+    chat_to_reply,
+    chat_to_request,
+    reply_to_chat,
+    request_to_chat,
+)
+from subagent_tck.conformance.protocol import (
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolSchema,
+)
+from subagent_tck.spec import StopReason
+
+words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+arguments = st.dictionaries(words, st.one_of(st.integers(-5, 5), words, st.booleans()),
+                            max_size=3)
+calls = st.lists(st.builds(ToolCall, id=words, name=words, arguments=arguments), max_size=2)
+messages = st.one_of(
+    st.builds(Message, role=st.just("user"), content=words.filter(
+        lambda t: not t.startswith(CONTEXT_PREFIX))),
+    st.builds(Message, role=st.just("assistant"), content=st.none() | words, toolCalls=calls),
+    st.builds(Message, role=st.just("tool"), content=words, toolCallId=words,
+              isError=st.booleans()),
+)
+requests = st.builds(
+    ModelRequest, agent=words, system=words,
+    tools=st.lists(st.builds(ToolSchema, name=words, description=words,
+                             parameters=st.just({"type": "object"})), max_size=3),
+    messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2),
+)
+replies = st.builds(ModelReply, text=st.none() | words, toolCalls=calls,
+                    stopReason=st.sampled_from(list(StopReason)))
+
+
+@settings(max_examples=60)
+@given(requests)
+def test_a_model_request_survives_the_chat_completions_wire(request: ModelRequest) -> None:
+    body = json.loads(json.dumps(request_to_chat(request)))
+    assert chat_to_request(request.agent, body) == request
+
+
+@settings(max_examples=60)
+@given(replies)
+def test_a_model_reply_survives_the_chat_completions_wire(reply: ModelReply) -> None:
+    assert chat_to_reply(json.loads(json.dumps(reply_to_chat(reply)))) == reply
+
+
+def test_the_request_has_the_openai_shape() -> None:
+    request = ModelRequest(agent="a", system="sys", messages=[Message(role="user", content="hi")],
+                           tools=[ToolSchema(name="read", parameters={"type": "object"})],
+                           context=["work directly"])
+    body = request_to_chat(request)
+    assert body["messages"][0] == {"role": "system", "content": "sys"}
+    assert body["messages"][-1] == {"role": "user", "content": "[runtime-context] work directly"}
+    assert body["tools"] == [{"type": "function", "function": {
+        "name": "read", "description": "", "parameters": {"type": "object"}}}]
+    reply = reply_to_chat(call("read", {"path": "x"}))
+    choice = reply["choices"][0]
+    assert choice["finish_reason"] == "tool_calls"
+    assert choice["message"]["tool_calls"][0]["function"] == {"name": "read",
+                                                               "arguments": '{"path": "x"}'}
+
+
+def test_what_an_openai_client_sends_is_understood() -> None:
+    body = {"model": "gpt-x", "stream": False, "messages": [
+        {"role": "developer", "content": [{"type": "text", "text": "be "}, {"type": "text",
+                                                                            "text": "brief"}]},
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read", "arguments": ""}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "file text"},
+        {"role": "system", "content": "[runtime-context]at the cap: work directly"},
+    ], "tools": [{"type": "function", "function": {"name": "read"}}], "temperature": 0}
+    request = chat_to_request("agent-7", body)
+    assert request.system == "be brief" and request.context == ["at the cap: work directly"]
+    assert [m.role for m in request.messages] == ["user", "assistant", "tool"]
+    assert request.messages[1].toolCalls == [ToolCall(id="c1", name="read", arguments={})]
+    assert request.tools == [ToolSchema(name="read")]
+
+
+@pytest.mark.parametrize("body", [
+    {"messages": "x"}, {"messages": [], "stream": True}, {"messages": [{"role": "robot"}]},
+    {"messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "a",
+                                                                     "arguments": "{"}}]}]},
+    {"messages": [], "tools": [{"type": "function"}]}, [],
+])
+def test_a_request_off_the_chat_completions_shape_is_refused(body: object) -> None:
+    with pytest.raises(ChatShapeError):
+        chat_to_request("a", body)
+
+
+@pytest.mark.parametrize("body", [
+    {}, {"choices": []}, {"choices": [{"message": "x"}]},
+    {"choices": [{"message": {}, "finish_reason": "exploded"}]},
+])
+def test_an_answer_off_the_chat_completions_shape_is_refused(body: object) -> None:
+    with pytest.raises(ChatShapeError):
+        chat_to_reply(body)
+
+
+@pytest.fixture
+def server() -> Iterator[GatewayServer]:
+    gateway_server = GatewayServer(reply_timeout=0.5).start()
+    yield gateway_server
+    gateway_server.close()
+
+
+@pytest.mark.parametrize("agent", ["agent-1", "agent/1", "a b?c#d", "агент", "%41"])
+def test_the_agent_id_in_the_path_attributes_the_request(server: GatewayServer,
+                                                         agent: str) -> None:
+    gateway = Gateway()
+    gateway.script("MARK", text("scripted"))
+    client = GatewayClient(server.mount(gateway))
+    request = ModelRequest(agent=agent, system="s", tools=[],
+                           messages=[Message(role="user", content="MARK")])
+    assert client.complete(request) == text("scripted")
+    assert gateway.requests(agent) == [request]
+    client.close()
+
+
+def test_each_deployment_has_its_own_gateway_url(server: GatewayServer) -> None:
+    first, second = Gateway(), Gateway()
+    urls = [server.mount(first), server.mount(second)]
+    assert urls[0] != urls[1] and all(u.startswith("http://127.0.0.1:") for u in urls)
+    request = ModelRequest(agent="a", system="", tools=[], messages=[])
+    GatewayClient(urls[1]).complete(request)
+    assert (len(first.exchanges), len(second.exchanges)) == (0, 1)
+    server.unmount(urls[1])
+    with pytest.raises(GatewayFailure, match="404"):
+        GatewayClient(urls[1]).complete(request)
+
+
+def test_a_stalled_script_fails_the_model_call_within_the_reply_timeout(
+    server: GatewayServer,
+) -> None:
+    release = threading.Event()
+
+    def stall(request: ModelRequest) -> ModelReply:
+        release.wait(30)
+        return text("too late")
+
+    gateway = Gateway()
+    gateway.script("STALL", stall)
+    client = GatewayClient(server.mount(gateway))
+    began = time.monotonic()
+    with pytest.raises(GatewayFailure, match="stalled"):
+        client.complete(ModelRequest(agent="a", system="", tools=[],
+                                     messages=[Message(role="user", content="STALL")]))
+    assert time.monotonic() - began < 5
+    release.set()
+
+
+def test_a_failing_hook_fails_the_model_call_with_its_message(server: GatewayServer) -> None:
+    def broken(request: ModelRequest) -> ModelReply:
+        raise ValueError("hook bug")
+
+    gateway = Gateway()
+    gateway.script("X", broken)
+    with pytest.raises(GatewayFailure, match=r"^hook bug$"):
+        GatewayClient(server.mount(gateway)).complete(ModelRequest(
+            agent="a", system="", tools=[], messages=[Message(role="user", content="X")]))
+
+
+@pytest.mark.parametrize("content", [b"{", b'{"messages": 3}', b'{"messages": [], "stream": true}'])
+def test_the_server_answers_a_malformed_request_with_an_openai_error(
+    server: GatewayServer, content: bytes
+) -> None:
+    url = server.mount(Gateway()) + "/agents/a/v1/chat/completions"
+    answer = httpx.post(url, content=content, trust_env=False)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_the_gateway_listens_on_loopback_only(server: GatewayServer) -> None:
+    assert server.url.startswith("http://127.0.0.1:")

@@ -1,0 +1,125 @@
+"""The certifier against the zoo (DESIGN.md, "Quality bars"): every deliberately broken target
+fails exactly the rule it breaks, and every conforming one certifies without a false failure.
+
+Each module of ``examples/providers`` has a ``provider`` factory, ``BREAKS`` (a rule id, or None)
+and optionally ``ALSO_BREAKS`` (rules that fail as explained consequences of that breakage). A
+target is certified with profile ci and a fixed seed, in the edition of the rule it breaks (both
+editions for a conforming one). ``SUBTLE = True`` marks a bug the fixed cases may miss (fuzzing
+finds it): the certifier must still report no failure outside BREAKS and ALSO_BREAKS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from subagent_tck.conformance.certificate import Certificate, Verdict
+from subagent_tck.conformance.cli import main
+from subagent_tck.conformance.outcome import Outcome
+from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.targets import load_target
+from subagent_tck.spec import RULES_BY_ID, Edition
+
+ROOT = Path(__file__).resolve().parents[1]
+ZOO = ROOT / "examples" / "providers"
+NAMES = sorted(p.stem for p in ZOO.glob("*.py") if not p.stem.startswith("_"))
+FAILING = (Outcome.FAIL, Outcome.ERROR, Outcome.NOT_RUN, Outcome.UNEXPECTED_PASS)
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(ROOT)  # python:examples.providers.NAME:provider works from the root
+    monkeypatch.syspath_prepend(str(ROOT))
+    yield ROOT
+
+
+def spec_of(name: str) -> str:
+    return f"python:examples.providers.{name}:provider"
+
+
+def editions_for(breaks: str | None) -> list[Edition | None]:
+    edition = RULES_BY_ID[breaks].edition if breaks else None
+    return [edition] if breaks else [Edition.PRESET_COMPOSITION, Edition.REQUEST_CONTROLS]
+
+
+def certify_zoo(name: str, edition: Edition | None) -> Certificate:
+    target = load_target(spec_of(name))
+    try:
+        return certify(target, RunConfig(target_spec=spec_of(name), edition=edition, seed=0))
+    finally:
+        target.close()
+
+
+def failed_rules(cert: Certificate) -> set[str]:
+    return {r.id for r in cert.rules if r.outcome in FAILING}
+
+
+def test_the_zoo_is_not_empty(at_root: Path) -> None:
+    if ZOO.is_dir() and any(ZOO.glob("*.py")):
+        assert NAMES, "examples/providers has no zoo module besides __init__.py"
+        assert any(getattr(_module(n), "BREAKS", None) is None for n in NAMES), (
+            "the zoo needs at least one conforming target (BREAKS = None)")
+
+
+def _module(name: str) -> object:
+    return importlib.import_module(f"examples.providers.{name}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_zoo_target_fails_exactly_the_rule_it_breaks(at_root: Path, name: str) -> None:
+    module = _module(name)
+    assert hasattr(module, "BREAKS"), f"{name}: define BREAKS (a rule id, or None)"
+    assert callable(getattr(module, "provider", None)), f"{name}: define provider()"
+    breaks: str | None = module.BREAKS  # type: ignore[attr-defined]
+    also = set(getattr(module, "ALSO_BREAKS", ()))
+    assert breaks is None or breaks in RULES_BY_ID, f"{name}: unknown rule id {breaks!r}"
+    assert also <= set(RULES_BY_ID), f"{name}: ALSO_BREAKS names unknown rule ids"
+    for edition in editions_for(breaks):
+        cert = certify_zoo(name, edition)
+        failed = failed_rules(cert)
+        where = f"{name} ({cert.edition.value}): failing {sorted(failed)}"
+        if breaks is None:
+            assert not failed and cert.certified, where
+            assert {v.verdict for v in cert.verdicts} == {Verdict.CERTIFIED}, where
+            continue
+        assert failed <= {breaks} | also, f"{where}: false failures outside BREAKS/ALSO_BREAKS"
+        if getattr(module, "SUBTLE", False):
+            continue  # the fixed cases may miss it; the fuzzer's tests must find it
+        assert breaks in failed, f"{where}: the certifier missed {breaks}"
+        assert not cert.certified and cert.verdict == Verdict.FAILED, where
+        failure = cert.rule(breaks)
+        assert failure.failures and failure.replay, where
+
+
+def _replayable() -> str | None:
+    """A zoo entry that breaks a rule of the default edition, found by the fixed cases."""
+    for name in NAMES:
+        module = _module(name)
+        breaks = getattr(module, "BREAKS", None)
+        if breaks and not getattr(module, "SUBTLE", False) and \
+                RULES_BY_ID[breaks].edition in (None, Edition.PRESET_COMPOSITION):
+            return name
+    return None
+
+
+def test_a_printed_replay_command_reproduces_the_failure_alone(
+    at_root: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    name = _replayable()
+    if name is None:
+        assert not NAMES, "the zoo has entries, but none breaks a rule the replay could show"
+        return
+    breaks = _module(name).BREAKS  # type: ignore[attr-defined]
+    assert main(["certify", "--target", spec_of(name)]) == 1
+    out = capsys.readouterr().out
+    replays = [line.split("replay: ", 1)[1] for line in out.splitlines() if "replay: " in line]
+    command = next(c for c in replays if f"--rule {breaks} " in c)
+    argv = shlex.split(command)
+    assert argv[:2] == ["subagent-tck", "certify"]
+    assert main(argv[1:]) == 1
+    again = capsys.readouterr().out
+    assert "1 failing rule(s)" in again and f"{RULES_BY_ID[breaks].title}  [fail]" in again
+    assert f"partial run: --rule {breaks}" in again
