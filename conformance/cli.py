@@ -39,7 +39,7 @@ RULE_FORMATS = ("text", "json", "markdown")
 #: ``run(args) -> int`` and is imported only when its command runs. A module that is not
 #: installed simply offers no command.
 PLUGGED: dict[str, tuple[str, str]] = {
-    "fuzz": ("subagent_tck.fuzz.cli",
+    "fuzz": ("subagent_tck.fuzz.command",
              "differential fuzzing: a target and the oracle in lockstep"),
     "fuzz-api": ("subagent_tck.conformance.api_fuzz",
                  "fuzz a target's HTTP driver API (Schemathesis)"),

@@ -82,7 +82,7 @@ class HttpTarget:
 
     def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT,
                  connect_timeout: float = 5.0,
-                 diagnose: Callable[[], str | None] | None = None) -> None:
+                 diagnose: Callable[[float], str | None] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.connect_timeout = min(connect_timeout, timeout)
@@ -104,8 +104,10 @@ class HttpTarget:
                              VERSION_HEADER: PROTOCOL_VERSION})
             return self._http
 
-    def _hint(self) -> str:
-        note = self._diagnose() if self._diagnose else None
+    def _hint(self, settle: float = 0.0) -> str:
+        """What ``diagnose`` knows; ``settle``: seconds to let a dying adapter finish exiting
+        (its connection closes a moment before its exit status can be read)."""
+        note = self._diagnose(settle) if self._diagnose else None
         return f" ({note})" if note else ""
 
     def request(self, method: str, path: str, payload: Any = _NOTHING, *, what: str) -> Any:
@@ -139,17 +141,17 @@ class HttpTarget:
                            f"{url}) within {self.timeout:g} s{self._hint()}") from None
         except httpx.ConnectError as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target at "
-                           f"{self.base_url} ({exc}){self._hint()}: is the adapter running?") \
+                           f"{self.base_url} ({exc}){self._hint(0.5)}: is the adapter running?") \
                 from None
         except httpx.RemoteProtocolError as exc:
             if "without sending" in str(exc) or "peer closed" in str(exc):
                 raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the "
-                               f"connection without answering {what}{self._hint()}") from None
+                               f"connection without answering {what}{self._hint(0.5)}") from None
             raise self._broken(what, f"answered with something that is not HTTP: {exc}") \
                 from None
         except httpx.TransportError as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
-                           f"during {what}: {type(exc).__name__}: {exc}{self._hint()}") from None
+                           f"during {what}: {type(exc).__name__}: {exc}{self._hint(0.5)}") from None
         return self._interpret(status, bytes(data), what)
 
     def _broken(self, what: str, did: str) -> TckError:

@@ -128,12 +128,12 @@ class AdapterProcess:
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        self._pump(self.process.stdout, self.stdout_tail, self._lines)
-        self._pump(self.process.stderr, self.stderr_tail, None)
+        self._pumps = [self._pump(self.process.stdout, self.stdout_tail, self._lines),
+                       self._pump(self.process.stderr, self.stderr_tail, None)]
 
     @staticmethod
     def _pump(stream: IO[bytes] | None, tail: deque[str], lines: queue.Queue[str | None] | None
-              ) -> None:
+              ) -> threading.Thread:
         def read() -> None:
             assert stream is not None
             for raw in iter(stream.readline, b""):
@@ -144,11 +144,20 @@ class AdapterProcess:
             if lines is not None:
                 lines.put(None)
 
-        threading.Thread(target=read, name="subagent-tck adapter output", daemon=True).start()
+        thread = threading.Thread(target=read, name="subagent-tck adapter output", daemon=True)
+        thread.start()
+        return thread
 
-    def describe(self) -> str | None:
-        """What is known beyond the wire: whether it exited, and its stderr tail."""
+    def describe(self, settle: float = 0.0) -> str | None:
+        """What is known beyond the wire: whether it exited (waiting up to ``settle`` seconds
+        for an exit under way), and its stderr tail."""
         code = self.process.poll()
+        if code is None and settle > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = self.process.wait(settle)
+        if code is not None:  # its output ends at its exit: read the rest of it
+            for pump in self._pumps:
+                pump.join(0.5)
         status = None if code is None else (
             f"the adapter exited with status {code}" if code >= 0
             else f"the adapter was killed by signal {-code}")
@@ -219,19 +228,21 @@ _LIVE: set[AdapterProcess] = set()
 _LIVE_LOCK = threading.Lock()
 _HANDLED = (signal.SIGTERM, signal.SIGHUP)
 _installed = False
+_signals = False
 
 
 def _register(adapter: AdapterProcess) -> None:
-    global _installed
+    global _installed, _signals
     with _LIVE_LOCK:
         _LIVE.add(adapter)
-        first = not _installed
-        _installed = True
+        first, _installed = not _installed, True
+        chain = not _signals and threading.current_thread() is threading.main_thread()
+        _signals = _signals or chain
     if first:
         atexit.register(stop_all)
-        if threading.current_thread() is threading.main_thread():
-            for sig in _HANDLED:
-                _chain(sig)
+    if chain:  # signal handlers can only be set from the main thread
+        for sig in _HANDLED:
+            _chain(sig)
 
 
 def _unregister(adapter: AdapterProcess) -> None:

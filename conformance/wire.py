@@ -46,7 +46,8 @@ DEPLOYMENT_PATH = f"{PREFIX}/deployments/{{id}}"
 #: The body field of ``POST /v1/deployments`` that carries the model gateway's base URL.
 GATEWAY_FIELD = "gatewayUrl"
 
-#: Deployment methods that only observe (the fuzz check compares them around a refusal).
+#: Deployment methods that only observe and never wait for the model: the fuzz compares them
+#: around a refusal, and the reference server answers them without a thread switch.
 OBSERVERS = frozenset(
     {"root", "sessions", "agents", "events", "invocations", "view", "tool_schemas", "lookup",
      "sdk_bindings", "prompt", "providers"}

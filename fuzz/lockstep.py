@@ -30,6 +30,7 @@ from subagent_tck.conformance.protocol import (
     PresetSpec,
     SectionSpec,
     TargetInfo,
+    ToolSpec,
 )
 from subagent_tck.conformance.target import Deployment, Target
 from subagent_tck.spec import (
@@ -70,10 +71,11 @@ NO_SUCH_PROVIDER = "nowhere"
 
 @dataclass(frozen=True)
 class Setup:
-    """The deployment the steps run in: edition and initial presentation mode."""
+    """The deployment the steps run in: edition, initial presentation mode, initial globals."""
 
     edition: Edition = Edition.PRESET_COMPOSITION
     mode: PresentationMode = PresentationMode.NATIVE
+    tools: tuple[str, ...] = ()
 
     def config(self) -> DeploymentConfig:
         return DeploymentConfig(
@@ -89,6 +91,7 @@ class Setup:
                 for name, p in PRESETS.items()
             ],
             mode=self.mode,
+            tools=[ToolSpec(name=name, description=f"global {name}") for name in self.tools],
         )
 
 
@@ -130,6 +133,9 @@ class Lockstep:
         root = self._guard("root", self.deployment.root)
         self.ids["root"] = root.agent
         self.session_ids["root"] = root.session
+        self.model.step = -1  # the deployment's own tools come before every step
+        for name in setup.tools:
+            self.model.register_global(name)
         self.model.add_agent(
             AgentModel("root", "root", ScopeModel(mode=setup.mode)), SessionModel("root", 0)
         )
@@ -164,7 +170,7 @@ class Lockstep:
             step=len(self.steps), op=step.op, observation=observation, rules=rules,
             message=message, expected=jsonable(expected), observed=jsonable(observed),
         )
-        return Divergence(finding, list(self.steps))
+        return Divergence(finding, list(self.steps), self.setup)
 
     def _guard(self, what: str, action: Callable[[], T]) -> T:
         try:

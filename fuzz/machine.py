@@ -14,6 +14,7 @@ the observations compared, across examples.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ from subagent_tck.spec import Edition, PresentationMode
 
 from . import strategies as fs
 from .lockstep import NO_SUCH_PROVIDER, PRESETS, Lockstep, Setup
-from .step import Step
+from .step import Divergence, Step
 
 _AGENT = st.integers(min_value=0, max_value=7)
 _MODES = tuple(m.value for m in PresentationMode)
@@ -41,6 +42,9 @@ class Stats:
     examples: int = 0
     steps: int = 0
     operations: Counter[str] = field(default_factory=Counter)
+    started: float = field(default_factory=time.perf_counter)
+    #: (steps run, seconds) when the first divergence was seen, before shrinking
+    first_divergence: tuple[int, float] | None = None
 
     def merge_steps(self, steps: list[Step]) -> None:
         self.steps += len(steps)
@@ -63,7 +67,14 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def _apply(self, op: str, **args: Any) -> None:
         assert self.lock is not None
-        self.lock.apply(Step(op=op, args=args))
+        try:
+            self.lock.apply(Step(op=op, args=args))
+        except Divergence:
+            stats = self.stats
+            if stats.first_divergence is None:
+                steps = stats.steps + len(self.lock.steps)
+                stats.first_divergence = (steps, time.perf_counter() - stats.started)
+            raise
 
     def _agent(self, index: int) -> str:
         assert self.lock is not None
@@ -77,9 +88,15 @@ class FuzzMachine(RuleBasedStateMachine):
 
     # --- set-up and tear-down -----------------------------------------------------------
 
-    @initialize(edition=st.integers(0, 1), mode=st.sampled_from(_MODES))
-    def deploy(self, edition: int, mode: str) -> None:
-        setup = Setup(self.editions[edition % len(self.editions)], PresentationMode(mode))
+    @initialize(
+        edition=st.integers(0, 1),
+        mode=st.sampled_from(_MODES),
+        tools=st.lists(st.sampled_from(fs.REGISTER_NAMES[:-1]), max_size=4, unique=True),
+    )
+    def deploy(self, edition: int, mode: str, tools: list[str]) -> None:
+        setup = Setup(
+            self.editions[edition % len(self.editions)], PresentationMode(mode), tuple(tools)
+        )
         self.stats.examples += 1
         self.lock = Lockstep(self.target, setup, self.info)
 
@@ -88,25 +105,17 @@ class FuzzMachine(RuleBasedStateMachine):
             self.stats.merge_steps(self.lock.steps)
             self.lock.close()
 
-    # --- the global registry ------------------------------------------------------------
+    # --- tools: the global registry and one scope -----------------------------------------
 
-    @rule(name=st.sampled_from(fs.REGISTER_NAMES))
-    def register_global(self, name: str) -> None:
-        self._apply("register_global", name=name)
+    @rule(name=st.sampled_from(fs.REGISTER_NAMES), remove=st.integers(min_value=0, max_value=2))
+    def global_tool(self, name: str, remove: int) -> None:
+        self._apply("unregister_global" if remove == 2 else "register_global", name=name)
 
-    @rule(name=st.sampled_from((*fs.REGISTER_NAMES, "ghost")))
-    def unregister_global(self, name: str) -> None:
-        self._apply("unregister_global", name=name)
-
-    # --- one scope ----------------------------------------------------------------------
-
-    @rule(agent=_AGENT, name=st.sampled_from(fs.REGISTER_NAMES))
-    def register_local(self, agent: int, name: str) -> None:
-        self._apply("register_local", agent=self._agent(agent), name=name)
-
-    @rule(agent=_AGENT, name=st.sampled_from(fs.REGISTER_NAMES))
-    def unregister_local(self, agent: int, name: str) -> None:
-        self._apply("unregister_local", agent=self._agent(agent), name=name)
+    @rule(agent=_AGENT, name=st.sampled_from(fs.REGISTER_NAMES),
+          remove=st.integers(min_value=0, max_value=2))
+    def local_tool(self, agent: int, name: str, remove: int) -> None:
+        op = "unregister_local" if remove == 2 else "register_local"
+        self._apply(op, agent=self._agent(agent), name=name)
 
     @rule(agent=_AGENT, shape=fs.restriction_shapes())
     def restrict(self, agent: int, shape: tuple[object, ...]) -> None:
@@ -183,13 +192,14 @@ class FuzzMachine(RuleBasedStateMachine):
         chosen = names[provider % (len(names) - 1)] if provider < 7 else names[-1]
         self._apply("start", parent=self._agent(parent), provider=chosen, controls=controls)
 
-    @rule(session=_AGENT, depth=fs.header_depths())
-    def plant(self, session: int, depth: fs.DepthText) -> None:
-        self._apply("plant", session=self._session(session), depth={"json": depth.text})
-
-    @rule(session=_AGENT)
-    def resume(self, session: int) -> None:
-        self._apply("resume", session=self._session(session))
+    @rule(session=_AGENT, depth=st.one_of(st.none(), fs.header_depths()))
+    def plant(self, session: int, depth: fs.DepthText | None) -> None:
+        """Cold-resume a session, after writing its stored header depth (DE-06, DE-09)."""
+        label = self._session(session)
+        if depth is None:
+            self._apply("resume", session=label)
+        else:
+            self._apply("plant", session=label, depth={"json": depth.text})
 
 
 def machine_for(target: Target, info: TargetInfo | None = None) -> type[FuzzMachine]:

@@ -131,13 +131,16 @@ class DeploymentModel:
     agents: dict[str, AgentModel] = field(default_factory=dict)
     sessions: dict[str, SessionModel] = field(default_factory=dict)
     step: int = 0
-    _counter: int = 0
+    _counters: dict[str, int] = field(default_factory=dict)
 
     # --- labels ---------------------------------------------------------------------------
 
     def new_label(self, prefix: str) -> str:
-        self._counter += 1
-        return f"{prefix}{self._counter}"
+        """``a1``, ``a2``, ``c1``, ``root.r1``...: numbered per prefix, so that removing an
+        unrelated step while shrinking leaves the other labels as they were."""
+        count = self._counters.get(prefix, 0) + 1
+        self._counters[prefix] = count
+        return f"{prefix}{count}"
 
     def add_agent(self, agent: AgentModel, session: SessionModel) -> None:
         self.sessions[session.label] = session

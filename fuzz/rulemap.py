@@ -11,9 +11,10 @@ primary rule, found by the functions below:
   observed view is compared with *counterfactual* views, each the result of one known misreading
   of one rule (a disposed restriction still applied: TF-14; a restriction that judges only the
   globals that existed when it was installed: TF-09/TF-10; the intersection of only some of the
-  restrictions: TF-02; an empty list read as absent: TF-03; the view frozen at the last dispose:
-  TF-14; another scope's restrictions leaking in: TF-13). The first misreading that reproduces
-  the observation names the rule; otherwise TF-02 (several restrictions), TF-01 (one) or TF-13.
+  restrictions: TF-02; an empty list read as absent: TF-03; the view frozen at the last
+  dispose, or a dispose that lifted all: TF-14; another scope's restrictions leaking in: TF-13).
+  The first misreading that reproduces the observation names the rule; otherwise TF-02
+  (several restrictions), TF-01 (one) or TF-13.
 """
 
 from __future__ import annotations
@@ -61,6 +62,42 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "nothing-changed": ("TF-07", "TF-08", "TF-06", "TF-14"),
     "crash": (),
 }
+
+
+_PRESENTED = ("view", "view-duplicates", "global-view", "schemas", "sdk")
+#: operation -> the observations the lockstep compares when it runs (see :mod:`.operations`).
+OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
+    "register_global": ("register-global", "nothing-changed", *_PRESENTED),
+    "unregister_global": ("unregister-global", *_PRESENTED),
+    "register_local": ("register-local", *_PRESENTED),
+    "unregister_local": ("unregister-local", *_PRESENTED),
+    "restrict": ("restrict", "restrict-offending", "nothing-changed", *_PRESENTED),
+    "dispose": ("dispose", *_PRESENTED),
+    "set_mode": ("set-mode", *_PRESENTED),
+    "view": ("view", "view-duplicates", "global-view"),
+    "schemas": ("schemas",),
+    "sdk": ("sdk",),
+    "lookup": ("lookup",),
+    "execute": ("execute",),
+    "prompt": ("prompt",),
+    "headers": ("headers",),
+    "create_agent": ("create-agent", "nothing-created", *_PRESENTED),
+    "start": (
+        "start", "nothing-created", "start-depth", "published", "first-request-tools",
+        "first-request-system", *_PRESENTED,
+    ),
+    "plant": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
+    "resume": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
+}
+
+
+def rules_compared(operations: Iterable[str]) -> list[str]:
+    """The rules whose observations a run of these operations compared."""
+    rules: set[str] = set()
+    for op in operations:
+        for observation in OP_OBSERVATIONS.get(op, ()):
+            rules.update(OBSERVATION_RULES.get(observation, ()))
+    return sorted(rules)
 
 
 def fault_rule(fault: Fault, request: Mapping[str, object]) -> str:
@@ -155,7 +192,8 @@ def _counterfactuals(
     out: list[tuple[str, frozenset[str]]] = []
     if scope.disposed:
         kept = rules + [r for r, _ in scope.disposed.values()]
-        out.append(("TF-14", _admitted(names, kept)))
+        out.append(("TF-14", _admitted(names, kept)))  # a dispose that lifted nothing
+        out.append(("TF-14", frozenset(names)))  # a dispose that lifted every restriction
     snap: set[str] = set()
     live_deny_hides = False
     for name in names:
@@ -207,6 +245,13 @@ def view_rule(
     for name in sorted(names):
         if name in scope.locals:
             return "TF-05" if name in model.globals else "TF-04"
+    if scope.disposed:  # the whole view frozen when the last restriction was disposed
+        last = max(step for _, step in scope.disposed.values())
+        rules = list(scope.restrictions.values())
+        then = _admitted([n for n in model.globals_at(last) if n not in scope.locals], rules)
+        seen_all = frozenset(n for n, origin in observed if origin == "global")
+        if seen_all == then and then != frozenset(n for n, o in expected if o == "global"):
+            return "TF-14"
     for name in sorted(names):
         if name not in model.globals:
             if name in model.ever_global:

@@ -74,9 +74,14 @@ class Finding(BaseModel):
 class Divergence(Exception):
     """The target and the oracle disagree (raised by the lockstep, caught by the campaign)."""
 
-    def __init__(self, finding: Finding, steps: list[Step] | None = None) -> None:
+    def __init__(
+        self, finding: Finding, steps: list[Step] | None = None,
+        setup: Any = None,
+    ) -> None:
         self.finding = finding
         self.steps: list[Step] = list(steps or [])
+        #: the :class:`~.lockstep.Setup` of the deployment the steps ran in
+        self.setup = setup
         super().__init__(
             f"step {finding.step} {finding.op}: {finding.message} "
             f"[{', '.join(finding.rules) or 'no rule'}]"

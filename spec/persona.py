@@ -45,15 +45,19 @@ class TemplateVerdict:
 def render_template(template: str, variables: Mapping[str, str]) -> TemplateVerdict:
     """Substitute ``{{name}}`` (spaces inside the braces allowed) strictly (PE-05).
 
-    An unknown name, an empty or ill-formed placeholder (``{{}}``, ``{{a b}}``) or an unclosed
-    ``{{`` is an error that names it; the text is never returned with a raw placeholder.
+    An unknown name, an empty or ill-formed placeholder (``{{}}``, ``{{a b}}``), an unclosed
+    ``{{`` or a stray ``}}`` anywhere is an error that names it; the text is never returned with
+    a raw placeholder.
     """
     unknown: list[str] = []
     malformed: list[str] = []
     out: list[str] = []
     pos = 0
     for match in _TOKEN.finditer(template):
-        out.append(template[pos : match.start()])
+        literal = template[pos : match.start()]
+        if "}}" in literal:  # a stray closing brace pair is as malformed as an unclosed one
+            malformed.append(literal[literal.find("}}") :][:40])
+        out.append(literal)
         pos = match.end()
         inner = match.group(1).strip()
         if not _NAME.fullmatch(inner) or "{{" in match.group(1):

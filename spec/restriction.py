@@ -63,8 +63,9 @@ def _names(value: object, key: str) -> tuple[list[str] | None, str]:
 def validate_restriction(value: object, global_names: Collection[str]) -> RestrictionVerdict:
     """Judge a raw restriction value against the current global restrictable set.
 
-    Refused (code ``INVALID_TOOL_FILTER``, nothing installed): a value that is not an object or
-    whose lists are not lists of strings; one with neither list (TF-07); one naming anything that
+    Refused (code ``INVALID_TOOL_FILTER``, nothing installed): a value that is not an object, has
+    a key other than ``allow``/``deny``, or whose lists are not lists of strings; one with neither
+    list (TF-07); one naming anything that
     is not a registered global tool, such as a misspelling, a scope-local-only name or the
     reserved ``run_code`` (TF-08), in which case ``offending`` lists every such name.
     """
@@ -73,6 +74,15 @@ def validate_restriction(value: object, global_names: Collection[str]) -> Restri
             None,
             ErrorCode.INVALID_TOOL_FILTER,
             "a tool filter must be an object with an allow and/or a deny list",
+        )
+    # Decision (RULES.md is silent): a key other than allow/deny is a misspelling that would
+    # make the filter look effective while it is not, the mistake TF-07 exists to catch.
+    extra = sorted(str(k) for k in value if k not in ("allow", "deny"))
+    if extra:
+        return RestrictionVerdict(
+            None,
+            ErrorCode.INVALID_TOOL_FILTER,
+            f"a tool filter takes only allow and deny, not {', '.join(extra)} (TF-07)",
         )
     allow, allow_problem = _names(value.get("allow"), "allow")
     deny, deny_problem = _names(value.get("deny"), "deny")

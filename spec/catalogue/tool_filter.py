@@ -261,6 +261,14 @@ RULES: tuple[Rule, ...] = (
                 observed={"ok": True},
                 holds=False,
             ),
+            Example(
+                title="a misspelled key is refused, not silently dropped",
+                oracle="restriction",
+                given={"globals": _ABC, "restriction": {"allow": ["a"], "dney": ["b"]}},
+                observed=_BAD,
+                holds=True,
+                note="Decision: a key other than allow and deny is refused like a no-op filter.",
+            ),
         ),
     ),
     _tf(

@@ -14,6 +14,7 @@ from subagent_tck.conformance.protocol import StartRequest, ToolSpec, ViewEntry
 from subagent_tck.conformance.target import Deployment
 from subagent_tck.conformance.wire import (
     BY_SEGMENT,
+    OBSERVERS,
     OPERATIONS,
     Malformed,
     camel,
@@ -126,6 +127,7 @@ def test_every_deployment_method_but_close_has_one_route() -> None:
                if not n.startswith("_")}
     assert set(OPERATIONS) == methods - {"close"}
     assert len(BY_SEGMENT) == len(OPERATIONS)
+    assert set(OBSERVERS) <= set(OPERATIONS), "OBSERVERS names a method the protocol lost"
     for name, operation in OPERATIONS.items():
         assert operation.path == f"/v1/deployments/{{id}}/{kebab(name)}"
 

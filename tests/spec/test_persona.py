@@ -54,6 +54,7 @@ def test_unknown_variables_are_named_once_each() -> None:
         ("{{ {{a}}", "{{ {{a}}"),
         ("hello {{name", "{{name"),
         ("stray }} here", "}} here"),
+        ("a}}b{{name}}", "}}b"),
     ],
 )
 def test_malformed_placeholders_are_errors_that_name_them(template: str, malformed: str) -> None:

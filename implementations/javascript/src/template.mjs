@@ -2,8 +2,8 @@
 //
 // A placeholder is "{{" name "}}" with optional spaces inside the braces; a name is a letter
 // or underscore followed by letters, digits, underscores or dots. Known names are substituted.
-// An unknown name, an empty or ill-formed placeholder ({{}}, {{a b}}, {{1x}}) and an unclosed
-// "{{" (or a stray "}}") after the last placeholder are errors (INVALID_TEMPLATE) whose message
+// An unknown name, an empty or ill-formed placeholder ({{}}, {{a b}}, {{1x}}), an unclosed
+// "{{" and a stray "}}" anywhere are errors (INVALID_TEMPLATE) whose message
 // names every one of them; a raw placeholder never leaves this module.
 
 import { Code, TckError } from './errors.mjs';
@@ -18,7 +18,10 @@ export function renderTemplate(template, variables) {
   const out = [];
   let position = 0;
   for (const match of template.matchAll(TOKEN)) {
-    out.push(template.slice(position, match.index));
+    const literal = template.slice(position, match.index);
+    // A stray "}}" is as malformed as an unclosed "{{", wherever it stands.
+    if (literal.includes('}}')) malformed.push(literal.slice(literal.indexOf('}}'), literal.indexOf('}}') + 40));
+    out.push(literal);
     position = match.index + match[0].length;
     const raw = match[1];
     const name = raw.trim();

@@ -126,6 +126,11 @@ describe('strict templates (PE-05)', () => {
     }
   });
 
+  test('a stray closing pair before a placeholder is malformed too', () => {
+    const result = renderTemplate('a}}b{{team}}', { team: 'core' });
+    assert.deepEqual(result.malformed, ['}}b']);
+  });
+
   test('text without placeholders renders as itself', () => {
     assert.deepEqual(renderTemplate('plain { text }', variables), { text: 'plain { text }' });
   });

@@ -1,0 +1,304 @@
+"""Fuzz campaigns: run the state machine against a target within a budget, and replay findings.
+
+:func:`run_campaign` runs :mod:`.machine` in rounds of Hypothesis examples until the time budget
+or the example budget is spent or a divergence is found. Each round is seeded from the
+campaign's seed (fixed in the ``ci`` profile), so a campaign is reproducible; Hypothesis's
+example database (a directory, by default ``.subagent-tck/fuzz-db``) keeps every failing
+example, keyed by target, and replays it first next time, so a failure found once is found
+again at once, by any worker sharing the directory. A divergence is shrunk by Hypothesis to the
+shortest sequence it can find, saved as a :mod:`.replay` file and described step by step
+(:meth:`CampaignResult.report`). :func:`replay` re-executes such a file.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.errors import Flaky
+from hypothesis.stateful import run_state_machine_as_test
+from pydantic import BaseModel, Field
+from subagent_tck.conformance.target import Target
+from subagent_tck.spec import RULES_BY_ID, Edition, PresentationMode, TckError
+
+from .machine import FuzzMachine, machine_for
+from .replay import ReplayFile, load_replay, replay_name, replay_steps
+from .rulemap import rules_compared
+from .step import Divergence, Finding, Step
+
+DEFAULT_DATABASE = os.path.join(".subagent-tck", "fuzz-db")
+DEFAULT_OUTPUT = os.path.join(".subagent-tck", "fuzz")
+#: Part of every database key: bump when the machine's rules change meaning.
+MACHINE_VERSION = "1"
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How long and how hard a campaign searches."""
+
+    name: str
+    budget_seconds: float
+    max_examples: int
+    steps_per_example: int
+    seed: int | None  # None: a fresh random seed per campaign (printed, so it can be reused)
+
+
+PROFILES: dict[str, Profile] = {
+    "ci": Profile("ci", budget_seconds=30.0, max_examples=2_000, steps_per_example=30, seed=0),
+    "nightly": Profile(
+        "nightly", budget_seconds=3_600.0, max_examples=10_000_000, steps_per_example=60,
+        seed=None,
+    ),
+}
+
+
+class CampaignResult(BaseModel):
+    """What a campaign (or a replay) ran and found."""
+
+    target: str
+    profile: str
+    seed: int | None = None
+    examples: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    steps_per_second: float = 0.0
+    operations: dict[str, int] = Field(default_factory=dict)
+    rules_exercised: list[str] = Field(default_factory=list)
+    finding: Finding | None = None
+    #: the shrunk steps that show the finding, and the set-up they run in
+    counterexample: list[Step] = Field(default_factory=list)
+    edition: Edition | None = None
+    mode: PresentationMode | None = None
+    tools: list[str] = Field(default_factory=list)
+    replay_path: str | None = None
+    #: (steps, seconds) when the first divergence was seen, before shrinking
+    first_divergence: tuple[int, float] | None = None
+    #: for a replay: whether the file's finding showed again (same step, observation, rule)
+    reproduced: bool | None = None
+    #: a problem that is not a divergence (a flaky target, an unreachable one)
+    error: str | None = None
+
+    @property
+    def diverged(self) -> bool:
+        return self.finding is not None
+
+    def report(self, target_spec: str | None = None) -> str:
+        """A readable account: numbered steps, expected and observed, rules, replay command."""
+        if self.finding is None:
+            head = "no divergence" if self.error is None else f"error: {self.error}"
+            return (f"{head}: {self.examples} examples, {self.steps} steps in "
+                    f"{self.seconds:.1f}s ({self.steps_per_second:.0f} steps/s), "
+                    f"{len(self.rules_exercised)} rules exercised")
+        f = self.finding
+        titles = [RULES_BY_ID[r].title if r in RULES_BY_ID else r for r in f.rules[:1]]
+        lines = [
+            f"DIVERGENCE from the spec oracle: {titles[0] if titles else 'no rule (a crash)'}"
+            + (f" (the observation also belongs to {', '.join(f.rules[1:])})"
+               if len(f.rules) > 1 else ""),
+            f"target {self.target}, seed {self.seed}; a deployment in edition "
+            f"{self.edition.value if self.edition else '?'}, mode "
+            f"{self.mode.value if self.mode else '?'}, global tools {self.tools}; shrunk to "
+            f"{len(self.counterexample)} steps:",
+        ]
+        for number, step in enumerate(self.counterexample, 1):
+            mark = "   <-- diverged here" if number == f.step else ""
+            lines.append(f"  {number:>3}. {step.render()}{mark}")
+        lines += [
+            f"observation ({f.observation}): {f.message}",
+            f"  expected: {_short(f.expected)}",
+            f"  observed: {_short(f.observed)}",
+        ]
+        if self.replay_path:
+            spec = target_spec or self.target
+            lines.append(f"replay: subagent-tck fuzz --replay {self.replay_path} --target {spec}")
+        return "\n".join(lines)
+
+
+def _short(value: Any, limit: int = 600) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _KeyedDatabase(ExampleDatabase):
+    """Prefixes every key with the target's identity, so targets sharing a directory keep
+    their own findings (and a conforming target never deletes another's)."""
+
+    def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
+        super().__init__()
+        self.inner = inner
+        self.prefix = prefix
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(self.prefix + key, value)
+
+    def fetch(self, key: bytes) -> Any:
+        return self.inner.fetch(self.prefix + key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.inner.delete(self.prefix + key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.inner.move(self.prefix + src, self.prefix + dest, value)
+
+
+def open_database(
+    database: str | os.PathLike[str] | ExampleDatabase | None, target_id: str
+) -> ExampleDatabase | None:
+    """The example database for ``target_id``: a directory path or a Hypothesis database
+    (for example a :class:`~hypothesis.database.MultiplexedDatabase`); None: no database."""
+    if database is None:
+        return None
+    inner = (
+        database if isinstance(database, ExampleDatabase)
+        else DirectoryBasedExampleDatabase(os.fspath(database))
+    )
+    prefix = f"subagent-tck-fuzz/{MACHINE_VERSION}/{target_id}/".encode()
+    return _KeyedDatabase(inner, prefix)
+
+
+def _kit_version() -> str:
+    try:
+        return metadata.version("subagent-tck")
+    except metadata.PackageNotFoundError:  # pragma: no cover - a bare checkout
+        return "0.0.0"
+
+
+def run_campaign(
+    target: Target,
+    *,
+    budget_seconds: float | None = None,
+    max_examples: int | None = None,
+    seed: int | None = None,
+    profile: str = "ci",
+    database_dir: str | os.PathLike[str] | ExampleDatabase | None = DEFAULT_DATABASE,
+    progress: Progress | None = None,
+    output_dir: str | os.PathLike[str] | None = DEFAULT_OUTPUT,
+    target_id: str | None = None,
+) -> CampaignResult:
+    """Fuzz ``target`` until the budget is spent or a divergence is found (then shrunk, saved
+    under ``output_dir`` and returned). ``None`` budgets and seed come from ``profile``."""
+    chosen = PROFILES[profile]
+    budget = chosen.budget_seconds if budget_seconds is None else budget_seconds
+    limit = chosen.max_examples if max_examples is None else max_examples
+    if seed is None:
+        seed = chosen.seed if chosen.seed is not None else random.SystemRandom().randrange(2**31)
+    info = target.info()
+    name = target_id or info.name
+    machine = machine_for(target, info)
+    stats = machine.stats
+    database = open_database(database_dir, name)
+    say = progress or (lambda line: None)
+    say(f"fuzz: target {name}, profile {chosen.name}, seed {seed}, budget {budget:.0f}s / "
+        f"{limit} examples")
+    started = time.perf_counter()
+    result = CampaignResult(target=name, profile=chosen.name, seed=seed)
+    chunk, round_number = 10, 0
+    while stats.examples < limit:
+        left = budget - (time.perf_counter() - started)
+        if left <= 0:
+            break
+        count = max(1, min(chunk, limit - stats.examples))
+        before = (stats.examples, time.perf_counter())
+        try:
+            _run_round(machine, seed * 1_000_003 + round_number, count,
+                       chosen.steps_per_example, database)
+        except Divergence as divergence:
+            _found(result, divergence, output_dir, name)
+            break
+        except Flaky as exc:
+            result.error = f"the target answered the same steps differently ({exc})"
+            break
+        except TckError as exc:
+            result.error = f"{exc.code.value}: {exc.message}"
+            break
+        round_number += 1
+        done, spent = stats.examples - before[0], time.perf_counter() - before[1]
+        rate = done / spent if spent > 0 else float(count)
+        chunk = max(5, min(500, int(rate * min(5.0, max(left - spent, 0.5)))))
+        elapsed = time.perf_counter() - started
+        say(f"fuzz: {elapsed:.1f}s, {stats.examples} examples, {stats.steps} steps "
+            f"({stats.steps / max(elapsed, 1e-9):.0f} steps/s), no divergence yet")
+    result.seconds = time.perf_counter() - started
+    result.examples, result.steps = stats.examples, stats.steps
+    result.steps_per_second = stats.steps / result.seconds if result.seconds else 0.0
+    result.operations = dict(sorted(stats.operations.items()))
+    result.rules_exercised = rules_compared(result.operations)
+    result.first_divergence = stats.first_divergence
+    say(f"fuzz: done: {result.report().splitlines()[0]}")
+    return result
+
+
+def _run_round(
+    machine: type[FuzzMachine], round_seed: int, examples: int, steps: int,
+    database: ExampleDatabase | None,
+) -> None:
+    class Round(machine):  # type: ignore[valid-type, misc]
+        pass
+
+    options = settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=database,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        print_blob=False,
+        phases=list(Phase),
+    )
+    run_state_machine_as_test(seed(round_seed)(Round), settings=options)
+
+
+def _found(
+    result: CampaignResult, divergence: Divergence, output_dir: str | os.PathLike[str] | None,
+    target_name: str,
+) -> None:
+    result.finding = divergence.finding
+    result.counterexample = divergence.steps
+    setup = divergence.setup
+    if setup is not None:
+        result.edition, result.mode, result.tools = setup.edition, setup.mode, list(setup.tools)
+    if output_dir is None:
+        return
+    replay = ReplayFile(
+        kit=_kit_version(), target=target_name,
+        edition=result.edition or Edition.PRESET_COMPOSITION,
+        mode=result.mode or PresentationMode.NATIVE, tools=result.tools, seed=result.seed,
+        steps=divergence.steps, finding=divergence.finding,
+    )
+    path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
+    result.replay_path = str(replay.save(path))
+
+
+def replay(target: Target, path: str | os.PathLike[str]) -> CampaignResult:
+    """Re-execute a replay file against ``target``; ``reproduced`` says whether the same
+    divergence (step, observation and primary rule) showed again."""
+    recorded: ReplayFile = load_replay(path)
+    started = time.perf_counter()
+    divergence, ran = replay_steps(target, recorded)
+    seconds = time.perf_counter() - started
+    result = CampaignResult(
+        target=target.info().name, profile="replay", seed=recorded.seed, examples=1, steps=ran,
+        seconds=seconds, steps_per_second=ran / seconds if seconds else 0.0,
+        edition=recorded.edition, mode=recorded.mode, tools=recorded.tools,
+        replay_path=str(path),
+    )
+    if divergence is not None:
+        result.finding = divergence.finding
+        result.counterexample = divergence.steps
+        old, new = recorded.finding, divergence.finding
+        result.reproduced = (old.step, old.observation, old.rule) == (
+            new.step, new.observation, new.rule)
+    else:
+        result.reproduced = False
+    return result
