@@ -239,7 +239,11 @@ class ApiFuzzer:
     # --- generated requests ----------------------------------------------------------------
 
     def generated(self, deployment: HttpDeployment, observer: _Observer) -> None:
-        import schemathesis
+        try:
+            import schemathesis
+        except ImportError:
+            raise TckError(ErrorCode.USAGE, "fuzz-api needs Schemathesis: pip install "
+                           "schemathesis, or pass --probes-only") from None
         from hypothesis import HealthCheck, given, settings
         from hypothesis import seed as seeded
         from hypothesis.errors import Unsatisfiable
@@ -393,6 +397,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop generating after this many seconds")
     parser.add_argument("--operation", action="append", metavar="NAME",
                         help="fuzz only this operation (path segment, e.g. view; repeatable)")
+    parser.add_argument("--probes-only", action="store_true",
+                        help="send only the fixed malformed-request probes (no Schemathesis)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -402,7 +408,8 @@ def run(args: argparse.Namespace, out: Callable[[str], Any] = sys.stdout.write) 
         raise TckError(ErrorCode.USAGE, "--examples must be 1 or more")
     with served(args.target, args.timeout) as target:
         report = fuzz_api(target, examples=args.examples, seed=args.seed, timeout=args.timeout,
-                          budget=args.budget, operations=tuple(args.operation or ()))
+                          budget=args.budget, operations=tuple(args.operation or ()),
+                          generated=not getattr(args, "probes_only", False))
     out(json.dumps(report.to_json(), indent=2) + "\n" if args.format == "json"
         else report.text())
     return 0 if report.ok else 1

@@ -26,6 +26,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+
 from subagent_tck.spec import (
     CONTROLS,
     DEFAULT_EDITION,

@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
@@ -185,7 +185,7 @@ class CheckContext:
             )
         )
 
-    def abort(self) -> None:
+    def abort(self) -> NoReturn:
         """Stop this check here (after a failure that makes later steps meaningless)."""
         raise _Abort()
 

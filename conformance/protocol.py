@@ -127,6 +127,12 @@ class Section(_Model):
 
 
 class SessionHeader(_Model):
+    """A durable session header. ``delegationDepth`` is raw stored data (DE-06: a malformed
+    value can exist and must be refused when read). ``descriptor`` is how a child was composed
+    (FR-04), in wire names: ``{"provider": name, "preset"?: name, "persona"?: template,
+    "toolFilter"?: {"allow"?, "deny"?}, "outputSchema"?: schema}``; top-level sessions have
+    none."""
+
     session: str
     parent: str | None = None
     delegationDepth: Any = 0

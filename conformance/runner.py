@@ -302,10 +302,10 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
         elif void is not None:
             out[rule] = Evidence(Outcome.ERROR, "", [
                 _error(planned, rule, void, titles[rule], trace)])
+        elif rule in ctx.exercised:  # verified at least once: a skip of another case is moot
+            out[rule] = Evidence(Outcome.PASS)
         elif rule in ctx.not_applicable:
             out[rule] = Evidence(Outcome.NOT_APPLICABLE, ctx.not_applicable[rule])
-        elif rule in ctx.exercised:
-            out[rule] = Evidence(Outcome.PASS)
         else:
             out[rule] = Evidence(
                 Outcome.NOT_RUN, f"check {planned.check.name} ran but never verified this rule")

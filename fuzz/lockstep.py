@@ -191,10 +191,18 @@ class Lockstep:
             return None, exc
 
     def agent_id(self, label: str) -> str:
+        self.agent(label)
         return self.ids[label]
 
     def agent(self, label: str) -> AgentModel:
-        return self.model.agents[label]
+        found = self.model.agents.get(label)
+        if found is None:
+            raise TckError(
+                ErrorCode.USAGE,
+                f"step {len(self.steps)} names agent {label!r}, which no earlier step created "
+                f"(live: {', '.join(self.model.agents)}); the replay file is corrupt",
+            )
+        return found
 
     # --- comparisons --------------------------------------------------------------------------
 

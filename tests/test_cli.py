@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from subagent_tck.conformance.cli import PLUGGED, main
 from subagent_tck.spec import CATALOGUE
 

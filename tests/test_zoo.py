@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.conformance.certificate import Certificate, Verdict
 from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.outcome import Outcome

@@ -36,6 +36,7 @@ from subagent_tck.spec import (
     validate_restriction,
     wire_tool_names,
 )
+from subagent_tck.spec.persona import NamedText
 
 from ..check import CheckContext
 from ..gateway import Gateway
@@ -237,7 +238,7 @@ def sections_of(deployment: Deployment, agent: str) -> list[list[str]]:
     return [[s.name, s.text] for s in deployment.prompt(agent)]
 
 
-def as_pairs(sections: Iterable[Section]) -> list[list[str]]:
+def as_pairs(sections: Iterable[NamedText]) -> list[list[str]]:
     return [[s.name, s.text] for s in sections]
 
 

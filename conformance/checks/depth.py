@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
+
 from subagent_tck.spec import (
     ABSENT,
     MAX_SAFE_INTEGER,

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from hypothesis import strategies as st
+
 from subagent_tck.spec import (
     CONTROLS,
     STRUCTURED_OUTPUT,

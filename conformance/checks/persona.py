@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
+
 from subagent_tck.spec import (
     PERSONA_SECTION,
     Capability,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from hypothesis import strategies as st
+
 from subagent_tck.spec import (
     RUN_CODE,
     ErrorCode,
@@ -183,18 +184,20 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
 def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
     """The agent's model forges a call to ``name``: an error result, no body, the turn goes on."""
     mark = marker("tf-forged")
-    ctx.gateway.script(mark, call(name), text("done"))
+    ctx.gateway.script(mark, call(name, call_id="tf-forged"), text("done"))
     ran = len(dep.invocations())
     with ctx.step("TF-12", f"running a turn whose model forges a call to {name}"):
         result = dep.run_turn(agent, f"use the tools {mark}")
     codes = [(r.isError, r.code) for r in result.toolResults]
     new = [i.model_dump(mode="json") for i in dep.invocations()[ran:] if i.tool == name]
     later = ctx.gateway.requests_for(mark)[1:]
-    answered = any(m.role == "tool" and m.isError for r in later for m in r.messages)
+    answered = any(m.role == "tool" and m.toolCallId == "tf-forged"
+                   for r in later for m in r.messages)
     ctx.expect("TF-12", (True, ErrorCode.UNKNOWN_TOOL.value) in codes and not new and answered
                and result.stopReason is StopReason.COMPLETED,
                f"a forged model call to {name}",
-               "an UNKNOWN_TOOL error result the model sees, no body run, the turn completed",
+               "an UNKNOWN_TOOL error result, answered to the model, no body run, the turn "
+               "completed",
                {"toolResults": codes, "invocations": new, "answered": answered,
                 "stopReason": result.stopReason.value})
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from subagent_tck.conformance.baseline import load_baseline, parse_baseline
 from subagent_tck.conformance.exitcode import ExitCode, for_certificate
 from subagent_tck.conformance.outcome import Outcome

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from subagent_tck.conformance import builtin
 from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
 from subagent_tck.conformance.gateway import Gateway, call, text

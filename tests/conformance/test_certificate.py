@@ -10,6 +10,7 @@ from types import ModuleType
 
 import jsonschema
 import pytest
+
 from subagent_tck.conformance.certificate import (
     REGENERATE,
     Certificate,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.conformance.exitcode import ExitCode, for_error
 from subagent_tck.spec import ErrorCode
 

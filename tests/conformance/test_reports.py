@@ -9,6 +9,7 @@ from types import ModuleType
 
 import pytest
 from rich.console import Console
+
 from subagent_tck.conformance import report_json, report_junit, report_markdown, report_text
 from subagent_tck.conformance.baseline import parse_baseline
 from subagent_tck.conformance.certificate import Certificate

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from subagent_tck.conformance.certificate import Certificate, Verdict
 from subagent_tck.conformance.check import Check, CheckContext
 from subagent_tck.conformance.exitcode import ExitCode, for_certificate

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.conformance.target import Target
 from subagent_tck.conformance.targets import SCHEMES, load_target
 from subagent_tck.spec import ErrorCode, TckError

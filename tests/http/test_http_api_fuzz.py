@@ -99,6 +99,20 @@ def test_the_command_serves_an_in_process_target_and_prints_a_json_report() -> N
     assert report["ok"] is True and report["operations"] == 1 and report["requests"] > 16
 
 
+def test_the_probes_alone_catch_a_server_that_accepts_raw_nan(
+    serve: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from subagent_tck.conformance import http_server
+
+    strict = http_server.loads
+    monkeypatch.setattr(http_server, "loads", lambda data: strict(data.replace(b"NaN", b"0")))
+    report = fuzz_api(serve(reference_target()), generated=False)
+    nan = [f for f in report.failures if "NaN" in f.operation]
+    assert nan and {f.check for f in nan} <= {"malformed-refused", "malformed-status",
+                                              "malformed-code"}, report.text()
+    assert report.operations == 0
+
+
 def test_a_bad_examples_count_is_a_usage_error() -> None:
     args = argparse.Namespace(target="reference", examples=0, seed=0, timeout=10.0,
                               budget=None, format="text", operation=None)

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+
 from subagent_tck.reference import (
     ExecutionContext,
     Host,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from subagent_tck.reference import ChildStart, Host, ModelReply, ScriptedModel
 from subagent_tck.spec import (
     PERSONA_SECTION,

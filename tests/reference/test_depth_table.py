@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from subagent_tck.reference import Host
 from subagent_tck.reference.store import depth_text
 from subagent_tck.spec import (

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.reference import Descriptor, check_output_schema
 from subagent_tck.reference.descriptor import filter_json
 from subagent_tck.spec import ErrorCode, TckError

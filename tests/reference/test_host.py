@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from subagent_tck.reference import Agent, Host, PromptSection, ScriptedModel
 from subagent_tck.spec import PERSONA_SECTION, ErrorCode, Origin, Preset, TckError
 

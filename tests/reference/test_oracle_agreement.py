@@ -8,6 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subagent_tck.reference import Host, InProcessProvider, ScriptedModel, default_providers
 from subagent_tck.reference.store import depth_text
 from subagent_tck.spec import (

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.reference import PromptSection, assemble_sections
 from subagent_tck.reference.prompt import render_strict, validate_section
 from subagent_tck.spec import PERSONA_SECTION, ErrorCode, Section, TckError

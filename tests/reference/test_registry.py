@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.reference import ToolRegistry
 from subagent_tck.spec import ErrorCode, TckError
 

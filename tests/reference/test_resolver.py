@@ -5,6 +5,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subagent_tck.reference import (
     AbortSignal,
     ExecutionContext,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.reference import AcpProvider, Host, InProcessProvider, ScriptedModel
 from subagent_tck.spec import PERSONA_SECTION, STRUCTURED_OUTPUT, ErrorCode, TckError
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.reference import SessionStore
 from subagent_tck.reference.store import depth_text
 from subagent_tck.spec import ErrorCode, TckError

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subagent_tck.reference import (
     AbortSignal,
     AcpProvider,

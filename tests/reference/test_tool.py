@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.reference import AbortSignal, Tool, ToolResult
 from subagent_tck.reference.tool import validate_tool
 from subagent_tck.spec import ErrorCode, TckError

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.spec import (
     CATALOGUE,
     RULES_BY_ID,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subagent_tck.spec import (
     ABSENT,
     PERSONA_SECTION,

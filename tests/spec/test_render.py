@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
+
 from subagent_tck.spec import CATALOGUE, ErrorCode, Example, TckError, get_rule, judge
 from subagent_tck.spec.render import (
     FORMATS,

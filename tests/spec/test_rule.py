@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
+
 from subagent_tck.spec import ErrorCode, Example, Family, Level, Rule, Source, TckError
 
 

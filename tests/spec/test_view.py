@@ -6,6 +6,7 @@ from random import Random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from subagent_tck.spec import (
     RUN_CODE,
     Origin,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.conformance.checks._composition import (
     CHILD_PRESET,
     Controls,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.checks import depth
 from subagent_tck.spec import ErrorCode, StartOutcome, check_depth

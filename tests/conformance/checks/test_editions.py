@@ -8,6 +8,7 @@ conforming target whose providers advertise fewer controls) fails nothing.
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.check import REGISTRY
 from subagent_tck.spec import Edition

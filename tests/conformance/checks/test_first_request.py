@@ -8,6 +8,7 @@ and nothing else of the PE, FR and EN checks.
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.check import REGISTRY
 from subagent_tck.spec import Edition

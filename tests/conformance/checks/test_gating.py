@@ -5,6 +5,7 @@ their rule (tiny runner, tests/conformance/checks/tiny_runner.py)."""
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.checks import gating
 from subagent_tck.spec import Capability, Edition, ErrorCode, TckError

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
 from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
 from subagent_tck.conformance.checks.persona import TEMPLATES, VARIABLE_SETS

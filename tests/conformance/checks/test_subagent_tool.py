@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.check import Check, CheckContext, run_check
 from subagent_tck.conformance.checks import load_checks

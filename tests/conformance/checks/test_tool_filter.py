@@ -4,6 +4,7 @@ rule, and nothing else of the family (tiny runner, tests/conformance/checks/tiny
 from __future__ import annotations
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.checks import tool_filter
 
@@ -53,6 +54,7 @@ def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> 
 
 def test_drawn_unknown_name_filters_always_name_a_stranger() -> None:
     from hypothesis import given, settings
+
     from subagent_tck.spec import validate_restriction
 
     @settings(max_examples=30, database=None)

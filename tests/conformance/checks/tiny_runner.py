@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import Phase, settings
+
 from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
 from subagent_tck.conformance.checks import load_checks
 from subagent_tck.conformance.gateway import Gateway

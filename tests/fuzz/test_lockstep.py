@@ -1,0 +1,183 @@
+"""The lockstep: hand-written step sequences against the reference and against zoo entries.
+
+Each sequence is the shortest one that shows a zoo entry's bug; the lockstep must stop at the
+right step and name the rule the entry breaks (the diagnosis of :mod:`subagent_tck.fuzz.rulemap`),
+while the reference runs every sequence without a divergence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from subagent_tck.conformance.target import Target
+from subagent_tck.fuzz.lockstep import Lockstep, Setup
+from subagent_tck.fuzz.step import Divergence, Step
+from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
+
+from .conftest import zoo_module
+
+REQUEST = Edition.REQUEST_CONTROLS
+PRESET = Edition.PRESET_COMPOSITION
+
+
+def steps(*items: tuple[str, dict[str, Any]]) -> list[Step]:
+    return [Step(op=op, args=args) for op, args in items]
+
+
+def depth(text: str) -> dict[str, str]:
+    return {"json": text}
+
+
+#: zoo entry -> (set-up, steps, the step (1-based) that must diverge, the rule it names)
+CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
+    "case_insensitive_allow": (Setup(PRESET, tools=("read", "Read")), steps(
+        ("restrict", {"agent": "root", "value": {"allow": ["read"]}}),
+    ), 1, "TF-01"),
+    "stale_view_after_dispose": (Setup(), steps(
+        ("restrict", {"agent": "root", "value": {"allow": []}}),
+        ("dispose", {"agent": "root", "restriction": "root.r1"}),
+        ("register_global", {"name": "read"}),
+    ), 3, "TF-14"),
+    "shadow_restore_resurrects_global": (Setup(tools=("read",)), steps(
+        ("register_local", {"agent": "root", "name": "read"}),
+        ("unregister_global", {"name": "read"}),
+        ("unregister_local", {"agent": "root", "name": "read"}),
+    ), 3, "TF-11"),
+    "sdk_bindings_cached": (Setup(mode=PresentationMode.PTC), steps(
+        ("sdk", {"agent": "root"}),
+        ("register_global", {"name": "read"}),
+    ), 2, "TF-12"),
+    "resume_rederives_depth": (Setup(), steps(
+        ("start", {"parent": "root", "provider": "spawn", "controls": {}}),
+        ("plant", {"session": "c1", "depth": depth("3")}),
+    ), 2, "DE-09"),
+    "filter_checked_against_parent_view": (Setup(REQUEST, tools=("read",)), steps(
+        ("restrict", {"agent": "root", "value": {"deny": ["read"]}}),
+        ("start", {"parent": "root", "provider": "spawn",
+                   "controls": {"toolFilter": {"allow": ["read"]}}}),
+    ), 2, "TF-08"),
+    "no_op_filter_accepted": (Setup(), steps(
+        ("restrict", {"agent": "root", "value": {"allow": None, "deny": None}}),
+    ), 1, "TF-07"),
+    "run_code_registrable": (Setup(), steps(("register_global", {"name": "run_code"}),), 1,
+                             "TF-06"),
+    "dispose_lifts_all": (Setup(tools=("read", "write")), steps(
+        ("restrict", {"agent": "root", "value": {"deny": ["read"]}}),
+        ("restrict", {"agent": "root", "value": {"deny": ["write"]}}),
+        ("dispose", {"agent": "root", "restriction": "root.r1"}),
+    ), 3, "TF-14"),
+    "stale_allowed_tools": (Setup(tools=("read",)), steps(
+        ("restrict", {"agent": "root", "value": {"allow": ["read"]}}),
+        ("unregister_global", {"name": "read"}),
+    ), 2, "TF-11"),
+    "deny_freezes_admitted": (Setup(), steps(
+        ("restrict", {"agent": "root", "value": {"deny": []}}),
+        ("register_global", {"name": "read"}),
+    ), 2, "TF-09"),
+    "child_locals_leak_to_parent": (Setup(), steps(
+        ("start", {"parent": "root", "provider": "spawn", "controls": {}}),
+        ("register_local", {"agent": "c1", "name": "web"}),
+    ), 2, "TF-13"),
+    "schemas_only_filter": (Setup(tools=("read",)), steps(
+        ("restrict", {"agent": "root", "value": {"deny": ["read"]}}),
+        ("lookup", {"agent": "root", "name": "read"}),
+    ), 2, "TF-12"),
+    "runtime_overrides_header": (Setup(), steps(
+        ("create_agent", {"header": depth("3"), "runtime": depth("1")}),
+        ("start", {"parent": "a1", "provider": "spawn", "controls": {}}),
+    ), 2, "DE-02"),
+    "cap_refuses_equal": (Setup(), steps(
+        ("start", {"parent": "root", "provider": "spawn", "controls": {"maxDepth": depth("1")}}),
+    ), 1, "DE-03"),
+    "session_before_cap_check": (Setup(), steps(
+        ("start", {"parent": "root", "provider": "spawn", "controls": {"maxDepth": depth("0")}}),
+    ), 1, "DE-04"),
+    "resume_forgets_depth": (Setup(), steps(
+        ("start", {"parent": "root", "provider": "spawn", "controls": {}}),
+        ("resume", {"session": "c1"}),
+    ), 2, "DE-09"),
+    "no_overflow_check": (Setup(), steps(
+        ("create_agent", {"header": depth("9007199254740991"), "runtime": None}),
+        ("start", {"parent": "a1", "provider": "spawn", "controls": {}}),
+    ), 2, "DE-08"),
+}
+
+
+def run(target: Target, setup: Setup, sequence: list[Step]) -> Divergence | None:
+    lock = Lockstep(target, setup)
+    try:
+        for step in sequence:
+            lock.apply(step)
+    except Divergence as divergence:
+        return divergence
+    finally:
+        lock.close()
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_reference_runs_every_sequence_without_a_divergence(
+    reference: Target, name: str
+) -> None:
+    setup, sequence, _, _ = CASES[name]
+    assert run(reference, setup, sequence) is None
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_broken_target_diverges_at_the_step_that_shows_its_bug_and_names_its_rule(
+    at_root: object, name: str
+) -> None:
+    setup, sequence, at, rule = CASES[name]
+    module = zoo_module(name)
+    assert module.BREAKS == rule
+    divergence = run(module.provider(), setup, sequence)
+    assert divergence is not None, f"{name}: no divergence"
+    assert (divergence.finding.step, divergence.finding.rule) == (at, rule), divergence.finding
+
+
+def test_a_long_mixed_sequence_on_the_reference_stays_in_lockstep(reference: Target) -> None:
+    sequence = steps(
+        ("register_global", {"name": "read"}),
+        ("register_global", {"name": "read"}),  # duplicate: DUPLICATE_TOOL
+        ("register_global", {"name": "run_code"}),  # reserved: RESERVED_NAME
+        ("register_global", {"name": "write"}),
+        ("register_global", {"name": "search"}),
+        ("restrict", {"agent": "root", "value": {"allow": ["read", "ghost", "run_code"]}}),
+        ("restrict", {"agent": "root", "value": {"allow": ["read", "write"], "deny": ["write"]}}),
+        ("register_local", {"agent": "root", "name": "write"}),
+        ("set_mode", {"agent": "root", "mode": "both"}),
+        ("execute", {"agent": "root", "name": "write"}),
+        ("execute", {"agent": "root", "name": "search"}),
+        ("lookup", {"agent": "root", "name": "run_code"}),
+        ("dispose", {"agent": "root", "restriction": "root.r1"}),
+        ("dispose", {"agent": "root", "restriction": "root.r1"}),
+        ("dispose", {"agent": "root", "restriction": "root.forged"}),
+        ("start", {"parent": "root", "provider": "spawn",
+                   "controls": {"preset": "reviewer", "maxDepth": depth("1e0")}}),
+        ("start", {"parent": "root", "provider": "acp", "controls": {"maxDepth": depth("-0")}}),
+        ("start", {"parent": "root", "provider": "nowhere", "controls": {}}),
+        ("start", {"parent": "root", "provider": "spawn", "controls": {"persona": "x"}}),
+        ("start", {"parent": "c1", "provider": "fork", "controls": {"maxDepth": depth("2")}}),
+        ("start", {"parent": "c1", "provider": "fork", "controls": {"maxDepth": depth("1")}}),
+        ("prompt", {"agent": "c1"}),
+        ("plant", {"session": "c1", "depth": depth("NaN")}),
+        ("plant", {"session": "c1", "depth": depth("4")}),
+        ("start", {"parent": "r1", "provider": "spawn", "controls": {"maxDepth": depth("5")}}),
+        ("create_agent", {"header": depth("true"), "runtime": None}),
+        ("create_agent", {"header": depth("1"), "runtime": depth("1.5")}),
+        ("start", {"parent": "a1", "provider": "spawn", "controls": {}}),
+        ("headers", {}),
+        ("view", {"agent": None}),
+        ("sdk", {"agent": "c3"}),
+    )
+    assert run(reference, Setup(), sequence) is None
+
+
+@pytest.mark.parametrize("bad", [("teleport", {}), ("view", {"agent": "a9"})])
+def test_a_step_no_lockstep_can_run_is_a_usage_error(
+    reference: Target, bad: tuple[str, dict[str, Any]]
+) -> None:
+    with pytest.raises(TckError) as raised:
+        run(reference, Setup(), steps(bad))
+    assert raised.value.code is ErrorCode.USAGE
