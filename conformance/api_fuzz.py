@@ -402,7 +402,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
-def run(args: argparse.Namespace, out: Callable[[str], Any] = sys.stdout.write) -> int:
+def run(args: argparse.Namespace, out: Callable[[str], Any] | None = None) -> int:
     """``subagent-tck fuzz-api``: 0 no failure, 1 failures, 2 usage, 3 target unreachable."""
     if args.examples < 1:
         raise TckError(ErrorCode.USAGE, "--examples must be 1 or more")
@@ -410,8 +410,8 @@ def run(args: argparse.Namespace, out: Callable[[str], Any] = sys.stdout.write) 
         report = fuzz_api(target, examples=args.examples, seed=args.seed, timeout=args.timeout,
                           budget=args.budget, operations=tuple(args.operation or ()),
                           generated=not getattr(args, "probes_only", False))
-    out(json.dumps(report.to_json(), indent=2) + "\n" if args.format == "json"
-        else report.text())
+    (out or sys.stdout.write)(json.dumps(report.to_json(), indent=2) + "\n"
+                              if args.format == "json" else report.text())
     return 0 if report.ok else 1
 
 

@@ -59,6 +59,9 @@ SEVERITY: tuple[Outcome, ...] = (
 class Verdict(str, Enum):
     CERTIFIED = "CERTIFIED"
     FAILED = "FAILED"
+    #: A partial run (``--rule``): every selected rule passed. Not a certificate: the rules
+    #: that were not selected did not run, and a MUST rule that did not run never certifies.
+    PASSED = "PASSED"
 
 
 class ProviderOutcome(BaseModel):
@@ -140,6 +143,11 @@ class Certificate(BaseModel):
     @property
     def certified(self) -> bool:
         return self.verdict == Verdict.CERTIFIED
+
+    @property
+    def succeeded(self) -> bool:
+        """Certified, or (partial run) every selected rule passed: exit code 0."""
+        return self.verdict in (Verdict.CERTIFIED, Verdict.PASSED)
 
     @property
     def target_broken(self) -> bool:
@@ -245,6 +253,8 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
             for rule in rules:
                 if rule.level != Level.MUST or rule.capability not in (None, capability):
                     continue
+                if facts.selected is not None and rule.id not in facts.selected:
+                    continue  # a partial run judges only what it selected (Verdict.PASSED)
                 for key in (provider.name, None):
                     cell = cells.get((rule.id, key))
                     if cell is not None and cell.outcome in BAD:
@@ -289,7 +299,9 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         target=TargetIdentity(spec=facts.target_spec, info=facts.info),
         capabilities={p.name: list(p.capabilities) for p in facts.info.providers},
         started_at=facts.started_at, duration=round(facts.duration, 4),
-        verdict=Verdict.CERTIFIED if certified else Verdict.FAILED, verdicts=verdicts,
+        verdict=(Verdict.FAILED if not certified
+                 else Verdict.CERTIFIED if facts.selected is None else Verdict.PASSED),
+        verdicts=verdicts,
         counts=counts, rules=results, checks=facts.runs,
     )
 

@@ -3,7 +3,8 @@
 ========  ===================  =============================================================
 code      name                 meaning
 ========  ===================  =============================================================
-0         CERTIFIED            every advertised capability of every provider is certified
+0         CERTIFIED            every advertised capability of every provider is certified (a
+                               partial run, ``--rule``: every selected rule passed)
 1         FAILED               some capability (or a provider's core rules) failed, a MUST rule
                                did not run, or a baseline entry passed unexpectedly
 2         USAGE                bad command line, target spec, rule id, edition or baseline
@@ -44,7 +45,8 @@ def for_error(code: ErrorCode) -> ExitCode:
 
 
 def for_certificate(certificate: Certificate) -> ExitCode:
-    """0 when certified; 3 when every failure is a protocol error of the target; else 1."""
-    if certificate.certified:
+    """0 when certified (or a partial run passed); 3 when every failure is a protocol error of
+    the target; else 1."""
+    if certificate.succeeded:
         return ExitCode.CERTIFIED
     return ExitCode.TARGET_BROKEN if certificate.target_broken else ExitCode.FAILED

@@ -26,14 +26,14 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-import httpx
+import httpcore
 from pydantic import BaseModel, ValidationError
 
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 from .gateway import Gateway
 from .gateway_server import GatewayServer
-from .loopback import http_client
+from .loopback import NO_DELAY, ssl_context
 from .protocol import PROTOCOL_VERSION, DeploymentConfig, RunResult, TargetInfo
 from .target import Deployment
 from .wire import (
@@ -87,22 +87,27 @@ class HttpTarget:
         self.timeout = timeout
         self.connect_timeout = min(connect_timeout, timeout)
         self._diagnose = diagnose
-        self._http: httpx.Client | None = None
+        self._connections: httpcore.ConnectionPool | None = None
+        authority = self.base_url.split("://", 1)[-1].split("/", 1)[0]
+        self._headers = [(b"host", authority.encode("idna")),
+                         (b"content-type", b"application/json"), (b"accept", b"application/json"),
+                         (VERSION_HEADER.encode(), PROTOCOL_VERSION.encode())]
         self._lock = threading.Lock()
         self._gateway: GatewayServer | None = None
         self._closed = False
 
     # --- requests ------------------------------------------------------------------------
 
-    def _client(self) -> httpx.Client:
-        """One client for every thread: httpcore's connection pool is thread-safe."""
+    def _pool(self) -> httpcore.ConnectionPool:
+        """One connection pool for every thread (httpcore's pool is thread-safe). httpx's own
+        transport layer is used without httpx's request and response models, which cost
+        twice its CPU per request (docs/driver-api.md, "Limits" has the figures)."""
         with self._lock:
-            if self._http is None:
-                self._http = http_client(
-                    self.base_url, httpx.Timeout(self.timeout, connect=self.connect_timeout),
-                    headers={"content-type": "application/json", "accept": "application/json",
-                             VERSION_HEADER: PROTOCOL_VERSION})
-            return self._http
+            if self._connections is None:
+                context = None if self.base_url.startswith("http://") else ssl_context()
+                self._connections = httpcore.ConnectionPool(
+                    ssl_context=context, socket_options=NO_DELAY, retries=0)
+            return self._connections
 
     def _hint(self, settle: float = 0.0) -> str:
         """What ``diagnose`` knows; ``settle``: seconds to let a dying adapter finish exiting
@@ -120,15 +125,19 @@ class HttpTarget:
         except TypeError as exc:
             raise TckError(ErrorCode.USAGE, f"{what}: {exc}") from None
         deadline = time.monotonic() + self.timeout
+        headers = [*self._headers, (b"content-length", str(len(content or b"")).encode())]
+        extensions = {"timeout": {"connect": self.connect_timeout, "read": self.timeout,
+                                  "write": self.timeout, "pool": self.timeout}}
         try:
-            with self._client().stream(method, url, content=content) as response:
-                status = response.status_code
-                declared = response.headers.get("content-length", "")
+            with self._pool().stream(method, url, headers=headers, content=content,
+                                     extensions=extensions) as response:
+                status = response.status
+                declared = dict(response.headers).get(b"content-length", b"")
                 if declared.isdigit() and int(declared) > MAX_BODY:
-                    raise self._broken(what, f"announced a body of {declared} bytes, more "
-                                       f"than the limit of {MAX_BODY}")
+                    raise self._broken(what, f"announced a body of {declared.decode()} bytes, "
+                                       f"more than the limit of {MAX_BODY}")
                 data = bytearray()
-                for chunk in response.iter_raw():
+                for chunk in response.iter_stream():
                     data += chunk
                     if len(data) > MAX_BODY:
                         raise self._broken(what, f"sent a body of more than {MAX_BODY} bytes")
@@ -136,22 +145,25 @@ class HttpTarget:
                         raise TckError(ErrorCode.TIMEOUT, f"the target did not finish "
                                        f"answering {what} within {self.timeout:g} s"
                                        f"{self._hint()}")
-        except httpx.TimeoutException:
+        except httpcore.TimeoutException:
             raise TckError(ErrorCode.TIMEOUT, f"the target did not answer {what} ({method} "
                            f"{url}) within {self.timeout:g} s{self._hint()}") from None
-        except httpx.ConnectError as exc:
+        except httpcore.ConnectError as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target at "
                            f"{self.base_url} ({exc}){self._hint(0.5)}: is the adapter running?") \
                 from None
-        except httpx.RemoteProtocolError as exc:
+        except httpcore.RemoteProtocolError as exc:
             if "without sending" in str(exc) or "peer closed" in str(exc):
                 raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the "
                                f"connection without answering {what}{self._hint(0.5)}") from None
             raise self._broken(what, f"answered with something that is not HTTP: {exc}") \
                 from None
-        except httpx.TransportError as exc:
+        except (httpcore.NetworkError, httpcore.ProtocolError) as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
                            f"during {what}: {type(exc).__name__}: {exc}{self._hint(0.5)}") from None
+        except httpcore.UnsupportedProtocol as exc:
+            raise TckError(ErrorCode.USAGE, f"{self.base_url} is not an http:// or https:// "
+                           f"URL: {exc}") from None
         return self._interpret(status, bytes(data), what)
 
     def _broken(self, what: str, did: str) -> TckError:
@@ -228,10 +240,10 @@ class HttpTarget:
     def close(self) -> None:
         self._closed = True
         with self._lock:
-            client, self._http = self._http, None
+            pool, self._connections = self._connections, None
             gateway, self._gateway = self._gateway, None
-        if client is not None:
-            client.close()
+        if pool is not None:
+            pool.close()
         if gateway is not None:
             gateway.close()
 

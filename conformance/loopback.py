@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import queue
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +46,11 @@ def bind(host: str = LOOPBACK, port: int = 0) -> socket.socket:
 
 #: Without it a request's headers and body wait for a delayed ACK: 40 ms per round trip.
 NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The system's certificate store, for an ``https://`` target."""
+    return ssl.create_default_context()
 
 
 def http_client(url: str, timeout: httpx.Timeout | float, **options: Any) -> httpx.Client:

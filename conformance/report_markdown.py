@@ -52,7 +52,7 @@ def _indent(text: str) -> str:
 
 
 def render(cert: Certificate) -> str:
-    mark = "✅" if cert.verdict == Verdict.CERTIFIED else "❌"
+    mark = "✅" if cert.succeeded else "❌"
     info = cert.target.info
     lines = [
         f"## {mark} subagent-tck: {cert.verdict.value} `{cert.target.spec}`", "",

@@ -147,8 +147,12 @@ def write_text(cert: Certificate, console: Console) -> None:
         for result in failing:
             _failure_block(console, result)
     code = for_certificate(cert)
-    style = "bold green" if cert.certified else "bold red"
-    _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)})",
+    style = "bold green" if cert.succeeded else "bold red"
+    partial = ""
+    if cert.selected_rules is not None:
+        partial = (f"; partial run of {len(cert.selected_rules)} selected rule(s), "
+                   "not a certificate")
+    _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)}){partial}",
                        style=style))
 
 

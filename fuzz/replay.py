@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from subagent_tck.conformance.target import Target
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 

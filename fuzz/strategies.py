@@ -1,33 +1,61 @@
-"""Hypothesis strategies for the fuzzer (DE-05..DE-08, TF-01..TF-08, PE-05, EN-02, EN-03).
+"""What the fuzzer draws (DE-05..DE-08, TF-01..TF-08, PE-05, EN-02, EN-03), as pools and decoders.
 
 The depth domain is drawn as raw JSON text, because that is where targets differ: ``-0``,
 ``1.0``, ``1e2``, ``9007199254740993`` (which a JavaScript reader takes as 2^53), ``1e-400``
-(which underflows to 0), the non-JSON tokens ``NaN`` / ``Infinity``, strings, booleans, null,
-arrays and objects. A :class:`DepthText` keeps the text (for readable replays) and gives the value
-an in-process target receives: :func:`subagent_tck.spec.read_json_number` of the text, or the
-Python float ``nan`` / ``inf`` for the non-JSON tokens (over a JSON wire those make the request
-malformed; either way the value must be rejected and nothing may change).
+(which underflows to 0), the non-JSON tokens ``NaN`` / ``Infinity``, huge and tiny magnitudes,
+strings, booleans, null, arrays and objects. A :class:`DepthText` keeps the text (for readable
+replays) and gives the value an in-process target receives: :func:`subagent_tck.spec.
+read_json_number` of the text, or the Python float ``nan`` / ``inf`` for the non-JSON tokens (over
+a JSON wire those make the request malformed; either way it must be refused, nothing changed).
+
+Speed: Hypothesis spends most of a step drawing, so each rule of the machine draws *one* byte
+string, and a :class:`Code` reads every choice of the step from it as mixed-radix digits
+(uniform, and simpler as the bytes shrink towards zero). The same pools back the Hypothesis
+strategies below (:func:`depth_texts`, :func:`restriction_values`), used by property tests.
 
 Tool names come from a small alphabet so that collisions, re-registration, case variants
-(``read`` / ``Read``) and the reserved ``run_code`` occur often.
+(``read`` / ``Read``) and the reserved ``run_code`` occur often; a restriction's names are
+*references* resolved against the globals registered at that moment, so most are valid.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hypothesis import strategies as st
+
 from subagent_tck.spec import MAX_SAFE_INTEGER, RUN_CODE, STRUCTURED_OUTPUT, read_json_number
+
+T = TypeVar("T")
+
+
+class Code:
+    """Choices read from one drawn value, lowest digits first (mixed radix)."""
+
+    def __init__(self, data: bytes | int) -> None:
+        self.value = data if isinstance(data, int) else int.from_bytes(data, "big")
+
+    def take(self, n: int) -> int:
+        """A digit in ``range(n)``."""
+        self.value, digit = divmod(self.value, n)
+        return digit
+
+    def choose(self, options: Sequence[T]) -> T:
+        return options[self.take(len(options))]
+
+
+def codes(size: int) -> st.SearchStrategy[bytes]:
+    """``size`` random bytes: one choice for Hypothesis, many for a :class:`Code`."""
+    return st.binary(min_size=size, max_size=size)
+
 
 # --- depth values as JSON text -----------------------------------------------------------
 
 #: The non-JSON number tokens and the Python value an in-process target gets for each.
-NON_JSON_TOKENS: dict[str, float] = {
-    "NaN": math.nan,
-    "Infinity": math.inf,
-    "-Infinity": -math.inf,
-}
+NON_JSON_TOKENS: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 #: Hand-picked edges of the domain (RULES.md, DE "Decision (domain)").
 EDGE_TEXTS: tuple[str, ...] = (
@@ -37,6 +65,18 @@ EDGE_TEXTS: tuple[str, ...] = (
     "9007199254740994", "9007199254740991.0", "9.007199254740991e15", "9.007199254740992e15",
     "1e16", "1e308", "-9007199254740991", "NaN", "Infinity", "-Infinity", '"1"', '""', "true",
     "false", "null", "[]", "[1]", "{}", '{"depth": 1}',
+)
+_SMALL_TEXTS = ("0", "1", "2", "3", "4")
+#: Every depth text the machine draws from: the edges, families around them, and small valid
+#: values weighted up (so that children get started).
+DEPTH_POOL: tuple[str, ...] = (
+    *(_SMALL_TEXTS * 4),
+    *EDGE_TEXTS,
+    *(str(MAX_SAFE_INTEGER + k) for k in range(-3, 4)),
+    *(f"{n}.0" for n in range(5)), "3e0", "4E0", "30e-1", "0.1e1", "2000e-3",
+    "-2", "-5", "-3.0", "0.25", "2.75", "3.0000001", "1e-7", "-1e-7", "1e-320",
+    "18014398509481984", "1e20", "123456789012345678901234567890", "1.7976931348623157e308",
+    '"0"', '"NaN"', "[0]", '{"value": 2}',
 )
 
 
@@ -72,128 +112,76 @@ def is_well_formed(text: str) -> bool:
     return True
 
 
-def _exponent_text(mantissa: int, exponent: int) -> str:
-    return f"{mantissa}e{exponent}"
+def pick_depth(code: Code) -> DepthText:
+    return DepthText(code.choose(DEPTH_POOL))
 
 
-_SMALL = st.integers(min_value=0, max_value=4).map(str)
-_NEGATIVE = st.integers(min_value=-5, max_value=-1).map(str)
-_FLOATISH = st.integers(min_value=0, max_value=4).map(lambda n: f"{n}.0")
-_EXPONENT = st.builds(
-    _exponent_text, st.integers(min_value=-3, max_value=30), st.integers(min_value=-2, max_value=3)
-)
-_NEAR_SAFE = st.integers(min_value=-3, max_value=3).map(lambda k: str(MAX_SAFE_INTEGER + k))
-_HUGE = st.integers(min_value=2**53, max_value=2**70).map(str)
-_FRACTION = st.floats(
-    min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False
-).map(repr)
+def pick_header(code: Code) -> DepthText:
+    """A durable ``delegationDepth``: half the time small and valid, else any pool text."""
+    return DepthText(code.choose(_SMALL_TEXTS)) if code.take(2) else pick_depth(code)
+
+
+def pick_optional_depth(code: Code, absent_in: int = 3) -> DepthText | None:
+    """Absent one time in ``absent_in``, else a pool text."""
+    return None if code.take(absent_in) == 0 else pick_depth(code)
 
 
 def depth_texts() -> st.SearchStrategy[DepthText]:
-    """Any depth: mostly small valid values (so children get started), plus every edge."""
+    """Any depth: the pool, plus generated exponent forms, integers near 2^53, huge integers
+    and fractions (for property tests of the domain)."""
     return st.one_of(
-        _SMALL,
-        _SMALL,
-        st.sampled_from(EDGE_TEXTS),
-        _FLOATISH,
-        _EXPONENT,
-        _NEAR_SAFE,
-        _NEGATIVE,
-        _HUGE,
-        _FRACTION,
+        st.sampled_from(DEPTH_POOL),
+        st.builds(lambda m, e: f"{m}e{e}", st.integers(-3, 30), st.integers(-2, 3)),
+        st.integers(-3, 3).map(lambda k: str(MAX_SAFE_INTEGER + k)),
+        st.integers(2**53, 2**70).map(str),
+        st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False).map(repr),
     ).map(DepthText)
-
-
-def max_depths() -> st.SearchStrategy[DepthText | None]:
-    """A start's ``maxDepth``: absent (``None``) or a depth text."""
-    return st.one_of(st.none(), depth_texts())
-
-
-def header_depths() -> st.SearchStrategy[DepthText]:
-    """A durable ``delegationDepth``: usually small and valid, sometimes any edge."""
-    return st.one_of(_SMALL.map(DepthText), depth_texts())
-
-
-def runtime_depths() -> st.SearchStrategy[DepthText | None]:
-    """A runtime ``subagentDepth``: absent (``None``) or a depth text."""
-    return st.one_of(st.none(), st.none(), depth_texts())
 
 
 # --- tool names and restrictions ---------------------------------------------------------
 
 #: Names the fuzzer registers (globally or in a scope): ``Read`` is a case variant of ``read``.
 REGISTER_NAMES: tuple[str, ...] = ("read", "write", "search", "Read", "web", RUN_CODE)
-#: Names a restriction may list: registrable ones plus never-registered and scope-only ones.
-FILTER_NAMES: tuple[str, ...] = (*REGISTER_NAMES, "ghost", STRUCTURED_OUTPUT)
+#: Names a restriction may list besides the registered globals (TF-08's offenders).
+EXTRA_NAMES: tuple[str, ...] = ("ghost", STRUCTURED_OUTPUT, RUN_CODE, "web", "Read")
 #: Names the fuzzer looks up or calls (forged names included).
-CALL_NAMES: tuple[str, ...] = FILTER_NAMES
+CALL_NAMES: tuple[str, ...] = (*REGISTER_NAMES, "ghost", STRUCTURED_OUTPUT)
 
-_LIST = st.lists(st.sampled_from(FILTER_NAMES), max_size=3)
-_LIST_OR_NULL = st.one_of(st.none(), _LIST)
-_ODD_RESTRICTIONS: tuple[object, ...] = (
-    {},
-    {"allow": None},
-    {"deny": None},
-    {"allow": None, "deny": None},
-    {"allow": []},
-    {"deny": []},
-    {"allow": [], "deny": []},
-    {"allow": "read"},
-    {"deny": [1]},
-    "read",
-    ["read"],
+#: Restrictions of the wrong shape or with empty / null lists (TF-03, TF-07).
+ODD_RESTRICTIONS: tuple[object, ...] = (
+    {}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}, {"allow": []},
+    {"deny": []}, {"allow": [], "deny": []}, {"allow": "read"}, {"deny": [1]}, "read", ["read"],
     None,
 )
 
 
-#: Names a restriction may list besides the registered globals (TF-08's offenders).
-EXTRA_NAMES: tuple[str, ...] = ("ghost", STRUCTURED_OUTPUT, RUN_CODE, "web", "Read")
-_REF = st.integers(min_value=0, max_value=15)
-_REFS = st.lists(_REF, max_size=3)
-_REFS_OR_NULL = st.one_of(st.none(), _REFS)
-
-
-def restriction_shapes() -> st.SearchStrategy[tuple[object, ...]]:
-    """Restrictions as shapes over name *references*, resolved by :func:`restriction_from`
-    against the globals registered at that moment: most names are valid, some are not."""
-    return st.one_of(
-        st.tuples(st.just("allow"), _REFS),
-        st.tuples(st.just("deny"), _REFS),
-        st.tuples(st.just("both"), _REFS_OR_NULL, _REFS_OR_NULL),
-        st.tuples(st.just("odd"), st.integers(min_value=0, max_value=len(_ODD_RESTRICTIONS) - 1)),
-    )
-
-
-def _name(ref: int, names: tuple[str, ...] | list[str]) -> str:
+def _name(ref: int, names: Sequence[str]) -> str:
     if names and ref < 12:
         return names[ref % len(names)]
     return EXTRA_NAMES[ref % len(EXTRA_NAMES)]
 
 
-def restriction_from(shape: tuple[object, ...], names: tuple[str, ...] | list[str]) -> object:
-    """The raw restriction a shape stands for, given the current global names."""
-    kind = shape[0]
-    if kind == "odd":
-        index = shape[1]
-        assert isinstance(index, int)
-        return _ODD_RESTRICTIONS[index]
-
-    def listed(refs: object) -> list[str] | None:
-        return None if refs is None else [_name(int(r), names) for r in refs]  # type: ignore[attr-defined]
-
-    if kind == "both":
-        return {"allow": listed(shape[1]), "deny": listed(shape[2])}
-    return {str(kind): listed(shape[1])}
+def _names(code: Code, names: Sequence[str], null: bool) -> list[str] | None:
+    size = code.take(5 if null else 4)
+    if size == 4:
+        return None
+    return [_name(code.take(16), names) for _ in range(size)]
 
 
-def restriction_values() -> st.SearchStrategy[object]:
-    """Raw ``{allow?, deny?}`` values, valid and invalid (TF-01, TF-03, TF-07, TF-08)."""
-    return st.one_of(
-        _LIST.map(lambda names: {"allow": names}),
-        _LIST.map(lambda names: {"deny": names}),
-        st.builds(lambda a, d: {"allow": a, "deny": d}, _LIST_OR_NULL, _LIST_OR_NULL),
-        st.sampled_from(_ODD_RESTRICTIONS),
-    )
+def pick_restriction(code: Code, names: Sequence[str]) -> object:
+    """A raw ``{allow?, deny?}`` value over the current global ``names``: mostly valid, some
+    naming unknown, local-only or reserved names, some empty, null or of the wrong shape."""
+    kind = code.take(8)
+    if kind == 7:
+        return code.choose(ODD_RESTRICTIONS)
+    if kind >= 5:
+        return {"allow": _names(code, names, True), "deny": _names(code, names, True)}
+    return {"allow" if kind < 3 else "deny": _names(code, names, False)}
+
+
+def restriction_values(names: Sequence[str] = ("read", "write")) -> st.SearchStrategy[object]:
+    """Raw restrictions over ``names`` (for property tests)."""
+    return codes(8).map(lambda data: pick_restriction(Code(data), list(names)))
 
 
 # --- start controls ----------------------------------------------------------------------
@@ -210,33 +198,21 @@ OMIT: object = _Omit()
 
 #: Request personas: plain, empty (PE-03), templated, and broken templates (PE-05).
 PERSONAS: tuple[str, ...] = (
-    "Plain reviewer.",
-    "",
-    "Reviewer of {{project}}.",
-    "{{ project }} lead",
-    "Uses {{nope}}.",
+    "Plain reviewer.", "", "Reviewer of {{project}}.", "{{ project }} lead", "Uses {{nope}}.",
     "Broken {{",
 )
 #: Output schemas: one valid, two not (FR-03).
 OUTPUT_SCHEMAS: tuple[object, ...] = (
-    {"type": "object", "properties": {"verdict": {"type": "string"}}},
-    {"type": "string"},
+    {"type": "object", "properties": {"verdict": {"type": "string"}}}, {"type": "string"},
     "object",
 )
 
 
-def personas() -> st.SearchStrategy[object]:
-    """A start's ``persona``: :data:`OMIT`, ``null`` or a text."""
-    return st.one_of(st.just(OMIT), st.just(OMIT), st.just(None), st.sampled_from(PERSONAS))
+def pick_persona(code: Code) -> object:
+    """:data:`OMIT` (half the time), ``null``, or a persona text."""
+    return code.choose((OMIT, OMIT, OMIT, OMIT, OMIT, OMIT, None, *PERSONAS))
 
 
-def tool_filters() -> st.SearchStrategy[object]:
-    """A start's ``toolFilter``: :data:`OMIT` or a raw restriction value (``null`` included)."""
-    return st.one_of(st.just(OMIT), st.just(OMIT), restriction_values())
-
-
-def output_schemas() -> st.SearchStrategy[object]:
-    """A start's ``outputSchema``: :data:`OMIT`, ``null`` or a schema."""
-    return st.one_of(
-        st.just(OMIT), st.just(OMIT), st.just(OMIT), st.just(None), st.sampled_from(OUTPUT_SCHEMAS)
-    )
+def pick_output_schema(code: Code) -> object:
+    """:data:`OMIT` (mostly), ``null``, or a schema."""
+    return code.choose((OMIT, OMIT, OMIT, OMIT, OMIT, None, *OUTPUT_SCHEMAS))

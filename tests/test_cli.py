@@ -145,6 +145,15 @@ def test_a_failed_capability_exits_1_and_prints_the_replay(
     assert f"replay: subagent-tck certify --target {FAKE}broken_filter --rule TF-92 --seed 5" in out
 
 
+def test_a_partial_run_whose_selected_rules_pass_exits_0_but_is_not_a_certificate(
+    capsys: pytest.CaptureFixture[str], fakes: ModuleType,
+) -> None:
+    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}broken_filter", "--rule", "TF-91")
+    assert code == 0 and "verdict: PASSED (exit 0); partial run of 1 selected rule(s)" in out
+    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}broken_filter", "--rule", "TF-92")
+    assert code == 1 and "verdict: FAILED (exit 1)" in out
+
+
 def test_a_target_that_breaks_the_protocol_everywhere_exits_3(
     capsys: pytest.CaptureFixture[str], fakes: ModuleType,
 ) -> None:

@@ -6,17 +6,31 @@ import math
 
 from hypothesis import given
 from subagent_tck.fuzz.strategies import (
+    DEPTH_POOL,
     EDGE_TEXTS,
     EXTRA_NAMES,
     NON_JSON_TOKENS,
+    OMIT,
+    Code,
     DepthText,
     depth_texts,
     depth_value,
     is_well_formed,
-    restriction_from,
-    restriction_shapes,
+    pick_depth,
+    pick_header,
+    pick_optional_depth,
+    pick_output_schema,
+    pick_persona,
+    pick_restriction,
+    restriction_values,
 )
-from subagent_tck.spec import MAX_SAFE_INTEGER, check_depth, check_depth_json, read_json_number
+from subagent_tck.spec import (
+    MAX_SAFE_INTEGER,
+    check_depth,
+    check_depth_json,
+    read_json_number,
+    validate_restriction,
+)
 
 
 def test_a_depth_text_reaches_an_in_process_target_as_javascript_reads_it() -> None:
@@ -61,19 +75,33 @@ def test_an_accepted_drawn_depth_is_a_safe_whole_number(depth: DepthText) -> Non
         assert verdict.value is not None and 0 <= verdict.value <= MAX_SAFE_INTEGER
 
 
-@given(restriction_shapes())
-def test_a_restriction_shape_names_registered_globals_or_known_offenders(
-    shape: tuple[object, ...],
-) -> None:
-    raw = restriction_from(shape, ["read", "write"])
+@given(restriction_values(["read", "write"]))
+def test_a_drawn_restriction_names_registered_globals_or_known_offenders(raw: object) -> None:
     if isinstance(raw, dict):
         for key in ("allow", "deny"):
             names = raw.get(key)
             if isinstance(names, list):
-                assert all(n in ("read", "write", *EXTRA_NAMES) for n in names if isinstance(n, str))
+                assert all(n in ("read", "write", *EXTRA_NAMES) for n in names)
 
 
-def test_a_restriction_shape_is_resolved_against_the_current_globals() -> None:
-    assert restriction_from(("allow", [0, 1]), ["read", "web"]) == {"allow": ["read", "web"]}
-    assert restriction_from(("deny", [13]), ["read"]) == {"deny": [EXTRA_NAMES[13 % 5]]}
-    assert restriction_from(("both", None, [0]), []) == {"allow": None, "deny": ["ghost"]}
+def test_a_code_reads_its_choices_as_mixed_radix_digits() -> None:
+    code = Code(7 * 1 + 3 * 10)  # digits: 7 (of 10), then 3 (of 5)
+    assert code.take(10) == 7 and code.choose("abcde") == "d" and code.take(9) == 0
+    assert Code(bytes([1, 0])).value == 256
+
+
+def test_a_restriction_is_resolved_against_the_current_globals() -> None:
+    globals_ = ["read", "web"]
+    seen = [pick_restriction(Code(n), globals_) for n in range(4000)]
+    valid = [r for r in seen if isinstance(r, dict) and validate_restriction(r, globals_).ok]
+    assert len(valid) > len(seen) // 3  # most restrictions are valid ...
+    assert any(not validate_restriction(r, globals_).ok for r in seen)  # ... not all
+    assert {"allow": []} in seen and {"deny": ["read"]} in seen
+    assert pick_restriction(Code(0), []) == {"allow": []}  # the simplest is a code of zero
+
+
+def test_zero_bytes_decode_to_the_simplest_choices() -> None:
+    assert pick_depth(Code(0)).text == "0" and pick_header(Code(0)).text == "0"
+    assert pick_persona(Code(0)) is OMIT and pick_output_schema(Code(0)) is OMIT
+    assert pick_optional_depth(Code(0)) is None
+    assert set(DEPTH_POOL) >= set(EDGE_TEXTS)

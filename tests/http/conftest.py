@@ -11,6 +11,7 @@ from subagent_tck.conformance.http_server import create_app
 from subagent_tck.conformance.http_target import HttpTarget
 from subagent_tck.conformance.loopback import ServerThread
 
+
 @pytest.fixture(scope="module")
 def served() -> Iterator[ServerThread]:
     """The reference target behind the driver API, on a free loopback port (one per module:

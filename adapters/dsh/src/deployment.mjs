@@ -1,0 +1,97 @@
+// The operations of the kit's Deployment protocol (conformance/target.py) over one DshHost.
+// Argument shapes are validated by shapes.mjs (copied from implementations/javascript); each
+// handler is a translation into DSH calls (dsh_host.mjs). Operations this adapter does not
+// (yet) translate answer 501 with code UNSUPPORTED_OPERATION, which the kit reports as a
+// protocol error: the rules that need them show as `error`, never as a pass.
+
+import { Code, TckError } from './errors.mjs';
+import { DshHost } from './dsh_host.mjs';
+import { DeploymentConfig, MODE, SessionHeader, StartRequest, SubagentToolConfig, T, ToolSpec }
+  from './shapes.mjs';
+import { providerInfos } from './providers.mjs';
+
+export async function openDeployment(rawConfig, gateway) {
+  const config = DeploymentConfig(rawConfig, 'the deployment config');
+  const host = new DshHost(config, gateway);
+  await host.boot();
+  return host;
+}
+
+const NONE = undefined;
+const op = (args, handler) => ({ args, handler });
+const arg = (validate, options = {}) => [validate, options];
+
+function untranslated(name) {
+  return () => {
+    const error = new TckError(Code.PROTOCOL_ERROR, `the DSH adapter does not translate `
+      + `${name} yet (adapters/dsh/README.md lists what it covers)`, { operation: name });
+    error.status = 501;
+    throw error;
+  };
+}
+
+export const OPERATIONS = {
+  root: op({}, (host) => host.ref(host.root)),
+  'create-agent': op({
+    headerDepth: arg(T.any(), { default: 0 }),
+    runtimeDepth: arg(T.any(), { default: null }),
+    hasRuntimeDepth: arg(T.bool(), { default: false }),
+  }, async (host, a) => host.ref(await host.createAgent({ headerDepth: a.headerDepth,
+    runtimeDepth: a.hasRuntimeDepth ? a.runtimeDepth : undefined }))),
+  'put-session-header': op({ header: arg(SessionHeader) }, untranslated('put-session-header')),
+  resume: op({ session: arg(T.str()) }, untranslated('resume')),
+  sessions: op({}, (host) => [...host.agents.values()].map(({ agent }) => ({
+    session: agent.session.id, parent: agent.session.header?.parentSession ?? null,
+    delegationDepth: agent.session.header?.delegationDepth ?? 0, descriptor: null }))),
+  agents: op({}, (host) => [...host.agents.keys()]),
+  events: op({}, (host) => host.events),
+  invocations: op({}, (host) => host.invocations.map((i) => ({ ...i }))),
+  'register-tool': op({ tool: arg(ToolSpec), agent: arg(T.strOrNull(), { default: null }) },
+    (host, a) => { host.registerTool(a.tool, a.agent); return NONE; }),
+  'unregister-tool': op({ name: arg(T.str()), agent: arg(T.strOrNull(), { default: null }) },
+    (host, a) => { host.unregisterTool(a.name, a.agent); return NONE; }),
+  'install-restriction': op({ agent: arg(T.str()), restriction: arg(T.any()) },
+    (host, a) => host.installRestriction(a.agent, a.restriction)),
+  'dispose-restriction': op({ agent: arg(T.str()), handle: arg(T.str()) },
+    (host, a) => { host.disposeRestriction(a.agent, a.handle); return NONE; }),
+  'set-mode': op({ agent: arg(T.str()), mode: arg(MODE) },
+    (host, a) => { host.setMode(a.agent, a.mode); return NONE; }),
+  view: op({ agent: arg(T.strOrNull(), { default: null }) }, (host, a) => host.view(a.agent)),
+  'tool-schemas': op({ agent: arg(T.str()) }, (host, a) => host.toolSchemas(a.agent)),
+  lookup: op({ agent: arg(T.str()), name: arg(T.str()) }, (host, a) => host.lookup(a.agent, a.name)),
+  execute: op({ agent: arg(T.str()), name: arg(T.str()), arguments: arg(T.dict()) },
+    (host, a) => host.execute(a.agent, a.name, a.arguments)),
+  'sdk-bindings': op({ agent: arg(T.str()) }, (host, a) => host.sdkBindings(a.agent)),
+  prompt: op({ agent: arg(T.str()) }, (host, a) => host.prompt(a.agent)),
+  providers: op({}, (host) => providerInfos(host.ctx)),
+  'remove-provider': op({ name: arg(T.str()) }, untranslated('remove-provider')),
+  'add-provider': op({ name: arg(T.str()) }, untranslated('add-provider')),
+  start: op({ request: arg(StartRequest) }, untranslated('start')),
+  'run-turn': op({ agent: arg(T.str()), prompt: arg(T.str()) }, untranslated('run-turn')),
+  'abort-turn': op({ agent: arg(T.str()) }, untranslated('abort-turn')),
+  'load-subagent-tool': op({ config: arg(SubagentToolConfig) }, untranslated('load-subagent-tool')),
+  'unload-subagent-tool': op({ toolName: arg(T.str()) }, untranslated('unload-subagent-tool')),
+  'set-host-depth': op({ value: arg(T.any()) }, untranslated('set-host-depth')),
+  'set-runtime-context': op({ enabled: arg(T.bool()) }, untranslated('set-runtime-context')),
+};
+
+/** Validate a body against an operation's arguments; malformed input is INVALID_REQUEST. */
+export function decodeArguments(segment, operation, body) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new TckError(Code.INVALID_REQUEST, `the body of ${segment} must be a JSON object of `
+      + 'its arguments');
+  }
+  const known = Object.keys(operation.args);
+  const unknown = Object.keys(body).filter((key) => !known.includes(key)).sort();
+  if (unknown.length) {
+    throw new TckError(Code.INVALID_REQUEST, `${segment} takes no argument(s) `
+      + `${unknown.join(', ')}; it takes ${known.join(', ') || 'none'}`, { unknown });
+  }
+  const out = {};
+  for (const [name, [validate, options]] of Object.entries(operation.args)) {
+    if (Object.hasOwn(body, name)) out[name] = validate(body[name], `${segment}: ${name}`);
+    else if (Object.hasOwn(options, 'default')) out[name] = structuredClone(options.default);
+    else throw new TckError(Code.INVALID_REQUEST, `${segment} needs the argument '${name}'`);
+  }
+  return out;
+}
