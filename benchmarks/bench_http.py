@@ -8,8 +8,9 @@
    ratio of wall times is the price of the transport. The HTTP run also counts its driver round
    trips and model gateway calls.
 2. Round trips per second on one connection: a driver operation (``agents``: the cheapest
-   observation) against a bare loopback echo served by the same stack (uvicorn, Starlette,
-   httpx) in a process of its own, in the same run, so the driver's own cost is visible.
+   observation) against a bare loopback echo served by the same stack (uvicorn, Starlette) in a
+   process of its own and called with the driver's client (httpcore, httpx's transport; httpx's
+   full client is shown too), in the same run, so the driver's own cost is visible.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import httpcore
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.http_target import HttpTarget
 from subagent_tck.conformance.launcher import AdapterProcess, launch, split_command
-from subagent_tck.conformance.loopback import http_client
+from subagent_tck.conformance.loopback import NO_DELAY, http_client
 from subagent_tck.conformance.protocol import DeploymentConfig
 from subagent_tck.conformance.runner import RunConfig, certify
 
@@ -107,21 +110,30 @@ def round_trips(count: int, repeat: int) -> None:
     try:
         echo_url = echo.wait_ready(30)
         deployment = adapter.deploy(DeploymentConfig(), Gateway())
-        client = http_client(echo_url, 30)
+        pool = httpcore.ConnectionPool(socket_options=NO_DELAY)  # the driver's client stack
+        client = http_client(echo_url, 30)  # httpx itself, for comparison
         body = b'{"agent": null}'
-        driver, bare = [], []
-        for _ in range(repeat):  # interleaved: drifting load hits both alike
+        headers = [(b"host", echo_url.split("//")[1].encode()),
+                   (b"content-type", b"application/json")]
+
+        def bare() -> object:
+            return pool.request("POST", f"{echo_url}/echo", headers=headers, content=body)
+
+        driver, core, full = [], [], []
+        for _ in range(repeat):  # interleaved: drifting load hits all alike
             driver.append(rate(deployment.agents, count))
-            bare.append(rate(lambda: client.post(f"{echo_url}/echo", content=body), count))
+            core.append(rate(bare, count))
+            full.append(rate(lambda: client.post(f"{echo_url}/echo", content=body), count))
         deployment.close()
+        pool.close()
         client.close()
     finally:
         adapter.close()
         echo.stop()
-    d, b = statistics.median(driver), statistics.median(bare)
-    print(f"round trips on one connection: driver `agents` {d:.0f}/s, bare echo {b:.0f}/s "
-          f"(the driver keeps {100 * d / b:.0f}% of the bare rate; {1000 / d:.2f} ms vs "
-          f"{1000 / b:.2f} ms each)")
+    d, b, h = (statistics.median(x) for x in (driver, core, full))
+    print(f"round trips on one connection: driver `agents` {d:.0f}/s, bare echo {b:.0f}/s with "
+          f"the same client (httpcore), {h:.0f}/s with httpx's full client; the driver keeps "
+          f"{100 * d / b:.0f}% of the bare rate ({1000 / d:.2f} ms vs {1000 / b:.2f} ms each)")
 
 
 def main(argv: list[str] | None = None) -> None:

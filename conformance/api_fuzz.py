@@ -35,6 +35,7 @@ from subagent_tck.spec import ErrorCode, TckError
 
 from .gateway import Gateway
 from .http_target import HttpDeployment, HttpTarget
+from .loopback import http_client
 from .protocol import DeploymentConfig, ToolSpec
 from .target import Deployment
 from .wire import DEPLOYMENTS_PATH, MAX_BODY, Malformed, dumps, loads
@@ -153,7 +154,7 @@ class ApiFuzzer:
         self.timeout = timeout
         self.deadline = None if budget is None else time.monotonic() + budget
         self.report = FuzzReport(self.url)
-        self.http = httpx.Client(base_url=self.url, timeout=timeout, trust_env=False)
+        self.http = http_client(self.url, timeout, base_url=self.url)
 
     # --- one request, judged -------------------------------------------------------------
 
@@ -243,7 +244,7 @@ class ApiFuzzer:
             import schemathesis
         except ImportError:
             raise TckError(ErrorCode.USAGE, "fuzz-api needs Schemathesis: pip install "
-                           "schemathesis, or pass --probes-only") from None
+                           "'subagent-tck[api-fuzz]', or pass --probes-only") from None
         from hypothesis import HealthCheck, given, settings
         from hypothesis import seed as seeded
         from hypothesis.errors import Unsatisfiable

@@ -99,9 +99,9 @@ class HttpTarget:
     # --- requests ------------------------------------------------------------------------
 
     def _pool(self) -> httpcore.ConnectionPool:
-        """One connection pool for every thread (httpcore's pool is thread-safe). httpx's own
-        transport layer is used without httpx's request and response models, which cost
-        twice its CPU per request (docs/driver-api.md, "Limits" has the figures)."""
+        """One connection pool for every thread (httpcore's pool is thread-safe): httpx's own
+        transport layer, without httpx's request and response models, which double the kit's
+        CPU per request (benchmarks/bench_http.py)."""
         with self._lock:
             if self._connections is None:
                 context = None if self.base_url.startswith("http://") else ssl_context()

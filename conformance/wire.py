@@ -76,13 +76,15 @@ def to_json(value: Any) -> Any:
     """A Python value (pydantic models included) as a JSON-ready value of the wire.
 
     Non-finite floats become the tagged form; an object that would read as a tag is escaped as
-    ``{"$literal": {...}}``. A model's raw (``Any``) fields that the caller left unset are left
-    out (absent differs from ``null``); its other fields always travel.
+    ``{"$literal": {...}}``. A model's raw (``Any``) field whose default is ``None`` is left out
+    when the caller did not set it (absent differs from ``null``); every other field travels,
+    defaults included.
     """
     if isinstance(value, BaseModel):
         out: dict[str, Any] = {}
         for name, field in type(value).model_fields.items():
-            if field.annotation is Any and name not in value.model_fields_set:
+            if (field.annotation is Any and field.default is None
+                    and name not in value.model_fields_set):
                 continue
             out[name] = to_json(getattr(value, name))
         return out

@@ -10,7 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.protocol import StartRequest, ToolSpec, ViewEntry
+from subagent_tck.conformance.protocol import (
+    DeploymentConfig,
+    SessionHeader,
+    StartRequest,
+    ToolSpec,
+    ViewEntry,
+)
 from subagent_tck.conformance.target import Deployment
 from subagent_tck.conformance.wire import (
     BY_SEGMENT,
@@ -113,6 +119,8 @@ def test_a_model_sends_the_raw_fields_it_was_given_and_leaves_the_others_absent(
     assert "persona" not in wire  # absent differs from null
     assert to_json(ToolSpec(name="t")) == {"name": "t", "description": "",
                                            "parameters": {"type": "object"}}
+    assert to_json(DeploymentConfig())["hostDepth"] == 1  # a raw default that is not absence
+    assert to_json(SessionHeader(session="s"))["delegationDepth"] == 0
 
 
 def test_a_value_that_json_cannot_carry_is_refused_before_sending() -> None:

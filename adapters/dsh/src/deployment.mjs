@@ -9,6 +9,9 @@ import { DshHost } from './dsh_host.mjs';
 import { DeploymentConfig, MODE, SessionHeader, StartRequest, SubagentToolConfig, T, ToolSpec }
   from './shapes.mjs';
 import { providerInfos } from './providers.mjs';
+import { abortTurn, runTurn, start } from './delegation.mjs';
+import { addProvider, loadSubagentTool, noHostDepth, noRuntimeContext, removeProvider,
+  unloadSubagentTool } from './mounts.mjs';
 
 export async function openDeployment(rawConfig, gateway) {
   const config = DeploymentConfig(rawConfig, 'the deployment config');
@@ -21,15 +24,6 @@ const NONE = undefined;
 const op = (args, handler) => ({ args, handler });
 const arg = (validate, options = {}) => [validate, options];
 
-function untranslated(name) {
-  return () => {
-    const error = new TckError(Code.PROTOCOL_ERROR, `the DSH adapter does not translate `
-      + `${name} yet (adapters/dsh/README.md lists what it covers)`, { operation: name });
-    error.status = 501;
-    throw error;
-  };
-}
-
 export const OPERATIONS = {
   root: op({}, (host) => host.ref(host.root)),
   'create-agent': op({
@@ -38,11 +32,15 @@ export const OPERATIONS = {
     hasRuntimeDepth: arg(T.bool(), { default: false }),
   }, async (host, a) => host.ref(await host.createAgent({ headerDepth: a.headerDepth,
     runtimeDepth: a.hasRuntimeDepth ? a.runtimeDepth : undefined }))),
-  'put-session-header': op({ header: arg(SessionHeader) }, untranslated('put-session-header')),
-  resume: op({ session: arg(T.str()) }, untranslated('resume')),
-  sessions: op({}, (host) => [...host.agents.values()].map(({ agent }) => ({
-    session: agent.session.id, parent: agent.session.header?.parentSession ?? null,
-    delegationDepth: agent.session.header?.delegationDepth ?? 0, descriptor: null }))),
+  'put-session-header': op({ header: arg(SessionHeader) }, () => {
+    throw new TckError(Code.SETUP_FAILED, 'DSH 0.1.0-rc.8 cannot store a bare session header: '
+      + 'a SessionHeader is written once by SessionStore when a session is published, and its '
+      + 'persistence backends write it only with the first event (a header-only session is '
+      + 'never materialized), so there is no durable header the kit could plant',
+    { operation: 'put-session-header' });
+  }),
+  resume: op({ session: arg(T.str()) }, async (host, a) => host.ref(await host.resume(a.session))),
+  sessions: op({}, (host) => host.sessions()),
   agents: op({}, (host) => [...host.agents.keys()]),
   events: op({}, (host) => host.events),
   invocations: op({}, (host) => host.invocations.map((i) => ({ ...i }))),
@@ -64,15 +62,20 @@ export const OPERATIONS = {
   'sdk-bindings': op({ agent: arg(T.str()) }, (host, a) => host.sdkBindings(a.agent)),
   prompt: op({ agent: arg(T.str()) }, (host, a) => host.prompt(a.agent)),
   providers: op({}, (host) => providerInfos(host.ctx)),
-  'remove-provider': op({ name: arg(T.str()) }, untranslated('remove-provider')),
-  'add-provider': op({ name: arg(T.str()) }, untranslated('add-provider')),
-  start: op({ request: arg(StartRequest) }, untranslated('start')),
-  'run-turn': op({ agent: arg(T.str()), prompt: arg(T.str()) }, untranslated('run-turn')),
-  'abort-turn': op({ agent: arg(T.str()) }, untranslated('abort-turn')),
-  'load-subagent-tool': op({ config: arg(SubagentToolConfig) }, untranslated('load-subagent-tool')),
-  'unload-subagent-tool': op({ toolName: arg(T.str()) }, untranslated('unload-subagent-tool')),
-  'set-host-depth': op({ value: arg(T.any()) }, untranslated('set-host-depth')),
-  'set-runtime-context': op({ enabled: arg(T.bool()) }, untranslated('set-runtime-context')),
+  'remove-provider': op({ name: arg(T.str()) },
+    async (host, a) => { await removeProvider(host, a.name); return NONE; }),
+  'add-provider': op({ name: arg(T.str()) },
+    async (host, a) => { await addProvider(host, a.name); return NONE; }),
+  start: op({ request: arg(StartRequest) }, (host, a) => start(host, a.request)),
+  'run-turn': op({ agent: arg(T.str()), prompt: arg(T.str()) },
+    (host, a) => runTurn(host, a.agent, a.prompt)),
+  'abort-turn': op({ agent: arg(T.str()) }, (host, a) => { abortTurn(host, a.agent); return NONE; }),
+  'load-subagent-tool': op({ config: arg(SubagentToolConfig) },
+    async (host, a) => { await loadSubagentTool(host, a.config); return NONE; }),
+  'unload-subagent-tool': op({ toolName: arg(T.str()) },
+    async (host, a) => { await unloadSubagentTool(host, a.toolName); return NONE; }),
+  'set-host-depth': op({ value: arg(T.any()) }, noHostDepth),
+  'set-runtime-context': op({ enabled: arg(T.bool()) }, noRuntimeContext),
 };
 
 /** Validate a body against an operation's arguments; malformed input is INVALID_REQUEST. */

@@ -11,15 +11,26 @@
 import { Context } from '@deepseek-ai/cordis';
 import SystemPrompt, { PERSONA_SECTION, renderPrompt } from '@deepseek-ai/dsh-system-prompt';
 import ToolRuntime from '@deepseek-ai/dsh-tools';
+import CodeRuntime from '@deepseek-ai/dsh-code-runtime-worker-thread';
 import SessionStore, { SessionId } from '@deepseek-ai/dsh-session';
+import JsonlPersistence from '@deepseek-ai/dsh-session-persistence-jsonl';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import LlmRuntime from '@deepseek-ai/dsh-llm';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
-import SubagentRuntime from '@deepseek-ai/dsh-subagent';
+import SubagentRuntime, { SubagentDepthError, finalAssistantOutput }
+  from '@deepseek-ai/dsh-subagent';
+import { foldConsumedWork } from '@deepseek-ai/dsh-agent';
+import { createUserMessage } from '@deepseek-ai/dsh-llm';
 import * as Spawn from '@deepseek-ai/dsh-subagent-spawn-in-process';
 import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { Code, TckError } from './errors.mjs';
+import { GatewayLlmAdapter, ROUTE } from './model.mjs';
+import { observe } from './delegation.mjs';
 
 /** The kit's presentation modes in DSH's vocabulary (DSH calls programmatic tool calls "code"). */
 const MODE = { native: 'native', ptc: 'code', both: 'both' };
@@ -55,21 +66,63 @@ export class DshHost {
     this.handles = 0;
     this.agents = new Map(); // agentId -> {handle, agent}
     this.modes = new Map(); // agentId -> disposer of presentAs
+    this.pending = []; // snapshot prompts being assembled
+    this.starts = new Set(); // AbortControllers of starts in flight
+    this.mounts = new Map(); // toolName -> the dsh-tool-subagent plugin fiber
+    this.descriptors = new Map(); // child session -> the kit's descriptor of its DSH descriptor
+  }
+
+  /** A child DSH published: the kit may address it like any agent while it lives. */
+  adopt(agent) {
+    this.agents.set(agent.id, { handle: null, agent });
+    if (!this.locals.has(agent.id)) this.locals.set(agent.id, new Map());
+  }
+
+  emit(kind, agent, data) {
+    this.events.push({ seq: this.events.length + 1, kind, agent: agent.id,
+      session: agent.session.id, data });
+  }
+
+  viewNames(agent) {
+    return this.ctx.tools.schemas(agent).map((s) => s.name);
+  }
+
+  async promptPairs(agent) {
+    const assembly = await this.ctx.systemPrompt.assemble({ scope: agent, agent });
+    return assembly.sections.map((section) => [kitSectionName(section.name), renderOne(section,
+      assembly.variables)]).filter(([, text]) => text.length > 0);
   }
 
   async boot() {
     const { ctx, config } = this;
     ctx.plugin(SystemPrompt, { includeHarnessIdentity: false, persona: config.persona ?? '' });
     ctx.plugin(ToolRuntime, { mode: MODE[config.mode] });
+    ctx.plugin(CodeRuntime); // run_code's runtime (DSH's code mode needs one to present it)
     ctx.plugin(SessionStore);
+    // DSH's own durable store (JSONL backend) in a directory owned by this deployment: the
+    // session headers the kit reads and the logs cold resume loads.
+    this.storeDir = mkdtempSync(join(tmpdir(), 'dsh-tck-sessions-'));
+    ctx.plugin(JsonlPersistence, { root: this.storeDir, compression: 'none', writeBatchMaxDelayMs: 1 });
     ctx.plugin(AgentRegistry);
     ctx.plugin(LlmRuntime);
     ctx.plugin(AgentLoop, { agents: [] });
     ctx.plugin(SubagentRuntime);
-    for (const provider of PROVIDER_PLUGINS()) ctx.plugin(provider);
-    for (let i = 0; i < 50 && !['tools', 'agents', 'subagents', 'agentLoop'].every((k) => ctx.get(k)); i += 1) {
+    // name -> {module, fiber}: which plugin registered which provider (remove/add-provider)
+    this.providerPlugins = new Map();
+    for (const module of PROVIDER_PLUGINS()) {
+      const before = new Set(ctx.get('subagents')?.list() ?? []);
+      const fiber = await ctx.plugin(module);
+      for (let i = 0; i < 50 && !ctx.get('subagents'); i += 1) await settle();
+      for (const name of ctx.subagents.list()) {
+        if (!before.has(name)) this.providerPlugins.set(name, { module, fiber });
+      }
+    }
+    observe(this);
+    const services = ['tools', 'agents', 'subagents', 'agentLoop', 'sessionPersistence'];
+    for (let i = 0; i < 50 && !services.every((k) => ctx.get(k)); i += 1) {
       await settle();
     }
+    if (this.gateway !== null) ctx.llm.registerAdapter([ROUTE], new GatewayLlmAdapter(this.gateway));
     for (const [name, value] of Object.entries(config.variables)) {
       ctx.systemPrompt.variable(name, () => value);
     }
@@ -86,18 +139,20 @@ export class DshHost {
   }
 
   close() {
-    for (const { handle } of this.agents.values()) handle.dispose().catch(() => {});
+    for (const controller of this.starts) controller.abort();
+    for (const { handle } of this.agents.values()) handle?.dispose().catch(() => {});
     this.ctx.registry?.ctx?.fiber?.dispose?.();
+    if (this.storeDir) rmSync(this.storeDir, { recursive: true, force: true });
   }
 
   /** A top-level DSH agent; the depths go where DSH keeps them (header meta, agent option). */
   async createAgent({ headerDepth, runtimeDepth } = {}) {
-    this.sessions = (this.sessions ?? 0) + 1;
+    this.sessionCount = (this.sessionCount ?? 0) + 1;
     let handle;
     try {
-      handle = await this.ctx.agents.create({ sessionId: SessionId(`session-${this.sessions}`),
+      handle = await this.ctx.agents.create({ sessionId: SessionId(`session-${this.sessionCount}`),
         ...(headerDepth === undefined ? {} : { meta: { delegationDepth: headerDepth } }),
-        agentOptions: { provider: 'tck-gateway', model: 'scripted',
+        agentOptions: { provider: ROUTE, model: 'scripted',
           ...(runtimeDepth === undefined ? {} : { subagentDepth: runtimeDepth }) } });
     } catch (error) {
       throw new TckError(Code.INVALID_DEPTH, `DSH refused: ${error?.message ?? String(error)}`);
@@ -105,6 +160,45 @@ export class DshHost {
     const { agent } = handle;
     this.agents.set(agent.id, { handle, agent });
     this.locals.set(agent.id, new Map());
+    return agent;
+  }
+
+  /** The durable headers: DSH's persistence listing, overlaid with the live sessions. */
+  async sessions() {
+    const live = this.ctx.agents.list();
+    await Promise.all(live.map((agent) => this.ctx.sessions.flush(agent.session).catch(() => {})));
+    const out = new Map();
+    const put = (header) => {
+      out.set(String(header.id), { session: String(header.id),
+        parent: header.parentSession === undefined ? null : String(header.parentSession),
+        delegationDepth: header.delegationDepth ?? 0,
+        descriptor: this.descriptors.get(String(header.id)) ?? null });
+    };
+    for (const header of await this.ctx.sessionPersistence.list()) put(header);
+    for (const agent of live) put(agent.session.header);
+    return [...out.values()];
+  }
+
+  /** Cold resume through DSH's AgentRegistry.resume (the persisted JSONL log). */
+  async resume(sessionId) {
+    for (const entry of [...this.agents.values()]) {
+      if (String(entry.agent.session.id) !== sessionId) continue;
+      // a live agent on that session: DSH refuses a second live owner, so release it first
+      await (entry.handle ?? this.ctx.agents.get(entry.agent.id)?.ctx)?.dispose?.();
+      this.agents.delete(entry.agent.id);
+    }
+    let handle;
+    try {
+      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId) });
+    } catch (error) {
+      const missing = /not found|no session|unknown|does not exist|ENOENT/i.test(error?.message ?? '');
+      throw new TckError(missing ? Code.UNKNOWN_SESSION : Code.NOT_RESUMABLE,
+        `DSH refused: ${error?.message ?? String(error)}`, { session: sessionId,
+          dsh: error?.name ?? 'Error', dshCode: error?.code ?? null });
+    }
+    const { agent } = handle;
+    this.agents.set(agent.id, { handle, agent });
+    if (!this.locals.has(agent.id)) this.locals.set(agent.id, new Map());
     return agent;
   }
 
@@ -248,10 +342,41 @@ export class DshHost {
     const agent = this.agent(agentId);
     const assembly = await refuseAs(Code.INVALID_TEMPLATE,
       () => this.ctx.systemPrompt.assemble({ scope: agent, agent }));
-    return assembly.sections.map((section) => ({ name: section.name,
+    return assembly.sections.map((section) => ({ name: kitSectionName(section.name),
       text: refuseAs(Code.INVALID_TEMPLATE, () => renderOne(section, assembly.variables)) }))
       .filter((section) => section.text.length > 0);
   }
+}
+
+/** DSH's turn outcome (turn/end reason) in the seam's vocabulary, as DSH's driver maps it. */
+function stopReasonOf(reason) {
+  switch (reason?.kind) {
+    case 'completed': return 'completed';
+    case 'max-tokens': return 'max-tokens';
+    case 'aborted': return 'aborted';
+    case 'blocked': return 'refusal';
+    default: return 'error';
+  }
+}
+
+const blocksText = (blocks) => (Array.isArray(blocks) ? blocks : [])
+  .map((b) => (b.type === 'text' ? b.text : '')).join('');
+
+/** The kit's ToolResults from the tool/result events DSH's loop appended. */
+export function toolResultsOf(events) {
+  return events.filter((e) => e.type === 'tool/result').map((e) => {
+    const block = e.data.message?.content?.[0] ?? {};
+    const isError = block.isError === true;
+    return { isError, code: isError ? translateToolError({ info: e.data.error }) : null,
+      content: blocksText(block.content) };
+  });
+}
+
+/** The outcome of the turn(s) after `boundary` in a DSH session log. */
+export function outcomeOf(events, boundary) {
+  const own = events.slice(boundary);
+  return { stopReason: stopReasonOf(foldConsumedWork(own).end?.data.reason),
+    output: blocksText(finalAssistantOutput(own) ?? []), toolResults: toolResultsOf(own) };
 }
 
 /** DSH renders one section with its own interpolation (renderPrompt over a one-section assembly). */
@@ -265,5 +390,9 @@ function translateToolError(error) {
   if (code === 'UNKNOWN_TOOL' || code === 'TOOL_NOT_FOUND') return Code.UNKNOWN_TOOL;
   return code ?? null;
 }
+
+/** DSH's persona section under the kit's name for it (a vocabulary mapping, like MODE). */
+export const KIT_PERSONA_SECTION = 'deployment:persona-prefix';
+export const kitSectionName = (name) => (name === PERSONA_SECTION ? KIT_PERSONA_SECTION : name);
 
 export { PERSONA_SECTION };

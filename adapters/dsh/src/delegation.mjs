@@ -1,0 +1,127 @@
+// Turns and delegation through the real DSH: run-turn (Agent.followup + whenIdle, read back
+// from the session log exactly as DSH's in-process driver reads a child), abort-turn
+// (Agent.cancel), start (ctx.subagents.start with the request's controls, run to completion,
+// disposed on every path), and the lifecycle log translated from DSH's own events
+// (agent/created, agent/disposed, subagent/start, subagent/end).
+//
+// Rules exercised: CA-01..CA-05 (DSH's capability check), DE-01..DE-08 (DSH's depth
+// resolution), FR-01..FR-03, ST-09. DSH's errors are passed on with the kit's code for DSH's
+// error class: SubagentError keeps its own code (NO_PROVIDER, UNSUPPORTED_CAPABILITY), DSH's
+// maxDepth TypeError is INVALID_DEPTH, SubagentDepthError is DEPTH_EXCEEDED.
+
+import { SubagentDepthError } from '@deepseek-ai/dsh-subagent';
+import { createUserMessage } from '@deepseek-ai/dsh-llm';
+
+import { Code, TckError } from './errors.mjs';
+import { outcomeOf } from './dsh_host.mjs';
+
+const KNOWN_CODES = new Set(Object.values(Code));
+
+/** The kit's event log fed by DSH's live events. */
+export function observe(host) {
+  const { ctx } = host;
+  ctx.on('agent/created', ({ agent }) => {
+    if (agent.session.header?.parentSession === undefined) return;
+    host.adopt(agent);
+    host.emit('agent.published', agent, { depth: agent.session.header?.delegationDepth ?? 0,
+      snapshot: { view: host.viewNames(agent), prompt: [] } });
+    const event = host.events[host.events.length - 1];
+    host.pending.push(host.promptPairs(agent).then((pairs) => {
+      event.data.snapshot.prompt = pairs;
+    }, () => {}));
+  });
+  ctx.on('agent/disposed', ({ agent }) => {
+    const descriptor = agent.session.events.find((e) => e.type === 'subagent/descriptor');
+    if (descriptor !== undefined) {
+      host.descriptors.set(String(agent.session.id), { provider: descriptor.data.provider,
+        ...['persona', 'toolFilter'].reduce((out, key) => (descriptor.data[key] === undefined
+          ? out : { ...out, [key]: descriptor.data[key] }), {}) });
+    }
+    if (!host.agents.has(agent.id)) return;
+    host.agents.delete(agent.id);
+    host.emit('agent.disposed', agent, {});
+  });
+  ctx.on('subagent/start', (info) => {
+    host.events.push({ seq: host.events.length + 1, kind: 'run.started', agent: info.id,
+      session: info.id, data: { provider: info.provider } });
+  });
+  ctx.on('subagent/end', (info) => {
+    host.events.push({ seq: host.events.length + 1, kind: 'run.stopped', agent: info.id,
+      session: info.id, data: { stopReason: info.stopReason } });
+  });
+}
+
+/** One user turn of a live agent, run to idle. */
+export async function runTurn(host, agentId, prompt) {
+  const agent = host.agent(agentId);
+  const boundary = agent.session.events.length;
+  agent.followup(createUserMessage({ content: [{ type: 'text', text: prompt }],
+    source: { kind: 'user' } }));
+  await agent.whenIdle();
+  return { ...host.ref(agent), ...outcomeOf(agent.session.events, boundary) };
+}
+
+export function abortTurn(host, agentId) {
+  host.agent(agentId).cancel({ kind: 'user' });
+}
+
+/** A DSH error from ctx.subagents.start as the kit's refusal. */
+function refusal(error) {
+  const message = `DSH refused: ${error?.message ?? String(error)}`;
+  const details = { dsh: error?.name ?? 'Error', dshCode: error?.code ?? null };
+  if (error instanceof SubagentDepthError) return new TckError(Code.DEPTH_EXCEEDED, message, details);
+  if (error instanceof TypeError && /maxDepth/.test(error.message)) {
+    return new TckError(Code.INVALID_DEPTH, message, details);
+  }
+  if (typeof error?.code === 'string' && KNOWN_CODES.has(error.code)) {
+    return new TckError(error.code, message, details);
+  }
+  return new TckError(Code.SETUP_FAILED, message, details);
+}
+
+/** The StartRequest's controls in DSH's request fields (absent stays absent). */
+function controls(request) {
+  const out = {};
+  for (const key of ['maxDepth', 'persona', 'toolFilter', 'outputSchema']) {
+    if (Object.hasOwn(request, key)) out[key] = request[key];
+  }
+  return out;
+}
+
+/** ctx.subagents.start with the request's provider and controls; run to completion. */
+export async function start(host, request) {
+  if (Object.hasOwn(request, 'preset')) {
+    throw new TckError(Code.UNKNOWN_PRESET, 'DSH 0.1.0-rc.8 subagent requests have no preset '
+      + 'field (the request-controls edition): leave preset out', { preset: request.preset });
+  }
+  const parent = host.agent(request.parent);
+  const controller = new AbortController();
+  host.starts.add(controller);
+  let run;
+  try {
+    run = await host.ctx.subagents.start(request.provider, {
+      parent, prompt: [{ type: 'text', text: request.prompt }], signal: controller.signal,
+      ...controls(request) });
+  } catch (error) {
+    host.starts.delete(controller);
+    throw refusal(error);
+  }
+  const child = run.localAgent;
+  let result;
+  try {
+    result = await run.result;
+  } catch (error) {
+    result = { stopReason: 'error', output: [], diagnostic: String(error?.message ?? error) };
+  } finally {
+    await run.dispose().catch(() => {});
+    host.starts.delete(controller);
+    await Promise.all(host.pending.splice(0));
+  }
+  const events = child?.session.events ?? [];
+  const { toolResults } = outcomeOf(events, 0);
+  const output = result.structured !== undefined ? result.structured
+    : (result.output ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return { agent: String(run.id), session: String(run.id),
+    depth: child?.session.header?.delegationDepth ?? 0, stopReason: result.stopReason,
+    output, toolResults };
+}
