@@ -9,8 +9,12 @@
    trips and model gateway calls.
 2. Round trips per second on one connection: a driver operation (``agents``: the cheapest
    observation) against a bare loopback echo served by the same stack (uvicorn, Starlette) in a
-   process of its own and called with the driver's client (httpcore, httpx's transport; httpx's
-   full client is shown too), in the same run, so the driver's own cost is visible.
+   process of its own and called with the driver's client (:mod:`.connections`, kept
+   ``http.client`` connections; httpcore and httpx's full client are shown too), in the same run,
+   so the driver's own cost is visible.
+
+The last lines are the figures of the issue: HTTP time / in-process time, and driver round trips
+per second / bare echo round trips per second, all measured in this one run.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 import httpcore
 
 from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.connections import Connections
 from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.http_target import HttpTarget
 from subagent_tck.conformance.launcher import AdapterProcess, launch, split_command
@@ -65,7 +70,7 @@ def outcomes(certificate: Any) -> dict[str, str]:
             for rule in certificate.rules for p in rule.providers}
 
 
-def certify_both(profile: str, repeat: int) -> None:
+def certify_both(profile: str, repeat: int) -> tuple[float, float]:
     config = RunConfig(profile=profile, timeout=120, deadline=3600)
     adapter = launch(SERVE, timeout=60)
     http = CountingTarget(adapter.base_url, timeout=60)
@@ -94,6 +99,7 @@ def certify_both(profile: str, repeat: int) -> None:
     print(f"  the HTTP run: {CountingTarget.requests} driver requests and {gateway_calls} model "
           f"gateway calls, {(CountingTarget.requests + gateway_calls) / http_s:.0f} round trips "
           "per second of the run")
+    return local_s, http_s
 
 
 def rate(action: Callable[[], object], count: int) -> float:
@@ -104,36 +110,45 @@ def rate(action: Callable[[], object], count: int) -> float:
     return count / (time.perf_counter() - began)
 
 
-def round_trips(count: int, repeat: int) -> None:
+def round_trips(count: int, repeat: int) -> tuple[float, float]:
     adapter = launch(SERVE, timeout=30)
     echo = AdapterProcess(split_command(ECHO))
     try:
         echo_url = echo.wait_ready(30)
         deployment = adapter.deploy(DeploymentConfig(), Gateway())
-        pool = httpcore.ConnectionPool(socket_options=NO_DELAY)  # the driver's client stack
+        kept = Connections(echo_url, connect_timeout=5, timeout=30)  # the driver's client stack
+        pool = httpcore.ConnectionPool(socket_options=NO_DELAY)  # for comparison
         client = http_client(echo_url, 30)  # httpx itself, for comparison
         body = b'{"agent": null}'
         headers = [(b"host", echo_url.split("//")[1].encode()),
                    (b"content-type", b"application/json")]
 
         def bare() -> object:
+            return kept.exchange("POST", "/echo", {"Content-Type": "application/json"}, body,
+                                 limit=1 << 20, deadline=time.monotonic() + 30)
+
+        def core() -> object:
             return pool.request("POST", f"{echo_url}/echo", headers=headers, content=body)
 
-        driver, core, full = [], [], []
+        driver, echoes, cores, full = [], [], [], []
         for _ in range(repeat):  # interleaved: drifting load hits all alike
             driver.append(rate(deployment.agents, count))
-            core.append(rate(bare, count))
+            echoes.append(rate(bare, count))
+            cores.append(rate(core, count))
             full.append(rate(lambda: client.post(f"{echo_url}/echo", content=body), count))
         deployment.close()
+        kept.close()
         pool.close()
         client.close()
     finally:
         adapter.close()
         echo.stop()
-    d, b, h = (statistics.median(x) for x in (driver, core, full))
+    d, b, c, h = (statistics.median(x) for x in (driver, echoes, cores, full))
     print(f"round trips on one connection: driver `agents` {d:.0f}/s, bare echo {b:.0f}/s with "
-          f"the same client (httpcore), {h:.0f}/s with httpx's full client; the driver keeps "
-          f"{100 * d / b:.0f}% of the bare rate ({1000 / d:.2f} ms vs {1000 / b:.2f} ms each)")
+          f"the same client (kept http.client), {c:.0f}/s with httpcore, {h:.0f}/s with httpx's "
+          f"full client; the driver keeps {100 * d / b:.0f}% of the bare rate "
+          f"({1000 / d:.2f} ms vs {1000 / b:.2f} ms each)")
+    return d, b
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -142,8 +157,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--round-trips", type=int, default=500)
     parser.add_argument("--profile", choices=("ci", "thorough"), default="ci")
     args = parser.parse_args(argv)
-    round_trips(args.round_trips, 3)
-    certify_both(args.profile, args.repeat)
+    driver, echo = round_trips(args.round_trips, 3)
+    local_s, http_s = certify_both(args.profile, args.repeat)
+    print(f"summary: in-process {local_s:.2f} s, HTTP {http_s:.2f} s, ratio "
+          f"{http_s / local_s:.1f}x (goal <= 3x); driver {driver:.0f} round trips/s, bare echo "
+          f"{echo:.0f} round trips/s, ratio {driver / echo:.2f} (goal >= 0.5)")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,10 @@ A baseline is a TOML file of ``[[expected-fail]]`` entries::
     provider = "spawn"          # optional: only this provider's result
 
 A listed rule that fails (or errors) is ``expected-fail``; a listed rule that passes is
-``unexpected-pass`` and fails the run, so a fixed bug cannot hide behind a stale entry. Every
+``unexpected-pass`` and fails the run, so a fixed bug cannot hide behind a stale entry. An
+entry without ``provider`` lists the rule as a whole: it is unexpected-pass only once the rule
+passes everywhere (its passing providers stay passes while it still fails for another, or
+target-wide); with ``provider`` it lists exactly that provider's result. Every
 mistake in the file is a usage error that names the entry, its line and the fix.
 """
 

@@ -46,6 +46,7 @@ from .protocol import (
     Invocation,
     Message,
     ModelRequest,
+    Observation,
     ProviderInfo,
     RunResult,
     Section,
@@ -197,6 +198,10 @@ class ReferenceDeployment:
 
     def invocations(self) -> list[Invocation]:
         return list(self._invocations)
+
+    def observe(self) -> Observation:
+        return Observation(sessions=self.sessions(), agents=self.agents(), events=self.events(),
+                           invocations=self.invocations())
 
     # --- tools, restrictions, presentation ----------------------------------------------------
 

@@ -215,13 +215,18 @@ def merge(evidence: Sequence[Evidence]) -> Evidence:
     return Evidence(Outcome.NOT_APPLICABLE, "; ".join(reasons), failures)
 
 
-def _apply_baseline(rule: Rule, key: str | None, cell: Evidence,
-                    baseline: Baseline | None) -> Evidence:
+def _apply_baseline(rule: Rule, key: str | None, cell: Evidence, baseline: Baseline | None,
+                    fails_somewhere: bool) -> Evidence:
+    """A listed failure is expected-fail. A listed pass is unexpected-pass, except that an
+    entry without ``provider`` lists the rule as a whole: while the rule still fails for some
+    provider (or target-wide), its passing results stay passes."""
     entry = baseline.match(rule.id, key) if baseline is not None else None
     if entry is None:
         return cell
     if cell.outcome in (Outcome.FAIL, Outcome.ERROR):
         return Evidence(Outcome.EXPECTED_FAIL, entry.reason, cell.failures)
+    if cell.outcome == Outcome.PASS and entry.provider is None and fails_somewhere:
+        return cell
     if cell.outcome == Outcome.PASS:
         assert baseline is not None
         message = (f"listed in baseline {baseline.path} ({entry.where}: {entry.reason!r}) as "
@@ -269,8 +274,11 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
              table: Mapping[tuple[str, str | None], Sequence[Evidence]]) -> Certificate:
     """Decide every outcome and verdict of a run from the evidence its checks gathered."""
     by_id = {rule.id: rule for rule in rules}
-    cells = {key: _apply_baseline(by_id[key[0]], key[1], merge(evidence), facts.baseline)
-             for key, evidence in table.items()}
+    merged = {key: merge(evidence) for key, evidence in table.items()}
+    failing = {rule_id for (rule_id, _), cell in merged.items()
+               if cell.outcome in (Outcome.FAIL, Outcome.ERROR)}
+    cells = {key: _apply_baseline(by_id[key[0]], key[1], cell, facts.baseline, key[0] in failing)
+             for key, cell in merged.items()}
     results = []
     for rule in rules:
         mine = [(key, cell) for (rule_id, key), cell in cells.items() if rule_id == rule.id]

@@ -19,6 +19,7 @@ request through it ignored the gateway: ``PROTOCOL_ERROR``.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import inspect
 import threading
 import time
@@ -26,14 +27,13 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-import httpcore
 from pydantic import BaseModel, ValidationError
 
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
+from .connections import BodyTooLarge, Connections, Overrun, Unreachable
 from .gateway import Gateway
 from .gateway_server import GatewayServer
-from .loopback import NO_DELAY, ssl_context
 from .protocol import PROTOCOL_VERSION, DeploymentConfig, RunResult, TargetInfo
 from .target import Deployment
 from .wire import (
@@ -87,26 +87,26 @@ class HttpTarget:
         self.timeout = timeout
         self.connect_timeout = min(connect_timeout, timeout)
         self._diagnose = diagnose
-        self._connections: httpcore.ConnectionPool | None = None
-        authority = self.base_url.split("://", 1)[-1].split("/", 1)[0]
-        self._headers = [(b"host", authority.encode("idna")),
-                         (b"content-type", b"application/json"), (b"accept", b"application/json"),
-                         (VERSION_HEADER.encode(), PROTOCOL_VERSION.encode())]
+        self._connections: Connections | None = None
+        self._headers = {"Content-Type": "application/json",
+                         "Accept": "application/json", VERSION_HEADER: PROTOCOL_VERSION}
         self._lock = threading.Lock()
         self._gateway: GatewayServer | None = None
         self._closed = False
 
     # --- requests ------------------------------------------------------------------------
 
-    def _pool(self) -> httpcore.ConnectionPool:
-        """One connection pool for every thread (httpcore's pool is thread-safe): httpx's own
-        transport layer, without httpx's request and response models, which double the kit's
-        CPU per request (benchmarks/bench_http.py)."""
+    def _pool(self) -> Connections:
+        """Kept connections shared by every thread: the standard library's client, whose cost
+        per request is about half of httpcore's (benchmarks/bench_http.py)."""
         with self._lock:
             if self._connections is None:
-                context = None if self.base_url.startswith("http://") else ssl_context()
-                self._connections = httpcore.ConnectionPool(
-                    ssl_context=context, socket_options=NO_DELAY, retries=0)
+                try:
+                    self._connections = Connections(self.base_url, timeout=self.timeout,
+                                                    connect_timeout=self.connect_timeout)
+                except ValueError as exc:
+                    raise TckError(ErrorCode.USAGE, f"{exc}: give the adapter's base URL, "
+                                   "e.g. http://127.0.0.1:8080") from None
             return self._connections
 
     def _hint(self, settle: float = 0.0) -> str:
@@ -125,46 +125,40 @@ class HttpTarget:
         except TypeError as exc:
             raise TckError(ErrorCode.USAGE, f"{what}: {exc}") from None
         deadline = time.monotonic() + self.timeout
-        headers = [*self._headers, (b"content-length", str(len(content or b"")).encode())]
-        extensions = {"timeout": {"connect": self.connect_timeout, "read": self.timeout,
-                                  "write": self.timeout, "pool": self.timeout}}
+        pool = self._pool()
         try:
-            with self._pool().stream(method, url, headers=headers, content=content,
-                                     extensions=extensions) as response:
-                status = response.status
-                declared = dict(response.headers).get(b"content-length", b"")
-                if declared.isdigit() and int(declared) > MAX_BODY:
-                    raise self._broken(what, f"announced a body of {declared.decode()} bytes, "
-                                       f"more than the limit of {MAX_BODY}")
-                data = bytearray()
-                for chunk in response.iter_stream():
-                    data += chunk
-                    if len(data) > MAX_BODY:
-                        raise self._broken(what, f"sent a body of more than {MAX_BODY} bytes")
-                    if time.monotonic() > deadline:
-                        raise TckError(ErrorCode.TIMEOUT, f"the target did not finish "
-                                       f"answering {what} within {self.timeout:g} s"
-                                       f"{self._hint()}")
-        except httpcore.TimeoutException:
+            status, data = pool.exchange(method, path, self._headers, content, limit=MAX_BODY,
+                                         deadline=deadline)
+        except BodyTooLarge as exc:
+            if exc.announced is not None:
+                raise self._broken(what, f"announced a body of {exc.announced} bytes, more "
+                                   f"than the limit of {MAX_BODY}") from None
+            raise self._broken(what, f"sent a body of more than {MAX_BODY} bytes") from None
+        except Overrun:
+            raise TckError(ErrorCode.TIMEOUT, f"the target did not finish answering {what} "
+                           f"within {self.timeout:g} s{self._hint()}") from None
+        except TimeoutError:  # socket.timeout: connecting, sending or waiting for the answer
             raise TckError(ErrorCode.TIMEOUT, f"the target did not answer {what} ({method} "
                            f"{url}) within {self.timeout:g} s{self._hint()}") from None
-        except httpcore.ConnectError as exc:
+        except Unreachable as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target at "
-                           f"{self.base_url} ({exc}){self._hint(0.5)}: is the adapter running?") \
-                from None
-        except httpcore.RemoteProtocolError as exc:
-            if "without sending" in str(exc) or "peer closed" in str(exc):
-                raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the "
-                               f"connection without answering {what}{self._hint(0.5)}") from None
-            raise self._broken(what, f"answered with something that is not HTTP: {exc}") \
-                from None
-        except (httpcore.NetworkError, httpcore.ProtocolError) as exc:
+                           f"{self.base_url} ({exc.error}){self._hint(0.5)}: is the adapter "
+                           "running?") from None
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the connection "
+                           f"without answering {what}{self._hint(0.5)}") from None
+        except http.client.IncompleteRead as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
-                           f"during {what}: {type(exc).__name__}: {exc}{self._hint(0.5)}") from None
-        except httpcore.UnsupportedProtocol as exc:
-            raise TckError(ErrorCode.USAGE, f"{self.base_url} is not an http:// or https:// "
-                           f"URL: {exc}") from None
-        return self._interpret(status, bytes(data), what)
+                           f"during {what}: the answer stopped after {len(exc.partial)} bytes"
+                           f"{self._hint(0.5)}") from None
+        except http.client.HTTPException as exc:
+            raise self._broken(what, f"answered with something that is not HTTP: "
+                               f"{type(exc).__name__}: {exc}") from None
+        except OSError as exc:
+            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
+                           f"during {what}: {type(exc).__name__}: {exc}{self._hint(0.5)}") \
+                from None
+        return self._interpret(status, data, what)
 
     def _broken(self, what: str, did: str) -> TckError:
         return TckError(ErrorCode.PROTOCOL_ERROR, f"the target {did} (answering {what})"

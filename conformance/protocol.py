@@ -162,6 +162,16 @@ class Invocation(_Model):
     arguments: Any = None
 
 
+class Observation(_Model):
+    """Everything a rejected operation must leave as it was, read at one instant: the four
+    observations ``sessions``, ``agents``, ``events`` and ``invocations`` in one answer."""
+
+    sessions: list[SessionHeader]
+    agents: list[str]
+    events: list[Event]
+    invocations: list[Invocation]
+
+
 # --- starting and running agents ---------------------------------------------------------
 
 

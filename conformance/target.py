@@ -24,6 +24,7 @@ from .protocol import (
     DeploymentConfig,
     Event,
     Invocation,
+    Observation,
     ProviderInfo,
     RunResult,
     Section,
@@ -71,6 +72,10 @@ class Deployment(Protocol):
 
     def invocations(self) -> list[Invocation]:
         """Every tool body that ran, in order."""
+
+    def observe(self) -> Observation:
+        """``sessions``, ``agents``, ``events`` and ``invocations`` at once (one round trip for
+        the checks' "nothing changed" snapshots)."""
 
     # tools, restrictions, presentation
     def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None: ...

@@ -15,6 +15,7 @@ the tagged form ``{"$number": "NaN" | "Infinity" | "-Infinity"}``.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -49,8 +50,8 @@ GATEWAY_FIELD = "gatewayUrl"
 #: Deployment methods that only observe and never wait for the model: the fuzz compares them
 #: around a refusal, and the reference server answers them without a thread switch.
 OBSERVERS = frozenset(
-    {"root", "sessions", "agents", "events", "invocations", "view", "tool_schemas", "lookup",
-     "sdk_bindings", "prompt", "providers"}
+    {"root", "sessions", "agents", "events", "invocations", "observe", "view", "tool_schemas",
+     "lookup", "sdk_bindings", "prompt", "providers"}
 )
 
 _TAG = "$number"
@@ -240,14 +241,19 @@ class Operation:
     def returns_nothing(self) -> bool:
         return self.result is type(None)
 
-    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        """The request body for a Python call (defaults applied, so the wire is explicit)."""
+    @functools.cached_property
+    def signature(self) -> inspect.Signature:
+        """The Python call's signature (made once: a certification binds thousands of calls)."""
         params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
         params += [
             inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=a.default)
             for a in self.arguments
         ]
-        bound = inspect.Signature(params).bind(None, *args, **kwargs)
+        return inspect.Signature(params)
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The request body for a Python call (defaults applied, so the wire is explicit)."""
+        bound = self.signature.bind(None, *args, **kwargs)
         bound.apply_defaults()
         return {a.wire: bound.arguments[a.name] for a in self.arguments}
 

@@ -30,9 +30,11 @@ from pydantic import BaseModel, Field
 from subagent_tck.conformance.target import Target
 from subagent_tck.spec import RULES_BY_ID, Edition, PresentationMode, TckError
 
+from .lockstep import Setup
 from .machine import FuzzMachine, machine_for
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared
+from .shrink import shrink
 from .step import Divergence, Finding, Step
 
 DEFAULT_DATABASE = os.path.join(".subagent-tck", "fuzz-db")
@@ -52,13 +54,15 @@ class Profile:
     max_examples: int
     steps_per_example: int
     seed: int | None  # None: a fresh random seed per campaign (printed, so it can be reused)
+    shrink_seconds: float = 10.0  # at most this long shrinking a divergence, after the budget
 
 
 PROFILES: dict[str, Profile] = {
-    "ci": Profile("ci", budget_seconds=30.0, max_examples=2_000, steps_per_example=30, seed=0),
+    "ci": Profile("ci", budget_seconds=30.0, max_examples=2_000, steps_per_example=30, seed=0,
+                  shrink_seconds=10.0),
     "nightly": Profile(
         "nightly", budget_seconds=3_600.0, max_examples=10_000_000, steps_per_example=60,
-        seed=None,
+        seed=None, shrink_seconds=120.0,
     ),
 }
 
@@ -214,7 +218,13 @@ def run_campaign(
             _run_round(machine, seed * 1_000_003 + round_number, count,
                        chosen.steps_per_example, database)
         except Divergence as divergence:
-            _found(result, divergence, output_dir, name)
+            found_at = time.perf_counter() - started
+            say(f"fuzz: divergence after {found_at:.1f}s ({divergence.finding.rule or 'crash'}, "
+                f"{len(divergence.steps)} steps); shrinking for up to "
+                f"{chosen.shrink_seconds:.0f}s")
+            shrunk, runs = shrink(target, divergence, seconds=chosen.shrink_seconds, info=info)
+            say(f"fuzz: shrunk to {len(shrunk.steps)} steps in {runs} replays")
+            _found(result, target, shrunk, output_dir, name)
             break
         except Flaky as exc:
             result.error = f"the target answered the same steps differently ({exc})"
@@ -255,15 +265,21 @@ def _run_round(
         verbosity=Verbosity.quiet,
         report_multiple_bugs=False,
         print_blob=False,
-        phases=list(Phase),
+        # no Hypothesis shrinking: the campaign shrinks the decoded steps (see .shrink)
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
     )
     run_state_machine_as_test(seed(round_seed)(Round), settings=options)
 
 
 def _found(
-    result: CampaignResult, divergence: Divergence, output_dir: str | os.PathLike[str] | None,
-    target_name: str,
+    result: CampaignResult, target: Target, divergence: Divergence,
+    output_dir: str | os.PathLike[str] | None, target_name: str,
 ) -> None:
+    """Record the divergence, check that its steps alone show it again, save the replay."""
+    again, _ = replay_steps(target, _replay_file(divergence, target_name, result.seed))
+    if again is None or again.finding != divergence.finding:
+        result.error = ("the target is not deterministic: replaying the counterexample showed "
+                        + ("no divergence" if again is None else "another divergence"))
     result.finding = divergence.finding
     result.counterexample = divergence.steps
     setup = divergence.setup
@@ -271,14 +287,18 @@ def _found(
         result.edition, result.mode, result.tools = setup.edition, setup.mode, list(setup.tools)
     if output_dir is None:
         return
-    replay = ReplayFile(
-        kit=_kit_version(), target=target_name,
-        edition=result.edition or Edition.PRESET_COMPOSITION,
-        mode=result.mode or PresentationMode.NATIVE, tools=result.tools, seed=result.seed,
-        steps=divergence.steps, finding=divergence.finding,
-    )
+    replay = _replay_file(divergence, target_name, result.seed)
     path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
     result.replay_path = str(replay.save(path))
+
+
+def _replay_file(divergence: Divergence, target_name: str, seed: int | None) -> ReplayFile:
+    setup = divergence.setup or Setup()
+    return ReplayFile(
+        kit=_kit_version(), target=target_name, edition=setup.edition, mode=setup.mode,
+        tools=list(setup.tools), persona=setup.persona, seed=seed, steps=divergence.steps,
+        finding=divergence.finding,
+    )
 
 
 def replay(target: Target, path: str | os.PathLike[str]) -> CampaignResult:

@@ -39,8 +39,10 @@ def _value(arg: Mapping[str, str]) -> object:
     return depth_value(arg["json"])
 
 
-def create_agent(lock: Lockstep, header: Mapping[str, str], runtime: Mapping[str, str] | None
-                 ) -> None:
+def create_agent(
+    lock: Lockstep, header: Mapping[str, str], runtime: Mapping[str, str] | None,
+    label: str | None = None,
+) -> None:
     header_value = _value(header)
     runtime_value = ABSENT if runtime is None else _value(runtime)
     expect = lock.model.expect_create_agent(header_value, runtime_value)
@@ -67,7 +69,7 @@ def create_agent(lock: Lockstep, header: Mapping[str, str], runtime: Mapping[str
             "create-agent", "a top-level agent reports the depth of its header", verdict.value,
             ref.depth, "DE-01",
         )
-    label = lock.model.new_label("a")
+    label = label or lock.model.new_label("a")
     lock.ids[label] = ref.agent
     lock.session_ids[label] = ref.session
     agent = AgentModel(label, label, ScopeModel(mode=lock.setup.mode), runtime=runtime_value,
@@ -88,7 +90,10 @@ def _nothing_created_rule(fault: Fault) -> str:
     return "FR-03"
 
 
-def start(lock: Lockstep, parent: str, provider: str, controls: Mapping[str, Any]) -> None:
+def start(
+    lock: Lockstep, parent: str, provider: str, controls: Mapping[str, Any],
+    label: str | None = None,
+) -> None:
     parent_model = lock.agent(parent)
     request: dict[str, Any] = {"provider": provider, "prompt": PROMPT}
     for key, value in controls.items():
@@ -116,7 +121,7 @@ def start(lock: Lockstep, parent: str, provider: str, controls: Mapping[str, Any
             "start-depth", "the child's depth is its parent's effective depth plus one",
             outcome.child_depth, result.depth, "DE-02" if deeper else "DE-01",
         )
-    label = lock.model.new_label("c")
+    label = label or lock.model.new_label("c")
     child = lock.model.add_child(parent_model, outcome, label, request)
     lock.ids[label] = result.agent
     lock.session_ids[label] = result.session
@@ -125,8 +130,8 @@ def start(lock: Lockstep, parent: str, provider: str, controls: Mapping[str, Any
     if not published:  # the target retires a child after its run: keep only its session
         lock.model.agents.pop(label, None)
         lock.model.sessions[label].agent = None
-    _check_snapshot(lock, child, result.agent)
     lock.check_all_views()
+    _check_snapshot(lock, child, result.agent)
     _check_first_request(lock, child, result.agent, published)
 
 
@@ -209,7 +214,9 @@ def _check_first_request(
     system = assemble_system_prompt(lock.model.prompt(child))
     if first.system != system:
         rule = "FR-01"
-        if published:
+        if "{{" in first.system and "{{" not in system:
+            rule = "PE-05"  # a raw placeholder reached the model
+        elif published:
             shown = [[s.name, s.text] for s in lock.deployment.prompt(agent_id)]
             expected = [[s.name, s.text] for s in lock.model.prompt(child)]
             rule = "PE-04" if shown == expected else lock.prompt_rule(child.label, expected, shown)
@@ -219,9 +226,11 @@ def _check_first_request(
         )
 
 
-def plant(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
+def plant(
+    lock: Lockstep, session: str, depth: Mapping[str, str], label: str | None = None
+) -> None:
     """Write a stored header with ``depth`` (DE-06's seam), then cold-resume the session."""
-    sid = lock.session_ids[session]
+    sid = lock.session_id(session)
     found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
     current = found.get(sid)
     if current is None:
@@ -237,17 +246,19 @@ def plant(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
     model = lock.model.sessions[session]
     original = model.header
     model.header = value
-    _resume(lock, session, current, original)
+    _resume(lock, session, current, original, label)
 
 
-def resume(lock: Lockstep, session: str) -> None:
-    _resume(lock, session, None, None)
+def resume(lock: Lockstep, session: str, label: str | None = None) -> None:
+    _resume(lock, session, None, None, label)
 
 
-def _resume(lock: Lockstep, session: str, restore: SessionHeader | None, original: object
-            ) -> None:
+def _resume(
+    lock: Lockstep, session: str, restore: SessionHeader | None, original: object,
+    label: str | None,
+) -> None:
+    sid = lock.session_id(session)
     model = lock.model.sessions[session]
-    sid = lock.session_ids[session]
     expect, depth = lock.model.expect_resume(model)
     before = lock.snapshot()
     ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))
@@ -279,7 +290,7 @@ def _resume(lock: Lockstep, session: str, restore: SessionHeader | None, origina
             "resume-depth", f"resuming {session} must restore its stored header depth", depth,
             ref.depth, "DE-09",
         )
-    label = lock.model.new_label("r")
+    label = label or lock.model.new_label("r")
     lock.ids[label] = ref.agent
     model.header = depth
     lock.model.resume(model, label)

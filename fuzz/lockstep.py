@@ -48,8 +48,10 @@ from .step import Divergence, Finding, Step, jsonable
 
 T = TypeVar("T")
 
-PERSONA = "You work on {{project}}."
-VARIABLES = {"project": "tck"}
+#: Deployment personas a set-up chooses from; ``team`` is a variable whose value is empty.
+DEPLOYMENT_PERSONAS = ("You work on {{project}}.", "You work on {{project}} with {{team}}.")
+PERSONA = DEPLOYMENT_PERSONAS[0]
+VARIABLES = {"project": "tck", "team": ""}
 SECTIONS = (
     ("house-rules", "Answer briefly.", None),
     ("web-guide", "Look facts up with the web tool.", "web"),
@@ -62,6 +64,7 @@ PRESETS: dict[str, Preset] = {
     "broken": Preset("Uses {{nope}}."),
     "stale": Preset(None, {"deny": ["ghost"]}),
     "plain": Preset(),
+    "lead": Preset("Lead of {{ team }}."),
 }
 PROMPT = "Do the task."
 #: A provider name no target ships (CA-05).
@@ -75,11 +78,12 @@ class Setup:
     edition: Edition = Edition.PRESET_COMPOSITION
     mode: PresentationMode = PresentationMode.NATIVE
     tools: tuple[str, ...] = ()
+    persona: str = PERSONA
 
     def config(self) -> DeploymentConfig:
         return DeploymentConfig(
             edition=self.edition,
-            persona=PERSONA,
+            persona=self.persona,
             variables=dict(VARIABLES),
             sections=[SectionSpec(name=n, text=t, guides=g) for n, t, g in SECTIONS],
             presets=[
@@ -119,7 +123,7 @@ class Lockstep:
             providers={p.name: frozenset(p.capabilities) for p in info.providers},
             presets=PRESETS,
             variables=VARIABLES,
-            persona=PERSONA,
+            persona=setup.persona,
             sections=SECTIONS,
             mode=setup.mode,
         )
@@ -192,6 +196,16 @@ class Lockstep:
     def agent_id(self, label: str) -> str:
         self.agent(label)
         return self.ids[label]
+
+    def session_id(self, label: str) -> str:
+        """The target's id of the session labelled ``label`` (USAGE if no step made it)."""
+        if label not in self.session_ids or label not in self.model.sessions:
+            raise TckError(
+                ErrorCode.USAGE,
+                f"step {len(self.steps)} names session {label!r}, which no earlier step created "
+                f"(known: {', '.join(self.model.sessions)}); the replay file is corrupt",
+            )
+        return self.session_ids[label]
 
     def agent(self, label: str) -> AgentModel:
         found = self.model.agents.get(label)
@@ -361,6 +375,8 @@ class Lockstep:
             if e == o:
                 continue
             name = e[0] or o[0]
+            if "{{" in o[1] and "{{" not in e[1]:
+                return "PE-05"  # a raw placeholder reached the prompt
             if name == PERSONA_SECTION:
                 if agent.persona == "":
                     return "PE-03"

@@ -8,12 +8,13 @@ created, a child started, a session resumed with or without a planted header) tu
 :class:`~.step.Step` and applied by the :class:`~.lockstep.Lockstep`, which compares the target
 with the spec oracle after every step (rule ids per observation: :mod:`.rulemap`).
 
-Speed shapes the design: Hypothesis spends most of a step drawing, so the machine has one rule
-that draws one byte string per step, and a :class:`~.strategies.Code` reads the operation and
-all its arguments from it (about 1.5x the steps per second of one Hypothesis rule per operation,
-measured against the in-process reference). Hypothesis still shrinks a failure by deleting steps
-and zeroing bytes; what gets printed and replayed is the decoded steps. Swarm testing (each
-example uses a random subset of the operations) is drawn with the deployment. Agents,
+Speed shapes the design: Hypothesis spends most of a step drawing, so the machine has two rules
+(a child start, and every other operation) that draw one byte string per step, and a
+:class:`~.strategies.Code` reads the operation and all its arguments from it (about 1.5x the
+steps per second of one Hypothesis rule per operation, measured against the in-process
+reference). A failure is shrunk on the decoded steps (:mod:`.shrink`), which are also what gets
+printed and replayed. Swarm testing (each example uses a random subset of the operations) is
+drawn with the deployment. Agents,
 restrictions and sessions are small numbers taken modulo what exists.
 """
 
@@ -32,7 +33,7 @@ from subagent_tck.conformance.target import Target
 from subagent_tck.spec import Edition, PresentationMode
 
 from . import strategies as fs
-from .lockstep import NO_SUCH_PROVIDER, PRESETS, Lockstep, Setup
+from .lockstep import DEPLOYMENT_PERSONAS, NO_SUCH_PROVIDER, PRESETS, Lockstep, Setup
 from .step import Divergence, Step
 
 _MODES = tuple(m.value for m in PresentationMode)
@@ -56,6 +57,11 @@ class Stats:
         self.steps += len(steps)
         self.operations.update(s.op for s in steps)
 
+    def saw(self, divergence: Divergence, steps_before: int) -> None:
+        if self.first_divergence is None:
+            steps = steps_before + len(divergence.steps)
+            self.first_divergence = (steps, time.perf_counter() - self.started)
+
 
 class FuzzMachine(RuleBasedStateMachine):
     """Bound to a target by :func:`machine_for`; not usable on its own."""
@@ -72,23 +78,30 @@ class FuzzMachine(RuleBasedStateMachine):
 
     # --- set-up, the one rule, tear-down ------------------------------------------------
 
-    @initialize(code=fs.codes(4))
+    @initialize(code=fs.codes(16))
     def deploy(self, code: bytes) -> None:
         c = fs.Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(_MODES))
-        tools = tuple(name for name in _INITIAL_TOOLS if c.take(3) == 0)
+        persona = c.choose(DEPLOYMENT_PERSONAS)
+        tools = tuple(name for name in _INITIAL_TOOLS if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in four
-        enabled = tuple(op for op in OPERATIONS if c.take(4))
+        enabled = tuple(op for op in OPERATIONS if c.take(4) != 3)
         self.enabled = enabled or tuple(OPERATIONS)
         self.stats.examples += 1
-        self.lock = Lockstep(self.target, Setup(edition, mode, tools), self.info)
+        self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
 
-    @rule(code=fs.codes(14))
+    @rule(code=fs.codes(11))
     def step(self, code: bytes) -> None:
-        """One driver operation, chosen and parametrised by ``code``."""
+        """One driver operation other than a start, chosen and parametrised by ``code``."""
         c = fs.Code(code)
         OPERATIONS[c.choose(self.enabled)](self, c)
+
+    @rule(code=fs.codes(24))
+    def start_child(self, code: bytes) -> None:
+        """A child start (its own rule: it reads the most choices, and the bytes a step does not
+        read would only slow shrinking down)."""
+        self.start(fs.Code(code))
 
     def teardown(self) -> None:
         if self.lock is not None:
@@ -101,17 +114,16 @@ class FuzzMachine(RuleBasedStateMachine):
         assert self.lock is not None
         try:
             self.lock.apply(Step(op=op, args=args))
-        except Divergence:
-            stats = self.stats
-            if stats.first_divergence is None:
-                steps = stats.steps + len(self.lock.steps)
-                stats.first_divergence = (steps, time.perf_counter() - stats.started)
+        except Divergence as divergence:
+            self.stats.saw(divergence, self.stats.steps)
             raise
 
     def _agent(self, index: int) -> str:
+        """Agent ``index`` modulo the live ones; indexes 0..3 of 8 all mean the first agent,
+        so that most operations meet in one scope."""
         assert self.lock is not None
         labels = list(self.lock.model.agents)
-        return labels[index % len(labels)]
+        return labels[0] if index < 4 else labels[index % len(labels)]
 
     def _session(self, index: int) -> str:
         assert self.lock is not None
@@ -121,19 +133,29 @@ class FuzzMachine(RuleBasedStateMachine):
     # --- the operations -----------------------------------------------------------------
 
     def global_tool(self, c: fs.Code) -> None:
-        name = c.choose(fs.REGISTER_NAMES)
-        self._apply("unregister_global" if c.take(3) == 2 else "register_global", name=name)
+        assert self.lock is not None
+        if c.take(3) == 2:  # mostly a registered name, so that the removal happens
+            self._apply("unregister_global", name=_name(c, self.lock.model.globals))
+        else:
+            self._apply("register_global", name=c.choose(fs.REGISTER_NAMES))
 
     def local_tool(self, c: fs.Code) -> None:
-        agent, name = self._agent(c.take(8)), c.choose(fs.REGISTER_NAMES)
-        op = "unregister_local" if c.take(3) == 2 else "register_local"
-        self._apply(op, agent=agent, name=name)
+        assert self.lock is not None
+        agent = self._agent(c.take(8))
+        if c.take(3) == 2:  # mostly one of the scope's own locals
+            local = self.lock.model.agents[agent].scope.locals
+            self._apply("unregister_local", agent=agent, name=_name(c, local))
+        else:  # half the time the name of a global, which the local then shadows (TF-05)
+            name = _name(c, self.lock.model.globals) if c.take(2) else c.choose(
+                fs.REGISTER_NAMES)
+            self._apply("register_local", agent=agent, name=name)
 
     def restrict(self, c: fs.Code) -> None:
         assert self.lock is not None
         agent = self._agent(c.take(8))
         value = fs.pick_restriction(c, self.lock.model.globals)
-        self._apply("restrict", agent=agent, value=value)
+        label = self.lock.model.new_label(f"{agent}.r")
+        self._apply("restrict", agent=agent, value=value, label=label)
 
     def dispose(self, c: fs.Code) -> None:
         assert self.lock is not None
@@ -157,11 +179,13 @@ class FuzzMachine(RuleBasedStateMachine):
             self._apply(kind, agent=agent)
 
     def create_agent(self, c: fs.Code) -> None:
+        assert self.lock is not None
         header = fs.pick_header(c)
-        runtime = None if c.take(2) else fs.pick_depth(c)
+        runtime = fs.pick_depth(c) if c.take(2) == 1 else None
         self._apply(
             "create_agent", header={"json": header.text},
             runtime=None if runtime is None else {"json": runtime.text},
+            label=self.lock.model.new_label("a"),
         )
 
     def start(self, c: fs.Code) -> None:
@@ -169,7 +193,7 @@ class FuzzMachine(RuleBasedStateMachine):
         parent = self._agent(c.take(8))
         names = [p.name for p in self.info.providers]
         # one start in sixteen asks for a provider no target ships (CA-05)
-        provider = NO_SUCH_PROVIDER if c.take(16) == 0 else c.choose(names)
+        provider = NO_SUCH_PROVIDER if c.take(16) == 15 else c.choose(names)
         controls: dict[str, Any] = {}
         max_depth = fs.pick_optional_depth(c, absent_in=2)
         if max_depth is not None:
@@ -178,30 +202,41 @@ class FuzzMachine(RuleBasedStateMachine):
         if preset is not None:
             controls["preset"] = preset
         persona = fs.pick_persona(c)
-        tool_filter = fs.pick_restriction(c, self.lock.model.globals) if c.take(3) == 0 else None
+        tool_filter = fs.pick_restriction(c, self.lock.model.globals) if c.take(3) == 1 else None
         output_schema = fs.pick_output_schema(c)
         # request persona/toolFilter are refused in the preset edition (EN-02): send them
         # there one time in four, so that most starts get further
-        if self.lock.setup.edition is Edition.REQUEST_CONTROLS or c.take(4) == 0:
+        if self.lock.setup.edition is Edition.REQUEST_CONTROLS or c.take(4) == 1:
             if persona is not fs.OMIT:
                 controls["persona"] = persona
             if tool_filter is not None:
                 controls["toolFilter"] = tool_filter
         if output_schema is not fs.OMIT:
             controls["outputSchema"] = output_schema
-        self._apply("start", parent=parent, provider=provider, controls=controls)
+        self._apply("start", parent=parent, provider=provider, controls=controls,
+                    label=self.lock.model.new_label("c"))
 
     def resume(self, c: fs.Code) -> None:
         """Cold-resume a session, after writing its stored header depth two times in three
         (DE-06, DE-09)."""
-        label = self._session(c.take(8))
+        assert self.lock is not None
+        session, label = self._session(c.take(8)), self.lock.model.new_label("r")
         if c.take(3) == 0:
-            self._apply("resume", session=label)
+            self._apply("resume", session=session, label=label)
         else:
-            self._apply("plant", session=label, depth={"json": fs.pick_header(c).text})
+            depth = {"json": fs.pick_header(c).text}
+            self._apply("plant", session=session, depth=depth, label=label)
 
 
-#: The driver operations a step chooses from (each reads its arguments from the step's code).
+def _name(c: fs.Code, present: list[str]) -> str:
+    """One of ``present`` three times in four (when there are any), else any registrable name."""
+    if present and c.take(4):
+        return c.choose(present)
+    return c.choose(fs.REGISTER_NAMES)
+
+
+#: The driver operations a step chooses from (each reads its arguments from the step's code);
+#: starts have their own rule, :meth:`FuzzMachine.start_child`.
 OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
     "global_tool": FuzzMachine.global_tool,
     "local_tool": FuzzMachine.local_tool,
@@ -210,7 +245,6 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
     "set_mode": FuzzMachine.set_mode,
     "observe": FuzzMachine.observe,
     "create_agent": FuzzMachine.create_agent,
-    "start": FuzzMachine.start,
     "resume": FuzzMachine.resume,
 }
 

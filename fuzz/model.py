@@ -136,8 +136,9 @@ class DeploymentModel:
     # --- labels ---------------------------------------------------------------------------
 
     def new_label(self, prefix: str) -> str:
-        """``a1``, ``a2``, ``c1``, ``root.r1``...: numbered per prefix, so that removing an
-        unrelated step while shrinking leaves the other labels as they were."""
+        """``a1``, ``a2``, ``c1``, ``root.r1``...: numbered per prefix. The machine draws the
+        label of what a step creates into the step itself, so that deleting an earlier step
+        while shrinking does not rename it."""
         count = self._counters.get(prefix, 0) + 1
         self._counters[prefix] = count
         return f"{prefix}{count}"

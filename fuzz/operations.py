@@ -81,7 +81,7 @@ def unregister_local(lock: Lockstep, agent: str, name: str) -> None:
 # --- restrictions and mode -----------------------------------------------------------------
 
 
-def restrict(lock: Lockstep, agent: str, value: Any) -> None:
+def restrict(lock: Lockstep, agent: str, value: Any, label: str | None = None) -> None:
     model = lock.agent(agent)
     expect, restriction, offending = lock.model.expect_restrict(value)
     before = lock.snapshot() if _refusable(expect) else None
@@ -93,7 +93,7 @@ def restrict(lock: Lockstep, agent: str, value: Any) -> None:
     rule = restrict_rule(value, offending, accepted_wrongly=error is None)
     if _expect(lock, "restrict", expect, error, rule):
         assert restriction is not None
-        label = lock.model.new_label(f"{agent}.r")
+        label = label or lock.model.new_label(f"{agent}.r")
         lock.handles[label] = str(handle)
         lock.model.install(model, label, restriction)
     else:

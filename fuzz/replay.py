@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from subagent_tck.conformance.target import Target
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
-from .lockstep import Lockstep, Setup
+from .lockstep import PERSONA, Lockstep, Setup
 from .step import Divergence, Finding, Step
 
 REPLAY_VERSION = 1
@@ -36,12 +36,13 @@ class ReplayFile(BaseModel):
     edition: Edition = Edition.PRESET_COMPOSITION
     mode: PresentationMode = PresentationMode.NATIVE
     tools: list[str] = Field(default_factory=list, description="the deployment's initial globals")
+    persona: str = Field(default=PERSONA, description="the deployment persona template")
     seed: int | None = None
     steps: list[Step]
     finding: Finding
 
     def setup(self) -> Setup:
-        return Setup(self.edition, self.mode, tuple(self.tools))
+        return Setup(self.edition, self.mode, tuple(self.tools), self.persona)
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)

@@ -142,7 +142,7 @@ def refusal_rule(code: str, request: Mapping[str, object], edition_controls: boo
     if code == ErrorCode.REQUEST_CONTROLS_REFUSED.value:
         return "EN-03" if edition_controls else "EN-01"
     if code == ErrorCode.INVALID_TOOL_FILTER.value:
-        return "TF-03" if _has_empty_list(request.get("toolFilter")) else "TF-08"
+        return "TF-03" if _only_empty_lists(request.get("toolFilter")) else "TF-08"
     if code == ErrorCode.INVALID_TEMPLATE.value:
         return "PE-05"
     if code == ErrorCode.NO_PROVIDER.value:
@@ -156,7 +156,13 @@ def restrict_rule(value: object, offending: Sequence[str], accepted_wrongly: boo
         return "TF-06" if RUN_CODE in offending and accepted_wrongly else "TF-08"
     if accepted_wrongly:
         return "TF-07"
-    return "TF-03" if _has_empty_list(value) else "TF-01"
+    return "TF-03" if _only_empty_lists(value) else "TF-01"
+
+
+def _only_empty_lists(value: object) -> bool:
+    """A filter whose lists are all empty (a refusal of it is TF-03's, not TF-08's)."""
+    return _has_empty_list(value) and isinstance(value, Mapping) and not any(
+        value.get(k) for k in ("allow", "deny"))
 
 
 def _has_empty_list(value: object) -> bool:
@@ -268,5 +274,9 @@ def view_rule(
         return "TF-02"
     if count == 1:
         only = next(iter(scope.restrictions.values()))
-        return "TF-03" if frozenset() in (only.allow, only.deny) else "TF-01"
+        shown_despite_empty_allow = only.allow == frozenset() and bool(seen)
+        hidden_despite_empty_deny = (
+            only.allow is None and only.deny == frozenset() and bool(wanted - seen)
+        )
+        return "TF-03" if shown_despite_empty_allow or hidden_despite_empty_deny else "TF-01"
     return "TF-14" if scope.disposed else "TF-13"

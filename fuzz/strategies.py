@@ -8,10 +8,11 @@ replays) and gives the value an in-process target receives: :func:`subagent_tck.
 read_json_number` of the text, or the Python float ``nan`` / ``inf`` for the non-JSON tokens (over
 a JSON wire those make the request malformed; either way it must be refused, nothing changed).
 
-Speed: Hypothesis spends most of a step drawing, so each rule of the machine draws *one* byte
-string, and a :class:`Code` reads every choice of the step from it as mixed-radix digits
-(uniform, and simpler as the bytes shrink towards zero). The same pools back the Hypothesis
-strategies below (:func:`depth_texts`, :func:`restriction_values`), used by property tests.
+Speed: Hypothesis spends most of a step drawing, so each step of the machine draws *one* byte
+string, and a :class:`Code` reads every choice of the step from it, one byte per choice (so
+that shrinking a byte towards zero simplifies exactly one choice). The same pools back the
+Hypothesis strategies below (:func:`depth_texts`, :func:`restriction_values`), used by property
+tests.
 
 Tool names come from a small alphabet so that collisions, re-registration, case variants
 (``read`` / ``Read``) and the reserved ``run_code`` occur often; a restriction's names are
@@ -33,15 +34,23 @@ T = TypeVar("T")
 
 
 class Code:
-    """Choices read from one drawn value, lowest digits first (mixed radix)."""
+    """Choices read from one drawn byte string, one byte per choice (two for more than 64
+    options), each taken modulo the number of options. A zero byte is the first (simplest)
+    option, so Hypothesis shrinks a choice by lowering its own byte; an exhausted code reads as
+    zeros."""
 
-    def __init__(self, data: bytes | int) -> None:
-        self.value = data if isinstance(data, int) else int.from_bytes(data, "big")
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.position = 0
 
     def take(self, n: int) -> int:
-        """A digit in ``range(n)``."""
-        self.value, digit = divmod(self.value, n)
-        return digit
+        """A choice in ``range(n)``."""
+        if n <= 1:
+            return 0
+        width = 1 if n <= 64 else 2
+        chunk = self.data[self.position : self.position + width]
+        self.position += width
+        return int.from_bytes(chunk, "big") % n
 
     def choose(self, options: Sequence[T]) -> T:
         return options[self.take(len(options))]
@@ -118,7 +127,7 @@ def pick_depth(code: Code) -> DepthText:
 
 def pick_header(code: Code) -> DepthText:
     """A durable ``delegationDepth``: half the time small and valid, else any pool text."""
-    return DepthText(code.choose(_SMALL_TEXTS)) if code.take(2) else pick_depth(code)
+    return DepthText(code.choose(_SMALL_TEXTS)) if code.take(2) == 0 else pick_depth(code)
 
 
 def pick_optional_depth(code: Code, absent_in: int = 3) -> DepthText | None:
@@ -181,7 +190,7 @@ def pick_restriction(code: Code, names: Sequence[str]) -> object:
 
 def restriction_values(names: Sequence[str] = ("read", "write")) -> st.SearchStrategy[object]:
     """Raw restrictions over ``names`` (for property tests)."""
-    return codes(8).map(lambda data: pick_restriction(Code(data), list(names)))
+    return codes(12).map(lambda data: pick_restriction(Code(data), list(names)))
 
 
 # --- start controls ----------------------------------------------------------------------
@@ -196,10 +205,11 @@ class _Omit:
 
 OMIT: object = _Omit()
 
-#: Request personas: plain, empty (PE-03), templated, and broken templates (PE-05).
+#: Request personas: plain, empty (PE-03), templated (one variable is the empty string), and
+#: broken templates (PE-05).
 PERSONAS: tuple[str, ...] = (
-    "Plain reviewer.", "", "Reviewer of {{project}}.", "{{ project }} lead", "Uses {{nope}}.",
-    "Broken {{",
+    "Plain reviewer.", "", "Reviewer of {{project}}.", "{{ project }} lead",
+    "Reviewer for {{team}}.", "Uses {{nope}}.", "Broken {{",
 )
 #: Output schemas: one valid, two not (FR-03).
 OUTPUT_SCHEMAS: tuple[object, ...] = (

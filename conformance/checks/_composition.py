@@ -51,6 +51,7 @@ from ..protocol import (
     given,
 )
 from ..target import Deployment
+from ._support import observe
 
 #: The preset a check composes its child through in the preset-composition edition.
 CHILD_PRESET = "child"
@@ -230,6 +231,31 @@ def expected_system(cfg: DeploymentConfig, outcome: StartOutcome) -> str:
     return assemble_system_prompt(expected_sections(cfg, outcome))
 
 
+def composed_in(observed: Sequence[Sequence[str]], expected: Sequence[Sequence[str]]) -> bool:
+    """The expected ``[name, text]`` sections stand in ``observed`` in their order (FR-01,
+    FR-02). A runtime may contribute sections of its own between them (tool guidance that
+    follows visibility, TF-16), but none may carry the name of a composed section: that would
+    be a second channel (PE-04)."""
+    want = [list(e) for e in expected]
+    names = {e[0] for e in want}
+    position = 0
+    for section in (list(o) for o in observed):
+        if position < len(want) and section == want[position]:
+            position += 1
+        elif section[0] in names:
+            return False
+    return position == len(want)
+
+
+def carries_composition(
+    system: str, inspected: Sequence[Sequence[str]], expected: Sequence[Sequence[str]]
+) -> bool:
+    """A request's system text is the agent's inspected prompt (one channel, PE-04) and that
+    prompt carries the composed sections (:func:`composed_in`)."""
+    text = assemble_system_prompt([Section(name, body) for name, body in inspected])
+    return system == text and composed_in(inspected, expected)
+
+
 # --- observations ------------------------------------------------------------------------
 
 
@@ -287,11 +313,12 @@ class Observed:
     ) -> Observed:
         """Observe the deployment; ``agents``: whose view and prompt to record as well."""
         agents = list(agents)
+        seen = observe(deployment)
         return cls(
-            sessions=[h.model_dump(mode="json") for h in deployment.sessions()],
-            agents=sorted(deployment.agents()),
-            events=[e.model_dump(mode="json") for e in deployment.events()],
-            invocations=[i.model_dump(mode="json") for i in deployment.invocations()],
+            sessions=[h.model_dump(mode="json") for h in seen.sessions],
+            agents=sorted(seen.agents),
+            events=[e.model_dump(mode="json") for e in seen.events],
+            invocations=[i.model_dump(mode="json") for i in seen.invocations],
             requests=len(gateway.requests()),
             views={a: view_pairs(deployment.view(a)) for a in agents},
             prompts={a: sections_of(deployment, a) for a in agents},

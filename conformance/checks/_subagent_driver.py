@@ -49,8 +49,11 @@ _FORK = re.compile(
 _CLAIMS_SEEING = re.compile(
     r"seeded|completed turns|already sees|sees (this|the) conversation", re.I
 )
+#: Denying that the child sees *the conversation* (not, say, "the current in-flight turn",
+#: which a fork's wording may rightly exclude).
 _DENIES_SEEING = re.compile(
-    r"(does not|doesn't|cannot|can't|will not|won't|never) see|no access to", re.I
+    r"((does not|doesn't|cannot|can't|will not|won't|never) see|no access to) "
+    r"(this|the|your) (conversation|chat|history|context)", re.I
 )
 _PUBLISHED = "agent.published"
 #: The toolName of a second load, next to the default ``subagent``.

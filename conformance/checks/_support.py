@@ -39,7 +39,7 @@ from subagent_tck.spec import (
 
 from ..check import CheckContext
 from ..gateway import Gateway
-from ..protocol import PresetSpec, SessionHeader, StartRequest
+from ..protocol import Observation, PresetSpec, SessionHeader, StartRequest
 from ..target import Deployment
 
 _COUNTER = itertools.count(1)
@@ -78,12 +78,24 @@ class Snapshot:
         return out
 
 
+def observe(deployment: Deployment) -> Observation:
+    """Sessions, agents, events and invocations in one call (one round trip over HTTP); a
+    Python target written before ``observe`` joined the protocol is read four times."""
+    method = getattr(deployment, "observe", None)
+    if method is not None:
+        observed: Observation = method()
+        return observed
+    return Observation(sessions=deployment.sessions(), agents=deployment.agents(),
+                       events=deployment.events(), invocations=deployment.invocations())
+
+
 def snapshot(deployment: Deployment, gateway: Gateway) -> Snapshot:
+    seen = observe(deployment)
     return Snapshot(
-        tuple(h.model_dump(mode="json") for h in deployment.sessions()),
-        tuple(sorted(deployment.agents())),
-        tuple(e.model_dump(mode="json") for e in deployment.events()),
-        tuple(i.model_dump(mode="json") for i in deployment.invocations()),
+        tuple(h.model_dump(mode="json") for h in seen.sessions),
+        tuple(sorted(seen.agents)),
+        tuple(e.model_dump(mode="json") for e in seen.events),
+        tuple(i.model_dump(mode="json") for i in seen.invocations),
         len(gateway.requests()),
     )
 

@@ -32,7 +32,9 @@ from ._composition import (
     Controls,
     Observed,
     as_pairs,
+    carries_composition,
     child_setup,
+    composed_in,
     config,
     deploy_or_refusal,
     expected_sections,
@@ -126,12 +128,14 @@ def first_request_complete(ctx: CheckContext) -> None:
         if not requests:
             continue
         first = requests[0]
+        inspected = sections_of(child.dep, child.agent)
         ctx.expect(
             "FR-01",
-            first.system == child.system(),
-            f"mode {mode.value}: the first request's system text carries the composed persona",
-            child.system(),
-            first.system,
+            carries_composition(first.system, inspected, child.sections()),
+            f"mode {mode.value}: the first request's system text carries the composed persona "
+            "and sections (as prompt inspection reports them)",
+            {"composed": child.sections(), "system": child.system()},
+            {"inspected": inspected, "system": first.system},
         )
         ctx.expect(
             "FR-01",
@@ -251,7 +255,7 @@ def unpublished_setup(ctx: CheckContext) -> None:
         view = expected_view(outcome, GLOBALS, cfg.mode)
         ctx.expect(
             "FR-02",
-            prompt == expected_prompt,
+            composed_in(prompt, expected_prompt),
             "at publication the child's prompt is already final",
             expected_prompt,
             published[0].data.get("snapshot"),
@@ -299,12 +303,13 @@ def cold_resume(ctx: CheckContext) -> None:
     ctx.expect("FR-04", bool(requests), "the resumed child made a model request", ">= 1", 0)
     if requests:
         first = requests[0]
+        inspected = sections_of(dep, resumed.agent)
         ctx.expect(
             "FR-04",
-            first.system == child.system(),
+            carries_composition(first.system, inspected, child.sections()),
             "the first resumed request carries the historical persona",
-            child.system(),
-            first.system,
+            {"composed": child.sections(), "system": child.system()},
+            {"inspected": inspected, "system": first.system},
         )
         ctx.expect(
             "FR-04",
@@ -389,7 +394,15 @@ def stable_composition(ctx: CheckContext) -> None:
         requests = _requests(ctx, result.agent, "FR-05", at_least=3)
         if len(requests) < 3:
             continue
-        system = expected_system(cfg, outcome)
+        composed = as_pairs(expected_sections(cfg, outcome))
+        system = requests[0].system
+        ctx.expect(
+            "FR-05",
+            carries_composition(system, sections_of(dep, result.agent), composed),
+            f"{what}: the first request carries the composed prompt",
+            {"composed": composed},
+            {"inspected": sections_of(dep, result.agent), "system": system},
+        )
         before = expected_wire(expected_view(outcome, GLOBALS, cfg.mode), cfg.mode)
         later = expected_wire(
             expected_view(outcome, (*GLOBALS, "late"), cfg.mode, installed_over=GLOBALS),

@@ -170,7 +170,10 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         ctx.expect("TF-12", ok and not bodies, f"executing the hidden {name}",
                    "an UNKNOWN_TOOL error, no body run", {"result": observed, "ran": bodies})
     for entry in entries:
-        if entry.name == RUN_CODE:
+        # In ptc mode only run_code is on the wire: whether a direct call to an SDK-only tool
+        # runs is not fixed by TF-12 (a runtime may refuse it as not offered), so only tools
+        # the wire offers are executed directly here.
+        if entry.name == RUN_CODE or entry.name not in want:
             continue
         ran = len(dep.invocations())
         dep.execute(agent, entry.name, {})

@@ -115,3 +115,13 @@ def test_an_entry_for_an_unknown_provider_is_a_usage_error(fakes: ModuleType) ->
         '[[expected-fail]]\nrule = "CA-91"\nreason = "x"\nprovider = "spwan"\n')
     with pytest.raises(TckError, match="no provider 'spwan': use one of spawn, acp"):
         certify(fakes.FakeTarget(), RunConfig(baseline=baseline))
+
+
+def test_an_entry_without_provider_covers_the_rule_while_it_fails_anywhere(
+    fakes: ModuleType,
+) -> None:
+    baseline = parse_baseline('[[expected-fail]]\nrule = "CA-91"\nreason = "acp is old"\n')
+    cert = certify(fakes.FakeTarget({("CA-91", "acp"): "break"}), RunConfig(baseline=baseline))
+    by_provider = {p.provider: p.outcome for p in cert.rule("CA-91").providers}
+    assert by_provider == {"spawn": Outcome.PASS, "acp": Outcome.EXPECTED_FAIL}
+    assert cert.certified and for_certificate(cert) == ExitCode.CERTIFIED

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.target import Target
 

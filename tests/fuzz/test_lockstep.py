@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from subagent_tck.conformance.target import Target
 from subagent_tck.fuzz.lockstep import Lockstep, Setup
 from subagent_tck.fuzz.step import Divergence, Step
@@ -130,7 +131,7 @@ def test_a_broken_target_diverges_at_the_step_that_shows_its_bug_and_names_its_r
 ) -> None:
     setup, sequence, at, rule = CASES[name]
     module = zoo_module(name)
-    assert module.BREAKS == rule
+    assert rule == module.BREAKS
     divergence = run(module.provider(), setup, sequence)
     assert divergence is not None, f"{name}: no divergence"
     assert (divergence.finding.step, divergence.finding.rule) == (at, rule), divergence.finding

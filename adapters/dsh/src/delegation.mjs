@@ -7,7 +7,8 @@
 // Rules exercised: CA-01..CA-05 (DSH's capability check), DE-01..DE-08 (DSH's depth
 // resolution), FR-01..FR-03, ST-09. DSH's errors are passed on with the kit's code for DSH's
 // error class: SubagentError keeps its own code (NO_PROVIDER, UNSUPPORTED_CAPABILITY), DSH's
-// maxDepth TypeError is INVALID_DEPTH, SubagentDepthError is DEPTH_EXCEEDED.
+// depth-domain TypeError/RangeError (no code) is INVALID_DEPTH, SubagentDepthError is
+// DEPTH_EXCEEDED.
 
 import { SubagentDepthError } from '@deepseek-ai/dsh-subagent';
 import { createUserMessage } from '@deepseek-ai/dsh-llm';
@@ -70,7 +71,9 @@ function refusal(error) {
   const message = `DSH refused: ${error?.message ?? String(error)}`;
   const details = { dsh: error?.name ?? 'Error', dshCode: error?.code ?? null };
   if (error instanceof SubagentDepthError) return new TckError(Code.DEPTH_EXCEEDED, message, details);
-  if (error instanceof TypeError && /maxDepth/.test(error.message)) {
+  // DSH reports a depth outside the domain (maxDepth, a runtime subagentDepth, a stored header
+  // depth) and a derived depth past 2^53-1 as a plain TypeError/RangeError without a code.
+  if ((error instanceof TypeError || error instanceof RangeError) && /depth/i.test(error.message)) {
     return new TckError(Code.INVALID_DEPTH, message, details);
   }
   if (typeof error?.code === 'string' && KNOWN_CODES.has(error.code)) {
@@ -107,14 +110,16 @@ export async function start(host, request) {
     throw refusal(error);
   }
   const child = run.localAgent;
+  // DSH hands the run to its holder, who decides when to dispose it: the kit's direct start
+  // keeps the child published (as the reference does) until a resume replaces it or the
+  // deployment closes. ST-09's dispose-on-return is the subagent tool's job, judged there.
+  host.runs.set(String(run.id), { run, controller });
   let result;
   try {
     result = await run.result;
   } catch (error) {
     result = { stopReason: 'error', output: [], diagnostic: String(error?.message ?? error) };
   } finally {
-    await run.dispose().catch(() => {});
-    host.starts.delete(controller);
     await Promise.all(host.pending.splice(0));
   }
   const events = child?.session.events ?? [];

@@ -1,8 +1,8 @@
 // The operations of the kit's Deployment protocol (conformance/target.py) over one DshHost.
 // Argument shapes are validated by shapes.mjs (copied from implementations/javascript); each
-// handler is a translation into DSH calls (dsh_host.mjs). Operations this adapter does not
-// (yet) translate answer 501 with code UNSUPPORTED_OPERATION, which the kit reports as a
-// protocol error: the rules that need them show as `error`, never as a pass.
+// handler is a translation into DSH calls (dsh_host.mjs, delegation.mjs, mounts.mjs). What DSH
+// cannot express (put-session-header, set-host-depth, set-runtime-context) is answered with a
+// refusal whose message says so, so the rules that need it fail visibly, never pass.
 
 import { Code, TckError } from './errors.mjs';
 import { DshHost } from './dsh_host.mjs';
@@ -44,6 +44,16 @@ export const OPERATIONS = {
   agents: op({}, (host) => [...host.agents.keys()]),
   events: op({}, (host) => host.events),
   invocations: op({}, (host) => host.invocations.map((i) => ({ ...i }))),
+  // the four reads above at one instant (protocol 1.x `observe`)
+  observe: op({}, async (host) => ({ sessions: await host.sessions(),
+    agents: [...host.agents.keys()], events: host.events,
+    invocations: host.invocations.map((i) => ({ ...i })) })),
+  observe: op({}, async (host) => ({
+    sessions: await host.sessions(),
+    agents: [...host.agents.keys()],
+    events: host.events,
+    invocations: host.invocations.map((i) => ({ ...i })),
+  })),
   'register-tool': op({ tool: arg(ToolSpec), agent: arg(T.strOrNull(), { default: null }) },
     (host, a) => { host.registerTool(a.tool, a.agent); return NONE; }),
   'unregister-tool': op({ name: arg(T.str()), agent: arg(T.strOrNull(), { default: null }) },

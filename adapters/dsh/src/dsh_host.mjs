@@ -6,7 +6,9 @@
 // DSH's own message (the kit reads the names it needs from the message).
 //
 // Rules exercised through here: TF-01..TF-16 (DSH's ToolRuntime: register, restrict, view,
-// schemas, execute), PE (DSH's SystemPrompt sections).
+// schemas, execute), PE (DSH's SystemPrompt sections), DE-06/DE-09/FR-04 (sessions and cold
+// resume through DSH's JSONL persistence). Turns and starts: delegation.mjs; the subagent tool
+// and the provider set: mounts.mjs; the model: model.mjs.
 
 import { Context } from '@deepseek-ai/cordis';
 import SystemPrompt, { PERSONA_SECTION, renderPrompt } from '@deepseek-ai/dsh-system-prompt';
@@ -17,10 +19,8 @@ import JsonlPersistence from '@deepseek-ai/dsh-session-persistence-jsonl';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import LlmRuntime from '@deepseek-ai/dsh-llm';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
-import SubagentRuntime, { SubagentDepthError, finalAssistantOutput }
-  from '@deepseek-ai/dsh-subagent';
+import SubagentRuntime, { finalAssistantOutput } from '@deepseek-ai/dsh-subagent';
 import { foldConsumedWork } from '@deepseek-ai/dsh-agent';
-import { createUserMessage } from '@deepseek-ai/dsh-llm';
 import * as Spawn from '@deepseek-ai/dsh-subagent-spawn-in-process';
 import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
 
@@ -53,6 +53,18 @@ export function refuseAs(code, action) {
   }
 }
 
+let STORE_ROOT = null;
+
+/** One temporary directory per adapter process for DSH's session logs, removed at exit (a
+ * deployment's own directory is removed when it closes; late flushes land here too). */
+function storeRoot() {
+  if (STORE_ROOT === null) {
+    STORE_ROOT = mkdtempSync(join(tmpdir(), 'dsh-tck-sessions-'));
+    process.on('exit', () => rmSync(STORE_ROOT, { recursive: true, force: true }));
+  }
+  return STORE_ROOT;
+}
+
 export class DshHost {
   constructor(config, gateway) {
     this.config = config;
@@ -68,6 +80,7 @@ export class DshHost {
     this.modes = new Map(); // agentId -> disposer of presentAs
     this.pending = []; // snapshot prompts being assembled
     this.starts = new Set(); // AbortControllers of starts in flight
+    this.runs = new Map(); // child id -> {run, controller} of a direct start, held until close
     this.mounts = new Map(); // toolName -> the dsh-tool-subagent plugin fiber
     this.descriptors = new Map(); // child session -> the kit's descriptor of its DSH descriptor
   }
@@ -101,7 +114,7 @@ export class DshHost {
     ctx.plugin(SessionStore);
     // DSH's own durable store (JSONL backend) in a directory owned by this deployment: the
     // session headers the kit reads and the logs cold resume loads.
-    this.storeDir = mkdtempSync(join(tmpdir(), 'dsh-tck-sessions-'));
+    this.storeDir = mkdtempSync(join(storeRoot(), 'deployment-'));
     ctx.plugin(JsonlPersistence, { root: this.storeDir, compression: 'none', writeBatchMaxDelayMs: 1 });
     ctx.plugin(AgentRegistry);
     ctx.plugin(LlmRuntime);
@@ -140,6 +153,7 @@ export class DshHost {
 
   close() {
     for (const controller of this.starts) controller.abort();
+    for (const { run } of this.runs.values()) run.dispose().catch(() => {});
     for (const { handle } of this.agents.values()) handle?.dispose().catch(() => {});
     this.ctx.registry?.ctx?.fiber?.dispose?.();
     if (this.storeDir) rmSync(this.storeDir, { recursive: true, force: true });
@@ -184,12 +198,17 @@ export class DshHost {
     for (const entry of [...this.agents.values()]) {
       if (String(entry.agent.session.id) !== sessionId) continue;
       // a live agent on that session: DSH refuses a second live owner, so release it first
-      await (entry.handle ?? this.ctx.agents.get(entry.agent.id)?.ctx)?.dispose?.();
+      const held = this.runs.get(String(entry.agent.id));
+      this.runs.delete(String(entry.agent.id));
+      await (held?.run ?? entry.handle)?.dispose().catch(() => {});
       this.agents.delete(entry.agent.id);
+      this.emit('agent.retired', entry.agent, {});
     }
     let handle;
     try {
-      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId) });
+      // the model route is host configuration (which LlmAdapter serves the agent), not state
+      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId),
+        agentOptions: { provider: ROUTE, model: 'scripted' } });
     } catch (error) {
       const missing = /not found|no session|unknown|does not exist|ENOENT/i.test(error?.message ?? '');
       throw new TckError(missing ? Code.UNKNOWN_SESSION : Code.NOT_RESUMABLE,

@@ -81,6 +81,12 @@ export const OPERATIONS = {
   agents: op({}, ({ host }) => [...host.agents.keys()]),
   events: op({}, ({ host }) => host.events.list()),
   invocations: op({}, ({ host }) => host.invocations.map((i) => ({ ...i }))),
+  observe: op({}, ({ host }) => ({
+    sessions: host.store.headers(),
+    agents: [...host.agents.keys()],
+    events: host.events.list(),
+    invocations: host.invocations.map((i) => ({ ...i })),
+  })),
   'register-tool': op({ tool: arg(ToolSpec), agent: arg(T.strOrNull(), { default: null }) },
     ({ host }, a) => { host.registerTool(a.tool, a.agent); return NONE; }),
   'unregister-tool': op({ name: arg(T.str()), agent: arg(T.strOrNull(), { default: null }) },

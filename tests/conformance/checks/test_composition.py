@@ -80,3 +80,24 @@ def test_an_error_names_a_placeholder_by_its_token_or_its_inner_name() -> None:
     assert named("{{two words}}", "malformed placeholder(s) {{two words}}")
     assert named("{{ghost}}", "unknown variable(s) ghost")
     assert not named("{{}}", "something else")
+
+
+def test_a_composed_prompt_may_carry_runtime_guidance_between_its_sections() -> None:
+    from subagent_tck.conformance.checks._composition import carries_composition, composed_in
+
+    expected = [["deployment:persona-prefix", "You review."], ["rules", "Be brief."]]
+    guided = [expected[0], ["tool:structured_output", "Answer with the tool."], expected[1]]
+    assert composed_in(guided, expected)
+    assert carries_composition("You review.\n\nAnswer with the tool.\n\nBe brief.", guided,
+                               expected)
+    assert not carries_composition("You review.\n\nBe brief.", guided, expected)
+
+
+def test_a_second_section_under_a_composed_name_or_a_missing_one_is_not_the_composition() -> None:
+    from subagent_tck.conformance.checks._composition import composed_in
+
+    expected = [["deployment:persona-prefix", "You review."], ["rules", "Be brief."]]
+    doubled = [["deployment:persona-prefix", "You help."], *expected]
+    assert not composed_in(doubled, expected)
+    assert not composed_in(expected[:1], expected)
+    assert not composed_in(list(reversed(expected)), expected)

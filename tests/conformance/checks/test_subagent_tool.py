@@ -84,3 +84,13 @@ def test_a_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
     failed = failing_rules(module.provider())
     assert module.BREAKS in failed
     assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}
+
+
+def test_fork_wording_may_exclude_the_in_flight_turn_but_not_the_conversation() -> None:
+    from subagent_tck.conformance.checks._subagent_driver import wording_problems
+
+    dsh_like = ("The child is seeded with this conversation's completed turns (it does not see "
+                "the current in-flight turn); state only what is new.")
+    assert wording_problems(dsh_like, fork=True) == []
+    denying = "The child is seeded with completed turns but does not see this conversation."
+    assert wording_problems(denying, fork=True) == ["says the child does not see the conversation"]

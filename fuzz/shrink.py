@@ -1,0 +1,161 @@
+"""Shrinking a divergence to a short, readable sequence of steps.
+
+Hypothesis finds the first divergence; shrinking then works on the *decoded* steps (data, see
+:mod:`.step`), replaying candidates in fresh deployments with the :class:`~.lockstep.Lockstep`.
+A candidate is kept when it shows the same finding: the same observation and the same primary
+rule. The passes, repeated until none helps or the time budget is spent:
+
+1. delete chunks of steps (halves, quarters, ... single steps), as delta debugging does;
+2. delete a step that created an agent and let later steps use its parent (or the root)
+   instead, then simplify arguments: drop one element of a list, or one key of a start's
+   ``controls``;
+3. simplify the deployment: drop one initial global tool, use the native mode.
+
+Working on steps rather than on Hypothesis's bytes is much faster here (a step's code has bytes
+that the operation never reads, and every one of them costs Hypothesis a full replay), and the
+result is a 1-minimal sequence: removing any single step loses the finding.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from subagent_tck.conformance.protocol import TargetInfo
+from subagent_tck.conformance.target import Target
+from subagent_tck.spec import PresentationMode, TckError
+
+from .lockstep import Lockstep, Setup
+from .step import Divergence, Finding, Step
+
+
+def _same(found: Finding, wanted: Finding) -> bool:
+    return (found.observation, found.rule) == (wanted.observation, wanted.rule)
+
+
+class Shrinker:
+    """Replays candidate sequences against ``target`` until ``deadline``."""
+
+    def __init__(self, target: Target, info: TargetInfo, wanted: Finding, deadline: float) -> None:
+        self.target = target
+        self.info = info
+        self.wanted = wanted
+        self.deadline = deadline
+        self.runs = 0
+
+    def out_of_time(self) -> bool:
+        return time.perf_counter() > self.deadline
+
+    def shows(self, setup: Setup, steps: list[Step]) -> Divergence | None:
+        """The divergence ``steps`` show in a fresh deployment, if it is the wanted one."""
+        self.runs += 1
+        lock: Lockstep | None = None
+        try:
+            lock = Lockstep(self.target, setup, self.info)
+            for step in steps:
+                lock.apply(step)
+        except Divergence as divergence:
+            return divergence if _same(divergence.finding, self.wanted) else None
+        except TckError:  # a step that names an agent a deleted step created, and the like
+            return None
+        finally:
+            if lock is not None:
+                lock.close()
+        return None
+
+
+def shrink(
+    target: Target, divergence: Divergence, *, seconds: float, info: TargetInfo | None = None
+) -> tuple[Divergence, int]:
+    """The shortest divergence found within ``seconds`` that shows the same finding, and the
+    number of replays it took. ``divergence.setup`` must be the deployment it ran in."""
+    best = divergence
+    setup: Setup = divergence.setup or Setup()
+    shrinker = Shrinker(target, info or target.info(), divergence.finding,
+                        time.perf_counter() + seconds)
+    progress = True
+    while progress and not shrinker.out_of_time():
+        progress = False
+        for candidate_setup, candidate in _candidates(setup, best.steps):
+            if shrinker.out_of_time():
+                break
+            found = shrinker.shows(candidate_setup, candidate)
+            if found is not None and _size(candidate_setup, found.steps) < _size(
+                    setup, best.steps):
+                best, setup, progress = found, candidate_setup, True
+                break
+    return best, shrinker.runs
+
+
+def _size(setup: Setup, steps: list[Step]) -> tuple[int, int, int, bool]:
+    native = setup.mode is PresentationMode.NATIVE
+    return (len(steps), sum(len(repr(s.args)) for s in steps), len(setup.tools), not native)
+
+
+def _candidates(setup: Setup, steps: list[Step]) -> Iterator[tuple[Setup, list[Step]]]:
+    """Simpler variants, the most promising (largest deletions) first."""
+    size = len(steps) // 2
+    while size >= 1:
+        for start in range(0, len(steps) - size + 1, size):
+            yield setup, steps[:start] + steps[start + size :]
+        size //= 2
+    for index, step in enumerate(steps):
+        label = step.args.get("label")
+        if isinstance(label, str) and step.op in _CREATING:
+            # delete a step that created an agent, and let later steps use another one
+            stand_in = step.args.get("parent", "root")
+            later = [_relabel(s, label, stand_in) for s in steps[index + 1 :]]
+            yield setup, [*steps[:index], *later]
+    for index, step in enumerate(steps):
+        for args in _simpler_args(step.args):
+            yield setup, [*steps[:index], Step(op=step.op, args=args), *steps[index + 1 :]]
+    for name in setup.tools:
+        yield replace(setup, tools=tuple(t for t in setup.tools if t != name)), steps
+    if setup.mode is not PresentationMode.NATIVE:
+        yield replace(setup, mode=PresentationMode.NATIVE), steps
+
+
+#: Operations whose ``label`` argument names the agent they create.
+_CREATING = frozenset({"create_agent", "start", "plant", "resume"})
+_REFERENCES = ("agent", "parent", "session")
+
+
+def _relabel(step: Step, old: str, new: str) -> Step:
+    if not any(step.args.get(key) == old for key in _REFERENCES):
+        return step
+    args = {k: new if k in _REFERENCES and v == old else v for k, v in step.args.items()}
+    return Step(op=step.op, args=args)
+
+
+def _simpler_args(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Drop one key of ``controls``, or one element of a list anywhere in the arguments."""
+    controls = args.get("controls")
+    if isinstance(controls, dict):
+        for key in list(controls):
+            smaller = copy.deepcopy(args)
+            del smaller["controls"][key]
+            yield smaller
+    for path in _list_paths(args, ()):
+        target: Any = args
+        for key in path:
+            target = target[key]
+        for index in range(len(target)):
+            smaller = copy.deepcopy(args)
+            holder: Any = smaller
+            for key in path:
+                holder = holder[key]
+            del holder[index]
+            yield smaller
+
+
+def _list_paths(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+    if isinstance(value, list):
+        if value:
+            yield path
+        return
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _list_paths(inner, (*path, key))

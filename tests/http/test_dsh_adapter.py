@@ -1,0 +1,89 @@
+"""The real DSH 0.1.0-rc.8 certifies through adapters/dsh with its baseline (docs/dsh.md).
+
+One ``subagent-tck certify`` run against ``cmd:node adapters/dsh/server.mjs`` in the
+``request-controls`` edition with ``adapters/dsh/baseline.toml`` must exit 0: every rule passes,
+is not applicable, or is a listed DSH divergence (``expected-fail``), and no listed rule passes.
+Each baseline entry must also be needed: its rule fails in the same run's certificate.
+
+The adapter is installed here when it is not yet (``npm ci`` in adapters/dsh, under a lock so
+parallel test runs install once). That needs the npm registry: when it cannot be reached the
+test fails, loudly, with npm's own words and the command to retry; it never skips.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subagent_tck.conformance.baseline import load_baseline
+
+ROOT = Path(__file__).resolve().parents[2]
+ADAPTER = ROOT / "adapters" / "dsh"
+INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
+TIMEOUT = 600
+
+
+def _npm_ci() -> None:
+    """Install the adapter once (``npm ci``), failing with npm's answer when it cannot."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("`npm` is not on PATH: install Node.js 20 or later (it ships npm), then "
+                    "`cd adapters/dsh && npm ci`")
+    with open(ADAPTER / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if INSTALLED.is_dir():
+            return
+        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ADAPTER,
+                                capture_output=True, text=True, timeout=TIMEOUT,
+                                stdin=subprocess.DEVNULL, check=False)
+        if result.returncode != 0 or not INSTALLED.is_dir():
+            tail = "\n".join((result.stdout + result.stderr).splitlines()[-20:])
+            pytest.fail(f"`npm ci` in adapters/dsh failed (exit {result.returncode}); the DSH "
+                        f"packages come from the npm registry, retry `cd adapters/dsh && npm "
+                        f"ci` once it is reachable:\n{tail}")
+
+
+def _certify(output: Path) -> subprocess.CompletedProcess[str]:
+    _npm_ci()
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("`node` is not on PATH: install Node.js (20 or later; the adapter runs DSH "
+                    "with the Node 22 that `npm ci` installs)")
+    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
+               "--target", f"cmd:{node} adapters/dsh/server.mjs",
+               "--edition", "request-controls", "--seed", "0",
+               "--baseline", "adapters/dsh/baseline.toml",
+               "--format", "json", "--output", str(output)]
+    try:
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                              timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
+
+
+def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:
+    return {(rule["id"], cell["provider"]): cell["outcome"]
+            for rule in certificate["rules"] for cell in rule["providers"]}
+
+
+def test_dsh_certifies_with_its_baseline_and_every_entry_is_needed(tmp_path: Path) -> None:
+    output = tmp_path / "dsh.json"
+    result = _certify(output)
+    tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
+    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
+    certificate = json.loads(output.read_text(encoding="utf-8"))
+    cells = _cells(certificate)
+    bad = {cell for cell, outcome in cells.items()
+           if outcome not in ("pass", "not-applicable", "expected-fail")}
+    assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{tail}"
+    assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
+    listed = {entry.rule for entry in load_baseline(ADAPTER / "baseline.toml").entries}
+    expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
+    assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"

@@ -1,0 +1,59 @@
+"""The JavaScript implementation (implementations/javascript/) certifies over the HTTP driver API.
+
+Three runs, kept few because CI time matters: its own test suite (``npm test``, node's test
+runner), then ``subagent-tck certify`` against ``cmd:node implementations/javascript/server.mjs``
+in the default edition and in ``request-controls``. Node 20 is part of the CI machine: a missing
+``node`` fails the test with the fix in its message rather than skipping it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+JAVASCRIPT = ROOT / "implementations" / "javascript"
+TIMEOUT = 300
+
+
+def _need(program: str) -> str:
+    found = shutil.which(program)
+    if found is None:
+        pytest.fail(f"`{program}` is not on PATH: install Node.js 20 (it brings node and npm; "
+                    "e.g. `apt-get install nodejs npm`) to run the JavaScript implementation")
+    return found
+
+
+def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(command, cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"{' '.join(command)} did not finish within {TIMEOUT} s:\n"
+                    f"{(exc.stdout or '')!s}\n{(exc.stderr or '')!s}")
+
+
+def _tail(result: subprocess.CompletedProcess[str], lines: int = 60) -> str:
+    return "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-lines:])
+
+
+def test_the_javascript_implementations_own_tests_pass() -> None:
+    _need("node")
+    result = _run([_need("npm"), "test"], JAVASCRIPT)
+    assert result.returncode == 0, f"npm test exited {result.returncode}:\n{_tail(result)}"
+
+
+@pytest.mark.parametrize("edition", [None, "request-controls"])
+def test_the_javascript_implementation_certifies_over_http(edition: str | None) -> None:
+    node = _need("node")
+    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
+               "--target", f"cmd:{node} implementations/javascript/server.mjs"]
+    if edition is not None:
+        command += ["--edition", edition]
+    result = _run(command, ROOT)
+    assert result.returncode == 0, (
+        f"certify ({edition or 'default edition'}) exited {result.returncode}:\n{_tail(result)}")
