@@ -85,8 +85,8 @@ class FuzzMachine(RuleBasedStateMachine):
         mode = PresentationMode(c.choose(_MODES))
         persona = c.choose(DEPLOYMENT_PERSONAS)
         tools = tuple(name for name in _INITIAL_TOOLS if c.take(3) == 1)
-        # swarm testing: each operation is left out of this example one time in four
-        enabled = tuple(op for op in OPERATIONS if c.take(4) != 3)
+        # swarm testing: each operation is left out of this example one time in two
+        enabled = tuple(op for op in OPERATIONS if c.take(2) == 0)
         self.enabled = enabled or tuple(OPERATIONS)
         self.stats.examples += 1
         self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
@@ -160,8 +160,13 @@ class FuzzMachine(RuleBasedStateMachine):
     def dispose(self, c: fs.Code) -> None:
         assert self.lock is not None
         label = self._agent(c.take(8))
-        issued = [*self.lock.model.agents[label].scope.issued, f"{label}.forged"]
-        self._apply("dispose", agent=label, restriction=issued[c.take(16) % len(issued)])
+        scope = self.lock.model.agents[label].scope
+        if scope.restrictions and c.take(4):  # mostly the newest installed one
+            handle = list(scope.restrictions)[-1]
+        else:  # any issued (perhaps disposed already) or a forged one (TF-14)
+            issued = [*scope.issued, f"{label}.forged"]
+            handle = issued[c.take(16) % len(issued)]
+        self._apply("dispose", agent=label, restriction=handle)
 
     def set_mode(self, c: fs.Code) -> None:
         self._apply("set_mode", agent=self._agent(c.take(8)), mode=c.choose(_MODES))
