@@ -275,9 +275,10 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     """Decide every outcome and verdict of a run from the evidence its checks gathered."""
     by_id = {rule.id: rule for rule in rules}
     merged = {key: merge(evidence) for key, evidence in table.items()}
-    failing = {rule_id for (rule_id, _), cell in merged.items()
-               if cell.outcome in (Outcome.FAIL, Outcome.ERROR)}
-    cells = {key: _apply_baseline(by_id[key[0]], key[1], cell, facts.baseline, key[0] in failing)
+    failing_rules = {rule_id for (rule_id, _), cell in merged.items()
+                     if cell.outcome in (Outcome.FAIL, Outcome.ERROR)}
+    cells = {key: _apply_baseline(by_id[key[0]], key[1], cell, facts.baseline,
+                                  key[0] in failing_rules)
              for key, cell in merged.items()}
     results = []
     for rule in rules:

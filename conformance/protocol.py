@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
 PROTOCOL_VERSION = "1.0"

@@ -1,1 +1,24 @@
-"""Fuzz."""
+"""Fuzz: differential testing of a target against the executable spec (DESIGN.md, "fuzz/").
+
+A Hypothesis state machine (:mod:`.machine`) drives one deployment of a target and the spec
+oracle (:mod:`.model`) in lockstep (:mod:`.lockstep`, :mod:`.operations`, :mod:`.children`)
+over random sequences of driver operations, with depth values drawn as raw JSON text
+(:mod:`.strategies`). The first divergence names the rule it breaks (:mod:`.rulemap`), is shrunk
+(:mod:`.shrink`) and saved as a replayable file (:mod:`.replay`). :mod:`.campaign` runs it within
+budgets; :mod:`.command` is ``subagent-tck fuzz``. See ``docs/fuzz.md``.
+
+Imports only :mod:`subagent_tck.spec` and :mod:`subagent_tck.conformance`; nothing imports fuzz
+except the command line, lazily.
+"""
+
+from .campaign import DEFAULT_DATABASE, PROFILES, CampaignResult, Profile, replay, run_campaign
+from .lockstep import Lockstep, Setup
+from .machine import FuzzMachine, machine_for
+from .replay import ReplayFile, load_replay
+from .step import Divergence, Finding, Step
+
+__all__ = [
+    "DEFAULT_DATABASE", "PROFILES", "CampaignResult", "Divergence", "Finding", "FuzzMachine",
+    "Lockstep", "Profile", "ReplayFile", "Setup", "Step", "load_replay", "machine_for",
+    "replay", "run_campaign",
+]

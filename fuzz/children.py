@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from subagent_tck.conformance.protocol import SessionHeader, StartRequest
@@ -30,7 +31,7 @@ from subagent_tck.spec import (
 from .lockstep import PROMPT, Lockstep
 from .model import AgentModel, ScopeModel, SessionModel
 from .rulemap import fault_rule, refusal_rule
-from .strategies import depth_value
+from .strategies import depth_value, is_well_formed
 
 _DEPTH_CODES = frozenset({ErrorCode.INVALID_DEPTH, ErrorCode.DEPTH_EXCEEDED})
 
@@ -46,6 +47,8 @@ def create_agent(
     header_value = _value(header)
     runtime_value = ABSENT if runtime is None else _value(runtime)
     expect = lock.model.expect_create_agent(header_value, runtime_value)
+    malformed = not is_well_formed(header["json"]) or (
+        runtime is not None and not is_well_formed(runtime["json"]))
     before = lock.snapshot() if expect.may_accept else None
     ref, error = lock.call("create_agent", lambda: lock.deployment.create_agent(
         header_depth=header_value,
@@ -54,7 +57,8 @@ def create_agent(
     ))
     rule = "DE-06" if not check_depth(header_value).ok else "DE-07"
     if error is not None:
-        if not expect.may_accept or error.code is not ErrorCode.INVALID_DEPTH:
+        allowed = {ErrorCode.INVALID_DEPTH, *([ErrorCode.INVALID_REQUEST] if malformed else [])}
+        if not expect.may_accept or error.code not in allowed:
             raise lock.diverge(
                 "create-agent", f"create_agent refused: {error.message}", "accepted",
                 error.to_json(), rule if expect.may_accept else "DE-01",
@@ -99,6 +103,10 @@ def start(
     for key, value in controls.items():
         request[key] = _value(value) if key == "maxDepth" else copy.deepcopy(value)
     outcome = lock.model.decide_start(parent_model, request)
+    if "maxDepth" in controls and not is_well_formed(controls["maxDepth"]["json"]):
+        # over a JSON wire the request itself is malformed: any refusal as INVALID_REQUEST too
+        faults = (*outcome.faults, Fault(ErrorCode.INVALID_REQUEST, "malformed JSON request"))
+        outcome = replace(outcome, faults=faults)
     before = lock.snapshot()
     sent = StartRequest(parent=lock.agent_id(parent), **copy.deepcopy(request))
     result, error = lock.call("start", lambda: lock.deployment.start(sent))
@@ -158,7 +166,9 @@ def _refused(
             fault_rule(outcome.faults[0], request),
         )
     fault = next(f for f in outcome.faults if f.code is error.code)
-    lock.unchanged(before, "nothing-created", _nothing_created_rule(fault))
+    first = outcome.faults[0]
+    lock.unchanged(before, "nothing-created", _nothing_created_rule(
+        first if fault.code is ErrorCode.INVALID_REQUEST else fault))
     lock.check_all_views()
 
 
@@ -240,6 +250,8 @@ def plant(
     planted = current.model_copy(update={"delegationDepth": value})
     _, error = lock.call("put_session_header", lambda: lock.deployment.put_session_header(planted))
     if error is not None:
+        if error.code is ErrorCode.INVALID_REQUEST and not is_well_formed(depth["json"]):
+            return  # a malformed JSON request refused as a whole: nothing was stored
         raise lock.diverge("resume", "put_session_header must store any value unvalidated",
                            "stored", error.to_json(), "DE-06")
     lock.changed()

@@ -161,8 +161,9 @@ class FuzzMachine(RuleBasedStateMachine):
         assert self.lock is not None
         label = self._agent(c.take(8))
         scope = self.lock.model.agents[label].scope
-        if scope.restrictions and c.take(4):  # mostly the newest installed one
-            handle = list(scope.restrictions)[-1]
+        installed = [label for label in scope.restrictions if label in scope.issued]
+        if installed and c.take(4):  # mostly the newest installed one
+            handle = installed[-1]
         else:  # any issued (perhaps disposed already) or a forged one (TF-14)
             issued = [*scope.issued, f"{label}.forged"]
             handle = issued[c.take(16) % len(issued)]

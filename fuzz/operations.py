@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from subagent_tck.conformance.protocol import ToolSpec
-from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode, check_depth
+from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
 from .lockstep import Lockstep
 from .model import Expect
@@ -169,7 +169,7 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
     target = lock.agent_id(agent)
     expected = _visible(lock, agent, name)
     before = len(lock._guard("invocations", lock.deployment.invocations))
-    arguments: dict[str, Any] = {} if name == RUN_CODE else {"probe": len(lock.steps)}
+    arguments: dict[str, Any] = {"probe": len(lock.steps)}
     result, error = lock.call("execute", lambda: lock.deployment.execute(target, name, arguments))
     ran = lock._guard("invocations", lock.deployment.invocations)[before:]
     code = error.code.value if error is not None else (result.code if result else None)
@@ -184,10 +184,10 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
                 {"isError": failed, "code": code, "bodies run": [i.tool for i in ran]}, rule,
             )
         return
-    if name == RUN_CODE:
+    if name in (RUN_CODE, STRUCTURED_OUTPUT):  # bodies of the target's own, not the kit's
         if code == ErrorCode.UNKNOWN_TOOL.value:
-            raise lock.diverge("execute", "run_code is visible but unknown to execution",
-                               "run_code runs", code, "TF-12")
+            raise lock.diverge("execute", f"{name} is visible but unknown to execution",
+                               f"{name} runs", code, "TF-12")
         return
     bodies = [(i.tool, i.origin.value, i.agent) for i in ran]
     wanted = [(name, expected[1], target)]

@@ -10,6 +10,7 @@ returns the first divergence, which for the same target is the same finding.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Literal
@@ -22,7 +23,7 @@ from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 from .lockstep import PERSONA, Lockstep, Setup
 from .step import Divergence, Finding, Step
 
-REPLAY_VERSION = 1
+REPLAY_VERSION: Literal[1] = 1
 
 
 class ReplayFile(BaseModel):
@@ -51,7 +52,7 @@ class ReplayFile(BaseModel):
         return path
 
 
-def load_replay(path: str | Path) -> ReplayFile:
+def load_replay(path: str | os.PathLike[str]) -> ReplayFile:
     """Read a replay file; a missing, malformed or newer file is a USAGE error."""
     path = Path(path)
     try:

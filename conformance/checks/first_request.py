@@ -255,7 +255,7 @@ def unpublished_setup(ctx: CheckContext) -> None:
         view = expected_view(outcome, GLOBALS, cfg.mode)
         ctx.expect(
             "FR-02",
-            composed_in(prompt, expected_prompt),
+            prompt is not None and composed_in(prompt, expected_prompt),
             "at publication the child's prompt is already final",
             expected_prompt,
             published[0].data.get("snapshot"),

@@ -41,7 +41,7 @@ FAKE = """
         def info(self):
             return TargetInfo(name="mine", providers=[ProviderInfo(name="p", capabilities=[])])
         def deploy(self, config, gateway):
-            raise NotImplementedError
+            raise RuntimeError("this test never deploys")
         def close(self):
             pass
 
