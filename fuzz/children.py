@@ -28,7 +28,7 @@ from subagent_tck.spec import (
     check_depth,
 )
 
-from .lockstep import PROMPT, Lockstep
+from .lockstep import PRESETS, PROMPT, Lockstep
 from .model import AgentModel, ScopeModel, SessionModel
 from .rulemap import fault_rule, refusal_rule
 from .strategies import depth_value, is_well_formed
@@ -116,7 +116,8 @@ def start(
         raise lock.diverge(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
-            fault_rule(outcome.faults[0], request),
+            _composition_rule(lock, request, outcome.faults[0].code)
+            or fault_rule(outcome.faults[0], request),
         )
     if error is not None:
         _refused(lock, outcome, error, request, controls_edition, before)
@@ -141,6 +142,29 @@ def start(
     lock.check_all_views()
     _check_snapshot(lock, child, result.agent)
     _check_first_request(lock, child, result.agent, published)
+    lock.check_prompt(parent)  # PE-01: the parent's prompt is unchanged
+
+
+_COMPOSITION_CODES = frozenset({ErrorCode.INVALID_TEMPLATE, ErrorCode.INVALID_TOOL_FILTER})
+
+
+def _composition_rule(
+    lock: Lockstep, request: Mapping[str, Any], code: ErrorCode
+) -> str | None:
+    """For a persona or filter refusal that one side saw and the other did not: EN-03 when the
+    request's own persona/toolFilter meet a preset's (in request-controls the request's value
+    wins); PE-02 when the persona could only come from the preset."""
+    preset = PRESETS.get(str(request.get("preset"))) if "preset" in request else None
+    if preset is None or code not in _COMPOSITION_CODES:
+        return None
+    overlap = (request.get("persona") is not None and preset.persona is not None) or (
+        request.get("toolFilter") is not None and preset.tool_filter is not None)
+    if overlap and lock.setup.edition is Edition.REQUEST_CONTROLS:
+        return "EN-03"
+    if code is ErrorCode.INVALID_TEMPLATE and request.get("persona") is None and (
+            preset.persona is not None):
+        return "PE-02"
+    return None
 
 
 def jsonable_result(result: object) -> object:
@@ -156,7 +180,8 @@ def _refused(
         raise lock.diverge(
             "start", f"the start was refused with {error.code.value}: {error.message}; "
             "expected it to be accepted", "accepted", error.to_json(),
-            refusal_rule(error.code.value, request, controls_edition),
+            _composition_rule(lock, request, error.code)
+            or refusal_rule(error.code.value, request, controls_edition),
         )
     if error.code not in outcome.codes:
         wanted = sorted(c.value for c in outcome.codes)
@@ -193,13 +218,26 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         if event.kind != "agent.published" or event.agent != agent_id:
             continue
         snapshot = event.data.get("snapshot")
-        names = snapshot.get("view") if isinstance(snapshot, Mapping) else None
+        if not isinstance(snapshot, Mapping):
+            return
+        names = snapshot.get("view")
         if isinstance(names, list):
             expected = sorted(e.name for e in lock.model.view(child))
             if sorted(str(n) for n in names) != expected:
                 raise lock.diverge(
                     "published", f"{child.label} was published before its view was final",
                     expected, names,
+                )
+        sections = snapshot.get("prompt")
+        if isinstance(sections, list):
+            expected_prompt = [[s.name, s.text] for s in lock.model.prompt(child)]
+            shown = [list(s) for s in sections if isinstance(s, (list, tuple))]
+            if shown != expected_prompt:
+                if child.label in lock.model.agents:
+                    lock.check_prompt(child.label)  # wrong now too: the prompt's own rule
+                raise lock.diverge(
+                    "published", f"{child.label} was published before its prompt was final",
+                    expected_prompt, sections,
                 )
         return
 
@@ -214,6 +252,12 @@ def _check_first_request(
             "one request or more", [],
         )
     first = requests[0]
+    extra = [m.content for m in first.messages if m.role == "system"]
+    if extra:
+        raise lock.diverge(
+            "first-request-system", f"the first request of {child.label} carries system text "
+            "outside its system prompt: a second persona channel", [], extra, "PE-04",
+        )
     tools = sorted(t.name for t in first.tools)
     wire = sorted(lock.model.wire(child))
     if tools != wire:

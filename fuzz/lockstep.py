@@ -40,6 +40,7 @@ from subagent_tck.spec import (
     PresentationMode,
     Preset,
     TckError,
+    render_template,
 )
 
 from .model import AgentModel, DeploymentModel, ScopeModel, SessionModel
@@ -65,6 +66,7 @@ PRESETS: dict[str, Preset] = {
     "stale": Preset(None, {"deny": ["ghost"]}),
     "plain": Preset(),
     "lead": Preset("Lead of {{ team }}."),
+    "Auditor": Preset("Auditor of {{project}}.", {"deny": ["web"]}),  # a capital in the name
 }
 PROMPT = "Do the task."
 #: A provider name no target ships (CA-05).
@@ -298,7 +300,7 @@ class Lockstep:
             )
         if seen != expected:
             agent = None if label is None else self.agent(label)
-            rule = view_rule(self.model, agent, seen, expected)
+            rule = self.preset_rule(agent) or view_rule(self.model, agent, seen, expected)
             missing = sorted(expected - seen)
             extra = sorted(seen - expected)
             raise self.diverge(
@@ -328,6 +330,23 @@ class Lockstep:
             if other != label:
                 self.check_view(other)
                 break
+
+    def preset_rule(self, agent: AgentModel | None) -> str | None:
+        """EN-01 when a child started with a preset carries another preset's persona: it was
+        composed from the wrong preset (its view is then wrong too)."""
+        if agent is None or agent.preset is None or agent.kind != "child":
+            return None
+        target = self.agent_id(agent.label)
+        shown = {s.name: s.text for s in self._guard(
+            "prompt", lambda: self.deployment.prompt(target))}.get(PERSONA_SECTION)
+        wanted = {s.name: s.text for s in self.model.prompt(agent)}.get(PERSONA_SECTION)
+        if shown == wanted:
+            return None
+        for name, preset in self.model.presets.items():
+            if name != agent.preset and preset.persona is not None and shown == render_template(
+                    preset.persona, self.model.variables).text:
+                return "EN-01"
+        return None
 
     def check_presentation(self, label: str) -> None:
         """The wire schemas and the run_code SDK of ``label`` against its view (TF-12)."""
@@ -367,6 +386,18 @@ class Lockstep:
         """Whether the target's own view of ``label`` is what the oracle expects."""
         return set(self.observed_view(label)) == self.expected_view(label)
 
+    def check_prompt(self, label: str) -> None:
+        """The agent's prompt sections, in order (PE-01..PE-05, TF-16; FR-04 when resumed)."""
+        target = self.agent_id(label)
+        found = self._guard("prompt", lambda: self.deployment.prompt(target))
+        observed = [[s.name, s.text] for s in found]
+        expected = [[s.name, s.text] for s in self.model.prompt(self.agent(label))]
+        if observed != expected:
+            raise self.diverge(
+                "prompt", f"prompt sections of {label}", expected, observed,
+                self.prompt_rule(label, expected, observed),
+            )
+
     def prompt_rule(self, label: str, expected: list[list[str]], observed: list[list[str]]) -> str:
         agent = self.agent(label)
         size = max(len(expected), len(observed))
@@ -378,6 +409,8 @@ class Lockstep:
             if "{{" in o[1] and "{{" not in e[1]:
                 return "PE-05"  # a raw placeholder reached the prompt
             if name == PERSONA_SECTION:
+                if agent.kind == "resumed" and agent.persona is not None:
+                    return "FR-04"  # the descriptor's persona was not re-applied
                 if agent.persona == "":
                     return "PE-03"
                 if agent.persona is None and agent.kind in ("child", "resumed"):

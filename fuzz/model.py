@@ -94,6 +94,8 @@ class AgentModel:
     persona: str | None = None
     runtime: object = ABSENT
     kind: str = "root"  # root | created | child | resumed
+    #: the preset a child was started with (EN-01 diagnosis)
+    preset: str | None = None
 
 
 @dataclass
@@ -301,7 +303,8 @@ class DeploymentModel:
         if outcome.output_schema is not None:
             scope.locals.append(STRUCTURED_OUTPUT)
         persona = _child_persona(request, self.presets)
-        child = AgentModel(label, label, scope, outcome.persona if persona else None, kind="child")
+        child = AgentModel(label, label, scope, outcome.persona if persona else None, kind="child",
+                           preset=str(request["preset"]) if "preset" in request else None)
         session = SessionModel(
             label,
             outcome.child_depth,

@@ -61,7 +61,9 @@ def register_local(lock: Lockstep, agent: str, name: str) -> None:
     spec = ToolSpec(name=name, description=f"local {name} of {agent}")
     target = lock.agent_id(agent)
     _, error = lock.call("register_tool", lambda: lock.deployment.register_tool(spec, target))
-    rule = "TF-06" if name == RUN_CODE else "TF-05"
+    elsewhere = any(name in a.scope.locals for a in lock.model.agents.values() if a is not model)
+    # a duplicate refused here while only another scope has the name: that scope leaked (TF-13)
+    rule = "TF-06" if name == RUN_CODE else ("TF-13" if elsewhere else "TF-05")
     if _expect(lock, "register-local", expect, error, rule):
         model.scope.locals.append(name)
     lock.check_scope_views(agent)
@@ -202,15 +204,7 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
 
 
 def prompt(lock: Lockstep, agent: str) -> None:
-    target = lock.agent_id(agent)
-    found = lock._guard("prompt", lambda: lock.deployment.prompt(target))
-    observed = [[s.name, s.text] for s in found]
-    expected = [[s.name, s.text] for s in lock.model.prompt(lock.agent(agent))]
-    if observed != expected:
-        raise lock.diverge(
-            "prompt", f"prompt sections of {agent}", expected, observed,
-            lock.prompt_rule(agent, expected, observed),
-        )
+    lock.check_prompt(agent)
 
 
 def headers(lock: Lockstep) -> None:

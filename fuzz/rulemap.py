@@ -7,10 +7,12 @@ primary rule, found by the functions below:
 - a start's refusal by the oracle's first :class:`~subagent_tck.spec.Fault` (:func:`fault_rule`),
   or by the code the target gave where the oracle accepts (:func:`refusal_rule`);
 - a wrong view by explaining each misjudged name (:func:`view_rule`): ``run_code`` is TF-06,
-  a scope-local name TF-04/TF-05, a name that is no global any more TF-11; for a global name the
-  observed view is compared with *counterfactual* views, each the result of one known misreading
-  of one rule (a disposed restriction still applied: TF-14; a restriction that judges only the
-  globals that existed when it was installed: TF-09/TF-10; the intersection of only some of the
+  a scope-local name TF-04/TF-05 (TF-03 under ``allow: []``; a missing ``structured_output``
+  is CA-04: an advertised outputSchema not honoured), a name that is no global any more TF-11;
+  for a global name the observed view is compared with *counterfactual* views, each the result
+  of one known misreading of one rule (a disposed restriction still applied: TF-14; a
+  restriction that judges only the globals that existed when it was installed, or an allow list
+  kept as a deny list of the others: TF-09/TF-10; the intersection of only some of the
   restrictions: TF-02; an empty list read as absent: TF-03; the view frozen at the last
   dispose, or a dispose that lifted all: TF-14; another scope's restrictions leaking in: TF-13).
   The first misreading that reproduces the observation names the rule; otherwise TF-02
@@ -21,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from subagent_tck.spec import RUN_CODE, ErrorCode, Fault, Restriction
+from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, Fault, Restriction
 
-from .model import AgentModel, DeploymentModel
+from .model import COMPOSED, AgentModel, DeploymentModel
 
 #: observation kind -> the rules it belongs to (primary first).
 OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
@@ -213,6 +215,16 @@ def _counterfactuals(
         elif any(not ok and r.allow is None and r.admits(name) for ok, r in judged):
             live_deny_hides = True
     out.append(("TF-09" if live_deny_hides else "TF-10", frozenset(snap)))
+    # an allow list stored as a deny list of the globals registered then: later ones slip in
+    as_deny = frozenset(
+        n for n in names
+        if all(
+            r.admits(n) or (r.allow is not None and n not in model.globals_at(
+                scope.issued.get(label, -1)))
+            for label, r in current
+        )
+    )
+    out.append(("TF-10", as_deny))
     if len(rules) >= 2:
         for i in range(len(rules)):
             out.append(("TF-02", _admitted(names, rules[:i] + rules[i + 1 :])))
@@ -250,6 +262,12 @@ def view_rule(
         return "TF-06"
     for name in sorted(names):
         if name in scope.locals:
+            if any(r.allow == frozenset() for r in scope.restrictions.values()):
+                return "TF-03"  # allow: [] hid a scope-local tool
+            if name == STRUCTURED_OUTPUT and (name, "local") not in observed:
+                # a resumed child's descriptor not re-applied; else an advertised outputSchema
+                # not honoured
+                return "FR-04" if agent.kind == "resumed" else "CA-04"
             return "TF-05" if name in model.globals else "TF-04"
     if scope.disposed:  # the whole view frozen when the last restriction was disposed
         last = max(step for _, step in scope.disposed.values())
@@ -266,6 +284,11 @@ def view_rule(
             return "TF-13" if leaked else "TF-12"
     seen = frozenset(n for n, origin in observed if origin == "global" and n in model.globals)
     wanted = frozenset(n for n, origin in expected if origin == "global")
+    composed = scope.restrictions.get(COMPOSED)
+    if agent.kind == "resumed" and composed is not None:
+        rest = [r for label, r in scope.restrictions.items() if label != COMPOSED]
+        if seen == _admitted([n for n in model.globals if n not in scope.locals], rest):
+            return "FR-04"  # the descriptor's tool filter was not re-applied on resume
     for rule, visible in _counterfactuals(model, agent):
         if visible == seen and visible != wanted:
             return rule

@@ -2,14 +2,15 @@
 
 Hypothesis finds the first divergence; shrinking then works on the *decoded* steps (data, see
 :mod:`.step`), replaying candidates in fresh deployments with the :class:`~.lockstep.Lockstep`.
-A candidate is kept when it shows the same finding: the same observation and the same primary
-rule. The passes, repeated until none helps or the time budget is spent:
+A candidate is kept when the same kind of observation breaks (the rule is diagnosed again on
+the shorter sequence). The passes, repeated until none helps or the time budget is spent:
 
 1. delete chunks of steps (halves, quarters, ... single steps), as delta debugging does;
 2. delete a step that created an agent and let later steps use its parent (or the root)
    instead, then simplify arguments: drop one element of a list, or one key of a start's
    ``controls``;
-3. simplify the deployment: drop one initial global tool, use the native mode.
+3. simplify the deployment: drop one initial global tool, use the native mode and the first
+   deployment persona.
 
 Working on steps rather than on Hypothesis's bytes is much faster here (a step's code has bytes
 that the operation never reads, and every one of them costs Hypothesis a full replay), and the
@@ -28,12 +29,15 @@ from subagent_tck.conformance.protocol import TargetInfo
 from subagent_tck.conformance.target import Target
 from subagent_tck.spec import PresentationMode, TckError
 
-from .lockstep import Lockstep, Setup
+from .lockstep import PERSONA, Lockstep, Setup
 from .step import Divergence, Finding, Step
 
 
 def _same(found: Finding, wanted: Finding) -> bool:
-    return (found.observation, found.rule) == (wanted.observation, wanted.rule)
+    """The same kind of observation broke. The rule is left free on purpose: it is diagnosed
+    again on the shorter sequence, where a step that only made another explanation look
+    plausible (say, an unrelated dispose) is gone."""
+    return found.observation == wanted.observation
 
 
 class Shrinker:
@@ -90,9 +94,10 @@ def shrink(
     return best, shrinker.runs
 
 
-def _size(setup: Setup, steps: list[Step]) -> tuple[int, int, int, bool]:
+def _size(setup: Setup, steps: list[Step]) -> tuple[int, int, int, bool, bool]:
     native = setup.mode is PresentationMode.NATIVE
-    return (len(steps), sum(len(repr(s.args)) for s in steps), len(setup.tools), not native)
+    return (len(steps), sum(len(repr(s.args)) for s in steps), len(setup.tools), not native,
+            setup.persona != PERSONA)
 
 
 def _candidates(setup: Setup, steps: list[Step]) -> Iterator[tuple[Setup, list[Step]]]:
@@ -116,6 +121,8 @@ def _candidates(setup: Setup, steps: list[Step]) -> Iterator[tuple[Setup, list[S
         yield replace(setup, tools=tuple(t for t in setup.tools if t != name)), steps
     if setup.mode is not PresentationMode.NATIVE:
         yield replace(setup, mode=PresentationMode.NATIVE), steps
+    if setup.persona != PERSONA:
+        yield replace(setup, persona=PERSONA), steps
 
 
 #: Operations whose ``label`` argument names the agent they create.

@@ -83,12 +83,14 @@ def missing(provider: ProviderInfo | None) -> list[Capability]:
     return [c for c in CONTROLS if provider is not None and c not in provider.capabilities]
 
 
-def named(exc: TckError) -> set[str]:
-    """The capabilities an error names: ``details["capability"]``, else those in its message."""
+def named(exc: TckError, provider: str | None = None) -> set[str]:
+    """The capabilities an error names: ``details["capability"]``, else those in its message
+    (the provider's own name left out: a provider called ``persona-only`` names no control)."""
     said = exc.details.get("capability")
     if isinstance(said, str):
         return {said}
-    return {c.value for c in CONTROLS if c.value in exc.message}
+    message = exc.message.replace(provider, "") if provider else exc.message
+    return {c.value for c in CONTROLS if c.value in message}
 
 
 def compose(asks: dict[Capability, tuple[str, Any]]) -> Composition:
@@ -137,7 +139,7 @@ def judged(ctx: CheckContext, rule: str, dep: Deployment, action: Any, unsupport
     if ctx.expect(rule, refused.code is ErrorCode.UNSUPPORTED_CAPABILITY,
                   f"{what}: refused with {refused.code.value}",
                   ErrorCode.UNSUPPORTED_CAPABILITY.value, refused.to_json()):
-        names = named(refused)
+        names = named(refused, ctx.provider.name if ctx.provider else None)
         ctx.expect(rule, bool(names) and names <= unsupported,
                    f"{what}: the error must name the unsupported capability",
                    sorted(unsupported), {"named": sorted(names), "error": refused.to_json()})

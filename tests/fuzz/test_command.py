@@ -6,6 +6,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+
 from subagent_tck.conformance.cli import main
 
 ENTRY = "python:examples.providers.case_insensitive_allow:provider"
