@@ -293,11 +293,21 @@ class Operation:
         return validate(self.result_adapter, value)
 
 
+def _hint(annotation: Any) -> Any:
+    """Undo Python 3.10's implicit ``Optional[...]`` for a ``None`` default (3.11+ dropped it):
+    ``Any`` already admits null, and the document must be the same on every Python."""
+    if typing.get_origin(annotation) is typing.Union:
+        members = typing.get_args(annotation)
+        if Any in members and type(None) in members and len(members) == 2:
+            return Any
+    return annotation
+
+
 def _operation(name: str, function: Any) -> Operation:
     hints = typing.get_type_hints(function)
     arguments = []
     for parameter in list(inspect.signature(function).parameters.values())[1:]:
-        annotation = hints.get(parameter.name, Any)
+        annotation = _hint(hints.get(parameter.name, Any))
         arguments.append(Argument(parameter.name, camel(parameter.name), annotation,
                                   TypeAdapter(annotation), parameter.default))
     result = hints.get("return", type(None))
