@@ -5,12 +5,14 @@ from the fuzzer's labels to the target's ids. :meth:`Lockstep.apply` runs one st
 and compares what can be observed, raising :class:`~.step.Divergence` at the first difference:
 
 - accept or refuse, and the error code (TF-06..TF-08, TF-14, CA, DE, EN, FR-03, PE-05);
-- after every accepted change, the view of every live agent and the global view, as sets of
-  ``(name, origin)`` without duplicate names (TF-01..TF-06, TF-09..TF-11, TF-13, TF-14);
+- after every change, views as sets of ``(name, origin)`` without duplicate names: of the
+  changed scope, the global view and other agents (after a registry change: the first agent and
+  the three newest; a later read or change of any scope compares its view then), and the wire
+  schemas and SDK bindings against the view (TF-01..TF-06, TF-09..TF-14);
 - after every refusal, that nothing changed: sessions, agents, events, model requests and tool
   invocations (TF-07, TF-08, DE-04, CA-02, FR-03);
-- for a start: the child's depth and header (DE-01, DE-02), its published snapshot (FR-02) and
-  its first model request (FR-01, PE-01..PE-04, EN-01, EN-03).
+- for a start: the child's depth and header (DE-01, DE-02), its published snapshot (FR-02), its
+  first model request (FR-01, PE-01..PE-05, EN-01, EN-03) and the parent's prompt (PE-01).
 
 The operations themselves live in :mod:`.operations`; this module holds set-up and comparisons.
 """

@@ -8,14 +8,13 @@ created, a child started, a session resumed with or without a planted header) tu
 :class:`~.step.Step` and applied by the :class:`~.lockstep.Lockstep`, which compares the target
 with the spec oracle after every step (rule ids per observation: :mod:`.rulemap`).
 
-Speed shapes the design: Hypothesis spends most of a step drawing, so the machine has two rules
-(a child start, and every other operation) that draw one byte string per step, and a
-:class:`~.strategies.Code` reads the operation and all its arguments from it (about 1.5x the
-steps per second of one Hypothesis rule per operation, measured against the in-process
-reference). A failure is shrunk on the decoded steps (:mod:`.shrink`), which are also what gets
-printed and replayed. Swarm testing (each example uses a random subset of the operations) is
-drawn with the deployment. Agents,
-restrictions and sessions are small numbers taken modulo what exists.
+Speed shapes the design: Hypothesis spends most of a step drawing, so the machine has one rule
+that draws one byte string per step, and a :class:`~.strategies.Code` reads the operation and
+all its arguments from it (about 1.5x the steps per second of one Hypothesis rule per
+operation, measured against the in-process reference). Hypothesis does not shrink: a failure
+is shrunk on the decoded steps (:mod:`.shrink`), which are also what gets printed and replayed.
+Swarm testing (each example uses a random subset of the operations) is drawn with the
+deployment. Agents, restrictions and sessions are small numbers taken modulo what exists.
 """
 
 from __future__ import annotations
@@ -91,17 +90,11 @@ class FuzzMachine(RuleBasedStateMachine):
         self.stats.examples += 1
         self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
 
-    @rule(code=fs.codes(11))
+    @rule(code=fs.codes(24))
     def step(self, code: bytes) -> None:
-        """One driver operation other than a start, chosen and parametrised by ``code``."""
+        """One driver operation, chosen and parametrised by ``code``."""
         c = fs.Code(code)
         OPERATIONS[c.choose(self.enabled)](self, c)
-
-    @rule(code=fs.codes(24))
-    def start_child(self, code: bytes) -> None:
-        """A child start (its own rule: it reads the most choices, and the bytes a step does not
-        read would only slow shrinking down)."""
-        self.start(fs.Code(code))
 
     def teardown(self) -> None:
         if self.lock is not None:
@@ -241,8 +234,7 @@ def _name(c: fs.Code, present: list[str]) -> str:
     return c.choose(fs.REGISTER_NAMES)
 
 
-#: The driver operations a step chooses from (each reads its arguments from the step's code);
-#: starts have their own rule, :meth:`FuzzMachine.start_child`.
+#: The driver operations a step chooses from (each reads its arguments from the step's code).
 OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
     "global_tool": FuzzMachine.global_tool,
     "local_tool": FuzzMachine.local_tool,
@@ -251,6 +243,7 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
     "set_mode": FuzzMachine.set_mode,
     "observe": FuzzMachine.observe,
     "create_agent": FuzzMachine.create_agent,
+    "start": FuzzMachine.start,
     "resume": FuzzMachine.resume,
 }
 

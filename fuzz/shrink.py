@@ -6,9 +6,10 @@ A candidate is kept when the same kind of observation breaks (the rule is diagno
 the shorter sequence). The passes, repeated until none helps or the time budget is spent:
 
 1. delete chunks of steps (halves, quarters, ... single steps), as delta debugging does;
-2. delete a step that created an agent and let later steps use its parent (or the root)
-   instead, then simplify arguments: drop one element of a list, or one key of a start's
-   ``controls``;
+2. make a registered global one of the deployment's own tools (registered before every step),
+   delete a step that created an agent and let later steps use its parent (or the root)
+   instead, then simplify arguments: drop one element of a list, or one key of a dict (a
+   start's ``controls``, a restriction's lists);
 3. simplify the deployment: drop one initial global tool, use the native mode and the first
    deployment persona.
 
@@ -63,8 +64,8 @@ class Shrinker:
                 lock.apply(step)
         except Divergence as divergence:
             return divergence if _same(divergence.finding, self.wanted) else None
-        except TckError:  # a step that names an agent a deleted step created, and the like
-            return None
+        except (TckError, KeyError, TypeError, ValueError):
+            return None  # a step naming an agent a deleted step created, or malformed args
         finally:
             if lock is not None:
                 lock.close()
@@ -108,6 +109,11 @@ def _candidates(setup: Setup, steps: list[Step]) -> Iterator[tuple[Setup, list[S
             yield setup, steps[:start] + steps[start + size :]
         size //= 2
     for index, step in enumerate(steps):
+        name = step.args.get("name")
+        if step.op == "register_global" and isinstance(name, str) and name not in setup.tools:
+            # the deployment's own tool instead: registered before every step
+            yield replace(setup, tools=(*setup.tools, name)), [*steps[:index], *steps[index + 1:]]
+    for index, step in enumerate(steps):
         label = step.args.get("label")
         if isinstance(label, str) and step.op in _CREATING:
             # delete a step that created an agent, and let later steps use another one
@@ -131,38 +137,39 @@ _REFERENCES = ("agent", "parent", "session")
 
 
 def _relabel(step: Step, old: str, new: str) -> Step:
-    if not any(step.args.get(key) == old for key in _REFERENCES):
-        return step
-    args = {k: new if k in _REFERENCES and v == old else v for k, v in step.args.items()}
-    return Step(op=step.op, args=args)
+    """``step`` with the agent ``old`` replaced by ``new`` (its restrictions' labels too)."""
+    args = dict(step.args)
+    for key, value in step.args.items():
+        if key in _REFERENCES and value == old:
+            args[key] = new
+        elif key in ("label", "restriction") and isinstance(value, str) and value.startswith(
+                f"{old}."):
+            args[key] = f"{new}.{value[len(old) + 1:]}"
+    return step if args == step.args else Step(op=step.op, args=args)
 
 
 def _simpler_args(args: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Drop one key of ``controls``, or one element of a list anywhere in the arguments."""
-    controls = args.get("controls")
-    if isinstance(controls, dict):
-        for key in list(controls):
-            smaller = copy.deepcopy(args)
-            del smaller["controls"][key]
-            yield smaller
-    for path in _list_paths(args, ()):
-        target: Any = args
-        for key in path:
-            target = target[key]
-        for index in range(len(target)):
+    """Drop one key of a dict inside the arguments (a start's ``controls``, a restriction's
+    lists), or one element of a list."""
+    for path, inner in _containers(args, ()):
+        keys: list[Any] = list(inner) if isinstance(inner, dict) else list(range(len(inner)))
+        for key in keys:
             smaller = copy.deepcopy(args)
             holder: Any = smaller
-            for key in path:
-                holder = holder[key]
-            del holder[index]
+            for step in path:
+                holder = holder[step]
+            del holder[key]
             yield smaller
 
 
-def _list_paths(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+def _containers(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every non-empty list, and every dict below the top level, with its path."""
     if isinstance(value, list):
         if value:
-            yield path
+            yield path, value
         return
     if isinstance(value, dict):
+        if path and value and set(value) != {"json"}:  # a depth's JSON text stays whole
+            yield path, value
         for key, inner in value.items():
-            yield from _list_paths(inner, (*path, key))
+            yield from _containers(inner, (*path, key))
