@@ -17,8 +17,10 @@ from subagent_tck.fuzz.replay import load_replay
 
 from .conftest import ROOT, subtle_names, zoo_module
 
-#: Enough for every subtle entry with seed 0 (the benchmark times them over several seeds).
-BUDGET = 60.0
+#: A guard against a hang, not a goal: with seed 0 the campaign is deterministic and finds every
+#: subtle entry within a few seconds on an idle machine (medians in benchmarks/bench_fuzz.py);
+#: the margin keeps the test green on a loaded CI machine.
+BUDGET = 300.0
 
 
 def test_the_zoo_has_at_least_five_subtle_entries() -> None:
