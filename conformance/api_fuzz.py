@@ -389,7 +389,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", required=True, metavar="TARGET",
                         help="http://..., cmd:..., or an in-process target (served on "
                              "127.0.0.1 for the run)")
-    parser.add_argument("--examples", type=int, default=DEFAULT_EXAMPLES, metavar="N",
+    parser.add_argument("--max-examples", "--examples", dest="examples", type=int,
+                        default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"requests per operation and mode (default {DEFAULT_EXAMPLES})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
