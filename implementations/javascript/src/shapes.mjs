@@ -98,6 +98,7 @@ export const SubagentToolConfig = T.model({
   maxDepth: [T.any(), { absent: true }],
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
+  agentOptions: [T.any(), { absent: true }],
 });
 
 export const DeploymentConfig = T.model({
