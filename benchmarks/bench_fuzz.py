@@ -4,8 +4,10 @@ Goals: the state machine runs at least 2,000 steps/s against the in-process refe
 fuzzing finds every ``SUBTLE`` zoo entry (``examples/providers``) in under 10 s median over 5
 seeds, naming the rule the entry breaks.
 
-Run from the repository root: ``python benchmarks/bench_fuzz.py [--seconds 10] [--seeds 5]
-[--budget 60] [ENTRY ...]``. For each seed it runs a campaign without an example database (so
+Run from the repository root: ``python benchmarks/bench_fuzz.py [--seconds 10]
+[--http-seconds 10] [--seeds 5] [--budget 60] [ENTRY ...]``. Steps per second are also measured
+against the reference behind the HTTP driver API (no goal: the figure shows the transport's
+price). For each seed it runs a campaign without an example database (so
 nothing found earlier helps) and reports the time to the first divergence (before shrinking),
 the time until the shrunk counterexample is ready, the steps run, and the rule named. The
 machine is often shared: the load average is printed with the figures (CPU seconds too), and a
@@ -26,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from subagent_tck.conformance.builtin import reference_target  # noqa: E402
+from subagent_tck.conformance.targets import load_target  # noqa: E402
 from subagent_tck.fuzz.campaign import run_campaign  # noqa: E402
 
 GOAL_STEPS_PER_SECOND = 2_000
@@ -58,6 +61,20 @@ def steps_per_second(seconds: float) -> tuple[float, float, int]:
     return result.steps_per_second, result.steps / cpu, result.steps
 
 
+def http_steps_per_second(seconds: float) -> tuple[float, int]:
+    """(wall steps/s, steps) of a campaign against the reference served over the HTTP driver
+    API (``subagent-tck serve`` started as a ``cmd:`` target, as an adapter would run)."""
+    target = load_target(f"cmd:{sys.executable} -m subagent_tck.conformance.http_server "
+                         "--port 0")
+    try:
+        result = run_campaign(target, budget_seconds=seconds, max_examples=10**9, seed=1,
+                              database_dir=None, output_dir=None)
+    finally:
+        target.close()
+    assert result.finding is None, result.report()
+    return result.steps_per_second, result.steps
+
+
 def time_to_find(name: str, seeds: int, budget: float) -> list[tuple[float | None, float, str]]:
     """Per seed: (seconds to the first divergence, seconds to the shrunk report, rule)."""
     module = importlib.import_module(f"examples.providers.{name}")
@@ -76,6 +93,8 @@ def time_to_find(name: str, seeds: int, budget: float) -> list[tuple[float | Non
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="steps/s measuring time")
+    parser.add_argument("--http-seconds", type=float, default=10.0,
+                        help="steps/s measuring time over HTTP (0: skip)")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--budget", type=float, default=60.0, help="per campaign")
     parser.add_argument("entries", nargs="*", help="subtle zoo entries (default: all)")
@@ -87,6 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     ok &= wall >= GOAL_STEPS_PER_SECOND
     print(f"reference: {steps} steps in {args.seconds:.0f}s: {wall:.0f} steps/s wall, "
           f"{cpu:.0f} steps per CPU second (goal {GOAL_STEPS_PER_SECOND}); load {load()}")
+    if args.http_seconds > 0:
+        http_wall, http_steps = http_steps_per_second(args.http_seconds)
+        print(f"reference over HTTP: {http_steps} steps in {args.http_seconds:.0f}s: "
+              f"{http_wall:.0f} steps/s wall ({http_wall / wall:.2f} of in-process; no goal); "
+              f"load {load()}")
     for name in args.entries or subtle_entries():
         breaks = importlib.import_module(f"examples.providers.{name}").BREAKS
         runs = time_to_find(name, args.seeds, args.budget)

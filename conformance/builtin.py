@@ -144,6 +144,10 @@ class ReferenceDeployment:
         self._catalogue = dict(catalogue)
         self._temp_dir = temp_dir
         self._invocations: list[Invocation] = []
+        #: conversions kept between reads (see sessions() and events()); callers get the same
+        #: (read-only) models again, as a target over the wire would send the same JSON
+        self._sessions: tuple[object, list[SessionHeader]] = ((), [])
+        self._events: list[Event] = []
         try:
             for tool in tools:
                 self.register_tool(tool)
@@ -177,24 +181,30 @@ class ReferenceDeployment:
         return self._ref(self.host.resume(session))
 
     def sessions(self) -> list[SessionHeader]:
-        return [
-            SessionHeader(
-                session=h.session,
-                parent=h.parent,
-                delegationDepth=h.raw_depth(),
-                descriptor=None if h.descriptor is None else dict(h.descriptor),
-            )
-            for h in self.host.sessions()
-        ]
+        headers = self.host.sessions()
+        if headers is not self._sessions[0]:  # the store read them again: convert again
+            self._sessions = (headers, [
+                SessionHeader(
+                    session=h.session,
+                    parent=h.parent,
+                    delegationDepth=h.raw_depth(),
+                    descriptor=None if h.descriptor is None else dict(h.descriptor),
+                )
+                for h in headers
+            ])
+        return list(self._sessions[1])
 
     def agents(self) -> list[str]:
         return [a.id for a in self.host.agents()]
 
     def events(self) -> list[Event]:
-        return [
+        logged = self.host.events.events()
+        # the log is append-only: convert only what was logged since the last read
+        self._events.extend(
             Event(seq=e.seq, kind=e.kind, agent=e.agent, session=e.session, data=dict(e.data))
-            for e in self.host.events.events()
-        ]
+            for e in logged[len(self._events):]
+        )
+        return list(self._events)
 
     def invocations(self) -> list[Invocation]:
         return list(self._invocations)

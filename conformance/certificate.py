@@ -111,6 +111,8 @@ class CheckRun(BaseModel):
     rules: list[str]
     status: Literal["finished", "crashed", "timeout", "deadline", "unconsumed-script"]
     duration: float = Field(description="seconds")
+    note: str | None = Field(None, description="what the check did, when it says (the fuzz "
+                             "campaign: steps, rules compared)")
 
 
 class TargetIdentity(BaseModel):
@@ -292,7 +294,8 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
             outcome=overall,
             providers=[ProviderOutcome(provider=key, outcome=c.outcome, reason=c.reason)
                        for key, c in mine],
-            failures=[f for _, c in mine for f in c.failures],
+            # one failure filed in several provider cells (a supplementary check's) once
+            failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
             replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
                                   facts.profile) if failing else None,
         ))

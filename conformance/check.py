@@ -49,6 +49,12 @@ class Check:
     #: Restrict the check to one edition (EN rules) or None for both.
     edition: Edition | None = None
     doc: str = ""
+    #: A supplementary check only adds failures and errors (the fuzz campaign of ``certify
+    #: --profile thorough``): what it did not find decides nothing, so it never turns a
+    #: not-applicable or a failing cell into a pass, and no cell exists for it alone.
+    supplementary: bool = False
+    #: Seconds this check may take when that is more than the run's ``--timeout``.
+    timeout: float | None = None
 
 
 REGISTRY: dict[str, Check] = {}
@@ -102,6 +108,8 @@ class CheckContext:
     exercised: set[str] = field(default_factory=set)
     #: Rules the check found not applicable here (with the reason).
     not_applicable: dict[str, str] = field(default_factory=dict)
+    #: One line on what the check did, kept in the certificate's check runs.
+    note: str | None = None
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
 

@@ -7,6 +7,7 @@
     subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--profile ci|thorough]
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
                          [--output FILE] [--timeout S] [--deadline S]
+                         [--fuzz-budget S] [--fuzz-output-dir DIR]     (thorough only)
     subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
 Exit codes are :class:`~.exitcode.ExitCode`. A user mistake prints ``error: <message>`` on
@@ -30,9 +31,11 @@ from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 from .exitcode import ExitCode, for_certificate, for_error
 
 if TYPE_CHECKING:
-    from .runner import Handler
+    from .runner import Handler, Suite
 
 FORMATS = ("text", "json", "junit", "markdown")
+#: The fuzz campaign that ``--profile thorough`` adds to a certification.
+FUZZ_CHECK = "subagent_tck.fuzz.campaign_check"
 RULE_FORMATS = ("text", "json", "markdown")
 
 #: Commands that other parts of the kit provide: the module has ``add_arguments(parser)`` and
@@ -94,6 +97,7 @@ def _certify(args: argparse.Namespace) -> int:
     from .targets import load_target
 
     baseline = load_baseline(args.baseline) if args.baseline else None  # ids: checked by certify
+    suite = _suite(args)
     config = RunConfig(
         target_spec=args.target, edition=args.edition, rules=tuple(args.rule or ()),
         profile=args.profile, seed=args.seed, timeout=args.timeout, deadline=args.deadline,
@@ -116,8 +120,37 @@ def _certify(args: argparse.Namespace) -> int:
             handlers.append(TextReporter())
         else:
             handlers.append(_reporter(args.format, sys.stdout))
-        certificate = certify(target, config, handlers=handlers)
+        certificate = certify(target, config, handlers=handlers, suite=suite)
     return for_certificate(certificate)
+
+
+def _suite(args: argparse.Namespace) -> Suite | None:
+    """The default suite, plus the fuzz campaign for ``--profile thorough`` (imported only
+    then: nothing else of conformance imports fuzz)."""
+    fuzz_options = [o for o, v in (("--fuzz-budget", args.fuzz_budget),
+                                   ("--fuzz-output-dir", args.fuzz_output_dir)) if v is not None]
+    if args.profile != "thorough":
+        if fuzz_options:
+            raise TckError(ErrorCode.USAGE, f"{' and '.join(fuzz_options)} only apply to "
+                           "--profile thorough (the profile that fuzzes): add it or drop them")
+        return None
+    if not _available(FUZZ_CHECK):
+        raise TckError(ErrorCode.USAGE, "--profile thorough fuzzes the target, but "
+                       f"{FUZZ_CHECK} is not installed: reinstall subagent-tck")
+    from subagent_tck.fuzz.campaign import DEFAULT_OUTPUT
+    from subagent_tck.fuzz.campaign_check import DEFAULT_BUDGET, campaign_check
+
+    from .runner import Suite
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    check = campaign_check(
+        args.target, budget_seconds=args.fuzz_budget or DEFAULT_BUDGET,
+        output_dir=args.fuzz_output_dir or DEFAULT_OUTPUT, progress=progress,
+    )
+    default = Suite.default()
+    return Suite(default.rules, {**default.checks, check.name: check})
 
 
 def _private_hypothesis_storage(stack: ExitStack) -> None:
@@ -198,7 +231,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     certify.add_argument("--rule", action="append", metavar="ID",
                          help="run only this rule (repeatable); a partial run never certifies")
     certify.add_argument("--profile", choices=("ci", "thorough"), default="ci",
-                         help="ci: 10 examples per property; thorough: 200")
+                         help="ci: 10 examples per property; thorough: 200, then a fuzz "
+                              "campaign whose findings join the certificate")
+    certify.add_argument("--fuzz-budget", type=_seconds, default=None, metavar="S",
+                         help="thorough: seconds of fuzzing (default 60)")
+    certify.add_argument("--fuzz-output-dir", default=None, metavar="DIR",
+                         help="thorough: where fuzz replay files go (default .subagent-tck/fuzz)")
     certify.add_argument("--seed", type=int, default=0, help="fixes every random choice")
     certify.add_argument("--baseline", metavar="FILE", help="TOML file of expected failures")
     certify.add_argument("--format", choices=FORMATS, default="text")

@@ -36,3 +36,4 @@ class Failure(BaseModel):
     traceback: str | None = None
     transcript: list[dict[str, Any]] = Field(default_factory=list)
     example: str | None = None  # the (shrunk) drawn state, when Hypothesis found it
+    replay: str | None = None  # a command that reproduces this failure alone, when it has one

@@ -38,6 +38,8 @@ def _failure_text(failure: Failure) -> str:
         lines.append(f"observed: {_dump(failure.observed)}")
     if failure.example:
         lines.append(f"example: {failure.example}")
+    if failure.replay:
+        lines.append(f"replay this failure: {failure.replay}")
     if failure.transcript:
         lines.append(f"transcript: {_dump(failure.transcript)}")
     if failure.traceback:

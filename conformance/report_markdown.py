@@ -41,6 +41,8 @@ def _failure(result: RuleResult) -> list[str]:
             out += ["", "  observed:", "", _indent(_block(failure.observed))]
         if failure.example:
             out += ["", "  example:", "", _indent(_block(failure.example))]
+        if failure.replay:
+            out += ["", "  replay this failure:", "", _indent(_block(failure.replay))]
     if result.replay:
         out += ["", "Replay:", "", _block(result.replay)]
     out += ["", "</details>", ""]

@@ -98,8 +98,14 @@ def _failure_block(console: Console, result: RuleResult) -> None:
             _line(console, Text(f"    expected: {_value(failure.expected)}"))
         if failure.observed is not None:
             _line(console, Text(f"    observed: {_value(failure.observed)}"))
-        if failure.example:
+        if failure.example and "\n" in failure.example:  # a sequence: one step per line
+            _line(console, Text("    example:"))
+            for example_line in failure.example.splitlines():
+                _line(console, Text(f"      {example_line}"))
+        elif failure.example:
             _line(console, Text(f"    example:  {_value(failure.example)}"))
+        if failure.replay:
+            _line(console, Text(f"    replay this failure: {failure.replay}", style="cyan"))
     more = len(result.failures) - MAX_FAILURES_SHOWN
     if more > 0:
         _line(console, Text(f"  … {more} more failure(s): see the JSON certificate"))
@@ -130,6 +136,9 @@ def write_text(cert: Certificate, console: Console) -> None:
         console.print()
     counts = ", ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
     _line(console, Text(f"rules: {counts}"))
+    for run in cert.checks:
+        if run.note:
+            _line(console, Text(f"{run.check}: {run.note}"))
     failing = cert.failing()
     not_run = [r for r in cert.rules if r.outcome == Outcome.NOT_RUN
                and r.level.value == "MUST" and cert.selected_rules is None]

@@ -234,6 +234,8 @@ def _scopes(suite: Suite, info: TargetInfo) -> dict[str, list[str | None]]:
     out: dict[str, list[str | None]] = {r.id: [] for r in suite.rules}
     names: list[str | None] = [p.name for p in info.providers]
     for check in suite.checks.values():
+        if check.supplementary:
+            continue  # it adds failures to the cells other checks decide, never a cell
         for rule_id in check.rules:
             keys = names if check.per_provider else [None]
             for key in keys:
@@ -357,7 +359,7 @@ def _describe(exc: BaseException) -> str:
 
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
-             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str]:
+             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str, str | None]:
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
@@ -373,14 +375,37 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
                    f"({timeout_reason}): the target hung or is too slow")
-        return _all_errors(planned, message, titles), "timeout"
+        return _all_errors(planned, message, titles), "timeout", None
     if escaped:
         head, trace = escaped[0]
         results = {rule: Evidence(Outcome.ERROR, "", [_error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             titles[rule], trace)]) for rule in planned.rules}
-        return results, "crashed"
-    return _judge_run(planned, ctx, titles)
+        return results, "crashed", ctx.note
+    return (*_judge_run(planned, ctx, titles), ctx.note)
+
+
+def _add_findings(table: dict[tuple[str, str | None], list[Evidence]],
+                  undecided: set[tuple[str, str | None]], rule_id: str,
+                  evidence: Evidence) -> None:
+    """File what a supplementary check found for ``rule_id``: each failure in the cell of its
+    provider when that cell is decided here, else in the rule's target-wide cell, else in every
+    provider cell of the rule that applies (a fault of the shared runtime, seen through no
+    provider in particular). Passes and not-runs of a supplementary check decide nothing."""
+    if evidence.outcome not in (Outcome.FAIL, Outcome.ERROR):
+        return
+    for failure in evidence.failures:
+        own = (rule_id, failure.provider)
+        if own in undecided:
+            cells = [own]
+        elif (rule_id, None) in undecided:
+            cells = [(rule_id, None)]
+        else:
+            cells = sorted((key for key in undecided if key[0] == rule_id),
+                           key=lambda key: key[1] or "")
+        outcome = Outcome.ERROR if failure.error else Outcome.FAIL
+        for cell in cells or [(rule_id, None)]:  # never lost, even where no check decides
+            table.setdefault(cell, []).append(Evidence(outcome, "", [failure]))
 
 
 def _target_info(target: Target) -> TargetInfo:
@@ -451,6 +476,8 @@ def certify(target: Target, config: RunConfig | None = None, *,
         handler(RunStarted(info, edition, config, tuple(planned)))
 
     runs: list[CheckRun] = []
+    #: the cells the checks decide (not the not-applicable and deselected ones)
+    undecided = {key for key, evidence in table.items() if not evidence}
     deadline_at = start + config.deadline
     worker = _Worker()
     for index, item in enumerate(planned):
@@ -461,21 +488,27 @@ def certify(target: Target, config: RunConfig | None = None, *,
         if remaining <= 0:
             message = (f"deadline: the run's deadline of {config.deadline:g} s (--deadline) "
                        f"passed before check {item.check.name} could run")
-            results, status = _all_errors(item, message, titles), "deadline"
+            results, status, note = _all_errors(item, message, titles), "deadline", None
         else:
-            budget = min(config.timeout, remaining)
-            reason = "--timeout" if budget == config.timeout else "what was left of --deadline"
-            results, status = _run_one(worker, item, target, info, edition, profile,
-                                       config.seed, budget, reason, titles)
+            allowed = max(config.timeout, item.check.timeout or 0.0)
+            budget = min(allowed, remaining)
+            reason = ("what was left of --deadline" if budget < allowed
+                      else "--timeout" if allowed == config.timeout
+                      else f"the time check {item.check.name} asks for")
+            results, status, note = _run_one(worker, item, target, info, edition, profile,
+                                             config.seed, budget, reason, titles)
             if status == "timeout":
                 worker.close()  # the hung thread leaves when (if) its check returns
                 worker = _Worker()
         duration = time.monotonic() - began
         key = item.provider.name if item.provider else None
         for rule_id, evidence in results.items():
-            table[rule_id, key].append(evidence)
+            if item.check.supplementary:
+                _add_findings(table, undecided, rule_id, evidence)
+            else:
+                table[rule_id, key].append(evidence)
         runs.append(CheckRun(check=item.check.name, provider=key, rules=list(item.rules),
-                             status=status, duration=round(duration, 4)))
+                             status=status, duration=round(duration, 4), note=note))
         for handler in handlers:
             handler(CheckFinished(
                 index, len(planned), item, {r: e.outcome for r, e in results.items()},

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -28,10 +28,10 @@ from hypothesis.stateful import run_state_machine_as_test
 from pydantic import BaseModel, Field
 
 from subagent_tck.conformance.target import Target
-from subagent_tck.spec import RULES_BY_ID, Edition, PresentationMode, TckError
+from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
 from .lockstep import Setup
-from .machine import FuzzMachine, machine_for
+from .machine import BURST, FuzzMachine, machine_for
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared
 from .shrink import shrink
@@ -189,9 +189,11 @@ def run_campaign(
     progress: Progress | None = None,
     output_dir: str | os.PathLike[str] | None = DEFAULT_OUTPUT,
     target_id: str | None = None,
+    editions: Sequence[Edition] = (),
 ) -> CampaignResult:
     """Fuzz ``target`` until the budget is spent or a divergence is found (then shrunk, saved
-    under ``output_dir`` and returned). ``None`` budgets and seed come from ``profile``."""
+    under ``output_dir`` and returned). ``None`` budgets and seed come from ``profile``;
+    ``editions`` limits the deployments to those editions (default: every one it lists)."""
     chosen = PROFILES[profile]
     budget = chosen.budget_seconds if budget_seconds is None else budget_seconds
     limit = chosen.max_examples if max_examples is None else max_examples
@@ -199,7 +201,12 @@ def run_campaign(
         seed = chosen.seed if chosen.seed is not None else random.SystemRandom().randrange(2**31)
     info = target.info()
     name = target_id or info.name
-    machine = machine_for(target, info)
+    unsupported = [e.value for e in editions if e not in info.editions]
+    if unsupported:
+        raise TckError(ErrorCode.USAGE, f"the target does not support edition "
+                       f"{', '.join(unsupported)}: it lists "
+                       f"{', '.join(e.value for e in info.editions) or 'none'}")
+    machine = machine_for(target, info, editions)
     stats = machine.stats
     database = open_database(database_dir, name)
     say = progress or (lambda line: None)
@@ -257,7 +264,7 @@ def _run_round(
 
     options = settings(
         max_examples=examples,
-        stateful_step_count=steps,
+        stateful_step_count=max(1, steps // BURST),  # steps counts operations
         deadline=None,
         database=database,
         suppress_health_check=list(HealthCheck),

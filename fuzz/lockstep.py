@@ -235,17 +235,17 @@ class Lockstep:
         self._snapshot = None
 
     def _take_snapshot(self) -> tuple[Any, ...]:
-        dep = self.deployment
+        seen = self._guard("observe", self.deployment.observe)  # one read, one round trip
         sessions = tuple(
             (h.session, h.parent, repr(h.delegationDepth), repr(h.descriptor))
-            for h in self._guard("sessions", dep.sessions)
+            for h in seen.sessions
         )
         return (
             sessions,
-            tuple(self._guard("agents", dep.agents)),
-            len(self._guard("events", dep.events)),
+            tuple(seen.agents),
+            len(seen.events),
             len(self.gateway.exchanges),
-            len(self._guard("invocations", dep.invocations)),
+            len(seen.invocations),
         )
 
     def unchanged(self, before: tuple[Any, ...], observation: str, rule: str | None) -> None:

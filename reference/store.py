@@ -97,6 +97,9 @@ class SessionStore:
         self.path = path
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        #: The header list as last read, with SQLite's data_version then: valid until this
+        #: store writes (it drops it) or another connection commits (data_version changes).
+        self._headers: tuple[int, tuple[StoredHeader, ...]] | None = None
         with self._lock:
             self._db.executescript(_SCHEMA)
 
@@ -117,6 +120,7 @@ class SessionStore:
         is also the seam that plants malformed stored depths, DE-06)."""
         text = None if descriptor is None else json.dumps(dict(descriptor))
         with self._lock:
+            self._headers = None
             row = self._db.execute("SELECT created FROM session WHERE id = ?", (session,))
             found = row.fetchone()
             created = found[0] if found else self._next_created()
@@ -150,14 +154,22 @@ class SessionStore:
         return row is not None
 
     def headers(self) -> tuple[StoredHeader, ...]:
+        """Every header, oldest first. Read again only after a write (the same tuple is
+        returned until then: listing is the hot path of an observer polling the store)."""
         with self._lock:
+            (version,) = self._db.execute("PRAGMA data_version").fetchone()
+            if self._headers is not None and self._headers[0] == version:
+                return self._headers[1]
             rows = self._db.execute(
                 "SELECT id, parent, delegation_depth, descriptor FROM session ORDER BY created"
             ).fetchall()
-        return tuple(_header(row) for row in rows)
+            headers = tuple(_header(row) for row in rows)
+            self._headers = (version, headers)
+            return headers
 
     def delete(self, session: str) -> None:
         with self._lock:
+            self._headers = None
             self._db.execute("DELETE FROM turn WHERE session = ?", (session,))
             self._db.execute("DELETE FROM session WHERE id = ?", (session,))
 

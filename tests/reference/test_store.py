@@ -86,3 +86,31 @@ def test_a_store_needs_a_path() -> None:
     with pytest.raises(TckError) as caught:
         SessionStore(3)  # type: ignore[arg-type]
     assert caught.value.code is ErrorCode.INVALID_CONFIG
+
+
+def test_listing_again_without_a_write_returns_the_same_headers_and_a_write_is_seen() -> None:
+    store = SessionStore()
+    store.put_header("s1", None, "0")
+    first = store.headers()
+    assert store.headers() is first  # nothing written: not read again
+    store.put_header("s2", "s1", "1")
+    assert [h.session for h in store.headers()] == ["s1", "s2"]
+    store.delete("s1")
+    assert [h.session for h in store.headers()] == ["s2"]
+    store.close()
+
+
+def test_a_header_another_connection_writes_to_the_same_file_is_listed_at_once(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "sessions.db")
+    mine, other = SessionStore(path), SessionStore(path)
+    mine.put_header("s1", None, "0")
+    assert [h.session for h in mine.headers()] == ["s1"]
+    other.put_header("s2", None, "0")
+    other.put_header("s1", None, "3")
+    assert [(h.session, h.depth_json) for h in mine.headers()] == [("s1", "3"), ("s2", "0")]
+    other.delete("s2")
+    assert [h.session for h in mine.headers()] == ["s1"]
+    mine.close()
+    other.close()

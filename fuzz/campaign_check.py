@@ -1,0 +1,128 @@
+"""The fuzz campaign as a check of ``certify --profile thorough`` (issue 5: the certificate of a
+thorough run includes fuzz findings).
+
+The conformance runner never imports fuzz (DESIGN.md, "The four parts"): the command line builds
+this check lazily and adds it to the run's suite. It is *supplementary*
+(:attr:`~subagent_tck.conformance.check.Check.supplementary`): a divergence becomes a failure of
+the rule the divergent observation belongs to (:mod:`.rulemap`), filed beside what the fixed
+cases found, with the shrunk steps as its example and the ``subagent-tck fuzz --replay`` command
+that shows it alone; a campaign that finds nothing decides nothing (the fixed cases do). A target
+that breaks during the campaign (unreachable, non-deterministic) leaves the rules the campaign
+compared as ``error``: a thorough run whose fuzzing could not finish certifies nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from itertools import chain
+
+from subagent_tck.conformance.check import Check, CheckContext
+from subagent_tck.spec import RULES_BY_ID
+
+from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult, Progress, run_campaign
+from .rulemap import OBSERVATION_RULES, OP_OBSERVATIONS
+
+NAME = "fuzz-campaign"
+#: The default time a thorough run fuzzes (``certify --fuzz-budget``).
+DEFAULT_BUDGET = 60.0
+#: Every rule a divergence can be filed under (the check cites them all).
+CAMPAIGN_RULES: tuple[str, ...] = tuple(sorted(
+    rule for rule in set(chain.from_iterable(OBSERVATION_RULES.values())) if rule in RULES_BY_ID
+))
+#: Time the runner grants beyond budget and shrinking: replaying and saving the finding.
+_MARGIN_SECONDS = 60.0
+
+
+def campaign_check(
+    target_spec: str,
+    *,
+    budget_seconds: float = DEFAULT_BUDGET,
+    output_dir: str | os.PathLike[str] = DEFAULT_OUTPUT,
+    progress: Progress | None = None,
+) -> Check:
+    """A supplementary check that fuzzes the run's target for ``budget_seconds`` in the run's
+    edition with the run's seed, and files what it finds. ``target_spec`` (the TARGET of the
+    command line) goes into the replay command."""
+    profile = PROFILES["ci"]
+
+    def fuzz_campaign(ctx: CheckContext) -> None:
+        result = run_campaign(
+            ctx.target, budget_seconds=budget_seconds, seed=ctx.seed, profile=profile.name,
+            database_dir=None, progress=progress, output_dir=output_dir,
+            target_id=target_spec, editions=(ctx.edition,),
+        )
+        ctx.note = _note(result)
+        if result.finding is not None:
+            _file_finding(ctx, result, target_spec)
+        elif result.error is not None:
+            compared = [r for r in result.rules_exercised if r in CAMPAIGN_RULES]
+            for rule in compared or [CAMPAIGN_RULES[0]]:
+                ctx.fail(rule, f"the fuzz campaign could not finish: {result.error}",
+                         error=True)
+
+    return Check(
+        name=NAME, rules=CAMPAIGN_RULES, function=fuzz_campaign, per_provider=False,
+        supplementary=True, doc=(__doc__ or "").split("\n")[0],
+        timeout=budget_seconds + profile.shrink_seconds + _MARGIN_SECONDS,
+    )
+
+
+def _note(result: CampaignResult) -> str:
+    head = ("a divergence" if result.finding is not None
+            else "stopped: " + result.error if result.error is not None
+            else "no divergence")
+    return (f"{head}: {result.examples} deployments, {result.steps} steps in "
+            f"{result.seconds:.1f} s ({result.steps_per_second:.0f} steps/s), seed "
+            f"{result.seed}, {len(result.rules_exercised)} rules compared")
+
+
+def _file_finding(ctx: CheckContext, result: CampaignResult, target_spec: str) -> None:
+    finding = result.finding
+    assert finding is not None
+    crash = finding.rule is None
+    rule = finding.rule or _rule_of_operation(finding.op)
+    if rule not in CAMPAIGN_RULES:  # pragma: no cover - the rule map names catalogue rules
+        rule = CAMPAIGN_RULES[0]
+    steps = result.counterexample
+    lines = [f"{n:>3}. {step.render()}" + ("   <-- diverged here" if n == finding.step else "")
+             for n, step in enumerate(steps, 1)]
+    setup = (f"a deployment in edition {result.edition.value if result.edition else '?'}, "
+             f"mode {result.mode.value if result.mode else '?'}, global tools {result.tools}")
+    also = [r for r in finding.rules[1:] if r != rule]
+    message = (
+        f"fuzzing found {'a crash' if crash else 'a divergence from the spec oracle'} at step "
+        f"{finding.step} of {len(steps)} ({finding.observation}, {finding.op}): "
+        f"{finding.message}"
+        + (f" [the observation also belongs to {', '.join(also)}]" if also else "")
+        + (f" [warning: {result.error}]" if result.error else "")
+    )
+    ctx.fail(rule, message, finding.expected, finding.observed,
+             example=f"{setup}; shrunk to {len(steps)} step{'' if len(steps) == 1 else 's'}:\n"
+             + "\n".join(lines),
+             error=crash)
+    failure = ctx.failures[-1]
+    failure.provider = _provider_of(result, ctx)
+    if result.replay_path:
+        failure.replay = shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
+                                     "--target", target_spec])
+
+
+def _rule_of_operation(op: str) -> str:
+    """The rule a crash of ``op`` is filed under: its first observation's primary rule."""
+    for observation in OP_OBSERVATIONS.get(op, ()):
+        rules = OBSERVATION_RULES.get(observation, ())
+        if rules:
+            return rules[0]
+    return CAMPAIGN_RULES[0]
+
+
+def _provider_of(result: CampaignResult, ctx: CheckContext) -> str | None:
+    """The provider of the diverging step when it started a child through one the target
+    ships; None (the shared runtime) otherwise."""
+    finding = result.finding
+    if finding is None or not 0 < finding.step <= len(result.counterexample):
+        return None
+    provider = result.counterexample[finding.step - 1].args.get("provider")
+    names = {p.name for p in ctx.providers}
+    return provider if isinstance(provider, str) and provider in names else None

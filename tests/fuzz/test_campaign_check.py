@@ -1,0 +1,165 @@
+"""``certify --profile thorough``: the fuzz campaign's findings join the certificate, each a
+failure of its rule with the shrunk steps and the command that replays it alone."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subagent_tck.conformance.certificate import Certificate, Verdict
+from subagent_tck.conformance.cli import main
+from subagent_tck.conformance.gateway import Gateway
+from subagent_tck.conformance.outcome import Outcome
+from subagent_tck.conformance.protocol import DeploymentConfig, TargetInfo
+from subagent_tck.conformance.runner import RunConfig, Suite, certify
+from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.fuzz.campaign import replay
+from subagent_tck.fuzz.campaign_check import CAMPAIGN_RULES, NAME, campaign_check
+from subagent_tck.spec import RULES_BY_ID, ErrorCode, TckError
+
+from .conftest import zoo_module
+
+
+def spec_of(name: str) -> str:
+    return f"python:examples.providers.{name}:provider"
+
+
+def thorough(target: Target, spec: str, out: Path, *rules: str,
+             suite: Suite | None = None, budget: float = 20.0) -> Certificate:
+    check = campaign_check(spec, budget_seconds=budget, output_dir=out)
+    base = suite or Suite.default()
+    return certify(target, RunConfig(target_spec=spec, profile="thorough", rules=rules),
+                   suite=Suite(base.rules, {**base.checks, check.name: check}))
+
+
+@pytest.mark.parametrize("name", ["case_insensitive_allow", "resume_rederives_depth"])
+def test_a_thorough_certificate_fails_a_subtle_entry_with_the_shrunk_steps_and_a_replay(
+    at_root: Path, tmp_path: Path, name: str,
+) -> None:
+    module = zoo_module(name)
+    breaks = module.BREAKS
+    cert = thorough(module.provider(), spec_of(name), tmp_path, breaks)
+    assert cert.verdict == Verdict.FAILED and cert.rule(breaks).outcome == Outcome.FAIL
+    found = [f for f in cert.rule(breaks).failures if f.check == NAME]
+    assert found, f"{name}: the fuzz campaign's finding is not in the certificate"
+    failure = found[0]
+    assert failure.example and "<-- diverged here" in failure.example
+    assert failure.expected is not None and failure.observed is not None
+    assert failure.replay is not None
+    argv = shlex.split(failure.replay)
+    assert argv[:3] == ["subagent-tck", "fuzz", "--replay"] and argv[4:] == [
+        "--target", spec_of(name)]
+    again = replay(module.provider(), argv[3])
+    assert again.reproduced, again.report()
+    [run] = [r for r in cert.checks if r.check == NAME]
+    assert run.note is not None and run.note.startswith("a divergence")
+
+
+def test_a_thorough_run_of_the_reference_notes_the_campaign_and_finds_nothing(
+    reference: Target, tmp_path: Path,
+) -> None:
+    cert = thorough(reference, "reference", tmp_path, "TF-01", "DE-05", budget=3.0)
+    assert cert.verdict == Verdict.PASSED, [f.message for r in cert.failing() for f in r.failures]
+    [run] = [r for r in cert.checks if r.check == NAME]
+    assert run.status == "finished" and run.rules == ["DE-05", "TF-01"]
+    assert run.note is not None and run.note.startswith("no divergence")
+    assert not list(tmp_path.iterdir())  # no replay file without a finding
+
+
+class _Failing:
+    """The reference, until its ``deploys``-th deployment: then the target is gone."""
+
+    def __init__(self, inner: Target, deploys: int) -> None:
+        self.inner, self.left = inner, deploys
+
+    def info(self) -> TargetInfo:
+        return self.inner.info()
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
+        self.left -= 1
+        if self.left < 0:
+            raise TckError(ErrorCode.TARGET_UNREACHABLE, "connection refused (the test's)")
+        return self.inner.deploy(config, gateway)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_target_lost_during_the_campaign_leaves_its_rules_error(
+    reference: Target, tmp_path: Path,
+) -> None:
+    only_fuzz = Suite(Suite.default().rules, {})
+    cert = thorough(_Failing(reference, 3), "reference", tmp_path, suite=only_fuzz,
+                    budget=10.0)
+    errors = {r.id for r in cert.rules if r.outcome == Outcome.ERROR}
+    assert errors and errors <= set(CAMPAIGN_RULES)
+    message = cert.rule(sorted(errors)[0]).failures[0].message
+    assert "the fuzz campaign could not finish" in message and "connection refused" in message
+    assert cert.verdict == Verdict.FAILED
+
+
+class _CrashingViews:
+    """The reference, except that reading a view raises a plain exception (a crash)."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+
+    def info(self) -> TargetInfo:
+        return self.inner.info()
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
+        deployment = self.inner.deploy(config, gateway)
+
+        class Crashing:
+            def __getattr__(self, name: str) -> Any:
+                if name == "view":
+                    def view(*args: Any, **kwargs: Any) -> Any:
+                        raise RuntimeError("view exploded")
+                    return view
+                return getattr(deployment, name)
+
+        return Crashing()  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_crash_during_the_campaign_is_an_error_of_the_operations_rule(
+    reference: Target, tmp_path: Path,
+) -> None:
+    cert = thorough(_CrashingViews(reference), "reference", tmp_path,
+                    suite=Suite(Suite.default().rules, {}), budget=10.0)
+    crashed = [f for r in cert.rules for f in r.failures if f.check == NAME]
+    assert len(crashed) == 1 and crashed[0].error
+    assert "fuzzing found a crash" in crashed[0].message and "view exploded" in crashed[0].message
+    assert cert.rule(crashed[0].rule).outcome == Outcome.ERROR
+    assert crashed[0].rule in RULES_BY_ID
+
+
+def test_the_command_line_prints_the_fuzz_finding_and_its_replay(
+    at_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = spec_of("case_insensitive_allow")
+    code = main(["certify", "--target", spec, "--profile", "thorough", "--rule", "TF-01",
+                 "--fuzz-budget", "20", "--fuzz-output-dir", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out
+    assert "fuzz-campaign: a divergence" in captured.out
+    assert "<-- diverged here" in captured.out
+    command = next(line.split("replay this failure: ", 1)[1] for line in
+                   captured.out.splitlines() if "replay this failure: " in line)
+    assert "fuzz: target" in captured.err  # the campaign's progress goes to stderr
+    assert main(shlex.split(command)[1:]) == 1
+    assert "the same divergence showed again" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option", [["--fuzz-budget", "5"], ["--fuzz-output-dir", "x"]])
+def test_fuzz_options_without_the_thorough_profile_are_a_usage_error(
+    capsys: pytest.CaptureFixture[str], option: list[str],
+) -> None:
+    assert main(["certify", "--target", "reference", *option]) == 2
+    err = capsys.readouterr().err
+    assert "only apply to --profile thorough" in err and option[0] in err
