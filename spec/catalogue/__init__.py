@@ -41,6 +41,10 @@ def get_rule(rule_id: str) -> Rule:
 
 
 def catalogue_hash() -> str:
-    """A stable digest of the catalogue's content, recorded in every certificate."""
-    data = json.dumps([r.model_dump(mode="json") for r in CATALOGUE], sort_keys=True)
+    """A stable digest of the catalogue's content, recorded in every certificate.
+
+    Dumped in Python mode, so that non-finite example values stay ``NaN``/``Infinity`` tokens
+    (JSON mode writes them as ``null``, and an example with ``nan`` would hash as one with
+    ``None``)."""
+    data = json.dumps([r.model_dump(mode="python") for r in CATALOGUE], sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()[:16]

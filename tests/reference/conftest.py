@@ -12,6 +12,7 @@ from subagent_tck.reference import (
     Host,
     ModelReply,
     ScriptedModel,
+    SessionStore,
     Tool,
     ToolCall,
 )
@@ -47,6 +48,23 @@ def make_host(
     for name in tools:
         host.register_tool(echo(name))
     return host
+
+
+@pytest.fixture(autouse=True)
+def _close_stores(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Close every session store a test opened (hosts open one each), so that no SQLite
+    connection is left to the garbage collector, which warns about each on Python 3.13."""
+    opened: list[SessionStore] = []
+    original = SessionStore.__init__
+
+    def tracked(self: SessionStore, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(SessionStore, "__init__", tracked)
+    yield
+    for store in opened:
+        store.close()  # closing twice is harmless: a test may have closed it already
 
 
 def state(host: Host) -> dict[str, Any]:

@@ -201,3 +201,20 @@ def test_the_catalogue_hash_is_a_stable_digest() -> None:
     digest = catalogue_hash()
     assert re.fullmatch(r"[0-9a-f]{16}", digest)
     assert digest == catalogue_hash()
+
+
+def test_the_catalogue_hash_tells_a_nan_example_from_a_none_example(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from subagent_tck.spec import catalogue as catalogue_module
+
+    rule = get_rule("DE-05")
+    index, nan_example = next((i, e) for i, e in enumerate(rule.examples)
+                              if repr(e.given.get("value")) == "nan")
+    as_none = nan_example.model_copy(update={"given": {"value": None}})
+    examples = (*rule.examples[:index], as_none, *rule.examples[index + 1:])
+    changed = rule.model_copy(update={"examples": examples})
+    before = catalogue_hash()
+    monkeypatch.setattr(catalogue_module, "CATALOGUE",
+                        [changed if r.id == "DE-05" else r for r in CATALOGUE])
+    assert catalogue_hash() != before
