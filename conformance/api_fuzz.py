@@ -364,7 +364,7 @@ def fuzz_api(target: HttpTarget, *, examples: int = DEFAULT_EXAMPLES, seed: int 
 def served(spec: str, timeout: float) -> Iterator[HttpTarget]:
     """The target a spec names, over HTTP: an in-process one is served on 127.0.0.1."""
     from .http_server import create_app
-    from .loopback import ServerThread
+    from .httpd import ServerThread
     from .targets import load_target
 
     target = load_target(spec)

@@ -15,23 +15,20 @@ and ``aborted`` travel as the extension ``finish_reason`` values of the same nam
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import json
 import threading
+import time
 from typing import Any
-
-import httpx
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from urllib.parse import quote, unquote, urlsplit
 
 from subagent_tck.spec import StopReason
 
+from .connections import Connections, ExchangeError
 from .gateway import Gateway
-from .loopback import ServerThread, http_client, run_blocking
+from .httpd import Answer, Request, ServerThread
+from .loopback import Stalled, call_with_timeout
 from .protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
 from .wire import MAX_BODY
 
@@ -200,8 +197,13 @@ def chat_to_reply(body: Any) -> ModelReply:
 # --- the kit's server ------------------------------------------------------------------
 
 
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": None}}, status)
+def _error(status: int, message: str, kind: str = "invalid_request_error") -> Answer:
+    return _json({"error": {"message": message, "type": kind, "code": None}}, status)
+
+
+def _json(value: Any, status: int = 200) -> Answer:
+    return Answer(status, json.dumps(value, ensure_ascii=False, allow_nan=False,
+                                     separators=(",", ":")).encode("utf-8"))
 
 
 class GatewayServer:
@@ -219,9 +221,7 @@ class GatewayServer:
         self._mounts: dict[str, Gateway] = {}
         self._names = itertools.count(1)
         self.calls = 0  # requests answered with a reply (for benchmarks and diagnostics)
-        route = Route("/d/{mount}/agents/{agent:path}" + CHAT_PATH, self._complete,
-                      methods=["POST"])
-        self._thread = ServerThread(Starlette(routes=[route]), name="subagent-tck gateway")
+        self._thread = ServerThread(self, name="subagent-tck gateway")
         self.url = self._thread.url
         self._started = False
 
@@ -249,33 +249,42 @@ class GatewayServer:
             self._thread.stop()
             self._started = False
 
-    async def _complete(self, request: Request) -> Response:
-        name = request.path_params["mount"]
-        agent = request.path_params["agent"]
+    # --- the route (httpd.App): POST /d/{mount}/agents/{agent}/v1/chat/completions -------
+
+    def handle(self, request: Request) -> Answer:
+        path = request.path
+        parts = path.split("/", 4)  # "", "d", mount, "agents", "{agent}/v1/chat/completions"
+        if (len(parts) < 5 or parts[1] != "d" or parts[3] != "agents"
+                or not parts[4].endswith(CHAT_PATH) or len(parts[4]) == len(CHAT_PATH)):
+            return _error(404, f"{path} is not a chat completions route of the kit's gateway: "
+                          f"use {{gatewayUrl}}/agents/{{agentId}}{CHAT_PATH}")
+        if request.method != "POST":
+            return _error(405, f"{request.method} is not allowed: POST a chat completion")
+        name, agent = unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)])
         with self._lock:
             gateway = self._mounts.get(name)
         if gateway is None:
             return _error(404, f"no deployment is served at /d/{name} (it was closed)")
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                return _error(413, f"the request is larger than {MAX_BODY} bytes")
         try:
-            model_request = chat_to_request(agent, json.loads(bytes(body) or b"null"))
+            model_request = chat_to_request(agent, json.loads(request.body or b"null"))
         except (ValueError, UnicodeDecodeError) as exc:
             return _error(400, f"not a Chat Completions request: {exc}")
         try:
-            reply = await run_blocking(lambda: gateway.complete(model_request),
-                                       self.reply_timeout)
-        except asyncio.TimeoutError:
+            reply = call_with_timeout(lambda: gateway.complete(model_request),
+                                      self.reply_timeout)
+        except Stalled:
             return _error(504, f"the scripted model stalled: no reply for agent {agent} within "
                           f"{self.reply_timeout:g} s", "timeout")
         except Exception as exc:
             return _error(500, str(exc) or type(exc).__name__, "server_error")
         with self._lock:
             self.calls += 1
-        return JSONResponse(reply_to_chat(reply))
+        return _json(reply_to_chat(reply))
+
+    def refuse(self, status: int, message: str) -> Answer:
+        """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""
+        return _error(status, message, "server_error" if status >= 500 else
+                      "invalid_request_error")
 
 
 # --- the target's client ---------------------------------------------------------------
@@ -287,44 +296,59 @@ class GatewayFailure(RuntimeError):
     message, as the runtime would see it in-process)."""
 
 
+def model_connections(url: str, timeout: float) -> Connections:
+    """Kept connections to the origin of the gateway at ``url`` (a deployment's ``gatewayUrl``),
+    for :class:`GatewayClient`\\ s."""
+    parts = urlsplit(url)
+    return Connections(f"{parts.scheme}://{parts.netloc}", connect_timeout=min(5.0, timeout),
+                       timeout=timeout, headers={"Content-Type": "application/json",
+                                                 "Accept": "application/json"})
+
+
 class GatewayClient(Gateway):
     """A Gateway whose ``complete`` asks the kit's model over HTTP at ``base_url``.
 
-    A failed call raises :class:`GatewayFailure` into the runtime, as a failing model client
-    would. The kit's record is on the kit's side; this object records nothing.
+    ``connections``: kept connections to the gateway's origin, shared by the deployments of a
+    server (made, and closed with this client, when not given). A failed call raises
+    :class:`GatewayFailure` into the runtime, as a failing model client would. The kit's record
+    is on the kit's side; this object records nothing.
     """
 
     def __init__(self, base_url: str, timeout: float = 120.0,
-                 client: httpx.Client | None = None) -> None:
+                 connections: Connections | None = None) -> None:
         super().__init__()
         self.base_url = base_url.rstrip("/")
-        self._owned = client is None
-        self._client = client or http_client(self.base_url, timeout)
+        self.timeout = timeout
+        parts = urlsplit(self.base_url)
+        self._path = parts.path
+        self._owned = connections is None
+        self._connections = connections or model_connections(base_url, timeout)
 
     def url_for(self, agent: str) -> str:
-        from urllib.parse import quote
-
         return f"{self.base_url}/agents/{quote(agent, safe='')}{CHAT_PATH}"
 
     def complete(self, request: ModelRequest) -> ModelReply:
+        path = f"{self._path}/agents/{quote(request.agent, safe='')}{CHAT_PATH}"
+        body = json.dumps(request_to_chat(request)).encode("utf-8")
         try:
-            answer = self._client.post(self.url_for(request.agent), json=request_to_chat(request))
-        except httpx.HTTPError as exc:
+            status, data = self._connections.exchange(
+                "POST", path, body, limit=MAX_BODY, deadline=time.monotonic() + self.timeout)
+        except (ExchangeError, OSError) as exc:
             raise GatewayFailure(f"model gateway unreachable: {type(exc).__name__}: {exc}") \
                 from None
-        if answer.status_code != 200:
-            message = answer.text[:500]
-            with contextlib.suppress(ValueError, AttributeError, TypeError):
-                message = answer.json()["error"]["message"]
-            if answer.status_code == 500:
+        if status != 200:
+            message = data[:500].decode("utf-8", "replace")
+            with contextlib.suppress(ValueError, AttributeError, TypeError, KeyError):
+                message = json.loads(data)["error"]["message"]
+            if status == 500:
                 raise GatewayFailure(message)
-            raise GatewayFailure(f"model gateway answered HTTP {answer.status_code}: {message}")
+            raise GatewayFailure(f"model gateway answered HTTP {status}: {message}")
         try:
-            return chat_to_reply(answer.json())
+            return chat_to_reply(json.loads(data))
         except (ValueError, ChatShapeError) as exc:
             raise GatewayFailure(f"model gateway answered off the Chat Completions shape: "
                                  f"{exc}") from None
 
     def close(self) -> None:
         if self._owned:
-            self._client.close()
+            self._connections.close()

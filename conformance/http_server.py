@@ -12,6 +12,10 @@ zero, integers beyond 2^53 become doubles, and a raw ``NaN``/``Infinity`` token 
 request malformed: ``400 INVALID_REQUEST`` before the target is called, so nothing changes.
 Refusals are 4xx with ``{code, message, details}``; a crash of the target is a 500.
 
+The server is :mod:`.httpd`: each call runs on the thread of the connection it came on, so a
+run waiting for the model holds only its own connection while the calls a scripted reply makes
+meanwhile arrive on another one and are answered at once; nothing waits for a thread switch.
+
 ``subagent-tck serve`` binds 127.0.0.1 by default and prints, as its first stdout line,
 ``SUBAGENT_TCK_READY http://HOST:PORT`` (the handshake of ``cmd:`` targets).
 """
@@ -20,35 +24,28 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import signal
 import sys
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
-import uvicorn
 from pydantic import ValidationError
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
 
 from subagent_tck.spec import ErrorCode, TckError
 
-from .gateway_server import GatewayClient
-from .loopback import LOOPBACK, bind, http_client, run_blocking, uvicorn_config
+from .connections import Connections
+from .gateway_server import GatewayClient, model_connections
+from .httpd import Answer, HttpServer, Request
+from .loopback import LOOPBACK, bind
 from .protocol import PROTOCOL_VERSION
 from .target import Deployment, Target
 from .wire import (
     BY_SEGMENT,
     CONFIG_ADAPTER,
-    DEPLOYMENT_PATH,
-    DEPLOYMENTS_PATH,
     GATEWAY_FIELD,
-    INFO_PATH,
-    MAX_BODY,
     READY_WORD,
     VERSION_HEADER,
     Malformed,
@@ -59,14 +56,22 @@ from .wire import (
     validation_summary,
 )
 
-
-def _answer(value: Any, status: int = 200) -> Response:
-    return Response(dumps(value), status, media_type="application/json",
-                    headers={VERSION_HEADER: PROTOCOL_VERSION})
+_HEADERS = ((VERSION_HEADER, PROTOCOL_VERSION),)
 
 
-def _refusal(error: TckError, status: int | None = None) -> Response:
+def _answer(value: Any, status: int = 200) -> Answer:
+    return Answer(status, dumps(value), headers=_HEADERS)
+
+
+def _refusal(error: TckError, status: int | None = None) -> Answer:
     return _answer(error.to_json(), status or error_status(error.code))
+
+
+def _crash(exc: Exception) -> Answer:
+    """A 500: the target (or its result's encoding) raised; call it inside the except block."""
+    return _answer({"code": ErrorCode.PROTOCOL_ERROR.value,
+                    "message": f"the target crashed: {type(exc).__name__}: {exc}",
+                    "details": {"traceback": traceback.format_exc(limit=20)}}, 500)
 
 
 def _bad(message: str, **details: Any) -> TckError:
@@ -76,23 +81,25 @@ def _bad(message: str, **details: Any) -> TckError:
 EMPTY: Any = object()  # no body at all (allowed where no argument is required)
 
 
-async def _body(request: Request) -> Any:
-    data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > MAX_BODY:
-            raise TckError(ErrorCode.INVALID_REQUEST,
-                           f"the request body is larger than {MAX_BODY} bytes")
+def _body(data: bytes) -> Any:
+    if data == b"{}":  # what a call without arguments sends
+        return {}
     if not data.strip():
         return EMPTY
     try:
-        return loads(bytes(data))
+        return loads(data)
     except Malformed as exc:
         raise _bad(f"the request body is not standard JSON: {exc}") from None
 
 
+def _not_a_route(request: Request, status: int = 404) -> TckError:
+    return TckError(ErrorCode.PROTOCOL_ERROR, f"{request.method} {request.path} is not a route "
+                    f"of driver protocol {PROTOCOL_VERSION}: see docs/driver-api.md")
+
+
 class DriverApp:
-    """The state behind the routes: the target and its open deployments."""
+    """The driver API in front of a target: its open deployments, and the routes (an
+    :class:`~.httpd.App`). Each call runs on the thread of the connection it came on."""
 
     def __init__(self, target: Target, *, model_timeout: float = 120.0) -> None:
         self.target = target
@@ -100,17 +107,19 @@ class DriverApp:
         self._lock = threading.Lock()
         self._deployments: dict[str, tuple[Deployment, GatewayClient]] = {}
         self._ids = itertools.count(1)
-        self._http: httpx.Client | None = None  # shared by every deployment's model client
+        #: kept connections to each model gateway origin, shared by its deployments
+        self._models: dict[str, Connections] = {}
 
-    def _model_client(self, url: str) -> httpx.Client:
+    def _model_connections(self, url: str) -> Connections:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
         with self._lock:
-            if self._http is None:
-                self._http = http_client(url, self.model_timeout)
-            return self._http
+            if origin not in self._models:
+                self._models[origin] = model_connections(origin, self.model_timeout)
+            return self._models[origin]
 
     def _deployment(self, ident: str) -> Deployment:
-        with self._lock:
-            entry = self._deployments.get(ident)
+        entry = self._deployments.get(ident)  # one dict read: atomic, no lock needed
         if entry is None:
             raise TckError(ErrorCode.PROTOCOL_ERROR, f"there is no open deployment {ident!r}: "
                            "create one with POST /v1/deployments")
@@ -122,20 +131,17 @@ class DriverApp:
                        f"DeploymentConfig with {GATEWAY_FIELD!r}")
         fields = dict(body)
         url = fields.pop(GATEWAY_FIELD, None)
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        if (not isinstance(url, str) or not url.startswith(("http://", "https://"))
+                or not urlsplit(url).hostname):
             raise _bad(f"{GATEWAY_FIELD!r} must be the model gateway's http:// base URL")
         try:
             config = validate(CONFIG_ADAPTER, fields)
         except ValidationError as exc:
             raise _bad(f"the deployment config is malformed: {validation_summary(exc)}") \
                 from None
-        shared = self._model_client(url) if url.startswith("http://") else None
-        gateway = GatewayClient(url, timeout=self.model_timeout, client=shared)
-        try:
-            deployment = self.target.deploy(config, gateway)
-        except BaseException:
-            gateway.close()
-            raise
+        gateway = GatewayClient(url, timeout=self.model_timeout,
+                                connections=self._model_connections(url))
+        deployment = self.target.deploy(config, gateway)
         with self._lock:
             ident = f"d{next(self._ids)}"
             self._deployments[ident] = (deployment, gateway)
@@ -160,77 +166,81 @@ class DriverApp:
                 self.close_deployment(ident)
             except Exception:  # shutting down: the rest still get closed
                 traceback.print_exc()
-        if self._http is not None:
-            self._http.close()
+        with self._lock:
+            models, self._models = list(self._models.values()), {}
+        for connections in models:
+            connections.close()
         self.target.close()
 
-    # --- handlers ------------------------------------------------------------------------
+    # --- the routes (httpd.App) ----------------------------------------------------------
 
-    async def _guarded(self, work: Callable[[], Any], status: int = 200,
-                       inline: bool = False) -> Response:
-        """Answer with ``work()``'s result, its refusal, or a 500 when it crashed. ``work`` runs
-        on a worker thread, so that a run waiting for the model leaves the server free to
-        answer the calls a scripted reply makes meanwhile; ``inline`` (observations, which
-        never wait for the model) saves the two thread switches."""
+    def handle(self, request: Request) -> Answer:
+        """``GET /v1/info``, ``POST /v1/deployments``, ``DELETE /v1/deployments/{id}``,
+        ``POST /v1/deployments/{id}/{operation}``; anything else is a structured 404/405."""
         try:
-            result = work() if inline else await run_blocking(work)
-            return _answer(result, status)
+            segments = request.segments()
+            if len(segments) == 4 and segments[0] == "v1" and segments[1] == "deployments":
+                return self._operate(request, segments[2], segments[3])  # the common case
+            if len(segments) < 2 or segments[0] != "v1":
+                raise _not_a_route(request)
+            if segments[1:] == ["info"]:
+                return self._route("GET", request, self.target.info)
+            if segments[1] != "deployments":
+                raise _not_a_route(request)
+            if len(segments) == 2:
+                return self._route("POST", request, lambda: self.deploy(_body(request.body)),
+                                   201)
+            if len(segments) == 3:
+                return self._route("DELETE", request,
+                                   lambda: self.close_deployment(segments[2]))
+            raise _not_a_route(request)
+        except TckError as exc:
+            return _refusal(exc)
+
+    def _route(self, method: str, request: Request, work: Callable[[], Any],
+               status: int = 200) -> Answer:
+        if request.method != method:
+            return _refusal(_not_a_route(request), 405)
+        return self._guarded(work, status)
+
+    def _operate(self, request: Request, ident: str, segment: str) -> Answer:
+        if request.method != "POST":
+            return _refusal(_not_a_route(request), 405)
+        operation = BY_SEGMENT.get(segment)
+        if operation is None:
+            raise TckError(ErrorCode.PROTOCOL_ERROR, f"there is no operation {segment!r} "
+                           "in driver protocol " + PROTOCOL_VERSION, {"operation": segment})
+        deployment = self._deployment(ident)
+        body = _body(request.body)
+        kwargs = operation.decode_arguments({} if body is EMPTY else body)
+        try:
+            return _answer(getattr(deployment, operation.name)(**kwargs))
         except TckError as exc:
             return _refusal(exc)
         except Exception as exc:
-            return _answer({"code": ErrorCode.PROTOCOL_ERROR.value,
-                            "message": f"the target crashed: {type(exc).__name__}: {exc}",
-                            "details": {"traceback": traceback.format_exc(limit=20)}}, 500)
+            return _crash(exc)
 
-    async def info(self, request: Request) -> Response:
-        return await self._guarded(self.target.info)
-
-    async def create(self, request: Request) -> Response:
+    @staticmethod
+    def _guarded(work: Callable[[], Any], status: int = 200) -> Answer:
+        """Answer with ``work()``'s result, its refusal, or a 500 when it crashed."""
         try:
-            body = await _body(request)
+            return _answer(work(), status)
         except TckError as exc:
             return _refusal(exc)
-        return await self._guarded(lambda: self.deploy(body), 201)
+        except Exception as exc:
+            return _crash(exc)
 
-    async def delete(self, request: Request) -> Response:
-        ident = request.path_params["id"]
-        return await self._guarded(lambda: self.close_deployment(ident))
-
-    async def operate(self, request: Request) -> Response:
-        segment = request.path_params["operation"]
-        operation = BY_SEGMENT.get(segment)
-        try:
-            if operation is None:
-                raise TckError(ErrorCode.PROTOCOL_ERROR, f"there is no operation {segment!r} "
-                               "in driver protocol " + PROTOCOL_VERSION, {"operation": segment})
-            deployment = self._deployment(request.path_params["id"])
-            body = await _body(request)
-            kwargs = operation.decode_arguments({} if body is EMPTY else body)
-        except TckError as exc:
-            return _refusal(exc)
-        method = getattr(deployment, operation.name)
-        return await self._guarded(lambda: method(**kwargs), inline=operation.observes)
+    def refuse(self, status: int, message: str) -> Answer:
+        """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""
+        if status >= 500:
+            return _answer({"code": ErrorCode.PROTOCOL_ERROR.value, "message": message}, 500)
+        return _refusal(_bad(message))
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    status = exc.status_code if isinstance(exc, HTTPException) else 500
-    message = (f"{request.method} {request.url.path} is not a route of driver protocol "
-               f"{PROTOCOL_VERSION}: see docs/driver-api.md")
-    return _answer({"code": ErrorCode.PROTOCOL_ERROR.value, "message": message}, status)
-
-
-def create_app(target: Target, *, model_timeout: float = 120.0) -> Starlette:
-    """A Starlette app serving ``target`` behind the driver API (``app.state.driver``)."""
-    driver = DriverApp(target, model_timeout=model_timeout)
-    routes = [
-        Route(INFO_PATH, driver.info, methods=["GET"]),
-        Route(DEPLOYMENTS_PATH, driver.create, methods=["POST"]),
-        Route(DEPLOYMENT_PATH, driver.delete, methods=["DELETE"]),
-        Route(DEPLOYMENT_PATH + "/{operation}", driver.operate, methods=["POST"]),
-    ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
-    app.state.driver = driver
-    return app
+def create_app(target: Target, *, model_timeout: float = 120.0) -> DriverApp:
+    """The driver API serving ``target``: serve it with :class:`~.httpd.HttpServer` (or
+    :class:`~.httpd.ServerThread` inside the kit)."""
+    return DriverApp(target, model_timeout=model_timeout)
 
 
 # --- subagent-tck serve ----------------------------------------------------------------
@@ -256,20 +266,28 @@ def serve_main(args: argparse.Namespace) -> int:
         raise TckError(ErrorCode.USAGE, f"--port {args.port} is not a port: give 0..65535")
     target = load_target(args.target)
     app = create_app(target, model_timeout=args.model_timeout)
-    sock = bind(args.host, args.port)
-    port = sock.getsockname()[1]
+    server = HttpServer(app, bind(args.host, args.port), name="subagent-tck serve")
+    port = server.port
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"{READY_WORD} http://{host}:{port}", flush=True)
     print(f"serving {args.target} behind driver protocol {PROTOCOL_VERSION} on "
           f"http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
-        uvicorn.Server(uvicorn_config(app)).run(sockets=[sock])
-    except KeyboardInterrupt:  # Ctrl-C: uvicorn shut down gracefully, then re-raised it
+        server.serve_forever()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stop serving, close every deployment
         pass
     finally:
-        app.state.driver.close()
-        sock.close()
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        server.stop()
+        app.close()
     return 0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 run = serve_main

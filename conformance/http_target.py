@@ -19,7 +19,6 @@ request through it ignored the gateway: ``PROTOCOL_ERROR``.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import inspect
 import threading
 import time
@@ -31,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
-from .connections import BodyTooLarge, Connections, Overrun, Unreachable
+from .connections import BodyTooLarge, Connections, Cut, NotHttp, Overrun, Unreachable
 from .gateway import Gateway
 from .gateway_server import GatewayServer
 from .protocol import PROTOCOL_VERSION, DeploymentConfig, RunResult, TargetInfo
@@ -97,13 +96,17 @@ class HttpTarget:
     # --- requests ------------------------------------------------------------------------
 
     def _pool(self) -> Connections:
-        """Kept connections shared by every thread: the standard library's client, whose cost
-        per request is about half of httpcore's (benchmarks/bench_http.py)."""
+        """Kept connections shared by every thread (:mod:`.connections`: a request is one
+        write, its answer parsed in C; benchmarks/bench_http.py)."""
+        pool = self._connections
+        if pool is not None:
+            return pool
         with self._lock:
             if self._connections is None:
                 try:
                     self._connections = Connections(self.base_url, timeout=self.timeout,
-                                                    connect_timeout=self.connect_timeout)
+                                                    connect_timeout=self.connect_timeout,
+                                                    headers=self._headers)
                 except ValueError as exc:
                     raise TckError(ErrorCode.USAGE, f"{exc}: give the adapter's base URL, "
                                    "e.g. http://127.0.0.1:8080") from None
@@ -115,19 +118,21 @@ class HttpTarget:
         note = self._diagnose(settle) if self._diagnose else None
         return f" ({note})" if note else ""
 
-    def request(self, method: str, path: str, payload: Any = _NOTHING, *, what: str) -> Any:
-        """Send one request; the parsed JSON answer (None for an empty one), or TckError."""
+    def request(self, method: str, path: str, payload: Any = _NOTHING, *, what: str,
+                content: bytes | None = None) -> Any:
+        """Send one request (``payload`` encoded, or ``content`` as it is); the parsed JSON
+        answer (None for an empty one), or TckError."""
         if self._closed:
             raise TckError(ErrorCode.USAGE, f"the HTTP target {self.base_url} is closed")
-        url = self.base_url + path
-        try:
-            content = None if payload is _NOTHING else dumps(payload)
-        except TypeError as exc:
-            raise TckError(ErrorCode.USAGE, f"{what}: {exc}") from None
+        if payload is not _NOTHING:
+            try:
+                content = dumps(payload)
+            except TypeError as exc:
+                raise TckError(ErrorCode.USAGE, f"{what}: {exc}") from None
         deadline = time.monotonic() + self.timeout
         pool = self._pool()
         try:
-            status, data = pool.exchange(method, path, self._headers, content, limit=MAX_BODY,
+            status, data = pool.exchange(method, path, content, limit=MAX_BODY,
                                          deadline=deadline)
         except BodyTooLarge as exc:
             if exc.announced is not None:
@@ -139,21 +144,25 @@ class HttpTarget:
                            f"within {self.timeout:g} s{self._hint()}") from None
         except TimeoutError:  # socket.timeout: connecting, sending or waiting for the answer
             raise TckError(ErrorCode.TIMEOUT, f"the target did not answer {what} ({method} "
-                           f"{url}) within {self.timeout:g} s{self._hint()}") from None
+                           f"{self.base_url}{path}) within {self.timeout:g} s{self._hint()}") \
+                from None
         except Unreachable as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target at "
                            f"{self.base_url} ({exc.error}){self._hint(0.5)}: is the adapter "
                            "running?") from None
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+        except Cut as exc:
+            if exc.received:
+                raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target "
+                               f"broke during {what}: the answer stopped after {exc.received} "
+                               f"bytes{self._hint(0.5)}") from None
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the connection "
                            f"without answering {what}{self._hint(0.5)}") from None
-        except http.client.IncompleteRead as exc:
-            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
-                           f"during {what}: the answer stopped after {len(exc.partial)} bytes"
-                           f"{self._hint(0.5)}") from None
-        except http.client.HTTPException as exc:
-            raise self._broken(what, f"answered with something that is not HTTP: "
-                               f"{type(exc).__name__}: {exc}") from None
+        except (ConnectionResetError, BrokenPipeError):
+            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the connection "
+                           f"without answering {what}{self._hint(0.5)}") from None
+        except NotHttp as exc:
+            raise self._broken(what, f"answered with something that is not HTTP: {exc}") \
+                from None
         except OSError as exc:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
                            f"during {what}: {type(exc).__name__}: {exc}{self._hint(0.5)}") \
@@ -253,10 +262,13 @@ class HttpDeployment:
         self._path = DEPLOYMENT_PATH.format(id=quote(ident, safe=""))
         self._closed = False
 
-    def call(self, operation: Operation, body: dict[str, Any]) -> Any:
+    def call(self, operation: Operation, body: dict[str, Any] | None,
+             content: bytes | None = None) -> Any:
+        """Send ``body`` (or its ``content``, already encoded) to the operation's route."""
         before = len(self.gateway.exchanges)
-        data = self.target.request("POST", f"{self._path}/{operation.segment}", body,
-                                   what=operation.segment)
+        data = self.target.request("POST", f"{self._path}/{operation.segment}",
+                                   _NOTHING if body is None else body, what=operation.segment,
+                                   content=content)
         if operation.returns_nothing:
             return None
         try:
@@ -286,6 +298,8 @@ class HttpDeployment:
 
 def _method(operation: Operation) -> Callable[..., Any]:
     def method(self: HttpDeployment, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs and operation.empty_body is not None:
+            return self.call(operation, None, operation.empty_body)  # encoded once
         return self.call(operation, operation.bind(args, kwargs))
 
     original = getattr(Deployment, operation.name)

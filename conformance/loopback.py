@@ -1,25 +1,20 @@
-"""Serving an ASGI app on 127.0.0.1 and running blocking work without hanging the kit.
+"""Loopback plumbing of the HTTP transport: listening on 127.0.0.1, clients, and blocking
+work bounded in time without hanging the kit.
 
-The HTTP transport runs servers inside the kit (the model gateway, and in tests and benchmarks
-the reference behind the driver API) and calls blocking code from async handlers. Both must
-never keep the kit alive: servers stop with a bounded grace, and blocking work runs on daemon
-threads so a stalled script cannot hold the interpreter at exit (DESIGN.md, "No hang").
+The servers themselves are :mod:`.httpd`. Work that may stall (a scripted model reply) runs on
+daemon threads, so a stalled script cannot hold the interpreter at exit (DESIGN.md, "No hang").
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import queue
 import socket
 import ssl
 import threading
-import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
-import uvicorn
 
 from subagent_tck.spec import ErrorCode, TckError
 
@@ -62,62 +57,6 @@ def http_client(url: str, timeout: httpx.Timeout | float, **options: Any) -> htt
     return httpx.Client(timeout=timeout, trust_env=False, transport=transport, **options)
 
 
-def uvicorn_config(app: Any, **options: Any) -> uvicorn.Config:
-    options.setdefault("log_level", "warning")
-    options.setdefault("access_log", False)
-    options.setdefault("lifespan", "off")
-    options.setdefault("timeout_graceful_shutdown", 1)
-    options.setdefault("timeout_keep_alive", 30)
-    options.setdefault("server_header", False)
-    return uvicorn.Config(app, **options)
-
-
-class ServerThread:
-    """An ASGI app served by uvicorn on a daemon thread, bound to 127.0.0.1 only."""
-
-    def __init__(self, app: Any, port: int = 0, *, name: str = "subagent-tck server") -> None:
-        self._socket = bind(LOOPBACK, port)
-        self.port: int = self._socket.getsockname()[1]
-        self.url = f"http://{LOOPBACK}:{self.port}"
-        self._server = uvicorn.Server(uvicorn_config(app))
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._error: BaseException | None = None
-
-    def _run(self) -> None:
-        try:
-            self._server.run(sockets=[self._socket])
-        except BaseException as exc:  # reported by start()
-            self._error = exc
-
-    def start(self, timeout: float = 10.0) -> ServerThread:
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not self._server.started:
-            if self._error is not None or not self._thread.is_alive():
-                raise TckError(ErrorCode.USAGE, f"the loopback server could not start: "
-                               f"{self._error!r}")
-            if time.monotonic() > deadline:
-                raise TckError(ErrorCode.TIMEOUT,
-                               f"the loopback server did not start within {timeout} s")
-            time.sleep(0.002)
-        return self
-
-    def stop(self, timeout: float = 3.0) -> None:
-        self._server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout)
-        if self._thread.is_alive():
-            self._server.force_exit = True
-            self._thread.join(timeout)
-        self._socket.close()
-
-    def __enter__(self) -> ServerThread:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
 class _Workers:
     """Daemon worker threads, started on demand and kept: starting a thread per call costs
     about a millisecond on a busy machine, and a pool of ordinary threads would hold the
@@ -150,32 +89,26 @@ class _Workers:
 _WORKERS = _Workers()
 
 
-async def run_blocking(function: Callable[[], T], timeout: float | None = None) -> T:
-    """Run ``function`` on a daemon worker thread and await it (``timeout``: asyncio's
-    TimeoutError). A call that never returns keeps nothing alive at exit."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
+class Stalled(Exception):
+    """The work did not return within its time."""
 
-    def settle(outcome: Callable[[], None]) -> None:
-        if not future.done():
-            outcome()
+
+def call_with_timeout(function: Callable[[], T], timeout: float) -> T:
+    """``function()`` run on a daemon worker thread; :class:`Stalled` when it has not returned
+    within ``timeout`` seconds (it then finishes, or not, on its own: nothing waits for it)."""
+    outcome: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
     def work() -> None:
         try:
-            result = function()
-        except BaseException as exc:  # handed to the awaiting handler
-            error = exc
-            _post(loop, lambda: settle(lambda: future.set_exception(error)))
-        else:
-            _post(loop, lambda: settle(lambda: future.set_result(result)))
+            outcome.put((True, function()))
+        except BaseException as exc:  # handed to the caller
+            outcome.put((False, exc))
 
     _WORKERS.submit(work)
-    if timeout is None:
-        return await future
-    return await asyncio.wait_for(future, timeout)
-
-
-def _post(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
-    # RuntimeError: the loop is gone (server stopped): nobody waits any more
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(callback)
+    try:
+        ok, value = outcome.get(timeout=timeout)
+    except queue.Empty:
+        raise Stalled(f"no result within {timeout:g} s") from None
+    if ok:
+        return cast(T, value)
+    raise value

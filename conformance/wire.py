@@ -1,4 +1,5 @@
-"""The HTTP wire of the driver protocol: the route table and the JSON codec.
+"""The HTTP wire of the driver protocol: the route table (and, from :mod:`.codec`, the JSON
+codec both ends use).
 
 Both ends of the HTTP transport (:mod:`.http_target` in the kit, :mod:`.http_server` in front of
 an in-process target) and the OpenAPI document (:mod:`.openapi`) read this module, and this
@@ -6,30 +7,30 @@ module reads :class:`~.target.Deployment` itself: one route per method, its argu
 taken from the method's signature and type hints. A method added to the protocol is a route
 without further work, so the wire cannot drift from the Python protocol (DESIGN.md, "How the kit
 observes a target"; docs/driver-api.md is the prose).
-
-Numbers follow the DE domain decision (RULES.md, DE-05..DE-08): the reader parses JSON as
-JavaScript's ``JSON.parse`` would (``-0`` stays negative zero, integers beyond 2^53 become
-doubles) and refuses the non-standard tokens ``NaN``/``Infinity``; the kit sends such values as
-the tagged form ``{"$number": "NaN" | "Infinity" | "-Infinity"}``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import json
-import math
 import re
 import typing
-from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from subagent_tck.spec import ErrorCode, TckError
 
+from .codec import (
+    Malformed,
+    dumps,
+    from_json,
+    loads,
+    to_json,
+    validate,
+    validation_summary,
+)
 from .protocol import PROTOCOL_VERSION, DeploymentConfig, TargetInfo
 from .target import Deployment
 
@@ -48,18 +49,13 @@ DEPLOYMENT_PATH = f"{PREFIX}/deployments/{{id}}"
 GATEWAY_FIELD = "gatewayUrl"
 
 #: Deployment methods that only observe and never wait for the model: the fuzz compares them
-#: around a refusal, and the reference server answers them without a thread switch.
+#: around a refusal.
 OBSERVERS = frozenset(
     {"root", "sessions", "agents", "events", "invocations", "observe", "view", "tool_schemas",
      "lookup", "sdk_bindings", "prompt", "providers"}
 )
 
-_TAG = "$number"
-_LITERAL = "$literal"
-_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-
-
-# --- JSON codec ------------------------------------------------------------------------
+# --- names ------------------------------------------------------------------------
 
 
 def camel(name: str) -> str:
@@ -71,127 +67,6 @@ def camel(name: str) -> str:
 def kebab(name: str) -> str:
     """``register_tool`` -> ``register-tool`` (path segments are kebab-case)."""
     return name.replace("_", "-")
-
-
-def to_json(value: Any) -> Any:
-    """A Python value (pydantic models included) as a JSON-ready value of the wire.
-
-    Non-finite floats become the tagged form; an object that would read as a tag is escaped as
-    ``{"$literal": {...}}``. A model's raw (``Any``) field whose default is ``None`` is left out
-    when the caller did not set it (absent differs from ``null``); every other field travels,
-    defaults included.
-    """
-    if isinstance(value, BaseModel):
-        out: dict[str, Any] = {}
-        for name, field in type(value).model_fields.items():
-            if (field.annotation is Any and field.default is None
-                    and name not in value.model_fields_set):
-                continue
-            out[name] = to_json(getattr(value, name))
-        return out
-    if isinstance(value, Enum):
-        return to_json(value.value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return {_TAG: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
-    if value is None or isinstance(value, (str, int, float)):
-        return value
-    if isinstance(value, Mapping):
-        items = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"object keys must be strings on the JSON wire, not {key!r}")
-            items[key] = to_json(item)
-        if len(items) == 1 and next(iter(items)) in (_TAG, _LITERAL):
-            return {_LITERAL: items}
-        return items
-    if isinstance(value, (list, tuple)):
-        return [to_json(item) for item in value]
-    raise TypeError(f"{type(value).__name__} values cannot travel on the JSON wire: {value!r}")
-
-
-def from_json(value: Any) -> Any:
-    """Undo :func:`to_json`'s tags on a parsed JSON value; a malformed tag is a ValueError."""
-    if isinstance(value, dict):
-        if len(value) == 1:
-            key, inner = next(iter(value.items()))
-            if key == _TAG:
-                if not isinstance(inner, str) or inner not in _NON_FINITE:
-                    raise ValueError(
-                        f'{{"$number": {json.dumps(inner)}}} is not a tagged number: use '
-                        '"NaN", "Infinity" or "-Infinity"'
-                    )
-                return _NON_FINITE[inner]
-            if key == _LITERAL:
-                if not isinstance(inner, dict):
-                    raise ValueError('"$literal" must wrap a JSON object')
-                return {k: from_json(v) for k, v in inner.items()}
-        return {k: from_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [from_json(item) for item in value]
-    return value
-
-
-def dumps(value: Any) -> bytes:
-    """Encode for the wire (UTF-8, no NaN/Infinity tokens, ``-0.0`` kept)."""
-    return json.dumps(to_json(value), ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":")).encode("utf-8")
-
-
-class Malformed(ValueError):
-    """The text is not standard JSON (or carries a malformed tag)."""
-
-
-def _refuse_constant(token: str) -> Any:
-    raise Malformed(
-        f"{token} is not a JSON number: send the tagged form {{\"$number\": \"{token}\"}}"
-    )
-
-
-def _read_int(token: str) -> int | float:
-    number = int(token)
-    if number == 0 and token.startswith("-"):
-        return -0.0  # JavaScript reads -0 as negative zero
-    if abs(number) > 2**53:
-        return float(number)  # beyond 2^53 JavaScript keeps the nearest double
-    return number
-
-
-def loads(data: bytes | str) -> Any:
-    """Decode wire text as JavaScript reads JSON numbers, then undo the tags.
-
-    Raises :class:`Malformed` for anything that is not standard JSON: bad UTF-8, a syntax
-    error, the tokens ``NaN``/``Infinity``/``-Infinity``, a malformed tag.
-    """
-    try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        parsed = json.loads(text, parse_int=_read_int, parse_float=float,
-                            parse_constant=_refuse_constant)
-        return from_json(parsed)
-    except Malformed:
-        raise
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise Malformed(str(exc)) from exc
-
-
-def validation_summary(error: ValidationError, limit: int = 5) -> str:
-    """A short human summary of a pydantic error: ``loc: message`` pairs."""
-    parts = []
-    for item in error.errors()[:limit]:
-        loc = ".".join(str(p) for p in item["loc"]) or "(body)"
-        parts.append(f"{loc}: {item['msg']}")
-    more = error.error_count() - limit
-    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
-
-
-def validate(adapter: TypeAdapter[Any], value: Any) -> Any:
-    """``value`` (parsed by :func:`loads`) as the adapter's type, with JSON's types kept apart.
-
-    The JSON types are checked strictly first (``"true"`` is no boolean, ``"1"`` no integer, as
-    in the OpenAPI document); the value is then built leniently so that raw fields keep what
-    :func:`loads` read (``-0.0``, doubles beyond 2^53, non-finite numbers).
-    """
-    adapter.validate_json(dumps(value), strict=True)
-    return adapter.validate_python(value)
 
 
 # --- the route table -------------------------------------------------------------------
@@ -241,34 +116,66 @@ class Operation:
     def returns_nothing(self) -> bool:
         return self.result is type(None)
 
-    @functools.cached_property
-    def signature(self) -> inspect.Signature:
-        """The Python call's signature (made once: a certification binds thousands of calls)."""
-        params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
-        params += [
-            inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=a.default)
-            for a in self.arguments
-        ]
-        return inspect.Signature(params)
-
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        """The request body for a Python call (defaults applied, so the wire is explicit)."""
-        bound = self.signature.bind(None, *args, **kwargs)
-        bound.apply_defaults()
-        return {a.wire: bound.arguments[a.name] for a in self.arguments}
+        """The request body for a Python call (defaults applied, so the wire is explicit); a
+        call that does not fit the signature is a TypeError, as Python's own binding says."""
+        if not args and not kwargs and self._defaults is not None:
+            return dict(self._defaults)
+        arguments = self.arguments
+        if len(args) > len(arguments):
+            raise TypeError(f"{self.name}() takes {len(arguments)} arguments but "
+                            f"{len(args)} were given")
+        given = dict(zip((a.name for a in arguments), args, strict=False))
+        for name, value in kwargs.items():
+            if name in given:
+                raise TypeError(f"{self.name}() got multiple values for argument {name!r}")
+            given[name] = value
+        if len(given) > len(arguments) or not given.keys() <= self._names:
+            unexpected = sorted(set(given) - self._names)
+            raise TypeError(f"{self.name}() got unexpected keyword argument(s) "
+                            f"{', '.join(map(repr, unexpected))}")
+        body = {}
+        for argument in arguments:
+            if argument.name in given:
+                body[argument.wire] = given[argument.name]
+            elif argument.required:
+                raise TypeError(f"{self.name}() missing required argument {argument.name!r}")
+            else:
+                body[argument.wire] = argument.default
+        return body
+
+    @functools.cached_property
+    def _names(self) -> frozenset[str]:
+        return frozenset(a.name for a in self.arguments)
+
+    @functools.cached_property
+    def empty_body(self) -> bytes | None:
+        """The request body of a call without arguments, encoded (None when an argument is
+        required): the same bytes as ``dumps(self.bind((), {}))``, made once."""
+        return None if self._defaults is None else dumps(self._defaults)
+
+    @functools.cached_property
+    def _defaults(self) -> dict[str, Any] | None:
+        """The body of a call without arguments (None when an argument is required)."""
+        return None if self.needs_body else {a.wire: a.default for a in self.arguments}
+
+    @functools.cached_property
+    def _wires(self) -> dict[str, Argument]:
+        return {a.wire: a for a in self.arguments}
 
     def decode_arguments(self, body: Any) -> dict[str, Any]:
         """Python keyword arguments from a parsed request body; refusals are INVALID_REQUEST."""
         if not isinstance(body, dict):
             raise TckError(ErrorCode.INVALID_REQUEST,
                            f"the body of {self.segment} must be a JSON object of its arguments")
-        known = {a.wire: a for a in self.arguments}
-        unknown = sorted(set(body) - set(known))
+        if not body and self._defaults is not None:
+            return {}  # no argument given, none required
+        unknown = sorted(key for key in body if key not in self._wires)
         if unknown:
             raise TckError(
                 ErrorCode.INVALID_REQUEST,
                 f"{self.segment} takes no argument(s) {', '.join(unknown)}; it takes "
-                f"{', '.join(known) or 'none'}",
+                f"{', '.join(self._wires) or 'none'}",
                 {"unknown": unknown},
             )
         kwargs: dict[str, Any] = {}
@@ -377,3 +284,11 @@ def error_status(code: ErrorCode) -> int:
 KIT_CODES = frozenset(
     {ErrorCode.USAGE, ErrorCode.TARGET_UNREACHABLE, ErrorCode.PROTOCOL_ERROR, ErrorCode.TIMEOUT}
 )
+
+__all__ = [
+    "BY_SEGMENT", "CONFIG_ADAPTER", "DEPLOYMENTS_PATH", "DEPLOYMENT_PATH", "GATEWAY_FIELD",
+    "INFO_ADAPTER", "INFO_PATH", "KIT_CODES", "MAX_BODY", "OBSERVERS", "OPERATIONS", "PREFIX",
+    "READY_WORD", "VERSION_HEADER", "Argument", "Malformed", "Operation", "camel",
+    "check_protocol", "deployment_operations", "dumps", "error_status", "from_json", "kebab",
+    "loads", "major", "to_json", "validate", "validation_summary",
+]

@@ -9,7 +9,7 @@ import pytest
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.http_server import create_app
 from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.loopback import ServerThread
+from subagent_tck.conformance.httpd import ServerThread
 
 
 @pytest.fixture(scope="module")

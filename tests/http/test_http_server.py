@@ -14,7 +14,7 @@ from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.http_server import create_app
 from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.loopback import ServerThread
+from subagent_tck.conformance.httpd import ServerThread
 from subagent_tck.conformance.protocol import DeploymentConfig, ToolSpec
 from subagent_tck.conformance.wire import MAX_BODY, READY_WORD
 from subagent_tck.spec import ErrorCode, TckError

@@ -191,3 +191,69 @@ def test_another_major_protocol_version_is_a_protocol_error_naming_both(version:
     assert caught.value.code is ErrorCode.PROTOCOL_ERROR
     assert repr(version) in caught.value.message or version in caught.value.message
     assert "1.0" in caught.value.message
+
+
+def _reference_to_json(value: Any) -> Any:
+    """The codec's rules written plainly: what the fast ``to_json`` must keep giving."""
+    from enum import Enum
+
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return {name: _reference_to_json(getattr(value, name))
+                for name, field in type(value).model_fields.items()
+                if not (field.annotation is Any and field.default is None
+                        and name not in value.model_fields_set)}
+    if isinstance(value, Enum):
+        return _reference_to_json(value.value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$number": "NaN" if math.isnan(value) else
+                ("Infinity" if value > 0 else "-Infinity")}
+    if isinstance(value, dict):
+        items = {k: _reference_to_json(v) for k, v in value.items()}
+        return {"$literal": items} if len(items) == 1 and next(iter(items)) in (
+            "$number", "$literal") else items
+    if isinstance(value, (list, tuple)):
+        return [_reference_to_json(v) for v in value]
+    return value
+
+
+@settings(max_examples=100)
+@given(values)
+def test_the_encoding_of_json_values_follows_the_codec_rules(value: Any) -> None:
+    assert same(_reference_to_json(value), to_json(value))
+
+
+def test_models_enums_and_tuples_encode_by_the_codec_rules() -> None:
+    from subagent_tck.spec import PresentationMode
+
+    samples = [
+        StartRequest(parent="a", provider="p", prompt="x", maxDepth=math.inf),
+        StartRequest(parent="a", provider="p", prompt="x"),
+        DeploymentConfig(tools=[ToolSpec(name="t", parameters={"$number": "x"})]),
+        {"mode": PresentationMode.BOTH, "pair": (1, -0.0), "views": [ViewEntry(
+            name="n", origin="local")]},
+    ]
+    for sample in samples:
+        assert same(_reference_to_json(sample), to_json(sample)), sample
+
+
+def test_a_tag_written_with_an_escaped_dollar_is_still_a_tag() -> None:
+    assert math.isnan(loads('{"\\u0024number": "NaN"}'))
+    assert loads('{"\\u0024literal": {"$number": "NaN"}}') == {"$number": "NaN"}
+    assert loads(' {"a": -0} ')["a"] == 0 and loads("[1] ") == [1]
+
+
+def test_a_call_is_bound_as_python_binds_it() -> None:
+    create = OPERATIONS["create_agent"]
+    assert create.bind((), {}) == {"headerDepth": 0, "runtimeDepth": None,
+                                   "hasRuntimeDepth": False}
+    assert create.bind((), {}) is not create.bind((), {})  # a fresh body each call
+    assert create.bind((2,), {"has_runtime_depth": True})["hasRuntimeDepth"] is True
+    for args, kwargs, words in [((1, 2, 3, 4), {}, "takes 3"),
+                                ((1,), {"header_depth": 2}, "multiple values"),
+                                ((), {"bogus": 1}, "bogus")]:
+        with pytest.raises(TypeError, match=words):
+            create.bind(args, kwargs)
+    with pytest.raises(TypeError, match="missing required argument 'name'"):
+        OPERATIONS["lookup"].bind(("a1",), {})

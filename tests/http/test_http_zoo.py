@@ -16,7 +16,7 @@ import pytest
 
 from subagent_tck.conformance.http_server import create_app
 from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.loopback import ServerThread
+from subagent_tck.conformance.httpd import ServerThread
 from subagent_tck.conformance.outcome import Outcome
 from subagent_tck.conformance.runner import RunConfig, certify
 from subagent_tck.conformance.targets import load_target

@@ -13,8 +13,8 @@ import pytest
 from http_helpers import adapter_command, alive, gone_within
 
 from subagent_tck.conformance.gateway import Gateway, text
+from subagent_tck.conformance.httpd import ServerThread
 from subagent_tck.conformance.launcher import launch, split_command
-from subagent_tck.conformance.loopback import ServerThread
 from subagent_tck.conformance.protocol import DeploymentConfig, ToolSpec
 from subagent_tck.conformance.targets import load_target
 from subagent_tck.spec import ErrorCode, TckError
