@@ -11,6 +11,7 @@ left unset is *absent*, which differs from ``null``: see :func:`given`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -99,6 +100,10 @@ class TargetInfo(_Model):
 
 
 class AgentRef(_Model):
+    """An agent: its id, its session, and its depth: the depth its durable header records
+    (DE-01) or its effective depth (DE-02: the larger of header and runtime depth); a target
+    may report either."""
+
     agent: str
     session: str
     depth: int
@@ -171,6 +176,46 @@ class Observation(_Model):
     agents: list[str]
     events: list[Event]
     invocations: list[Invocation]
+
+
+def snapshot_of(event_data: Mapping[str, Any]) -> tuple[list[list[str]] | None, list[str] | None]:
+    """Read an ``agent.published`` event's ``snapshot`` (see :class:`Event`) as (prompt pairs,
+    sorted view names), ``None`` for a part that is missing or unreadable. Sections may come as
+    ``[name, text]`` pairs or ``{name, text}`` objects, view entries as names, ``{name, ...}``
+    objects or ``[name, ...]`` lists: the one reading of the checks and the fuzzer."""
+    snapshot = event_data.get("snapshot")
+    if not isinstance(snapshot, Mapping):
+        return None, None
+    prompt = _pairs(snapshot.get("prompt"))
+    view = snapshot.get("view")
+    names: list[str] | None = None
+    if isinstance(view, list):
+        names = []
+        for entry in view:
+            if isinstance(entry, str):
+                names.append(entry)
+            elif isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
+                names.append(entry["name"])
+            elif isinstance(entry, (list, tuple)) and entry and isinstance(entry[0], str):
+                names.append(entry[0])
+            else:
+                return prompt, None
+        names.sort()
+    return prompt, names
+
+
+def _pairs(value: Any) -> list[list[str]] | None:
+    if not isinstance(value, list):
+        return None
+    out = []
+    for item in value:
+        if isinstance(item, Mapping) and "name" in item and "text" in item:
+            out.append([item["name"], item["text"]])
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
+            out.append([item[0], item[1]])
+        else:
+            return None
+    return out
 
 
 # --- starting and running agents ---------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from subagent_tck.conformance.protocol import SessionHeader, StartRequest
+from subagent_tck.conformance.protocol import SessionHeader, StartRequest, snapshot_of
 from subagent_tck.spec import (
     ABSENT,
     Edition,
@@ -68,10 +68,16 @@ def create_agent(
         return
     assert ref is not None
     verdict = check_depth(header_value)
-    if verdict.ok and ref.depth != verdict.value:
+    runtime_verdict = check_depth(runtime_value) if runtime_value is not ABSENT else None
+    # AgentRef.depth is the header's depth (DE-01) or the effective one (DE-02: the larger of
+    # header and runtime depth): the protocol accepts either
+    allowed_depths = {verdict.value}
+    if verdict.ok and runtime_verdict is not None and runtime_verdict.ok:
+        allowed_depths.add(max(verdict.value, runtime_verdict.value))  # type: ignore[type-var]
+    if verdict.ok and ref.depth not in allowed_depths:
         raise lock.diverge(
-            "create-agent", "a top-level agent reports the depth of its header", verdict.value,
-            ref.depth, "DE-01",
+            "create-agent", "a top-level agent reports the depth of its header (or its "
+            "effective depth)", sorted(allowed_depths), ref.depth, "DE-01",
         )
     label = label or lock.model.new_label("a")
     lock.ids[label] = ref.agent
@@ -220,18 +226,18 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         snapshot = event.data.get("snapshot")
         if not isinstance(snapshot, Mapping):
             return
-        names = snapshot.get("view")
-        if isinstance(names, list):
+        # read as the certifier's FR-02 check reads it: sections as pairs or {name, text}
+        shown, names = snapshot_of(event.data)
+        if isinstance(snapshot.get("view"), list):
             expected = sorted(e.name for e in lock.model.view(child))
-            if sorted(str(n) for n in names) != expected:
+            if names != expected:
                 raise lock.diverge(
                     "published", f"{child.label} was published before its view was final",
-                    expected, names,
+                    expected, snapshot.get("view"),
                 )
         sections = snapshot.get("prompt")
         if isinstance(sections, list):
             expected_prompt = [[s.name, s.text] for s in lock.model.prompt(child)]
-            shown = [list(s) for s in sections if isinstance(s, (list, tuple))]
             if shown != expected_prompt:
                 if child.label in lock.model.agents:
                     lock.check_prompt(child.label)  # wrong now too: the prompt's own rule

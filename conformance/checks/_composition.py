@@ -335,45 +335,6 @@ class Observed:
         return out
 
 
-def snapshot_of(event_data: Mapping[str, Any]) -> tuple[list[list[str]] | None, list[str] | None]:
-    """Read an ``agent.published`` event's ``snapshot`` as (prompt pairs, sorted view names);
-    ``None`` for a part that is missing or unreadable."""
-    snapshot = event_data.get("snapshot")
-    if not isinstance(snapshot, Mapping):
-        return None, None
-    prompt = _pairs(snapshot.get("prompt"))
-    view = snapshot.get("view")
-    names: list[str] | None = None
-    if isinstance(view, list):
-        names = []
-        for entry in view:
-            if isinstance(entry, str):
-                names.append(entry)
-            elif isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
-                names.append(entry["name"])
-            elif isinstance(entry, (list, tuple)) and entry and isinstance(entry[0], str):
-                names.append(entry[0])
-            else:
-                return prompt, None
-        names.sort()
-    return prompt, names
-
-
-def _pairs(value: Any) -> list[list[str]] | None:
-    if not isinstance(value, list):
-        return None
-    out = []
-    for item in value:
-        if isinstance(item, Mapping) and "name" in item and "text" in item:
-            out.append([item["name"], item["text"]])
-        elif isinstance(item, (list, tuple)) and len(item) == 2:
-            out.append([item[0], item[1]])
-        else:
-            return None
-    return out
-
-
-
 def deploy_or_refusal(ctx: CheckContext, cfg: DeploymentConfig) -> Deployment | TckError:
     """Deploy ``cfg``, or the refusal when the target rejects it at configuration time (a bad
     preset persona may be refused when the preset is added, before any start)."""

@@ -25,7 +25,14 @@ from subagent_tck.spec import (
 
 from ..check import CheckContext, check
 from ..gateway import call, text
-from ..protocol import DeploymentConfig, ModelReply, ModelRequest, StartRequest, ToolSpec
+from ..protocol import (
+    DeploymentConfig,
+    ModelReply,
+    ModelRequest,
+    StartRequest,
+    ToolSpec,
+    snapshot_of,
+)
 from ..target import Deployment
 from ._composition import (
     OUTPUT_SCHEMA,
@@ -44,7 +51,6 @@ from ._composition import (
     judge,
     oracle_accepts,
     sections_of,
-    snapshot_of,
     start_request,
     supported_controls,
     view_pairs,

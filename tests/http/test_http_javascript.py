@@ -57,3 +57,19 @@ def test_the_javascript_implementation_certifies_over_http(edition: str | None) 
     result = _run(command, ROOT)
     assert result.returncode == 0, (
         f"certify ({edition or 'default edition'}) exited {result.returncode}:\n{_tail(result)}")
+
+
+def test_fuzzing_the_javascript_implementation_against_the_oracle_finds_no_divergence(
+    tmp_path: Path,
+) -> None:
+    """The differential proof across languages: the state machine drives the JavaScript
+    implementation over HTTP and the Python oracle in lockstep (it once found that the two
+    disagreed on which depth an AgentRef reports, which the protocol now leaves open)."""
+    node = _need("node")
+    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "fuzz",
+               "--target", f"cmd:{node} implementations/javascript/server.mjs",
+               "--max-examples", "30", "--seed", "0", "--no-database",
+               "--output-dir", str(tmp_path)]
+    result = _run(command, ROOT)
+    assert result.returncode == 0, f"fuzz exited {result.returncode}:\n{_tail(result)}"
+    assert "no divergence: 30 examples" in result.stdout

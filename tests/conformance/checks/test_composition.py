@@ -12,10 +12,9 @@ from subagent_tck.conformance.checks._composition import (
     expected_sections,
     expected_view,
     named,
-    snapshot_of,
     supported_controls,
 )
-from subagent_tck.conformance.protocol import ProviderInfo
+from subagent_tck.conformance.protocol import ProviderInfo, snapshot_of
 from subagent_tck.spec import (
     PERSONA_SECTION,
     STRUCTURED_OUTPUT,
