@@ -17,12 +17,14 @@
    client against the same echo is shown for comparison. Short blocks of each alternate, and the
    driver's share is the median of neighbouring blocks' ratios: the machine's load drifts.
 
-Both are measured twice: with the processes placed by the scheduler, then with every process on
-one CPU (``--cpu N`` measures only the latter, on CPU N). On a virtual machine an idle virtual
+Both are measured three times: with the processes placed by the scheduler, the same with the
+readers' busy poll off (``SUBAGENT_TCK_POLL_US=0``, :mod:`.busypoll`), then with every process
+on one CPU (``--cpu N`` measures only the latter, on CPU N). On a virtual machine an idle virtual
 CPU must be woken for each hand-over between the kit and the target, which can cost more than
-the round trip itself; on one CPU a hand-over is a context switch. The last lines are the
-figures of the issue for each placement: HTTP time / in-process time, and driver round trips per
-second / bare echo round trips per second, all measured in this one run.
+the round trip itself; the busy poll keeps the CPU awake for the answer; on one CPU a hand-over
+is a context switch. The last lines are the figures of the issue for each placement: HTTP time /
+in-process time, and driver round trips per second / bare echo round trips per second, all
+measured in this one run.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from subagent_tck.conformance import busypoll
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.connections import Connections
 from subagent_tck.conformance.gateway import Gateway
@@ -171,13 +174,20 @@ def main(argv: list[str] | None = None) -> None:
     # switch. Both placements are measured, so that the transport's own price shows apart from
     # the machine's wake-up latency.
     first = min(os.sched_getaffinity(0))
-    placements = ([("scheduler", None), (f"CPU {first} only", first)] if args.cpu is None
-                  else [(f"CPU {args.cpu} only", args.cpu)])
+    placements = ([("scheduler", None, True), ("scheduler, busy poll off", None, False),
+                   (f"CPU {first} only", first, True)] if args.cpu is None
+                  else [(f"CPU {args.cpu} only", args.cpu, True)])
     figures = []
-    for label, cpu in placements:
+    setting = os.environ.get(busypoll.ENVIRONMENT)
+    for label, cpu, poll in placements:
         print(f"--- processes placed: {label}")
         if cpu is not None:
             os.sched_setaffinity(0, {cpu})  # inherited by the processes launched below
+        if poll:  # as the user has it (on, unless they turned it off)
+            _restore(busypoll.ENVIRONMENT, setting)
+        else:  # off here and in the processes launched below
+            os.environ[busypoll.ENVIRONMENT] = "0"
+        busypoll.window.cache_clear()
         driver, echo, kept = round_trips(args.round_trips, args.blocks)
         local_s, http_s = certify_both(args.profile, args.repeat)
         figures.append((label, local_s, http_s, driver, echo, kept))
@@ -185,6 +195,14 @@ def main(argv: list[str] | None = None) -> None:
         print(f"summary ({label}): in-process {local_s:.2f} s, HTTP {http_s:.2f} s, ratio "
               f"{http_s / local_s:.1f}x (goal <= 3x); driver {driver:.0f} round trips/s, bare "
               f"echo {echo:.0f} round trips/s, ratio {kept:.2f} (goal >= 0.5)")
+
+
+def _restore(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
 
 if __name__ == "__main__":
     main()

@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 
+from . import busypoll
 from .exitcode import ExitCode, for_certificate, for_error
 
 if TYPE_CHECKING:
@@ -264,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse printed the usage error (or --help)
         return int(exc.code) if isinstance(exc.code, int) else ExitCode.USAGE
     try:
+        busypoll.window()  # a bad SUBAGENT_TCK_POLL_US is a usage error before anything starts
         return int(args.run(args))
     except TckError as exc:
         print(f"error: {exc.message}", file=sys.stderr)

@@ -5,6 +5,8 @@ A certification sends thousands of small requests to one adapter, one at a time;
 per round trip is then the client's own CPU. Here a request is one ``sendall`` on a kept socket
 and the answer is parsed by httptools (llhttp, in C): a tenth of the CPU ``http.client`` spends
 on its header parsing (benchmarks/bench_http.py measures the round trip against a bare echo).
+A reader polls for its answer for a fraction of a millisecond before it sleeps
+(:mod:`.busypoll`: on a virtual machine a sleeping CPU takes longer to wake than the round trip).
 This module keeps such connections, one per concurrent caller, and reports how an exchange
 failed with its own exceptions; :class:`~.http_target.HttpTarget` turns them into the kit's
 errors (DESIGN.md, "No hang").
@@ -21,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from .busypoll import BusyPoll
 from .loopback import ssl_context
 
 CHUNK = 64 * 1024
@@ -72,6 +75,7 @@ class _Kept:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.parser = httptools.HttpResponseParser(self)
+        self.poll = BusyPoll(sock)
         self._begin()
 
     def _begin(self) -> None:
@@ -124,6 +128,7 @@ class _Kept:
         """Read one answer: ``(status, body, whether the connection may be reused)``."""
         self._begin()
         received = 0
+        self.poll.wait()  # the answer usually comes within a fraction of a millisecond
         while True:
             data = self.sock.recv(CHUNK)
             if not data:  # closed: the end of a body without a length, or a cut answer

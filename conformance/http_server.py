@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from subagent_tck.spec import ErrorCode, TckError
 
+from . import busypoll
 from .connections import Connections
 from .gateway_server import GatewayClient, model_connections
 from .httpd import Answer, HttpServer, Request
@@ -300,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
+        busypoll.window()  # a bad SUBAGENT_TCK_POLL_US: exit 2 before serving
         return serve_main(args)
     except TckError as exc:
         print(f"error: {exc.message}", file=sys.stderr)

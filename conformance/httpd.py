@@ -6,9 +6,10 @@ HTTP costs what each round trip costs. Here a connection's own thread reads a re
 app and writes the answer as one segment: no event loop, no thread switch between reading and
 answering, and a call that waits (a run waiting for the model) holds only its own connection, so
 the calls a scripted reply makes meanwhile arrive on another connection and are answered at once
-(DESIGN.md, "How the kit observes a target"). It took the place of uvicorn and Starlette: a
-bare echo's round trip went from about 0.3 ms to 0.03 ms on the same machine, and
-benchmarks/bench_http.py measures the driver against such an echo.
+(DESIGN.md, "How the kit observes a target"). Between requests a connection's thread polls for
+a fraction of a millisecond before it sleeps (:mod:`.busypoll`). It took the place of uvicorn
+and Starlette: a bare echo's round trip went from about 0.3 ms to 0.03 ms on the same machine,
+and benchmarks/bench_http.py measures the driver against such an echo.
 
 HTTP is parsed by httptools (llhttp, the parser of Node.js and of uvicorn): chunked and
 ``Content-Length`` bodies, ``Expect: 100-continue``, pipelined requests, HTTP/1.0 and
@@ -32,6 +33,7 @@ from urllib.parse import unquote
 
 import httptools
 
+from .busypoll import BusyPoll
 from .loopback import LOOPBACK, bind
 from .wire import MAX_BODY
 
@@ -137,6 +139,7 @@ class _Connection:
         self.parser = httptools.HttpRequestParser(self)
         self.ready: list[Request | _Refusal] = []  # what the last read completed, in order
         self.refusal: _Refusal | None = None  # the message being read is refused
+        self.poll = BusyPoll(sock)
         self._begin()
 
     def _begin(self) -> None:
@@ -212,6 +215,7 @@ class _Connection:
 
     def _round(self) -> bool:
         """Read what arrived and answer every request it completed; False: close."""
+        self.poll.wait()  # a client in a hurry sends its next request at once
         data = self.sock.recv(CHUNK)
         if not data:
             return False
