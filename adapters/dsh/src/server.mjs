@@ -1,28 +1,12 @@
-// Copied from implementations/javascript/src/server.mjs (routing, body limits, codec); the
-// deployment behind it is the real DSH (deployment.mjs, dsh_host.mjs).
-// The HTTP driver API (docs/driver-api.md; conformance/wire.py is the route table):
-//   GET    /v1/info                         TargetInfo
-//   POST   /v1/deployments                  a DeploymentConfig plus gatewayUrl -> 201 {deployment}
-//   POST   /v1/deployments/{id}/{operation} the operation's arguments -> its result
-//   DELETE /v1/deployments/{id}             close it
-// Bodies are read as JavaScript reads JSON, with the tagged non-finite numbers undone; a body
-// that is not standard JSON (a raw NaN token included) is 400 INVALID_REQUEST before anything
-// runs. Refusals are 4xx JSON bodies {code, message, details}; only a crash of this runtime is
-// a 5xx.
+// The driver API server of the JavaScript implementation (implementations/javascript:
+// routing, body limits, codec), with DSH behind it: each deployment is a DshHost
+// (deployment.mjs, dsh_host.mjs) and GET /v1/info describes DSH and its providers.
 
-import http from 'node:http';
+import { DriverServer as JavaScriptDriverServer, MAX_BODY, PROTOCOL_VERSION, VERSION_HEADER }
+  from '../../../implementations/javascript/src/server.mjs';
+import { OPERATIONS, openDeployment } from './deployment.mjs';
 
-import { OPERATIONS, decodeArguments, openDeployment } from './deployment.mjs';
-import { Code, TckError, statusOf } from './errors.mjs';
-import { GatewayClient } from './gateway.mjs';
-import { Malformed, dumps, errorBody, loads } from './wire.mjs';
-
-export const PROTOCOL_VERSION = '1.0';
-export const VERSION_HEADER = 'x-subagent-tck-protocol';
-export const MAX_BODY = 8 * 1024 * 1024;
-export const VERSION = '0.1.0';
-/** No body at all: allowed where an operation requires no argument (JSON null is not). */
-const EMPTY = Symbol('empty body');
+export { MAX_BODY, PROTOCOL_VERSION, VERSION_HEADER };
 
 export function targetInfo(providers, dshVersion) {
   return {
@@ -35,165 +19,9 @@ export function targetInfo(providers, dshVersion) {
   };
 }
 
-export class DriverServer {
-  #deployments = new Map();
-  #count = 0;
-
+export class DriverServer extends JavaScriptDriverServer {
   constructor({ modelTimeoutMs = 120000, providers = [], dshVersion = '' } = {}) {
-    this.modelTimeoutMs = modelTimeoutMs;
-    this.providers = providers;
-    this.dshVersion = dshVersion;
-    this.server = http.createServer((request, response) => {
-      this.#handle(request, response).catch((error) => {
-        send(response, 500, { code: Code.PROTOCOL_ERROR,
-          message: `the runtime crashed: ${error?.stack ?? error}` });
-      });
-    });
-    this.server.keepAliveTimeout = 30000;
+    super({ modelTimeoutMs, info: () => targetInfo(providers, dshVersion),
+      open: openDeployment, operations: OPERATIONS });
   }
-
-  listen(port = 0, host = '127.0.0.1') {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        const { port: bound } = this.server.address();
-        resolve(`http://${host}:${bound}`);
-      });
-    });
-  }
-
-  close() {
-    for (const deployment of this.#deployments.values()) deployment.close();
-    this.#deployments.clear();
-    this.server.closeAllConnections?.();
-    return new Promise((resolve) => { this.server.close(() => resolve()); });
-  }
-
-  async #handle(request, response) {
-    const url = new URL(request.url, 'http://localhost');
-    try {
-      const parts = segments(url.pathname);
-      if (parts[0] !== 'v1') throw notARoute(request, url);
-      if (parts.length === 2 && parts[1] === 'info') {
-        requireMethod(request, url, 'GET');
-        return send(response, 200, targetInfo(this.providers, this.dshVersion));
-      }
-      if (parts[1] !== 'deployments' || parts.length > 4) throw notARoute(request, url);
-      if (parts.length === 2) {
-        requireMethod(request, url, 'POST');
-        return send(response, 201, await this.#deploy(await readBody(request)));
-      }
-      const ident = parts[2];
-      if (parts.length === 3) {
-        requireMethod(request, url, 'DELETE');
-        this.#deployment(ident);
-        this.#deployments.get(ident).close();
-        this.#deployments.delete(ident);
-        return send(response, 200, null);
-      }
-      requireMethod(request, url, 'POST');
-      const operation = Object.hasOwn(OPERATIONS, parts[3]) ? OPERATIONS[parts[3]] : undefined;
-      if (operation === undefined) {
-        throw new TckError(Code.PROTOCOL_ERROR, `there is no operation ${parts[3]} in driver `
-          + `protocol ${PROTOCOL_VERSION}`, { operation: parts[3] });
-      }
-      const deployment = this.#deployment(ident);
-      const body = await readBody(request);
-      const args = decodeArguments(parts[3], operation, body === EMPTY ? {} : body);
-      const result = await operation.handler(deployment, args);
-      return send(response, 200, result === undefined ? null : result);
-    } catch (error) {
-      if (error instanceof TckError) {
-        return send(response, error.status ?? statusOf(error.code), errorBody(error));
-      }
-      throw error;
-    }
-  }
-
-  #deployment(ident) {
-    const deployment = this.#deployments.get(ident);
-    if (deployment === undefined) {
-      throw new TckError(Code.PROTOCOL_ERROR, `there is no open deployment ${JSON.stringify(ident)}: `
-        + 'create one with POST /v1/deployments');
-    }
-    return deployment;
-  }
-
-  async #deploy(body) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new TckError(Code.INVALID_REQUEST, 'the body of POST /v1/deployments must be a JSON '
-        + 'object: a DeploymentConfig with "gatewayUrl"');
-    }
-    const { gatewayUrl, ...config } = body;
-    if (typeof gatewayUrl !== 'string' || !/^https?:\/\//.test(gatewayUrl)) {
-      throw new TckError(Code.INVALID_REQUEST, '"gatewayUrl" must be the model gateway\'s http:// '
-        + 'base URL');
-    }
-    this.#count += 1;
-    const ident = `d${this.#count}`;
-    const gateway = new GatewayClient(gatewayUrl, { timeoutMs: this.modelTimeoutMs });
-    let deployment;
-    try {
-      deployment = await openDeployment(config, gateway);
-    } catch (error) {
-      gateway.close();
-      throw error;
-    }
-    this.#deployments.set(ident, deployment);
-    return { deployment: ident };
-  }
-}
-
-function segments(pathname) {
-  try {
-    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  } catch {
-    throw new TckError(Code.PROTOCOL_ERROR, `${pathname} is not a well-formed path`);
-  }
-}
-
-function notARoute(request, url) {
-  return new TckError(Code.PROTOCOL_ERROR, `${request.method} ${url.pathname} is not a route of `
-    + `driver protocol ${PROTOCOL_VERSION}: see docs/driver-api.md`);
-}
-
-function requireMethod(request, url, method) {
-  if (request.method !== method) {
-    const error = notARoute(request, url);
-    error.status = 405;
-    throw error;
-  }
-}
-
-async function readBody(request) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += chunk.length;
-    if (size > MAX_BODY) {
-      throw new TckError(Code.INVALID_REQUEST, `the request body is larger than ${MAX_BODY} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const data = Buffer.concat(chunks);
-  if (data.toString('utf8').trim() === '') return EMPTY;
-  try {
-    return loads(data);
-  } catch (error) {
-    if (error instanceof Malformed) {
-      throw new TckError(Code.INVALID_REQUEST, `the request body is not standard JSON: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
-function send(response, status, value) {
-  if (response.headersSent) return;
-  const body = Buffer.from(dumps(value), 'utf8');
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': body.length,
-    [VERSION_HEADER]: PROTOCOL_VERSION,
-  });
-  response.end(body);
 }

@@ -12,6 +12,8 @@ import { DeploymentConfig, MODE, SessionHeader, StartRequest, SubagentToolConfig
   from './shapes.mjs';
 import { SubagentTools } from './subagent_tool.mjs';
 
+export { decodeArguments } from './arguments.mjs';
+
 export class Deployment {
   constructor(rawConfig, gateway) {
     const config = DeploymentConfig(rawConfig, 'the deployment config');
@@ -137,25 +139,3 @@ export const OPERATIONS = {
   'set-runtime-context': op({ enabled: arg(T.bool()) },
     ({ host }, a) => { host.runtimeContext = a.enabled; return NONE; }),
 };
-
-/** Validate a body against an operation's arguments; malformed input is INVALID_REQUEST. */
-export function decodeArguments(segment, operation, body) {
-  const value = body;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TckError(Code.INVALID_REQUEST, `the body of ${segment} must be a JSON object of `
-      + 'its arguments');
-  }
-  const known = Object.keys(operation.args);
-  const unknown = Object.keys(value).filter((key) => !known.includes(key)).sort();
-  if (unknown.length) {
-    throw new TckError(Code.INVALID_REQUEST, `${segment} takes no argument(s) `
-      + `${unknown.join(', ')}; it takes ${known.join(', ') || 'none'}`, { unknown });
-  }
-  const out = {};
-  for (const [name, [validate, options]] of Object.entries(operation.args)) {
-    if (Object.hasOwn(value, name)) out[name] = validate(value[name], `${segment}: ${name}`);
-    else if (Object.hasOwn(options, 'default')) out[name] = structuredClone(options.default);
-    else throw new TckError(Code.INVALID_REQUEST, `${segment} needs the argument '${name}'`);
-  }
-  return out;
-}

@@ -10,7 +10,8 @@
 
 import http from 'node:http';
 
-import { Deployment, OPERATIONS, decodeArguments } from './deployment.mjs';
+import { decodeArguments } from './arguments.mjs';
+import { Deployment, OPERATIONS } from './deployment.mjs';
 import { Code, TckError, statusOf } from './errors.mjs';
 import { GatewayClient } from './gateway.mjs';
 import { CATALOGUE, info } from './providers.mjs';
@@ -34,12 +35,22 @@ export function targetInfo() {
   };
 }
 
+/**
+ * The driver API over HTTP. What is behind it is this implementation unless given: `info()`
+ * answers GET /v1/info, `open(config, gateway)` (may be async) makes a deployment, whose
+ * `close()` ends it, and `operations` maps each operation segment to `{args, handler}`
+ * (arguments.mjs reads the arguments). The DSH adapter serves DSH this way.
+ */
 export class DriverServer {
   #deployments = new Map();
   #count = 0;
 
-  constructor({ modelTimeoutMs = 120000 } = {}) {
+  constructor({ modelTimeoutMs = 120000, info = targetInfo,
+    open = (config, gateway) => new Deployment(config, gateway), operations = OPERATIONS } = {}) {
     this.modelTimeoutMs = modelTimeoutMs;
+    this.info = info;
+    this.open = open;
+    this.operations = operations;
     this.server = http.createServer((request, response) => {
       this.#handle(request, response).catch((error) => {
         send(response, 500, { code: Code.PROTOCOL_ERROR,
@@ -73,12 +84,12 @@ export class DriverServer {
       if (parts[0] !== 'v1') throw notARoute(request, url);
       if (parts.length === 2 && parts[1] === 'info') {
         requireMethod(request, url, 'GET');
-        return send(response, 200, targetInfo());
+        return send(response, 200, this.info());
       }
       if (parts[1] !== 'deployments' || parts.length > 4) throw notARoute(request, url);
       if (parts.length === 2) {
         requireMethod(request, url, 'POST');
-        return send(response, 201, this.#deploy(await readBody(request)));
+        return send(response, 201, await this.#deploy(await readBody(request)));
       }
       const ident = parts[2];
       if (parts.length === 3) {
@@ -89,7 +100,8 @@ export class DriverServer {
         return send(response, 200, null);
       }
       requireMethod(request, url, 'POST');
-      const operation = Object.hasOwn(OPERATIONS, parts[3]) ? OPERATIONS[parts[3]] : undefined;
+      const { operations } = this;
+      const operation = Object.hasOwn(operations, parts[3]) ? operations[parts[3]] : undefined;
       if (operation === undefined) {
         throw new TckError(Code.PROTOCOL_ERROR, `there is no operation ${parts[3]} in driver `
           + `protocol ${PROTOCOL_VERSION}`, { operation: parts[3] });
@@ -116,7 +128,7 @@ export class DriverServer {
     return deployment;
   }
 
-  #deploy(body) {
+  async #deploy(body) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new TckError(Code.INVALID_REQUEST, 'the body of POST /v1/deployments must be a JSON '
         + 'object: a DeploymentConfig with "gatewayUrl"');
@@ -131,7 +143,7 @@ export class DriverServer {
     const gateway = new GatewayClient(gatewayUrl, { timeoutMs: this.modelTimeoutMs });
     let deployment;
     try {
-      deployment = new Deployment(config, gateway);
+      deployment = await this.open(config, gateway);
     } catch (error) {
       gateway.close();
       throw error;
