@@ -22,7 +22,7 @@ import importlib.util
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from typing import IO, TYPE_CHECKING, Any
 
@@ -126,29 +126,44 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _suite(args: argparse.Namespace) -> Suite | None:
-    """The default suite, plus the fuzz campaign for ``--profile thorough`` (imported only
-    then: nothing else of conformance imports fuzz)."""
-    fuzz_options = [o for o, v in (("--fuzz-budget", args.fuzz_budget),
-                                   ("--fuzz-output-dir", args.fuzz_output_dir)) if v is not None]
-    if args.profile != "thorough":
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    return suite_for(args.target, args.profile, fuzz_budget=args.fuzz_budget,
+                     fuzz_output_dir=args.fuzz_output_dir, progress=progress,
+                     options=("--profile", "--fuzz-budget", "--fuzz-output-dir"))
+
+
+def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = None,
+              fuzz_output_dir: str | None = None, progress: Callable[[str], None] | None = None,
+              options: tuple[str, str, str] = ("--profile", "--fuzz-budget",
+                                               "--fuzz-output-dir"),
+              ) -> Suite | None:
+    """The suite a profile runs: None (the default suite) for ``ci``; for ``thorough`` the
+    default suite plus the fuzz campaign against ``target_spec`` (imported only then: nothing
+    else of conformance imports fuzz). Shared by the command line and the pytest plugin; their
+    options for profile, fuzz budget and fuzz output directory are ``options``, named so in the
+    usage errors."""
+    profile_option, *names = options
+    fuzz_options = [o for o, v in zip(names, (fuzz_budget, fuzz_output_dir), strict=True)
+                    if v is not None]
+    if profile != "thorough":
         if fuzz_options:
             raise TckError(ErrorCode.USAGE, f"{' and '.join(fuzz_options)} only apply to "
-                           "--profile thorough (the profile that fuzzes): add it or drop them")
+                           f"{profile_option} thorough (the profile that fuzzes): add it or "
+                           "drop them")
         return None
     if not _available(FUZZ_CHECK):
-        raise TckError(ErrorCode.USAGE, "--profile thorough fuzzes the target, but "
+        raise TckError(ErrorCode.USAGE, f"{profile_option} thorough fuzzes the target, but "
                        f"{FUZZ_CHECK} is not installed: reinstall subagent-tck")
     from subagent_tck.fuzz.campaign import DEFAULT_OUTPUT
     from subagent_tck.fuzz.campaign_check import DEFAULT_BUDGET, campaign_check
 
     from .runner import Suite
 
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
     check = campaign_check(
-        args.target, budget_seconds=args.fuzz_budget or DEFAULT_BUDGET,
-        output_dir=args.fuzz_output_dir or DEFAULT_OUTPUT, progress=progress,
+        target_spec, budget_seconds=fuzz_budget or DEFAULT_BUDGET,
+        output_dir=fuzz_output_dir or DEFAULT_OUTPUT, progress=progress,
     )
     default = Suite.default()
     return Suite(default.rules, {**default.checks, check.name: check})

@@ -3,9 +3,11 @@
 Inert unless ``--subagent-tck-target`` is given. Each item is named after its rule id (select
 with ``-k TF-01``) and marked with its family (``tf`` ...), its capability (``toolFilter`` ...),
 its level (``must``/``should``) and ``subagent_tck``. The runner runs once per session, for the
-selected items' rules, and each item reports its rule: a failure shows the failures' messages;
-a rule that does not apply is skipped with the reason; a baselined failure, and a failing SHOULD
-rule (never decisive), is an expected failure.
+selected items' rules, and each item reports its rule: a failure shows the failures' messages
+(and a fuzz finding's replay command); a rule that does not apply is skipped with the reason; a
+baselined failure, and a failing SHOULD rule (never decisive), is an expected failure.
+``--subagent-tck-profile thorough`` also fuzzes the target, as ``certify --profile thorough``
+does (docs/certify.md).
 """
 
 from __future__ import annotations
@@ -20,9 +22,13 @@ if TYPE_CHECKING:
     from .certificate import Certificate
 
 TARGET = "--subagent-tck-target"
+PROFILE = "--subagent-tck-profile"
+FUZZ_BUDGET = "--subagent-tck-fuzz-budget"
+FUZZ_OUTPUT_DIR = "--subagent-tck-fuzz-output-dir"
 # Imports of the kit happen only once the plugin is active: installed, it stays inert.
 _CERTIFICATE = pytest.StashKey[Any]()  # Certificate, or the TckError that prevented it
 _TARGET = pytest.StashKey[Any]()
+_SUITE = pytest.StashKey[Any]()  # the Suite to run (the profile's)
 
 
 def markers() -> dict[str, str]:
@@ -47,6 +53,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seed of every random choice (default 0)")
     group.addoption("--subagent-tck-baseline", metavar="FILE", default=None,
                     help="TOML file of expected failures")
+    group.addoption(PROFILE, choices=("ci", "thorough"), default="ci",
+                    help="examples per property-based check, 10 (ci) or 200 (thorough); "
+                         "thorough also fuzzes the target (default ci)")
+    group.addoption(FUZZ_BUDGET, metavar="S", type=float, default=None,
+                    help="seconds of fuzzing with the thorough profile (default 60)")
+    group.addoption(FUZZ_OUTPUT_DIR, metavar="DIR", default=None,
+                    help="where the thorough profile writes replay files of its findings "
+                         "(default .subagent-tck/fuzz)")
 
 
 def _active(config: pytest.Config) -> bool:
@@ -101,7 +115,10 @@ class RuleItem(pytest.Item):
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]
-        lines += [f"  [{f.provider or 'target'}] {f.message}" for f in result.failures]
+        for failure in result.failures:
+            lines.append(f"  [{failure.provider or 'target'}] {failure.message}")
+            if failure.replay:
+                lines.append(f"    {failure.replay}")
         if not result.failures and reasons:
             lines.append(f"  {reasons}")
         if result.replay:
@@ -134,9 +151,9 @@ def _certificate(session: pytest.Session) -> Certificate:
     cached = config.stash.get(_CERTIFICATE, None)
     if cached is None:
         from .baseline import load_baseline
-        from .runner import RunConfig, Suite, certify
+        from .runner import RunConfig, certify
 
-        suite = Suite.default()
+        suite = config.stash[_SUITE]
         chosen = {i.rule.id for i in session.items if isinstance(i, RuleItem)}
         every = {r.id for r in suite.rules}
         try:
@@ -145,6 +162,7 @@ def _certificate(session: pytest.Session) -> Certificate:
                 target_spec=config.getoption(TARGET),
                 edition=config.getoption("--subagent-tck-edition"),
                 rules=() if chosen >= every else tuple(sorted(chosen)),
+                profile=config.getoption(PROFILE),
                 seed=config.getoption("--subagent-tck-seed"),
                 baseline=load_baseline(baseline_path) if baseline_path else None,
             )
@@ -166,9 +184,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from subagent_tck.spec import ErrorCode, TckError
 
+    from .cli import suite_for
     from .runner import Suite, resolve_edition
     from .targets import load_target
 
+    try:
+        suite = suite_for(config.getoption(TARGET), config.getoption(PROFILE),
+                          fuzz_budget=config.getoption(FUZZ_BUDGET),
+                          fuzz_output_dir=config.getoption(FUZZ_OUTPUT_DIR),
+                          options=(PROFILE, FUZZ_BUDGET, FUZZ_OUTPUT_DIR))
+    except TckError as exc:
+        raise pytest.UsageError(exc.message) from None
+    config.stash[_SUITE] = suite or Suite.default()
     try:
         target = load_target(config.getoption(TARGET))
     except TckError as exc:

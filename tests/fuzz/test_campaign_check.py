@@ -163,3 +163,32 @@ def test_fuzz_options_without_the_thorough_profile_are_a_usage_error(
     assert main(["certify", "--target", "reference", *option]) == 2
     err = capsys.readouterr().err
     assert "only apply to --profile thorough" in err and option[0] in err
+
+
+pytest_plugins = ["pytester"]
+
+
+def test_the_pytest_plugin_with_the_thorough_profile_reports_a_fuzz_finding_on_its_rule_item(
+    at_root: Path, pytester: pytest.Pytester, tmp_path: Path,
+) -> None:
+    out = tmp_path / "findings"
+    rules = len(Suite.default().rules)  # imported here first: the run below imports in-process
+    result = pytester.runpytest(
+        f"--subagent-tck-target={spec_of('case_insensitive_allow')}",
+        "--subagent-tck-profile=thorough", "--subagent-tck-fuzz-budget=20",
+        f"--subagent-tck-fuzz-output-dir={out}", "-k", "TF-01", "-p", "no:randomly")
+    result.assert_outcomes(failed=1, deselected=rules - 1)
+    text = result.stdout.str()
+    assert "FAILED subagent-tck::TF-01" in text
+    assert "subagent-tck fuzz --replay" in text  # the finding's replay command is shown
+    assert list(out.glob("*.json")), "the replay file is written where the option says"
+
+
+def test_the_pytest_plugin_refuses_fuzz_options_without_the_thorough_profile(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest("--subagent-tck-target=reference",
+                                "--subagent-tck-fuzz-budget=5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--subagent-tck-fuzz-budget only apply to "
+                                 "--subagent-tck-profile thorough*"])
