@@ -16,10 +16,11 @@ waits, a pause that doubles each time (up to :data:`MAX_PAUSE` waits) and halves
 that caught the bytes without handing the CPU over. A poll that runs out of window costs only
 CPU time nobody else wanted.
 
-Off where it cannot work: without ``sched_yield`` or per-thread resource usage (platforms other
-than Linux), on TLS sockets (their bytes may already wait, decrypted, in the TLS layer), and
-with ``SUBAGENT_TCK_POLL_US=0`` in the environment (the window in microseconds; default
-:data:`DEFAULT_WINDOW_US`). benchmarks/bench_http.py measures both placements of the processes.
+Off where it cannot work: without ``sched_yield``, per-thread resource usage or ``select.poll``
+(platforms other than Linux), on TLS sockets (their bytes may already wait, decrypted, in the
+TLS layer), and with ``SUBAGENT_TCK_POLL_US=0`` in the environment (the window in microseconds;
+default :data:`DEFAULT_WINDOW_US`). benchmarks/bench_http.py measures it on and off, and with
+the processes on one CPU.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ ENVIRONMENT = "SUBAGENT_TCK_POLL_US"
 DEFAULT_WINDOW_US = 300
 #: The longest a poll may last: past it, a wake-up is cheap next to the wait.
 MAX_WINDOW_US = 10_000
-#: After the CPU was handed over this many times in a row, a reader polls once per this many
-#: waits at most.
+#: The longest pause: a reader whose polls keep handing the CPU over still polls once per this
+#: many waits, to notice when the CPU is free again.
 MAX_PAUSE = 1024
 
 try:
@@ -54,6 +55,10 @@ try:
     _relax: Callable[[], None] | None = os.sched_yield
 except (ImportError, AttributeError):  # pragma: no cover - not Linux
     _relax = None
+
+
+def _never(timeout: int) -> list[tuple[int, int]]:
+    return []
 
 
 @functools.cache
@@ -90,11 +95,14 @@ class BusyPoll:
         self.seconds = window() if seconds is None else seconds
         self._relax = relax or _relax
         self._switches = switches or (_switches if _relax is not None else None)
-        if self._relax is None or self._switches is None or isinstance(sock, ssl.SSLSocket):
+        if (self._relax is None or self._switches is None or isinstance(sock, ssl.SSLSocket)
+                or not hasattr(select, "poll")):  # select.poll: not on Windows
             self.seconds = 0.0
-        poller = select.poll()
-        poller.register(sock, select.POLLIN)
-        self._poll = poller.poll
+            self._poll: Callable[[int], list[tuple[int, int]]] = _never
+        else:
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            self._poll = poller.poll
         self.pause = 1  # how many waits the next hand-over skips
         self.rest = 0  # waits left that sleep at once
         self.caught = 0  # polls that found the bytes without handing the CPU over

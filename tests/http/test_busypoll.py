@@ -134,6 +134,17 @@ def test_tls_sockets_are_never_polled(pair):
     assert counter.relaxed == 0
 
 
+def test_without_select_poll_a_reader_sleeps_at_once(pair, monkeypatch):
+    ours, _ = pair
+    monkeypatch.delattr(busypoll.select, "poll")
+    counter = Counter()
+    poll = BusyPoll(ours, 1.0, switches=counter.switches, relax=counter.relax)
+    began = time.perf_counter()
+    poll.wait()
+    assert time.perf_counter() - began < 0.5
+    assert (poll.seconds, counter.relaxed) == (0, 0)
+
+
 @pytest.fixture
 def environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     busypoll.window.cache_clear()
