@@ -190,7 +190,8 @@ def _close(target: object) -> None:
             print(f"warning: closing the target failed: {exc}", file=sys.stderr)
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """An option's positive, finite number of seconds (argparse type)."""
     try:
         value = float(text)
     except ValueError:
@@ -249,7 +250,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     certify.add_argument("--profile", choices=("ci", "thorough"), default="ci",
                          help="ci: 10 examples per property; thorough: 200, then a fuzz "
                               "campaign whose findings join the certificate")
-    certify.add_argument("--fuzz-budget", type=_seconds, default=None, metavar="S",
+    certify.add_argument("--fuzz-budget", type=seconds, default=None, metavar="S",
                          help="thorough: seconds of fuzzing (default 60)")
     certify.add_argument("--fuzz-output-dir", default=None, metavar="DIR",
                          help="thorough: where fuzz replay files go (default .subagent-tck/fuzz)")
@@ -258,9 +259,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     certify.add_argument("--format", choices=FORMATS, default="text")
     certify.add_argument("--output", metavar="FILE",
                          help="write the report there; a text summary still goes to stdout")
-    certify.add_argument("--timeout", type=_seconds, default=30.0, metavar="S",
+    certify.add_argument("--timeout", type=seconds, default=30.0, metavar="S",
                          help="per check (default 30)")
-    certify.add_argument("--deadline", type=_seconds, default=600.0, metavar="S",
+    certify.add_argument("--deadline", type=seconds, default=600.0, metavar="S",
                          help="for the whole run (default 600)")
     certify.set_defaults(run=_certify)
 

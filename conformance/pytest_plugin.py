@@ -56,11 +56,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(PROFILE, choices=("ci", "thorough"), default="ci",
                     help="examples per property-based check, 10 (ci) or 200 (thorough); "
                          "thorough also fuzzes the target (default ci)")
-    group.addoption(FUZZ_BUDGET, metavar="S", type=float, default=None,
+    group.addoption(FUZZ_BUDGET, metavar="S", type=_seconds, default=None,
                     help="seconds of fuzzing with the thorough profile (default 60)")
     group.addoption(FUZZ_OUTPUT_DIR, metavar="DIR", default=None,
                     help="where the thorough profile writes replay files of its findings "
                          "(default .subagent-tck/fuzz)")
+
+
+def _seconds(text: str) -> float:
+    from .cli import seconds  # the kit is imported only when such an option is given
+
+    return seconds(text)
 
 
 def _active(config: pytest.Config) -> bool:

@@ -192,3 +192,14 @@ def test_the_pytest_plugin_refuses_fuzz_options_without_the_thorough_profile(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--subagent-tck-fuzz-budget only apply to "
                                  "--subagent-tck-profile thorough*"])
+
+
+@pytest.mark.parametrize("budget", ["-5", "0", "soon", "inf"])
+def test_the_pytest_plugin_refuses_a_fuzz_budget_that_is_not_positive_seconds(
+    pytester: pytest.Pytester, budget: str,
+) -> None:
+    result = pytester.runpytest("--subagent-tck-target=reference",
+                                "--subagent-tck-profile=thorough",
+                                f"--subagent-tck-fuzz-budget={budget}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "seconds" in result.stderr.str()
