@@ -75,7 +75,9 @@ def check(
 
     def register(function: CheckFunction) -> CheckFunction:
         check_name = name or function.__name__.replace("_", "-")
-        if check_name in REGISTRY and REGISTRY[check_name].function is not function:
+        known = REGISTRY.get(check_name)
+        if known is not None and known.function is not function and not _same_place(
+                known.function, function):  # the same place again: its module was re-imported
             raise CheckDefinitionError(
                 f"a check named {check_name!r} is already registered: pass name='...' to give "
                 "this one a distinct stable name"
@@ -86,6 +88,14 @@ def check(
         return function
 
     return register
+
+
+def _same_place(one: CheckFunction, other: CheckFunction) -> bool:
+    """Whether two functions are one definition: same module and qualified name (a module
+    imported again, by ``importlib.reload`` or a test runner that restores ``sys.modules``,
+    registers its checks again; that replaces them rather than clashing)."""
+    return (getattr(one, "__module__", None), getattr(one, "__qualname__", None)) == (
+        getattr(other, "__module__", None), getattr(other, "__qualname__", None))
 
 
 class _Abort(Exception):
