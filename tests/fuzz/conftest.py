@@ -11,6 +11,8 @@ import pytest
 
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.target import Target
+from subagent_tck.fuzz.lockstep import Lockstep, Setup
+from subagent_tck.fuzz.step import Divergence, Step
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOO = ROOT / "examples" / "providers"
@@ -18,6 +20,19 @@ ZOO = ROOT / "examples" / "providers"
 
 def zoo_module(name: str) -> ModuleType:
     return importlib.import_module(f"examples.providers.{name}")
+
+
+def run_steps(target: Target, setup: Setup, steps: list[Step]) -> Divergence | None:
+    """Apply ``steps`` in lockstep with the oracle: the divergence they show, if any."""
+    lock = Lockstep(target, setup)
+    try:
+        for step in steps:
+            lock.apply(step)
+    except Divergence as divergence:
+        return divergence
+    finally:
+        lock.close()
+    return None
 
 
 def subtle_names() -> list[str]:

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from subagent_tck.conformance.target import Target
-from subagent_tck.fuzz.lockstep import Lockstep, Setup
-from subagent_tck.fuzz.step import Divergence, Step
+from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.step import Step
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
-from .conftest import zoo_module
+from .conftest import run_steps, zoo_module
 
 REQUEST = Edition.REQUEST_CONTROLS
 PRESET = Edition.PRESET_COMPOSITION
@@ -105,24 +105,12 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
 }
 
 
-def run(target: Target, setup: Setup, sequence: list[Step]) -> Divergence | None:
-    lock = Lockstep(target, setup)
-    try:
-        for step in sequence:
-            lock.apply(step)
-    except Divergence as divergence:
-        return divergence
-    finally:
-        lock.close()
-    return None
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_reference_runs_every_sequence_without_a_divergence(
     reference: Target, name: str
 ) -> None:
     setup, sequence, _, _ = CASES[name]
-    assert run(reference, setup, sequence) is None
+    assert run_steps(reference, setup, sequence) is None
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -132,7 +120,7 @@ def test_a_broken_target_diverges_at_the_step_that_shows_its_bug_and_names_its_r
     setup, sequence, at, rule = CASES[name]
     module = zoo_module(name)
     assert rule == module.BREAKS
-    divergence = run(module.provider(), setup, sequence)
+    divergence = run_steps(module.provider(), setup, sequence)
     assert divergence is not None, f"{name}: no divergence"
     assert (divergence.finding.step, divergence.finding.rule) == (at, rule), divergence.finding
 
@@ -172,7 +160,7 @@ def test_a_long_mixed_sequence_on_the_reference_stays_in_lockstep(reference: Tar
         ("view", {"agent": None}),
         ("sdk", {"agent": "c3"}),
     )
-    assert run(reference, Setup(), sequence) is None
+    assert run_steps(reference, Setup(), sequence) is None
 
 
 @pytest.mark.parametrize("bad", [("teleport", {}), ("view", {"agent": "a9"})])
@@ -180,5 +168,5 @@ def test_a_step_no_lockstep_can_run_is_a_usage_error(
     reference: Target, bad: tuple[str, dict[str, Any]]
 ) -> None:
     with pytest.raises(TckError) as raised:
-        run(reference, Setup(), steps(bad))
+        run_steps(reference, Setup(), steps(bad))
     assert raised.value.code is ErrorCode.USAGE

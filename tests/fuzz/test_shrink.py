@@ -4,24 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from subagent_tck.fuzz.lockstep import Lockstep, Setup
+from subagent_tck.fuzz.lockstep import Setup
 from subagent_tck.fuzz.shrink import shrink
 from subagent_tck.fuzz.step import Divergence, Step
 from subagent_tck.spec import PresentationMode
 
-from .conftest import zoo_module
+from .conftest import run_steps, zoo_module
 
 
 def diverge(target: object, setup: Setup, steps: list[Step]) -> Divergence:
-    lock = Lockstep(target, setup)  # type: ignore[arg-type]
-    try:
-        for step in steps:
-            lock.apply(step)
-    except Divergence as divergence:
-        return divergence
-    finally:
-        lock.close()
-    raise AssertionError("the sequence shows no divergence")
+    found = run_steps(target, setup, steps)  # type: ignore[arg-type]
+    if found is None:
+        raise AssertionError("the sequence shows no divergence")
+    return found
 
 
 def test_irrelevant_steps_tools_and_mode_are_shrunk_away(at_root: Path) -> None:
