@@ -43,6 +43,10 @@ MAX_WINDOW_US = 10_000
 #: many waits, to notice when the CPU is free again.
 MAX_PAUSE = 1024
 
+def _never(timeout: int) -> list[tuple[int, int]]:
+    return []
+
+
 try:
     import resource
 
@@ -52,13 +56,10 @@ try:
         """This thread's involuntary context switches so far."""
         return resource.getrusage(_THREAD).ru_nivcsw
 
-    _relax: Callable[[], None] | None = os.sched_yield
+    #: (this thread's involuntary context switches, give the CPU to another runnable thread)
+    PLATFORM: tuple[Callable[[], int], Callable[[], None]] | None = (_switches, os.sched_yield)
 except (ImportError, AttributeError):  # pragma: no cover - not Linux
-    _relax = None
-
-
-def _never(timeout: int) -> list[tuple[int, int]]:
-    return []
+    PLATFORM = None
 
 
 @functools.cache
@@ -78,13 +79,18 @@ def window() -> float:
     return int(text) / 1e6
 
 
+def _never_relax() -> None:
+    """Never called: a reader without the platform's means never polls."""
+
+
 class BusyPoll:
     """Waits, before a blocking read of ``sock``, for its bytes by polling for up to ``seconds``
     (default: :func:`window`). ``wait`` never reads and never raises for the socket's sake: the
     caller's ``recv`` that follows reads, with the socket's own timeout.
 
     ``switches`` (this thread's involuntary context switches) and ``relax`` (give the CPU to
-    another runnable thread, if any) are the platform's unless given (tests give their own)."""
+    another runnable thread, if any) are the platform's (:data:`PLATFORM`) unless both are given
+    (tests give their own)."""
 
     __slots__ = ("_poll", "_relax", "_switches", "caught", "handed_over", "pause", "rest",
                  "seconds")
@@ -93,11 +99,10 @@ class BusyPoll:
                  switches: Callable[[], int] | None = None,
                  relax: Callable[[], None] | None = None) -> None:
         self.seconds = window() if seconds is None else seconds
-        self._relax = relax or _relax
-        self._switches = switches or (_switches if _relax is not None else None)
-        if (self._relax is None or self._switches is None or isinstance(sock, ssl.SSLSocket)
-                or not hasattr(select, "poll")):  # select.poll: not on Windows
-            self.seconds = 0.0
+        given = (switches, relax) if switches is not None and relax is not None else PLATFORM
+        self._switches, self._relax = given or (int, _never_relax)  # int() == 0: unused
+        if given is None or isinstance(sock, ssl.SSLSocket) or not hasattr(select, "poll"):
+            self.seconds = 0.0  # select.poll: not on Windows
             self._poll: Callable[[int], list[tuple[int, int]]] = _never
         else:
             poller = select.poll()
@@ -119,7 +124,6 @@ class BusyPoll:
         if poll(0):  # already there: nothing to learn
             return
         relax, clock = self._relax, time.perf_counter
-        assert relax is not None and self._switches is not None
         before = self._switches()
         end = clock() + self.seconds
         ready = False

@@ -22,6 +22,8 @@ from subagent_tck.spec import RULES_BY_ID, ErrorCode, TckError
 
 from .conftest import zoo_module
 
+pytest_plugins = ["pytester"]
+
 
 def spec_of(name: str) -> str:
     return f"python:examples.providers.{name}:provider"
@@ -165,14 +167,11 @@ def test_fuzz_options_without_the_thorough_profile_are_a_usage_error(
     assert "only apply to --profile thorough" in err and option[0] in err
 
 
-pytest_plugins = ["pytester"]
-
-
 def test_the_pytest_plugin_with_the_thorough_profile_reports_a_fuzz_finding_on_its_rule_item(
     at_root: Path, pytester: pytest.Pytester, tmp_path: Path,
 ) -> None:
     out = tmp_path / "findings"
-    rules = len(Suite.default().rules)  # imported here first: the run below imports in-process
+    rules = len(Suite.default().rules)
     result = pytester.runpytest(
         f"--subagent-tck-target={spec_of('case_insensitive_allow')}",
         "--subagent-tck-profile=thorough", "--subagent-tck-fuzz-budget=20",
