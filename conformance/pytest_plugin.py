@@ -145,6 +145,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except TckError as exc:
         raise pytest.UsageError(exc.message) from None
     config.stash[_SUITE] = suite or Suite.default()
+    config.pluginmanager.register(JUnitNamer(config), "subagent-tck-junit")
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -256,36 +257,24 @@ class RuleItem(pytest.Item):
         return NODE, None, f"{self.rule.id} {self.rule.slug}"
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Name the rule items' JUnit testcases (:func:`junit_names`), wherever the JUnit file is
-    written (the controller, under xdist)."""
-    prefix = NODE + "::"
-    if not report.nodeid.startswith(prefix):
-        return
-    config = _CONFIG.get("config")
-    xml = _junit(config) if config is not None else None
-    rule = config.stash[_SUITE].by_id.get(report.nodeid[len(prefix):]) if xml else None
-    if xml is None or rule is None:
-        return
-    classname, name = junit_names(rule)
-    reporter = xml.node_reporter(report)
-    reporter.add_attribute("classname", classname)
-    reporter.add_attribute("name", name)
+class JUnitNamer:
+    """Names the rule items' JUnit testcases (:func:`junit_names`) in the process that writes
+    the JUnit file (the controller, under xdist). Registered while the plugin is active."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
-_CONFIG: dict[str, pytest.Config] = {}
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if _active(session.config):
-        _CONFIG["config"] = session.config
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if _CONFIG.get("config") is config:
-        _CONFIG.clear()
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        prefix = NODE + "::"
+        xml = _junit(self.config) if report.nodeid.startswith(prefix) else None
+        rule = self.config.stash[_SUITE].by_id.get(report.nodeid[len(prefix):]) if xml else None
+        if xml is None or rule is None:
+            return
+        classname, name = junit_names(rule)
+        reporter = xml.node_reporter(report)
+        reporter.add_attribute("classname", classname)
+        reporter.add_attribute("name", name)
 
 
 def _junit(config: pytest.Config) -> Any:
