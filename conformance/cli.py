@@ -2,9 +2,11 @@
 
 ::
 
+    subagent-tck --version
     subagent-tck rules [--format text|json|markdown]
     subagent-tck explain RULE-ID [--format text|json|markdown]
-    subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--profile ci|thorough]
+    subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--provider NAME ...]
+                         [--profile ci|thorough]
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
                          [--output FILE] [--timeout S] [--deadline S]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (thorough only)

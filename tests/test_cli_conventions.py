@@ -3,6 +3,7 @@ commands, "did you mean", --provider and fuzz-api's refusal of unknown operation
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -40,7 +41,8 @@ def test_version_prints_the_kit_version_and_the_catalogue_hash(
 ) -> None:
     code, out, _ = run(capsys, "--version")
     assert code == 0
-    assert out.startswith("subagent-tck 0.") and catalogue_hash()[:12] in out
+    assert out.startswith(f"subagent-tck {importlib.metadata.version('subagent-tck')} (")
+    assert catalogue_hash()[:12] in out
     assert f"{len(CATALOGUE)} rules" in out
 
 
