@@ -257,6 +257,27 @@ class RuleItem(pytest.Item):
         return NODE, None, f"{self.rule.id} {self.rule.slug}"
 
 
+def rule_seconds(certificate: Certificate, rule_id: str) -> float:
+    """A rule's share of the run's time: each check run's duration split evenly over the rules
+    it decided. The shares add up to the time the checks took, so the items' times (JUnit,
+    ``--durations``) add up to the certification's, however the work was spread."""
+    return sum(run.duration / len(run.rules) for run in certificate.checks
+               if rule_id in run.rules)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None],
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A rule item's call lasts its rule's share of the certification, not the time it
+    waited for the certificate (the first item would carry the whole run)."""
+    report = yield
+    if isinstance(item, RuleItem) and report.when == "call":
+        cached = item.config.stash.get(_CERTIFICATE, None)
+        if cached is not None and not isinstance(cached, Exception):
+            report.duration = rule_seconds(cached, item.rule.id)
+    return report
+
+
 class JUnitNamer:
     """Names the rule items' JUnit testcases (:func:`junit_names`) in the process that writes
     the JUnit file (the controller, under xdist). Registered while the plugin is active."""

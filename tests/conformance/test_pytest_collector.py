@@ -121,6 +121,30 @@ def test_junit_names_the_rule_items_with_the_kits_scheme(
     assert cases["TF-92 fake-92"].find("failure") is not None
 
 
+def test_junit_times_add_up_to_the_certification_not_to_the_waiting(
+    pytester: pytest.Pytester, fakes: ModuleType, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    real = fakes.fake_check
+
+    def slow(ctx: object) -> None:
+        time.sleep(0.05)
+        real(ctx)
+
+    for name, check in fakes.CHECKS.items():
+        monkeypatch.setitem(fakes.CHECKS, name, type(check)(
+            check.name, check.rules, slow, check.per_provider, check.edition))
+    pytester.runpytest(f"--subagent-tck-target={FAKE}healthy", "--junitxml=out.xml")
+    suite = ET.parse(pytester.path / "out.xml").find("testsuite")
+    assert suite is not None
+    times = {c.get("name"): float(c.get("time") or 0) for c in suite.iter("testcase")}
+    planned = 5 + 3 + 2  # checks run: five for spawn, three for acp, two target-wide
+    assert sum(times.values()) == pytest.approx(0.05 * planned, rel=0.3)
+    assert sum(times.values()) <= float(suite.get("time") or 0)
+    assert max(times.values()) < 0.05 * 4  # no item carries the whole run
+
+
 def test_a_failing_item_shows_expected_observed_and_example(
     pytester: pytest.Pytester, fakes: ModuleType,
 ) -> None:
