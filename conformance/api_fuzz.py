@@ -37,6 +37,7 @@ from .gateway import Gateway
 from .http_target import HttpDeployment, HttpTarget
 from .loopback import http_client
 from .protocol import DeploymentConfig, ToolSpec
+from .suggest import hint
 from .target import Deployment
 from .wire import DEPLOYMENTS_PATH, MAX_BODY, Malformed, dumps, loads
 
@@ -348,14 +349,40 @@ class ApiFuzzer:
         return self.report
 
 
+def known_operations() -> list[str]:
+    """The names ``--operation`` takes: the last path segment of every operation the driver
+    API document offers requests for (DELETE, which closes a deployment, is never fuzzed)."""
+    from .openapi import document
+
+    names = [path.rsplit("/", 1)[-1] for path, methods in document()["paths"].items()
+             if set(methods) - {"delete"}]
+    return list(dict.fromkeys(names))
+
+
+def check_operations(wanted: tuple[str, ...], generated: bool = True) -> None:
+    """A usage error for an ``--operation`` the document lacks (naming the closest and every
+    known one), or any ``--operation`` with ``--probes-only`` (it would filter nothing): an
+    unknown name must never fuzz nothing and pass."""
+    if wanted and not generated:
+        raise TckError(ErrorCode.USAGE, "--operation selects generated requests, and "
+                       "--probes-only sends none: drop one of them")
+    known = known_operations()
+    for name in wanted:
+        if name not in known:
+            raise TckError(ErrorCode.USAGE, f"--operation {name!r}{hint(name, known)} is not an "
+                           f"operation of the driver API; operations are {', '.join(known)}")
+
+
 def fuzz_api(target: HttpTarget, *, examples: int = DEFAULT_EXAMPLES, seed: int = 0,
              timeout: float = 10.0, budget: float | None = None, generated: bool = True,
              operations: tuple[str, ...] = ()) -> FuzzReport:
     """Fuzz ``target``'s driver API; the report lists every distinct failure.
 
     ``operations`` limits the generated requests to those path segments (``view``,
-    ``deployments``, ``info``...); ``generated=False`` sends only the fixed probes.
+    ``deployments``, ``info``...; an unknown one is a usage error); ``generated=False`` sends
+    only the fixed probes.
     """
+    check_operations(operations, generated)
     return ApiFuzzer(target, examples=examples, seed=seed, timeout=timeout, budget=budget,
                      only=operations).run(generated)
 
@@ -408,6 +435,7 @@ def run(args: argparse.Namespace, out: Callable[[str], Any] | None = None) -> in
     """``subagent-tck fuzz-api``: 0 no failure, 1 failures, 2 usage, 3 target unreachable."""
     if args.examples < 1:
         raise TckError(ErrorCode.USAGE, "--examples must be 1 or more")
+    check_operations(tuple(args.operation or ()), not getattr(args, "probes_only", False))
     with served(args.target, args.timeout) as target:
         report = fuzz_api(target, examples=args.examples, seed=args.seed, timeout=args.timeout,
                           budget=args.budget, operations=tuple(args.operation or ()),

@@ -130,6 +130,8 @@ class Certificate(BaseModel):
     max_examples: int
     seed: int
     selected_rules: list[str] | None = Field(None, description="--rule selection; null: all")
+    selected_providers: list[str] | None = Field(
+        None, description="--provider selection: the providers certified; null: all")
     baseline: str | None = None
     target: TargetIdentity
     capabilities: dict[str, list[Capability]] = Field(
@@ -193,6 +195,7 @@ class RunFacts:
     started_at: datetime
     duration: float
     runs: list[CheckRun]
+    providers: list[str] | None = None  # --provider: the providers certified (None: all)
 
 
 def kit_version() -> str:
@@ -240,9 +243,11 @@ def _apply_baseline(rule: Rule, key: str | None, cell: Evidence, baseline: Basel
 
 
 def replay_command(target_spec: str, rule_id: str, seed: int, edition: Edition,
-                   profile: str) -> str:
+                   profile: str, providers: Sequence[str] | None = None) -> str:
     parts = ["subagent-tck", "certify", "--target", target_spec, "--rule", rule_id,
              "--seed", str(seed)]
+    for provider in providers or ():
+        parts += ["--provider", provider]
     if edition != DEFAULT_EDITION:
         parts += ["--edition", edition.value]
     if profile != "ci":
@@ -254,6 +259,8 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
               cells: Mapping[tuple[str, str | None], Evidence]) -> list[CapabilityVerdict]:
     out = []
     for provider in facts.info.providers:
+        if facts.providers is not None and provider.name not in facts.providers:
+            continue  # not certified in this run (--provider)
         advertised = [c for c in CONTROLS if c in provider.capabilities]
         for capability in [None, *advertised]:
             blocking = []
@@ -297,7 +304,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
             # one failure filed in several provider cells (a supplementary check's) once
             failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
             replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
-                                  facts.profile) if failing else None,
+                                  facts.profile, facts.providers) if failing else None,
         ))
     verdicts = _verdicts(facts, rules, cells)
     certified = (bool(verdicts) and all(v.verdict == Verdict.CERTIFIED for v in verdicts)
@@ -306,7 +313,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     return Certificate(
         kit_version=kit_version(), catalogue_hash=catalogue_hash(), edition=facts.edition,
         profile=facts.profile, max_examples=facts.max_examples, seed=facts.seed,
-        selected_rules=facts.selected,
+        selected_rules=facts.selected, selected_providers=facts.providers,
         baseline=facts.baseline.path if facts.baseline is not None else None,
         target=TargetIdentity(spec=facts.target_spec, info=facts.info),
         capabilities={p.name: list(p.capabilities) for p in facts.info.providers},

@@ -2,16 +2,20 @@
 
 ::
 
+    subagent-tck --version
     subagent-tck rules [--format text|json|markdown]
     subagent-tck explain RULE-ID [--format text|json|markdown]
-    subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--profile ci|thorough]
+    subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--provider NAME ...]
+                         [--profile ci|thorough]
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
                          [--output FILE] [--timeout S] [--deadline S]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (thorough only)
     subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
-Exit codes are :class:`~.exitcode.ExitCode`. A user mistake prints ``error: <message>`` on
-stderr and exits 2, never with a traceback.
+Exit codes are :class:`~.exitcode.ExitCode`. Every error that ends a command prints one line,
+``subagent-tck: error: <message> (code <CODE>)``, on stderr (:mod:`.clierror`), never a
+traceback; a mistake of the user exits 2, and a misspelt name gets a "did you mean"
+(:mod:`.suggest`). ``subagent-tck --version`` and ``python -m subagent_tck`` work too.
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ from typing import IO, TYPE_CHECKING, Any
 from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 
 from . import busypoll
-from .exitcode import ExitCode, for_certificate, for_error
+from .clierror import report_error
+from .cliparse import Parser, VersionAction
+from .exitcode import ExitCode, for_certificate
+from .suggest import rule_hint
 
 if TYPE_CHECKING:
     from .runner import Handler, Suite
@@ -65,7 +72,14 @@ def _rules(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     from subagent_tck.spec.render import render_rule
 
-    sys.stdout.write(render_rule(get_rule(args.rule_id), args.format))
+    try:
+        rule = get_rule(args.rule_id)
+    except TckError as exc:
+        said, suggestion = repr(args.rule_id), rule_hint(args.rule_id, [r.id for r in CATALOGUE])
+        message = (exc.message.replace(said, said + suggestion, 1) if said in exc.message
+                   else exc.message + suggestion)
+        raise TckError(exc.code, message) from None
+    sys.stdout.write(render_rule(rule, args.format))
     return ExitCode.CERTIFIED
 
 
@@ -102,7 +116,7 @@ def _certify(args: argparse.Namespace) -> int:
     config = RunConfig(
         target_spec=args.target, edition=args.edition, rules=tuple(args.rule or ()),
         profile=args.profile, seed=args.seed, timeout=args.timeout, deadline=args.deadline,
-        baseline=baseline,
+        baseline=baseline, providers=tuple(args.provider or ()),
     )
     with ExitStack() as stack:
         _private_hypothesis_storage(stack)
@@ -218,13 +232,14 @@ def _plug(sub: Any, name: str, module_name: str, help_text: str, wanted: bool) -
     parser.set_defaults(run=module.run)
 
 
-def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="subagent-tck",
+def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=prog,
         description="Conformance kit for subagent delegation controls: persona, tool "
                     "visibility and delegation depth.",
         epilog="exit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     rules = sub.add_parser("rules", help="print the rule catalogue")
@@ -247,6 +262,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                          help="default: preset-composition when the target supports it")
     certify.add_argument("--rule", action="append", metavar="ID",
                          help="run only this rule (repeatable); a partial run never certifies")
+    certify.add_argument("--provider", action="append", metavar="NAME",
+                         help="certify only this provider (repeatable): the rules that bind "
+                              "the whole target still run; the others' capabilities are not "
+                              "judged")
     certify.add_argument("--profile", choices=("ci", "thorough"), default="ci",
                          help="ci: 10 examples per property; thorough: 200, then a fuzz "
                               "campaign whose findings join the certificate")
@@ -272,10 +291,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "subagent-tck") -> int:
     """Run the command line; returns the exit code (see :class:`~.exitcode.ExitCode`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv)
+    parser = build_parser(argv, prog)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage error (or --help)
@@ -284,8 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         busypoll.window()  # a bad SUBAGENT_TCK_POLL_US is a usage error before anything starts
         return int(args.run(args))
     except TckError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return int(for_error(exc.code))
+        return report_error(exc)
 
 
 if __name__ == "__main__":

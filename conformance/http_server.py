@@ -304,8 +304,9 @@ def main(argv: list[str] | None = None) -> int:
         busypoll.window()  # a bad SUBAGENT_TCK_POLL_US: exit 2 before serving
         return serve_main(args)
     except TckError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 2 if exc.code is ErrorCode.USAGE else 3
+        from .clierror import report_error
+
+        return report_error(exc)
 
 
 if __name__ == "__main__":

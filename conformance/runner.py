@@ -40,6 +40,7 @@ from .check import Check, CheckContext, run_check
 from .gateway import Gateway
 from .outcome import Failure, Outcome
 from .protocol import DeploymentConfig, ProviderInfo, TargetInfo
+from .suggest import hint, rule_hint
 from .target import Deployment, Target
 
 #: The seed of a run when none is given: runs are reproducible by default.
@@ -74,6 +75,7 @@ class RunConfig:
     timeout: float = DEFAULT_TIMEOUT
     deadline: float = DEFAULT_DEADLINE
     baseline: Baseline | None = None
+    providers: tuple[str, ...] = ()  # empty: every provider the target advertises
 
 
 @dataclass(frozen=True)
@@ -159,10 +161,9 @@ def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
     try:
         edition = Edition(wanted)
     except ValueError:
-        known = ", ".join(e.value for e in Edition)
-        raise TckError(
-            ErrorCode.USAGE, f"unknown edition {wanted!r}: editions are {known}"
-        ) from None
+        known = [e.value for e in Edition]
+        raise TckError(ErrorCode.USAGE, f"unknown edition {wanted!r}{hint(str(wanted), known)}"
+                       f": editions are {', '.join(known)}") from None
     if edition not in supported:
         raise TckError(
             ErrorCode.USAGE,
@@ -200,24 +201,45 @@ def select_rules(suite: Suite, wanted: Iterable[str]) -> frozenset[str] | None:
     for raw in wanted:
         rule_id = raw.strip().upper()
         if rule_id not in known:
-            raise TckError(
-                ErrorCode.USAGE,
-                f"unknown rule id {raw!r} in --rule: ids look like TF-01 (see `subagent-tck "
-                "rules`)",
-            )
+            raise TckError(ErrorCode.USAGE, f"unknown rule id {raw!r}{rule_hint(raw, known)} in "
+                           "--rule: ids look like TF-01 (see `subagent-tck rules`)")
         chosen.add(rule_id)
     return frozenset(chosen)
 
 
+def select_providers(info: TargetInfo, wanted: Iterable[str]) -> frozenset[str] | None:
+    """The providers to certify (None: all); a name the target does not advertise is a usage
+    error with the closest advertised name."""
+    wanted = list(wanted)
+    if not wanted:
+        return None
+    advertised = [p.name for p in info.providers]
+    for name in wanted:
+        if name not in advertised:
+            raise TckError(ErrorCode.USAGE, f"--provider {name!r}{hint(name, advertised)}: the "
+                           "target advertises no such provider; its providers are "
+                           f"{', '.join(advertised) or 'none'}")
+    return frozenset(wanted)
+
+
+def _certified(info: TargetInfo, providers: frozenset[str] | None) -> list[ProviderInfo]:
+    """The providers whose own cells a run fills (``--provider``): checks that bind the whole
+    target still see every provider."""
+    return [p for p in info.providers if providers is None or p.name in providers]
+
+
 def plan(suite: Suite, info: TargetInfo, edition: Edition,
-         selected: frozenset[str] | None) -> list[PlannedCheck]:
-    """The checks to run, in registry order, each with the selected rules it decides."""
+         selected: frozenset[str] | None,
+         providers: frozenset[str] | None = None) -> list[PlannedCheck]:
+    """The checks to run, in registry order, each with the selected rules it decides (per
+    provider only for the ``providers`` chosen, None: all)."""
     rules = suite.by_id
     planned = []
     for check in suite.checks.values():
         if check.edition is not None and check.edition != edition:
             continue
-        scopes: list[ProviderInfo | None] = list(info.providers) if check.per_provider else [None]
+        scopes: list[ProviderInfo | None] = (list(_certified(info, providers))
+                                             if check.per_provider else [None])
         for provider in scopes:
             decides = tuple(
                 r for r in check.rules
@@ -229,10 +251,12 @@ def plan(suite: Suite, info: TargetInfo, edition: Edition,
     return planned
 
 
-def _scopes(suite: Suite, info: TargetInfo) -> dict[str, list[str | None]]:
-    """Where each rule's results live: per provider, and/or for the whole target (None)."""
+def _scopes(suite: Suite, info: TargetInfo,
+            providers: frozenset[str] | None = None) -> dict[str, list[str | None]]:
+    """Where each rule's results live: per (chosen) provider, and/or for the whole target
+    (None)."""
     out: dict[str, list[str | None]] = {r.id: [] for r in suite.rules}
-    names: list[str | None] = [p.name for p in info.providers]
+    names: list[str | None] = [p.name for p in _certified(info, providers)]
     for check in suite.checks.values():
         if check.supplementary:
             continue  # it adds failures to the cells other checks decide, never a cell
@@ -425,12 +449,14 @@ def _target_info(target: Target) -> TargetInfo:
     return info
 
 
-def _table(suite: Suite, info: TargetInfo, edition: Edition,
-           selected: frozenset[str] | None) -> dict[tuple[str, str | None], list[Evidence]]:
+def _table(suite: Suite, info: TargetInfo, edition: Edition, selected: frozenset[str] | None,
+           chosen: frozenset[str] | None = None,
+           ) -> dict[tuple[str, str | None], list[Evidence]]:
     """Every (rule, provider) cell of the certificate, with what is known before running:
-    not-applicable with its reason, or not-run when deselected; empty cells wait for checks."""
+    not-applicable with its reason, or not-run when deselected; empty cells wait for checks.
+    Providers not ``chosen`` (``--provider``) have no cells."""
     providers = {p.name: p for p in info.providers}
-    scopes = _scopes(suite, info)
+    scopes = _scopes(suite, info, chosen)
     table: dict[tuple[str, str | None], list[Evidence]] = {}
     for rule in suite.rules:
         for key in scopes[rule.id]:
@@ -456,8 +482,8 @@ def certify(target: Target, config: RunConfig | None = None, *,
     config = config or RunConfig()
     suite = suite or Suite.default()
     if config.profile not in PROFILES:
-        raise TckError(ErrorCode.USAGE, f"unknown profile {config.profile!r}: use one of "
-                       + ", ".join(PROFILES))
+        raise TckError(ErrorCode.USAGE, f"unknown profile {config.profile!r}"
+                       f"{hint(config.profile, PROFILES)}: use one of " + ", ".join(PROFILES))
     for name, value in (("--timeout", config.timeout), ("--deadline", config.deadline)):
         if not value > 0:
             raise TckError(ErrorCode.USAGE, f"{name} must be a positive number of seconds")
@@ -467,11 +493,12 @@ def certify(target: Target, config: RunConfig | None = None, *,
     start = time.monotonic()
     info = _target_info(target)
     edition = resolve_edition(info, config.edition)
+    chosen = select_providers(info, config.providers)
     if config.baseline is not None:
         config.baseline.validate(suite.by_id, [p.name for p in info.providers])
-    planned = plan(suite, info, edition, selected)
+    planned = plan(suite, info, edition, selected, chosen)
     titles = {r.id: r.title for r in suite.rules}
-    table = _table(suite, info, edition, selected)
+    table = _table(suite, info, edition, selected, chosen)
     for handler in handlers:
         handler(RunStarted(info, edition, config, tuple(planned)))
 
@@ -520,7 +547,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
         max_examples=profile.max_examples, seed=config.seed,
         selected=sorted(selected) if selected is not None else None,
         baseline=config.baseline, started_at=started_at, duration=time.monotonic() - start,
-        runs=runs,
+        runs=runs, providers=sorted(chosen) if chosen is not None else None,
     )
     certificate = assemble(facts, suite.rules, table)
     for handler in handlers:

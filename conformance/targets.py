@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 
 from subagent_tck.spec import ErrorCode, TckError
 
+from .suggest import closest, hint, phrase
 from .target import Target
 
 Loader = Callable[[str], Target]
@@ -76,8 +77,11 @@ def _python(rest: str) -> Target:
     module = _import(module_name)
     factory = getattr(module, factory_name, None)
     if factory is None:
-        raise _usage(f"module {module_name!r} has no attribute {factory_name!r}: define "
-                     f"`def {factory_name}(): ...` returning a Target or a provider")
+        public = [n for n in dir(module) if not n.startswith("_")
+                  and callable(getattr(module, n, None))]
+        raise _usage(f"module {module_name!r} has no attribute {factory_name!r}"
+                     f"{hint(factory_name, public)}: define `def {factory_name}(): ...` "
+                     "returning a Target or a provider")
     if not callable(factory):
         raise _usage(f"{module_name}:{factory_name} is a {type(factory).__name__}, not "
                      "callable: make it a function returning a Target or a provider")
@@ -126,8 +130,15 @@ def split_spec(spec: str, schemes: Mapping[str, Loader] = SCHEMES) -> tuple[str,
     spec = spec.strip()
     scheme, sep, rest = spec.partition(":")
     if scheme not in schemes:
-        raise _usage(f"unknown target {spec!r}: use one of " + ", ".join(FORMS))
+        raise _usage(f"unknown target {spec!r}{_kind_hint(scheme, rest, sep, schemes)}: use "
+                     "one of " + ", ".join(FORMS))
     return scheme, rest if sep else ""
+
+
+def _kind_hint(scheme: str, rest: str, sep: str, schemes: Mapping[str, Loader]) -> str:
+    """" (did you mean 'python:m:f'?)" for a misspelt kind (``pyhton:m:f``, ``refrence``)."""
+    kind = closest(scheme, schemes)
+    return "" if kind is None else phrase(kind + sep + rest if sep else kind)
 
 
 def load_target(spec: str, schemes: Mapping[str, Loader] | None = None) -> Target:

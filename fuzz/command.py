@@ -19,7 +19,8 @@ import argparse
 import sys
 from typing import TextIO
 
-from subagent_tck.conformance.exitcode import ExitCode, for_error
+from subagent_tck.conformance.clierror import report_error
+from subagent_tck.conformance.exitcode import ExitCode
 from subagent_tck.conformance.target import Target
 from subagent_tck.spec import TckError
 
@@ -69,8 +70,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
     for name, value in (("--budget", args.budget), ("--max-examples", args.max_examples)):
         if value is not None and value <= 0:
-            print(f"subagent-tck fuzz: {name} must be positive, got {value}", file=err)
-            return int(ExitCode.USAGE)
+            return report_error(f"{name} must be positive, got {value}", stream=err)
     target: Target | None = None
     try:
         target = load_target(args.target)
@@ -90,8 +90,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                 target_id=args.target,
             )
     except TckError as exc:
-        print(f"subagent-tck fuzz: {exc.code.value}: {exc.message}", file=err)
-        return int(for_error(exc.code))
+        return report_error(exc, stream=err)
     finally:
         if target is not None:
             target.close()

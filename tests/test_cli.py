@@ -81,7 +81,8 @@ def test_explain_of_an_unknown_id_is_a_clear_usage_error(
 ) -> None:
     code, out, err = run(capsys, "explain", "XX-99")
     assert code == 2 and out == ""
-    assert err.startswith("error: unknown rule id 'XX-99'") and "subagent-tck rules" in err
+    assert err.startswith("subagent-tck: error: unknown rule id 'XX-99'")
+    assert "subagent-tck rules" in err
 
 
 @pytest.mark.parametrize("argv", [
@@ -166,11 +167,11 @@ def test_an_unreachable_target_exits_3(
 ) -> None:
     code, out, err = run(capsys, "certify", "--target", f"{FAKE}unreachable")
     assert code == 3 and out == ""
-    assert err.startswith("error: the target's info() failed: ConnectionError")
+    assert err.startswith("subagent-tck: error: the target's info() failed: ConnectionError")
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
-    (["--target", "nonsense"], "error: unknown target 'nonsense'"),
+    (["--target", "nonsense"], "subagent-tck: error: unknown target 'nonsense'"),
     (["--target", f"{FAKE}nope"], "has no attribute 'nope'"),
     (["--target", f"{FAKE}healthy", "--rule", "TF-99"], "unknown rule id 'TF-99'"),
     (["--target", f"{FAKE}healthy", "--edition", "request-controls"],
@@ -182,7 +183,7 @@ def test_usage_mistakes_exit_2_with_the_fix(
     capsys: pytest.CaptureFixture[str], fakes: ModuleType, argv: list[str], needle: str,
 ) -> None:
     code, _, err = run(capsys, "certify", *argv)
-    assert code == 2 and err.startswith("error: ") and needle in err
+    assert code == 2 and err.startswith("subagent-tck: error: ") and needle in err
 
 
 def test_json_goes_to_stdout_alone(capsys: pytest.CaptureFixture[str], fakes: ModuleType) -> None:

@@ -96,7 +96,7 @@ def test_an_edition_the_target_lacks_is_a_usage_error(
     result = pytester.runpytest(f"--subagent-tck-target={FAKE}healthy",
                                 "--subagent-tck-edition=request-controls")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*use --edition with one of preset-composition*"])
+    result.stderr.fnmatch_lines(["*use --subagent-tck-edition with one of preset-composition*"])
 
 
 def test_a_seed_reaches_every_check(pytester: pytest.Pytester, fakes: ModuleType,
