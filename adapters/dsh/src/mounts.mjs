@@ -86,7 +86,16 @@ export async function addProvider(host, name) {
     { provider: name });
   }
   if (entry.fiber !== null) return;
-  entry.fiber = await host.ctx.plugin(entry.module);
+  const loading = host.ctx.plugin(entry.module);
+  try {
+    entry.fiber = await loading;
+  } catch (error) {
+    // The provider plugin loaded, but a subagent tool bound to it refused to mount on it
+    // (dsh-tool-subagent's mount gate: a numeric maxDepth needs depthLimit, ST-05). The
+    // provider stays registered, as in DSH; the refusal is passed on with DSH's message.
+    entry.fiber = typeof loading?.dispose === 'function' ? loading : null;
+    throw mountRefusal(error, { toolName: null });
+  }
   for (let i = 0; i < 20 && host.ctx.subagents.getProvider(name) === undefined; i += 1) {
     await settle();
   }
