@@ -18,6 +18,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,10 @@ def quote(text: object, limit: int = 300) -> str:
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
     return "`" + flat.replace("`", "'") + "`"
+
+
+def fill(text: str) -> str:
+    return textwrap.fill(text, width=96, break_long_words=False, break_on_hyphens=False)
 
 
 def cells(rule: dict[str, Any]) -> str:
@@ -96,7 +101,7 @@ def divergences(certificate: dict[str, Any], entries: list[dict[str, Any]]) -> s
                            f"{quote(failure['message'])}")
             out.append("")
         replay = (rule or {}).get("replay")
-        if replay:
+        if replay and "Replay:" not in entry["reason"]:
             out.append(f"Replay: `{replay}`")
             out.append("")
     return "\n".join(out).rstrip()
@@ -110,27 +115,31 @@ def render(certificate: dict[str, Any]) -> str:
     notes = NOTES.read_text(encoding="utf-8").strip()
     providers = ", ".join(f"`{p['name']}` ({' '.join(p['capabilities']) or 'no controls'})"
                           for p in info["providers"])
+    intro = fill(
+        f"This page is for a DSH maintainer. It is what `subagent-tck` observed of the published "
+        f"packages `@deepseek-ai/dsh-*` {info['version']} driven through `adapters/dsh` (its "
+        f"README has the install and certify commands), edition `{certificate['edition']}`, "
+        f"seed {certificate['seed']}, run of {certificate['started_at'][:10]}. It is written by "
+        "`python adapters/dsh/make_report.py` from that run; do not edit it by hand.")
+    outcome = fill(
+        f"Outcome: **{certificate['verdict']}** with the baseline: {counts['pass']} rules pass, "
+        f"{counts['expected-fail']} fail as listed DSH divergences (`expected-fail`, below), "
+        f"{counts['not-applicable']} are not applicable; {counts['fail']} unlisted failures, "
+        f"{counts['error']} errors, {counts['unexpected-pass']} unexpected passes. Every "
+        "baseline entry's rule fails in the same run (tests/http/test_dsh_adapter.py), and "
+        "without the baseline the run fails on exactly the listed rules.")
     head = f"""# The certificate of DSH {info['version']}
 
-This page is for a DSH maintainer. It is what `subagent-tck` observed of the published packages
-`@deepseek-ai/dsh-*` {info['version']} driven through `adapters/dsh` (its README has the install
-and certify commands), edition `{certificate['edition']}`, seed {certificate['seed']}, run of
-{certificate['started_at'][:10]}. It is written by `python adapters/dsh/make_report.py` from
-that run; do not edit it by hand.
+{intro}
 
 ```
 subagent-tck {' '.join(COMMAND[:2])} '{COMMAND[2]}' {' '.join(COMMAND[3:5])} \\
     {' '.join(COMMAND[5:])}
 ```
 
-Providers: {providers}.
+{fill(f"Providers: {providers}.")}
 
-Outcome: **{certificate['verdict']}** with the baseline: {counts['pass']} rules pass,
-{counts['expected-fail']} fail as listed DSH divergences (`expected-fail`, below),
-{counts['not-applicable']} are not applicable; {counts['fail']} unlisted failures,
-{counts['error']} errors, {counts['unexpected-pass']} unexpected passes. Every baseline entry's
-rule fails in the same run (tests/http/test_dsh_adapter.py), and without the baseline the run
-fails on exactly the listed rules.
+{outcome}
 
 ## Rule by rule
 

@@ -34,10 +34,6 @@ class Placeholders:
         """The placeholders that make the template an error whatever the grammar."""
         return self.unknown + self.unclosed
 
-    @property
-    def all(self) -> tuple[str, ...]:
-        return self.known + self.unknown + self.unclosed + self.lenient
-
 
 def classify(template: str, variables: Mapping[str, str]) -> Placeholders:
     """Split ``template``'s placeholders by what PE-05 requires of each."""
