@@ -3,8 +3,9 @@
 Every ``{{`` opens a placeholder. ``{{name}}`` (a letter or ``_``, then letters, digits, ``_``)
 is the one spelling every implementation must read: known, it is substituted; unknown, it is an
 error that names it. A ``{{`` with no ``}}`` after it is malformed: an error. Any other spelling
-(spaces inside the braces, dots, an empty or nested group) belongs to the implementation's own
-grammar, so a check may only require that it is "substituted or refused, never sent raw".
+(spaces inside the braces, dots, an empty or nested group, a stray ``}}``) belongs to the
+implementation's own grammar, so a check may only require that it is "substituted or refused,
+never sent raw".
 """
 
 from __future__ import annotations
@@ -35,17 +36,27 @@ class Placeholders:
         return self.unknown + self.unclosed
 
 
+def _stray(literal: str, lenient: list[str]) -> None:
+    """A ``}}`` outside any placeholder opens nothing: the implementation's grammar decides
+    whether it is an error (substituted or refused, never sent raw, like a lenient spelling)."""
+    if "}}" in literal:
+        lenient.append("}}")
+
+
 def classify(template: str, variables: Mapping[str, str]) -> Placeholders:
     """Split ``template``'s placeholders by what PE-05 requires of each."""
     known: list[str] = []
     unknown: list[str] = []
     unclosed: list[str] = []
     lenient: list[str] = []
+    done = 0  # the end of the last placeholder
     pos = template.find("{{")
     while pos >= 0:
+        _stray(template[done:pos], lenient)
         end = template.find("}}", pos + 2)
         if end < 0:
             unclosed.append(template[pos:][:40])
+            done = len(template)
             break
         token = template[pos : end + 2]
         inner = token[2:-2]
@@ -53,5 +64,7 @@ def classify(template: str, variables: Mapping[str, str]) -> Placeholders:
             (known if inner in variables else unknown).append(token)
         else:
             lenient.append(token)
-        pos = template.find("{{", end + 2)
+        done = end + 2
+        pos = template.find("{{", done)
+    _stray(template[done:], lenient)
     return Placeholders(tuple(known), tuple(unknown), tuple(unclosed), tuple(lenient))
