@@ -5,13 +5,13 @@
 //   node adapters/dsh/server.mjs [--port N] [--host 127.0.0.1] [--model-timeout SECONDS]
 //                                [--provider-module PATH ...]
 //
-// DSH 0.1.0-rc.8 needs Node 22 (it calls Promise.withResolvers). Under an older node this
+// DSH 0.1.x needs Node 22 (it calls Promise.withResolvers). Under an older node this
 // entry re-runs itself with the Node 22 binary that `npm ci` installs from the npm registry
 // (the `node` package), in the same process group, so the kit's cmd: cleanup still reaches it.
 // The first stdout line is the handshake `SUBAGENT_TCK_READY http://127.0.0.1:PORT`.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -73,8 +73,7 @@ async function main(argv) {
   await probe.boot();
   const providers = providerInfos(probe.ctx);
   probe.close();
-  const version = JSON.parse(readFileSync(join(HERE, 'node_modules', '@deepseek-ai',
-    'dsh-subagent', 'package.json'), 'utf8')).version;
+  const { DSH_VERSION: version } = await import('./src/version.mjs');
   const driver = new DriverServer({ modelTimeoutMs: options.modelTimeout * 1000, providers,
     dshVersion: version });
   const url = await driver.listen(options.port, options.host);

@@ -161,18 +161,16 @@ def request_overrides_refused(ctx: CheckContext) -> None:
 
 @check("EN-03", name="request-controls", edition=Edition.REQUEST_CONTROLS)
 def request_controls(ctx: CheckContext) -> None:
-    """The start request's ``persona`` and ``toolFilter`` compose the child (overriding a
-    preset's), each gated by the provider's capability."""
-    preset = PresetSpec(name="base", persona="PRESET-BASE persona", toolFilter={"deny": ["read"]})
-    cfg = config(Edition.REQUEST_CONTROLS, tools=GLOBALS, presets=[preset])
+    """The start request's ``persona`` and ``toolFilter`` compose the child, each gated by the
+    provider's capability. The request names no preset: docs/rules.md#editions says a check may
+    not ask a request-controls start to select one."""
+    cfg = config(Edition.REQUEST_CONTROLS, tools=GLOBALS)
     dep = ctx.deploy(cfg)
     cases: list[tuple[str, dict[str, Any]]] = [
         ("a request persona", {"persona": "REQUEST-PERSONA for {{team}}"}),
         ("a request tool filter", {"toolFilter": {"allow": ["read", "write"], "deny": ["write"]}}),
         ("a request persona and deny-only filter",
          {"persona": "REQUEST-PERSONA", "toolFilter": {"deny": ["search"]}}),
-        ("request controls over a preset's",
-         {"preset": "base", "persona": "REQUEST-OVER-PRESET", "toolFilter": {"deny": ["write"]}}),
     ]
     for what, extra in cases:
         request = start_request(dep, ctx.provider, "child task", extra)

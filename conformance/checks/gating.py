@@ -72,9 +72,11 @@ REQUEST, PRESET, DESCRIPTOR = "request", "preset", "descriptor"
 
 def routes(edition: Edition, cap: Capability) -> list[str]:
     """Where a start can ask for ``cap`` in ``edition`` (the descriptor route aside)."""
-    if cap is Capability.DEPTH_LIMIT:
+    # A request-controls start names no preset (docs/rules.md#editions: a check may not ask a
+    # request-controls start to select one), so every control travels in the request there.
+    if cap is Capability.DEPTH_LIMIT or edition is Edition.REQUEST_CONTROLS:
         return [REQUEST]
-    if cap is Capability.OUTPUT_SCHEMA or edition is Edition.REQUEST_CONTROLS:
+    if cap is Capability.OUTPUT_SCHEMA:
         return [REQUEST, PRESET]
     return [PRESET]
 

@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from subagent_tck.spec import (
     PERSONA_SECTION,
     Capability,
+    Edition,
     ErrorCode,
+    StopReason,
     TckError,
     assemble_system_prompt,
-    render_template,
 )
 
 from ..check import CheckContext, check
@@ -49,6 +50,7 @@ from ._composition import (
     sections_of,
     start_request,
 )
+from ._template_grammar import Placeholders, classify
 
 GLOBALS = ("read", "write", "search")
 CHILD_PERSONA = "CHILD-PERSONA: review as {{role}} for {{team}}."
@@ -145,7 +147,10 @@ def omitted_inherits(ctx: CheckContext) -> None:
     cases.append(
         ("no persona asked, no deployment persona", config(ctx.edition, persona=None), {})
     )
-    if capable(ctx.provider, Capability.PERSONA):
+    # A start may name a preset only in preset-composition: docs/rules.md#editions says a check
+    # may not ask a request-controls start to select a preset.
+    presets_selectable = ctx.edition is Edition.PRESET_COMPOSITION
+    if presets_selectable and capable(ctx.provider, Capability.PERSONA):
         preset = PresetSpec(name="composed", persona=PRESET_PERSONA)
         cases.append(
             (
@@ -154,7 +159,7 @@ def omitted_inherits(ctx: CheckContext) -> None:
                 {"preset": "composed"},
             )
         )
-    if capable(ctx.provider, Capability.TOOL_FILTER):
+    if presets_selectable and capable(ctx.provider, Capability.TOOL_FILTER):
         preset = PresetSpec(name="filtered", toolFilter={"deny": ["write"]})
         cases.append(
             (
@@ -298,29 +303,59 @@ def one_channel(ctx: CheckContext) -> None:
 def _template_case(
     ctx: CheckContext, template: str, variables: dict[str, str], what: str
 ) -> None:
-    """Start a child whose persona is ``template``; judge substitution or refusal (PE-05)."""
+    """Start a child whose persona is ``template``; judge substitution or refusal (PE-05).
+
+    What is required comes from :func:`._template_grammar.classify`: ``{{name}}`` spellings and
+    unclosed ``{{`` are judged strictly; every other spelling only as "substituted or refused,
+    never sent raw". When the refusal comes (at start, or when the child's first request is
+    built and its run stops with ``error``) is FR-03's concern, not PE-05's.
+    """
     presets, extra = child_setup(ctx.edition, Controls.of(persona=template))
     cfg = config(
         ctx.edition, tools=GLOBALS, persona=PLAIN_PERSONA, presets=presets, variables=variables
     )
-    verdict = render_template(template, variables)
+    marks = classify(template, variables)
     deployed = deploy_or_refusal(ctx, cfg)
     if isinstance(deployed, TckError):
         # A target may refuse a preset's bad persona when the preset is configured.
-        if verdict.ok:
-            ctx.fail("PE-05", f"{what}: a valid preset persona was refused at deployment",
-                     "accepted", deployed.to_json())
-        else:
-            _judge_refusal(ctx, deployed, verdict.unknown, verdict.malformed, what)
+        _judge_refusal(ctx, deployed, marks, what)
         return
     dep = deployed
     request = start_request(dep, ctx.provider, "child task", extra)
-    outcome = judge(dep, cfg, GLOBALS, request)
-    if outcome.ok:
-        with ctx.step("PE-05", f"starting a child ({what})"):
-            child = dep.start(request)
+    try:
+        result = dep.start(request)
+    except TckError as exc:
+        _judge_refusal(ctx, exc, marks, what)
+        _no_placeholder_reached_a_model(ctx, "PE-05")
+        return
+    try:
+        observed: list[list[str]] | TckError = sections_of(dep, result.agent)
+    except TckError as exc:
+        observed = exc
+    if result.stopReason is StopReason.ERROR and (
+        isinstance(observed, TckError) or marks.must_refuse or marks.lenient
+    ):
+        # The template was refused when the child's first request was built: the error is the
+        # run's (its output) or prompt inspection's.
+        texts = [str(result.output or "")]
+        if isinstance(observed, TckError):
+            texts.append(observed.message)
+        _judge_named(ctx, " ".join(texts), marks, f"{what} (refused when the run began)")
+    elif isinstance(observed, TckError):
+        ctx.fail("PE-05", f"{what}: the child ran but prompt inspection was refused",
+                 "the child's sections", observed.to_json())
+    elif marks.must_refuse:
+        ctx.fail("PE-05", f"{what}: a persona with {', '.join(marks.must_refuse)} was "
+                 "accepted and the child ran; the rule makes it an error that names it",
+                 "an error naming it", {"run": result.model_dump(), "prompt": observed})
+    elif marks.lenient:
+        raw = [text for _, text in observed if "{{" in text]
+        ctx.expect("PE-05", not raw, f"{what}: an accepted persona with "
+                   f"{', '.join(marks.lenient)} is substituted, never kept raw", [], raw)
+    else:
+        outcome = judge(dep, cfg, GLOBALS, request)
+        oracle_accepts(outcome, what)
         expected = expected_sections(cfg, outcome)
-        observed = sections_of(dep, child.agent)
         ctx.expect(
             "PE-05",
             observed == as_pairs(expected),
@@ -328,24 +363,15 @@ def _template_case(
             as_pairs(expected),
             observed,
         )
-    else:
-        try:
-            result = dep.start(request)
-        except TckError as exc:
-            _judge_refusal(ctx, exc, verdict.unknown, verdict.malformed, what)
-        else:
-            ctx.fail("PE-05", f"{what}: a persona with a bad placeholder was accepted",
-                     ErrorCode.INVALID_TEMPLATE.value, result)
     _no_placeholder_reached_a_model(ctx, "PE-05")
 
 
-def _judge_refusal(
-    ctx: CheckContext,
-    exc: TckError,
-    unknown: tuple[str, ...],
-    malformed: tuple[str, ...],
-    what: str,
-) -> None:
+def _judge_refusal(ctx: CheckContext, exc: TckError, marks: Placeholders, what: str) -> None:
+    """A refused template: it had to be refusable, and the error names a placeholder of it."""
+    if not marks.must_refuse and not marks.lenient:
+        ctx.fail("PE-05", f"{what}: a persona whose placeholders are all known {{{{name}}}}s "
+                 "was refused", "accepted, substituted", exc.to_json())
+        return
     ctx.expect(
         "PE-05",
         exc.code is ErrorCode.INVALID_TEMPLATE,
@@ -353,14 +379,19 @@ def _judge_refusal(
         ErrorCode.INVALID_TEMPLATE.value,
         exc.to_json(),
     )
-    missing = [n for n in unknown if n not in exc.message]
-    missing += [m for m in malformed[:1] if not named(m, exc.message)]
+    _judge_named(ctx, exc.message, marks, what)
+
+
+def _judge_named(ctx: CheckContext, message: str, marks: Placeholders, what: str) -> None:
+    """The error names one of the placeholders at fault (an implementation may stop at its
+    first; a lenient spelling it refuses is at fault by its grammar)."""
+    at_fault = marks.must_refuse or marks.lenient
     ctx.expect(
         "PE-05",
-        not missing,
-        f"{what}: the error names the placeholder(s) at fault",
-        [*unknown, *malformed],
-        exc.message,
+        any(named(token, message) for token in at_fault),
+        f"{what}: the error names the placeholder at fault",
+        list(at_fault),
+        message,
     )
 
 
@@ -375,8 +406,9 @@ VARIABLE_SETS = st.dictionaries(
 
 @check("PE-05", name="persona-strict-template")
 def strict_template(ctx: CheckContext) -> None:
-    """Known ``{{variables}}`` are substituted; an unknown or malformed placeholder is refused
-    with ``INVALID_TEMPLATE`` naming it; no model request ever carries ``{{``."""
+    """Known ``{{variables}}`` are substituted; an unknown ``{{name}}`` or an unclosed ``{{`` is
+    an error naming it (at start with ``INVALID_TEMPLATE``, or as the child's run error); other
+    spellings are substituted or refused; no model request ever carries ``{{``."""
     # Every child inherits the deployment persona with its variables substituted.
     cfg = config(ctx.edition, tools=GLOBALS)
     dep = ctx.deploy(cfg)
@@ -398,7 +430,8 @@ def strict_template(ctx: CheckContext) -> None:
         return
     variables = {"team": "TEAM-SEVEN", "role": "REVIEWER"}
     for template, what in (
-        ("Act as {{role}} of {{ team }}.", "known variables"),
+        ("Act as {{role}} of {{team}}.", "known variables"),
+        ("Act as {{ role }}.", "a known variable with spaces in the braces"),
         ("Act as {{nobody}}.", "an unknown variable"),
         ("Act as {{two words}}.", "a malformed placeholder"),
         ("Act as {{role.", "an unclosed placeholder"),

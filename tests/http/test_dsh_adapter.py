@@ -1,9 +1,10 @@
-"""The real DSH 0.1.0-rc.8 certifies through adapters/dsh with its baseline (docs/dsh.md).
+"""The real DSH (pinned in package.json) certifies through adapters/dsh with its baseline.
 
 One ``subagent-tck certify`` run against ``cmd:node adapters/dsh/server.mjs`` in the
 ``request-controls`` edition with ``adapters/dsh/baseline.toml`` must exit 0: every rule passes,
 is not applicable, or is a listed DSH divergence (``expected-fail``), and no listed rule passes.
-Each baseline entry must also be needed: its rule fails in the same run's certificate.
+Each baseline entry must also be needed: its rule fails in the same run's certificate. Without
+the baseline the same command fails, on exactly the listed rules (and providers).
 
 The adapter is installed here when it is not yet (``npm ci`` in adapters/dsh, under a lock so
 parallel test runs install once). That needs the npm registry: when it cannot be reached the
@@ -50,7 +51,7 @@ def _npm_ci() -> None:
                         f"ci` once it is reachable:\n{tail}")
 
 
-def _certify(output: Path) -> subprocess.CompletedProcess[str]:
+def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:
     _npm_ci()
     node = shutil.which("node")
     if node is None:
@@ -59,7 +60,7 @@ def _certify(output: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
                "--target", f"cmd:{node} adapters/dsh/server.mjs",
                "--edition", "request-controls", "--seed", "0",
-               "--baseline", "adapters/dsh/baseline.toml",
+               *(["--baseline", "adapters/dsh/baseline.toml"] if baseline else []),
                "--format", "json", "--output", str(output)]
     try:
         return subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
@@ -87,3 +88,27 @@ def test_dsh_certifies_with_its_baseline_and_every_entry_is_needed(tmp_path: Pat
     listed = {entry.rule for entry in load_baseline(ADAPTER / "baseline.toml").entries}
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
     assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
+
+
+def _listed(cells: dict[tuple[str, str | None], str]) -> set[tuple[str, str | None]]:
+    """The cells the baseline lists: an entry with a provider lists that provider's cell, one
+    without lists every cell of its rule."""
+    listed: set[tuple[str, str | None]] = set()
+    for entry in load_baseline(ADAPTER / "baseline.toml").entries:
+        listed |= {(rule, provider) for rule, provider in cells
+                   if rule == entry.rule and entry.provider in (None, provider)}
+    return listed
+
+
+def test_without_its_baseline_dsh_fails_on_exactly_the_listed_rules(tmp_path: Path) -> None:
+    output = tmp_path / "dsh.json"
+    result = _certify(output, baseline=False)
+    tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
+    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
+    cells = _cells(json.loads(output.read_text(encoding="utf-8")))
+    failing = {cell for cell, outcome in cells.items() if outcome not in ("pass", "not-applicable")}
+    listed = _listed(cells)
+    assert result.returncode == 1, f"certify exited {result.returncode}:\n{tail}"
+    assert failing <= listed, f"failing but not listed: {sorted(failing - listed, key=str)}"
+    unfailed = {(rule, p) for rule, p in listed if cells[(rule, p)] != "not-applicable"} - failing
+    assert not unfailed, f"listed but passing: {sorted(unfailed, key=str)}"

@@ -14,6 +14,7 @@ import { SubagentDepthError } from '@deepseek-ai/dsh-subagent';
 import { createUserMessage } from '@deepseek-ai/dsh-llm';
 
 import { Code, TckError } from './errors.mjs';
+import { DSH } from './version.mjs';
 import { outcomeOf } from './dsh_host.mjs';
 
 const KNOWN_CODES = new Set(Object.values(Code));
@@ -94,7 +95,7 @@ function controls(request) {
 /** ctx.subagents.start with the request's provider and controls; run to completion. */
 export async function start(host, request) {
   if (Object.hasOwn(request, 'preset')) {
-    throw new TckError(Code.UNKNOWN_PRESET, 'DSH 0.1.0-rc.8 subagent requests have no preset '
+    throw new TckError(Code.UNKNOWN_PRESET, `${DSH} subagent requests have no preset `
       + 'field (the request-controls edition): leave preset out', { preset: request.preset });
   }
   const parent = host.agent(request.parent);

@@ -1,8 +1,8 @@
 // The operations of the kit's Deployment protocol (conformance/target.py) over one DshHost.
 // Argument shapes are validated by shapes.mjs (copied from implementations/javascript); each
-// handler is a translation into DSH calls (dsh_host.mjs, delegation.mjs, mounts.mjs). What DSH
-// cannot express (put-session-header, set-host-depth, set-runtime-context) is answered with a
-// refusal whose message says so, so the rules that need it fail visibly, never pass.
+// handler is a translation into DSH calls (dsh_host.mjs, delegation.mjs, mounts.mjs,
+// stored_header.mjs). What DSH cannot express (set-host-depth, set-runtime-context) is answered
+// with a refusal whose message says so, so the rules that need it fail visibly, never pass.
 
 import { Code, TckError } from './errors.mjs';
 import { DshHost } from './dsh_host.mjs';
@@ -10,6 +10,7 @@ import { DeploymentConfig, MODE, SessionHeader, StartRequest, SubagentToolConfig
   from './shapes.mjs';
 import { providerInfos } from './providers.mjs';
 import { abortTurn, runTurn, start } from './delegation.mjs';
+import { putSessionHeader } from './stored_header.mjs';
 import { addProvider, loadSubagentTool, noHostDepth, noRuntimeContext, removeProvider,
   unloadSubagentTool } from './mounts.mjs';
 
@@ -32,13 +33,8 @@ export const OPERATIONS = {
     hasRuntimeDepth: arg(T.bool(), { default: false }),
   }, async (host, a) => host.ref(await host.createAgent({ headerDepth: a.headerDepth,
     runtimeDepth: a.hasRuntimeDepth ? a.runtimeDepth : undefined }))),
-  'put-session-header': op({ header: arg(SessionHeader) }, () => {
-    throw new TckError(Code.SETUP_FAILED, 'DSH 0.1.0-rc.8 cannot store a bare session header: '
-      + 'a SessionHeader is written once by SessionStore when a session is published, and its '
-      + 'persistence backends write it only with the first event (a header-only session is '
-      + 'never materialized), so there is no durable header the kit could plant',
-    { operation: 'put-session-header' });
-  }),
+  'put-session-header': op({ header: arg(SessionHeader) },
+    async (host, a) => { await putSessionHeader(host, a.header); return NONE; }),
   resume: op({ session: arg(T.str()) }, async (host, a) => host.ref(await host.resume(a.session))),
   sessions: op({}, (host) => host.sessions()),
   agents: op({}, (host) => [...host.agents.keys()]),

@@ -23,6 +23,7 @@ import SubagentRuntime, { finalAssistantOutput } from '@deepseek-ai/dsh-subagent
 import { foldConsumedWork } from '@deepseek-ai/dsh-agent';
 import * as Spawn from '@deepseek-ai/dsh-subagent-spawn-in-process';
 import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
+import * as PersonaOnly from '../examples/persona_only_provider.mjs';
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,12 @@ const MODE = { native: 'native', ptc: 'code', both: 'both' };
 /** Plugin modules given with --provider-module, loaded next to the built-ins. */
 export const EXTRA_PROVIDERS = [];
 
-export const PROVIDER_PLUGINS = () => [Spawn, Fork, ...EXTRA_PROVIDERS];
+/**
+ * DSH's published spawn and fork providers, and an under-capable one of our own
+ * (examples/persona_only_provider.mjs: DSH's in-process driver, advertising only `persona`), so
+ * that DSH's own capability gate (SubagentRuntime.start) is what CA-01..CA-03 judge.
+ */
+export const PROVIDER_PLUGINS = () => [...new Set([Spawn, Fork, PersonaOnly, ...EXTRA_PROVIDERS])];
 
 const settle = () => new Promise((resolve) => { setImmediate(resolve); });
 
@@ -102,8 +108,25 @@ export class DshHost {
 
   async promptPairs(agent) {
     const assembly = await this.ctx.systemPrompt.assemble({ scope: agent, agent });
-    return assembly.sections.map((section) => [kitSectionName(section.name), renderOne(section,
-      assembly.variables)]).filter(([, text]) => text.length > 0);
+    return this.reported(agent, assembly.sections).map((section) => [kitSectionName(section.name),
+      renderOne(section, assembly.variables)]);
+  }
+
+  /**
+   * The sections of DSH's assembly the kit is told about: all of them, empty ones included
+   * (an explicit empty child persona is DSH's scoped empty deployment:persona section, PE-03),
+   * except the two empties this adapter makes itself: DSH's global persona slot when the kit's
+   * deployment has no persona (DSH always registers the slot; '' is its "no persona"), and a
+   * kit guide section whose tool is hidden (the adapter's translation of `guides`, TF-16).
+   */
+  reported(agent, sections) {
+    const shadowed = this.ctx.systemPrompt.layers.chainLayers(agent)
+      .some((layer) => layer.sections.has(PERSONA_SECTION));
+    return sections.filter((section) => {
+      if (section.text !== '') return true;
+      if (section.name === PERSONA_SECTION) return shadowed || this.config.persona !== null;
+      return !this.guided.has(section.name);
+    });
   }
 
   async boot() {
@@ -140,6 +163,7 @@ export class DshHost {
       ctx.systemPrompt.variable(name, () => value);
     }
     let order = 10;
+    this.guided = new Set(config.sections.filter((section) => section.guides).map((s) => s.name));
     for (const section of config.sections) {
       order += 1;
       const { guides } = section;
@@ -194,16 +218,21 @@ export class DshHost {
   }
 
   /** Cold resume through DSH's AgentRegistry.resume (the persisted JSONL log). */
-  async resume(sessionId) {
+  /** Release the live agent that owns `sessionId`, if any (DSH keeps one live owner). */
+  async release(sessionId) {
     for (const entry of [...this.agents.values()]) {
       if (String(entry.agent.session.id) !== sessionId) continue;
-      // a live agent on that session: DSH refuses a second live owner, so release it first
       const held = this.runs.get(String(entry.agent.id));
       this.runs.delete(String(entry.agent.id));
       await (held?.run ?? entry.handle)?.dispose().catch(() => {});
       this.agents.delete(entry.agent.id);
       this.emit('agent.retired', entry.agent, {});
     }
+  }
+
+  async resume(sessionId) {
+    // a live agent on that session: DSH refuses a second live owner, so release it first
+    await this.release(sessionId);
     let handle;
     try {
       // the model route is host configuration (which LlmAdapter serves the agent), not state
@@ -361,9 +390,9 @@ export class DshHost {
     const agent = this.agent(agentId);
     const assembly = await refuseAs(Code.INVALID_TEMPLATE,
       () => this.ctx.systemPrompt.assemble({ scope: agent, agent }));
-    return assembly.sections.map((section) => ({ name: kitSectionName(section.name),
-      text: refuseAs(Code.INVALID_TEMPLATE, () => renderOne(section, assembly.variables)) }))
-      .filter((section) => section.text.length > 0);
+    return this.reported(agent, assembly.sections).map((section) => ({
+      name: kitSectionName(section.name),
+      text: refuseAs(Code.INVALID_TEMPLATE, () => renderOne(section, assembly.variables)) }));
   }
 }
 

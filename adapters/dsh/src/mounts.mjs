@@ -5,13 +5,14 @@
 // --provider-module) that registered the provider, so DSH's subagent/provider-removed and
 // provider-added events drive the tool's mount gate (ST-05).
 //
-// set-host-depth and set-runtime-context have no DSH counterpart in 0.1.0-rc.8: the tool's cap
+// set-host-depth and set-runtime-context have no DSH counterpart in DSH 0.1.x: the tool's cap
 // is fixed per instance (config maxDepth, default 3) and DSH emits no at-cap notice. They
 // answer a refusal saying so, and the rules that need them (ST-06, ST-08) fail visibly.
 
 import * as ToolSubagent from '@deepseek-ai/dsh-tool-subagent';
 
 import { Code, TckError } from './errors.mjs';
+import { DSH } from './version.mjs';
 
 const settle = () => new Promise((resolve) => { setImmediate(resolve); });
 
@@ -19,10 +20,12 @@ const settle = () => new Promise((resolve) => { setImmediate(resolve); });
 function mountRefusal(error, config) {
   const text = error?.message ?? String(error);
   let code = Code.INVALID_CONFIG;
-  if (/maxDepth/.test(text)) code = Code.INVALID_DEPTH;
+  // DSH's "provider X cannot enforce maxDepth (no depthLimit capability)" is a capability
+  // refusal (ST-05's mount gate), so it is tested before the maxDepth value refusals.
+  if (/capability/.test(text)) code = Code.UNSUPPORTED_CAPABILITY;
+  else if (/maxDepth/.test(text)) code = Code.INVALID_DEPTH;
   else if (/toolFilter/.test(text)) code = Code.INVALID_TOOL_FILTER;
   else if (/already registered/.test(text)) code = Code.DUPLICATE_TOOL_NAME;
-  else if (/capability/.test(text)) code = Code.UNSUPPORTED_CAPABILITY;
   return new TckError(code, `DSH refused the subagent tool: ${text}`,
     { toolName: config.toolName, dsh: error?.name ?? 'Error' });
 }
@@ -83,7 +86,16 @@ export async function addProvider(host, name) {
     { provider: name });
   }
   if (entry.fiber !== null) return;
-  entry.fiber = await host.ctx.plugin(entry.module);
+  const loading = host.ctx.plugin(entry.module);
+  try {
+    entry.fiber = await loading;
+  } catch (error) {
+    // The provider plugin loaded, but a subagent tool bound to it refused to mount on it
+    // (dsh-tool-subagent's mount gate: a numeric maxDepth needs depthLimit, ST-05). The
+    // provider stays registered, as in DSH; the refusal is passed on with DSH's message.
+    entry.fiber = typeof loading?.dispose === 'function' ? loading : null;
+    throw mountRefusal(error, { toolName: null });
+  }
   for (let i = 0; i < 20 && host.ctx.subagents.getProvider(name) === undefined; i += 1) {
     await settle();
   }
@@ -92,12 +104,12 @@ export async function addProvider(host, name) {
 }
 
 export function noHostDepth() {
-  throw new TckError(Code.INVALID_CONFIG, 'DSH 0.1.0-rc.8 has no live host depth setting: the '
+  throw new TckError(Code.INVALID_CONFIG, `${DSH} has no live host depth setting: the `
     + 'subagent tool\'s cap is fixed per tool instance (config maxDepth, default 3)',
   { operation: 'set-host-depth' });
 }
 
 export function noRuntimeContext() {
-  throw new TckError(Code.INVALID_CONFIG, 'DSH 0.1.0-rc.8 has no switch for runtime-context '
+  throw new TckError(Code.INVALID_CONFIG, `${DSH} has no switch for runtime-context `
     + 'notices and emits no at-cap notice', { operation: 'set-runtime-context' });
 }

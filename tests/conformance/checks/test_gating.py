@@ -61,5 +61,7 @@ def test_request_routes_follow_the_edition() -> None:
     preset_only = Edition.PRESET_COMPOSITION
     assert gating.routes(preset_only, Capability.PERSONA) == [gating.PRESET]
     assert gating.routes(preset_only, Capability.DEPTH_LIMIT) == [gating.REQUEST]
-    assert gating.routes(Edition.REQUEST_CONTROLS, Capability.TOOL_FILTER) == [
-        gating.REQUEST, gating.PRESET]
+    # A request-controls start names no preset (docs/rules.md#editions), so no preset route.
+    assert gating.routes(Edition.REQUEST_CONTROLS, Capability.TOOL_FILTER) == [gating.REQUEST]
+    assert gating.routes(Edition.REQUEST_CONTROLS, Capability.OUTPUT_SCHEMA) == [gating.REQUEST]
+    assert gating.routes(preset_only, Capability.OUTPUT_SCHEMA) == [gating.REQUEST, gating.PRESET]

@@ -1,0 +1,72 @@
+// put-session-header: plant a stored session header the way DSH stores it, so that DSH's own
+// session-file reader decides what a malformed header means (DE-06, docs/rules.md#DE-06).
+//
+// DSH's JSONL backend (@deepseek-ai/dsh-session-persistence-jsonl) keeps one log per session
+// whose first line is the header record ({type: 'session', version, id, createdAt,
+// parentSession?, delegationDepth, ...}, see toHeaderLine there). The kit's header is written
+// into that first line: delegationDepth (and parentSession) as given, everything else as DSH
+// wrote it. A value JSON cannot spell (-0, NaN, +-Infinity) is written as the token a JSON
+// reader would meet (`-0`, `NaN`, ...), so DSH's reader (isHeaderLine / parseHeaderRecord) is
+// what refuses it on resume, never the adapter.
+
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { Code, TckError } from './errors.mjs';
+
+/** The JSON text of a stored depth: JSON where it can be, else the raw number token. */
+function depthToken(value) {
+  if (typeof value === 'number') {
+    if (Object.is(value, -0)) return '-0';
+    if (!Number.isFinite(value)) return String(value); // NaN, Infinity, -Infinity
+  }
+  return JSON.stringify(value === undefined ? null : value);
+}
+
+function* logFiles(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* logFiles(path);
+    else if (entry.name.endsWith('.jsonl')) yield path;
+  }
+}
+
+/** The log file whose header line names `session`, with its parsed header line. */
+function findLog(root, session) {
+  for (const path of logFiles(root)) {
+    const text = readFileSync(path, 'utf8');
+    const newline = text.indexOf('\n');
+    let line;
+    try {
+      line = JSON.parse(newline < 0 ? text : text.slice(0, newline));
+    } catch {
+      continue;
+    }
+    if (line?.type === 'session' && line.id === session) return { path, text, newline, line };
+  }
+  return undefined;
+}
+
+/** Rewrite the stored header line of `header.session` in DSH's JSONL store. */
+export async function putSessionHeader(host, header) {
+  // DSH reads a stored header only when it loads a session, and keeps one live owner per
+  // session: a live agent on this session is released first (as a restart would), so nothing
+  // writes the log after the header is planted and a resume loads what was planted.
+  await host.release(header.session);
+  // DSH batches writes: flush every live session so the log on disk is the one DSH reads.
+  await Promise.all(host.ctx.agents.list().map((agent) => host.ctx.sessions.flush(agent.session)
+    .catch(() => {})));
+  const found = findLog(host.storeDir, header.session);
+  if (found === undefined) {
+    throw new TckError(Code.UNKNOWN_SESSION, `DSH's session store (JSONL) holds no session `
+      + `${JSON.stringify(header.session)}: a header can be planted only over a stored session`,
+    { session: header.session });
+  }
+  const { path, text, newline, line } = found;
+  const { delegationDepth: _old, ...rest } = line;
+  if (header.parent === null) delete rest.parentSession;
+  else rest.parentSession = header.parent;
+  const body = JSON.stringify(rest);
+  const record = `${body.slice(0, -1)},"delegationDepth":${depthToken(header.delegationDepth)}}`;
+  writeFileSync(path, record + (newline < 0 ? '\n' : text.slice(newline)));
+}

@@ -1,0 +1,52 @@
+"""adapters/dsh/make_report.py writes docs/dsh.md from a certificate: the rule table, one
+section per baseline entry with the run's own messages, and the notes; DSH's text is quoted so
+that it cannot become Markdown."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("dsh_make_report",
+                                                  ROOT / "adapters" / "dsh" / "make_report.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _certificate(message: str) -> dict[str, Any]:
+    rule = {"id": "TF-07", "title": "TF-07 no-op-filter", "level": "MUST",
+            "outcome": "expected-fail", "replay": "subagent-tck certify --rule TF-07",
+            "providers": [{"provider": None, "outcome": "expected-fail", "reason": ""}],
+            "failures": [{"provider": None, "message": message}]}
+    passing = {"id": "TF-01", "title": "TF-01 allow-before-deny", "level": "MUST",
+               "outcome": "pass", "replay": None, "failures": [],
+               "providers": [{"provider": "spawn", "outcome": "pass", "reason": ""}]}
+    return {"edition": "request-controls", "seed": 0, "started_at": "2026-12-01T00:00:00Z",
+            "verdict": "CERTIFIED", "rules": [passing, rule],
+            "counts": {"pass": 1, "expected-fail": 1, "not-applicable": 0, "fail": 0,
+                       "error": 0, "unexpected-pass": 0},
+            "target": {"info": {"version": "9.9.9", "providers": [
+                {"name": "spawn", "capabilities": ["persona"]}]}}}
+
+
+def test_the_report_has_every_rule_and_a_section_per_baseline_entry() -> None:
+    page = _module().render(_certificate("accepted {allow: null}"))
+    assert page.startswith("# The certificate of DSH 9.9.9")
+    assert "| [TF-01 allow-before-deny](rules.md#tf-01) | MUST | pass | spawn: pass |" in page
+    assert "### TF-07 no-op-filter" in page
+    assert "`accepted {allow: null}`" in page
+    assert "## What DSH does that no rule covers yet" in page
+
+
+def test_target_text_in_the_report_cannot_break_out_of_its_code_span() -> None:
+    page = _module().render(_certificate("evil ` **bold**\n# heading"))
+    assert "`evil ' **bold** # heading`" in page
+    assert "\n# heading" not in page
