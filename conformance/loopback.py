@@ -7,6 +7,7 @@ daemon threads, so a stalled script cannot hold the interpreter at exit (DESIGN.
 
 from __future__ import annotations
 
+import ipaddress
 import queue
 import socket
 import ssl
@@ -21,6 +22,18 @@ from subagent_tck.spec import ErrorCode, TckError
 T = TypeVar("T")
 
 LOOPBACK = "127.0.0.1"
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a URL's hostname: no brackets, no port) names this machine only:
+    ``localhost``, 127.0.0.0/8 or ::1 (docs/driver-api.md#security-and-processes)."""
+    name = host.strip("[]").lower()
+    if name in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def bind(host: str = LOOPBACK, port: int = 0) -> socket.socket:
