@@ -41,7 +41,7 @@ _GONE = (psutil.NoSuchProcess, psutil.ZombieProcess)
 def running(process: psutil.Process) -> bool:
     """Whether ``process`` (the very one: a reused pid does not count) runs; a zombie does not."""
     try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+        return bool(process.is_running() and process.status() != psutil.STATUS_ZOMBIE)
     except _GONE:
         return False
     except psutil.AccessDenied:
@@ -100,7 +100,7 @@ class Family:
         except OSError:
             return False
         try:
-            return process.environ().get(MARKER) == self.token
+            return bool(process.environ().get(MARKER) == self.token)
         except (psutil.Error, OSError):
             return False
 
