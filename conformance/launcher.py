@@ -53,6 +53,8 @@ READ_CHUNK = 64 * 1024
 MAX_LINE = 4096
 #: Seconds between two looks at the adapter's descendants (each costs one scan of /proc).
 TRACK_INTERVAL = 0.2
+#: Seconds between two attempts to reach an http:// target given --wait.
+WAIT_POLL = 0.2
 
 
 def _warn(message: str) -> None:
@@ -369,27 +371,43 @@ def launch(command: str, *, startup_timeout: float = STARTUP_TIMEOUT,
     return target
 
 
-def connect(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> HttpTarget:
-    """An :class:`HttpTarget` at ``url`` whose ``GET /v1/info`` answered a known protocol."""
-    target = HttpTarget(url, timeout=timeout)
-    try:
-        target.info()
-    except BaseException:
-        target.close()
-        raise
-    return target
+def connect(url: str, *, timeout: float = DEFAULT_TIMEOUT, wait: float = 0.0) -> HttpTarget:
+    """An :class:`HttpTarget` at ``url`` whose ``GET /v1/info`` answered a known protocol.
+
+    ``wait``: seconds to keep trying while nothing accepts the connection (an adapter still
+    starting, e.g. in another CI step); then TARGET_UNREACHABLE naming the wait."""
+    deadline = time.monotonic() + wait
+    while True:
+        target = HttpTarget(url, timeout=timeout)
+        try:
+            target.info()
+            return target
+        except TckError as exc:
+            target.close()
+            if exc.code is not ErrorCode.TARGET_UNREACHABLE or wait <= 0:
+                raise
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TckError(ErrorCode.TARGET_UNREACHABLE, f"nothing answered GET /v1/info "
+                               f"at {url} within --wait {wait:g} s (last: {exc.message}): "
+                               "start the adapter first, or wait longer") from None
+            time.sleep(min(WAIT_POLL, left))
+        except BaseException:
+            target.close()
+            raise
 
 
 # --- the loaders of :mod:`.targets` (``rest`` is the spec after its scheme's colon) -----------
 
 
-def load_command(rest: str) -> LaunchedTarget:
-    return launch(rest)
+def load_command(rest: str, wait: float | None = None) -> LaunchedTarget:
+    """``wait``: how long to wait for the ready line (default STARTUP_TIMEOUT)."""
+    return launch(rest, startup_timeout=STARTUP_TIMEOUT if wait is None else wait)
 
 
-def load_http(rest: str) -> HttpTarget:
-    return connect("http:" + rest)
+def load_http(rest: str, wait: float | None = None) -> HttpTarget:
+    return connect("http:" + rest, wait=wait or 0.0)
 
 
-def load_https(rest: str) -> HttpTarget:
-    return connect("https:" + rest)
+def load_https(rest: str, wait: float | None = None) -> HttpTarget:
+    return connect("https:" + rest, wait=wait or 0.0)

@@ -38,7 +38,8 @@ def is_loopback_host(host: str) -> bool:
 
 def bind(host: str = LOOPBACK, port: int = 0) -> socket.socket:
     """A listening TCP socket (port 0: a free one, read it back with ``getsockname``)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # accepted sockets inherit it
     try:
