@@ -276,7 +276,7 @@ class DriverApp:
         """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""
         if status >= 500:
             return _answer({"code": ErrorCode.PROTOCOL_ERROR.value, "message": message}, status)
-        return _refusal(_bad(message), status)
+        return _refusal(_bad(message))
 
 
 def create_app(target: Target, *, model_timeout: float = 120.0, any_host: bool = False,
