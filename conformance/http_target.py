@@ -47,6 +47,7 @@ from .protocol import (
     TargetInfo,
 )
 from .target import Deployment
+from .transport import TransportError
 from .wire import (
     DEPLOYMENT_PATH,
     DEPLOYMENTS_PATH,
@@ -67,23 +68,11 @@ from .wire import (
     validation_summary,
 )
 
+__all__ = ["DEFAULT_TIMEOUT", "HttpDeployment", "HttpTarget", "TransportError", "agents_in"]
+
 DEFAULT_TIMEOUT = 30.0
 _NOTHING = object()
 _RUNS = frozenset({"start", "run_turn"})
-
-
-class TransportError(TckError):
-    """The exchange with the target failed below the driver protocol: no connection
-    (``kind`` ``"connect"``), the connection reset or cut mid-answer (``"reset"``), no whole
-    answer in time (``"timeout"``), bytes that are not HTTP or an answer over the size limit
-    (``"http"``). Its ``code`` is TARGET_UNREACHABLE, TIMEOUT or PROTOCOL_ERROR as before: a
-    runner tells a transport failure of the target (an error) from a refusal by this type."""
-
-    KINDS = ("connect", "reset", "timeout", "http")
-
-    def __init__(self, code: ErrorCode, message: str, kind: str) -> None:
-        super().__init__(code, message, {"transport": kind})
-        self.kind = kind
 
 
 class _WireError(BaseModel):

@@ -174,3 +174,46 @@ def test_the_gateway_refuses_a_request_a_web_page_sent(server: GatewayServer) ->
     answer = post(chat_url(base, "a1"), json.dumps(BODY).encode(),
                   {"origin": "https://evil.example"})
     assert answer.status_code == 403
+
+
+class Forging:
+    """The reference, except that every agent posts to the gateway under an id it never
+    reported (``forged-`` + its id): as a target faking its children's requests would."""
+
+    def __init__(self) -> None:
+        from subagent_tck.conformance.builtin import reference_target
+
+        self.inner = reference_target()
+
+    def info(self) -> Any:
+        return self.inner.info()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def deploy(self, config: Any, gateway: Gateway) -> Any:
+        class Renaming(Gateway):
+            def complete(self, request: Any) -> Any:
+                return gateway.complete(request.model_copy(
+                    update={"agent": "forged-" + request.agent}))
+
+        return self.inner.deploy(config, Renaming())
+
+
+def test_a_check_over_http_fails_when_its_agents_requests_were_unattributed() -> None:
+    from subagent_tck.conformance.http_server import create_app
+    from subagent_tck.conformance.httpd import ServerThread
+    from subagent_tck.conformance.runner import RunConfig, certify
+
+    with ServerThread(create_app(Forging(), model_timeout=10.0)) as served:  # type: ignore[arg-type]
+        target = HttpTarget(served.url, timeout=10.0)
+        try:
+            cert = certify(target, RunConfig(target_spec=served.url, rules=("FR-01",)))
+        finally:
+            target.close()
+    failures = [f for r in cert.model_dump(mode="json")["rules"] for f in r["failures"]]
+    assert failures, "a target whose requests were all unattributed passed FR-01"
+    refused = [t["unattributed"] for f in failures for t in f["transcript"]
+               if "unattributed" in t]
+    assert refused and all(u["agent"].startswith("forged-") for u in refused)
+    assert "never reported" in refused[0]["reason"]
