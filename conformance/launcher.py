@@ -143,13 +143,14 @@ class AdapterProcess:
                            f"{exc.strerror or exc}: check the cmd: command") from None
         self.pgid = self.process.pid  # a session leader leads its own group
         _register(self)
+        self.family = Family(self.pgid, self.token)  # not reaped yet: its pid is its own
         self.watchdog = subprocess.Popen(
             [sys.executable, "-m", "subagent_tck.conformance.processes", str(self.pgid),
-             self.token, str(grace)],
+             self.token, str(grace), repr(self.family.born or 0.0)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        self.family = Family(self.pgid, self.token, exclude=(self.watchdog.pid,))
+        self.family.exclude.add(self.watchdog.pid)
         self._stdout = _Pump(self.process.stdout, 20, watch_ready=True)
         self._stderr = _Pump(self.process.stderr, 40, watch_ready=False)
         self.stdout_tail = self._stdout.tail

@@ -61,16 +61,28 @@ class Family:
     """The processes of the adapter whose session leader is ``leader`` and whose environment
     carries ``MARKER=token``. ``exclude``: pids never to signal (the kit, its watchdog)."""
 
-    def __init__(self, leader: int, token: str, exclude: Iterable[int] = ()) -> None:
+    def __init__(self, leader: int, token: str, exclude: Iterable[int] = (),
+                 born: float | None = None) -> None:
         self.leader = leader
         self.token = token
         self.exclude = {os.getpid(), *exclude}
         self.seen: dict[int, psutil.Process] = {}  # tracked descendants
-        self._marker = f"{MARKER}={token}"
+        self._root: psutil.Process | None = None
+        self.born = born  # the leader's start time: tells its pid reused
+        with contextlib.suppress(psutil.Error):
+            root = psutil.Process(leader)
+            if born is None or abs(root.create_time() - born) < 0.01:
+                self._root, self.born = root, root.create_time()
+
+    def _number_ours(self) -> bool:
+        """Whether the leader's pid (its group's and session's id) still means this adapter:
+        not when another process now has that pid (then the number was reused, and a group or
+        session of that id is somebody else's)."""
         try:
-            self._root: psutil.Process | None = psutil.Process(leader)
+            now = psutil.Process(self.leader).create_time()
         except psutil.Error:
-            self._root = None
+            return True  # nobody has it: only our own stragglers can hold the id
+        return self.born is not None and abs(now - self.born) < 0.01
 
     def track(self) -> list[psutil.Process]:
         """Record the leader's descendants now; returns the ones not seen before."""
@@ -92,10 +104,10 @@ class Family:
             if abs(process.create_time() - created) < 0.01:
                 self.seen[pid] = process
 
-    def _belongs(self, process: psutil.Process) -> bool:
+    def _belongs(self, process: psutil.Process, by_number: bool) -> bool:
         pid = process.pid
         try:
-            if os.getsid(pid) == self.leader or os.getpgid(pid) == self.leader:
+            if by_number and (os.getsid(pid) == self.leader or os.getpgid(pid) == self.leader):
                 return True
         except OSError:
             return False
@@ -110,16 +122,18 @@ class Family:
         found = {pid: p for pid, p in self.seen.items() if running(p)}
         self.track()
         found.update((pid, p) for pid, p in self.seen.items() if running(p))
+        by_number = self._number_ours()
         for process in psutil.process_iter():
             if process.pid in found or process.pid in self.exclude:
                 continue
-            if self._belongs(process) and running(process):
+            if self._belongs(process, by_number) and running(process):
                 found[process.pid] = process
         return [p for pid, p in found.items() if pid not in self.exclude]
 
     def _signal(self, processes: Iterable[psutil.Process], sig: int) -> None:
-        with contextlib.suppress(OSError):
-            os.killpg(self.leader, sig)
+        if self._number_ours():
+            with contextlib.suppress(OSError):
+                os.killpg(self.leader, sig)
         for process in processes:
             with contextlib.suppress(psutil.Error, OSError):
                 process.send_signal(sig)
@@ -154,11 +168,12 @@ class Family:
 
 
 def watchdog(argv: list[str]) -> int:
-    """``LEADER TOKEN GRACE``: read tracked pids (``PID CREATED`` lines) from stdin until it
-    closes; unless the last line is ``stopped``, stop the family."""
+    """``LEADER TOKEN GRACE BORN``: read tracked pids (``PID CREATED`` lines) from stdin until
+    it closes; unless the last line is ``stopped``, stop the family (BORN: the leader's start
+    time, so that a reused pid is never taken for it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    leader, token, grace = int(argv[0]), argv[1], float(argv[2])
-    family = Family(leader, token)
+    leader, token, grace, born = int(argv[0]), argv[1], float(argv[2]), float(argv[3])
+    family = Family(leader, token, born=born)
     last = b""
     for line in sys.stdin.buffer:
         last = line.strip()

@@ -171,3 +171,19 @@ def test_a_ready_line_with_a_bad_port_is_a_protocol_error() -> None:
     with pytest.raises(TckError) as caught:
         ready_url("SUBAGENT_TCK_READY http://127.0.0.1:99999")
     assert caught.value.code is ErrorCode.PROTOCOL_ERROR
+
+
+def test_a_group_and_session_whose_leader_pid_was_reused_are_not_taken_for_the_adapters() -> None:
+    from subagent_tck.conformance.processes import Family
+
+    stranger = subprocess.Popen(["sleep", "30"], start_new_session=True)  # leads its session
+    try:
+        born = psutil.Process(stranger.pid).create_time()
+        ours = Family(stranger.pid, "token", born=born)
+        assert [p.pid for p in ours.members()] == [stranger.pid]
+        reused = Family(stranger.pid, "token", born=born - 100.0)  # the adapter was older
+        assert reused.members() == []
+        assert reused.stop(0.2) == [] and alive(stranger.pid)
+    finally:
+        stranger.kill()
+        stranger.wait()
