@@ -120,7 +120,7 @@ def _certify(args: argparse.Namespace) -> int:
     )
     with ExitStack() as stack:
         _private_hypothesis_storage(stack)
-        target = load_target(args.target)
+        target = load_target(args.target, wait=args.wait)
         stack.callback(_close, target)
         handlers: list[Handler] = []
         if progress_wanted(sys.stderr):
@@ -282,6 +282,10 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                          help="per check (default 30)")
     certify.add_argument("--deadline", type=seconds, default=600.0, metavar="S",
                          help="for the whole run (default 600)")
+    certify.add_argument("--wait", type=seconds, default=None, metavar="S",
+                         help="http(s):// targets: keep trying to reach the target for S "
+                              "seconds (exit 3 if it never answers); cmd: targets: how long "
+                              "the ready line may take (default 30)")
     certify.set_defaults(run=_certify)
 
     command = next((a for a in argv if not a.startswith("-")), None)

@@ -33,6 +33,16 @@ class Exchange(BaseModel):
     marker: str | None = None
 
 
+class Unattributed(BaseModel):
+    """A request the gateway refused to attribute: its agent id was never reported by the
+    target (docs/driver-api.md#security-and-processes). It binds no script and is no agent's
+    request; a failure's transcript shows it."""
+
+    agent: str
+    reason: str
+    request: ModelRequest
+
+
 def text(value: str) -> ModelReply:
     return ModelReply(text=value)
 
@@ -60,6 +70,7 @@ class Gateway:
         self._optional: set[str] = set()  # scripts that may stay unconsumed (see script())
         self._bound: dict[str, str] = {}  # agent -> marker
         self.exchanges: list[Exchange] = []
+        self.unattributed: list[Unattributed] = []
 
     def script(self, marker: str, *replies: Reply, required: bool = True) -> str:
         """Script the agent whose prompt contains ``marker``; returns the marker.
@@ -92,6 +103,12 @@ class Gateway:
             self.exchanges.append(Exchange(request=request, reply=reply, marker=marker))
         return reply
 
+    def refuse(self, request: ModelRequest, reason: str) -> None:
+        """Record a request refused as unattributed (see :class:`Unattributed`)."""
+        with self._lock:
+            self.unattributed.append(Unattributed(agent=request.agent, reason=reason,
+                                                  request=request))
+
     # --- reading the record ------------------------------------------------------------
 
     def requests(self, agent: str | None = None) -> list[ModelRequest]:
@@ -113,7 +130,12 @@ class Gateway:
             return {m: len(q) for m, q in self._scripts.items() if q and m not in self._optional}
 
     def transcript(self, limit: int = 20) -> list[dict[str, Any]]:
-        """The last ``limit`` exchanges as JSON, for a failure's evidence."""
+        """The last ``limit`` exchanges as JSON, for a failure's evidence, then the last
+        requests refused as unattributed (``{"unattributed": {agent, reason, request}}``: a
+        check that found no request of an agent may have had this one refused)."""
         with self._lock:
             tail = self.exchanges[-limit:]
-        return [e.model_dump(mode="json", exclude_defaults=True) for e in tail]
+            refused = self.unattributed[-5:]
+        return ([e.model_dump(mode="json", exclude_defaults=True) for e in tail]
+                + [{"unattributed": u.model_dump(mode="json", exclude_defaults=True)}
+                   for u in refused])

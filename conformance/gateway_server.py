@@ -20,6 +20,8 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
@@ -27,7 +29,7 @@ from subagent_tck.spec import StopReason
 
 from .connections import Connections, ExchangeError
 from .gateway import Gateway
-from .httpd import Answer, Request, ServerThread
+from .httpd import Answer, Request, ServerThread, foreign
 from .loopback import Stalled, call_with_timeout
 from .protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
 from .wire import MAX_BODY
@@ -35,6 +37,12 @@ from .wire import MAX_BODY
 CONTEXT_PREFIX = "[runtime-context]"
 MODEL_NAME = "subagent-tck"
 CHAT_PATH = "/v1/chat/completions"
+#: The deepest nesting of arrays and objects a chat completion body may have (a real one has
+#: about six levels; tool parameter schemas add a few).
+MAX_DEPTH = 64
+
+#: Whether the target reported an agent id (see GatewayServer.mount).
+Known = Callable[[str], bool]
 
 _FINISH = {
     StopReason.MAX_TOKENS: "length",
@@ -196,6 +204,41 @@ def chat_to_reply(body: Any) -> ModelReply:
 
 # --- the kit's server ------------------------------------------------------------------
 
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _STEP)
+_BLOCK = 1 << 16
+
+
+def nesting(data: bytes, limit: int = MAX_DEPTH) -> int:
+    """How deep arrays and objects nest in the JSON text ``data``, brackets inside strings
+    aside; counting stops soon after the depth passes ``limit`` (the result is then over it).
+
+    Without parsing and without a regular expression (no backtracking): escaped backslashes and
+    quotes are dropped, the text is split at its quotes (every other piece is outside strings)
+    and the brackets left are summed in C-speed blocks."""
+    plain = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    brackets = b"".join(plain.split(b'"')[::2]).translate(None, _NOT_BRACKETS)
+    depth = deepest = 0
+    for start in range(0, len(brackets), _BLOCK):
+        levels = list(accumulate(map(_STEP.__getitem__, brackets[start:start + _BLOCK]),
+                                 initial=depth))
+        deepest, depth = max(deepest, *levels), levels[-1]
+        if deepest > limit:
+            break
+    return deepest
+
+
+def parse_chat(data: bytes) -> Any:
+    """A chat completion body as JSON; ValueError (its message says why) when it is not JSON,
+    or nests deeper than MAX_DEPTH."""
+    opening = data.count(b"[") + data.count(b"{")  # a bound of the depth, at C speed
+    if opening > MAX_DEPTH and nesting(data) > MAX_DEPTH:
+        raise ValueError(f"the body nests arrays and objects deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(data or b"null")
+    except RecursionError:
+        raise ValueError("the body nests too deeply") from None
+
 
 def _error(status: int, message: str, kind: str = "invalid_request_error") -> Answer:
     return _json({"error": {"message": message, "type": kind, "code": None}}, status)
@@ -218,7 +261,7 @@ class GatewayServer:
     def __init__(self, reply_timeout: float = 30.0) -> None:
         self.reply_timeout = reply_timeout
         self._lock = threading.Lock()
-        self._mounts: dict[str, Gateway] = {}
+        self._mounts: dict[str, tuple[Gateway, Known | None]] = {}
         self._names = itertools.count(1)
         self.calls = 0  # requests answered with a reply (for benchmarks and diagnostics)
         self._thread = ServerThread(self, name="subagent-tck gateway")
@@ -231,12 +274,18 @@ class GatewayServer:
             self._started = True
         return self
 
-    def mount(self, gateway: Gateway) -> str:
-        """Serve ``gateway``; returns its base URL (the deployment's ``gatewayUrl``)."""
+    def mount(self, gateway: Gateway, known: Known | None = None) -> str:
+        """Serve ``gateway``; returns its base URL (the deployment's ``gatewayUrl``).
+
+        ``known(agent)`` says whether the target reported that agent id (in a result, its
+        agent list or its events): a request for any other id is refused with 403 and recorded
+        as unattributed (:meth:`~.gateway.Gateway.refuse`), so a target cannot post a request
+        in the name of an agent it never published. None: every id is accepted.
+        """
         self.start()
         with self._lock:
             name = f"g{next(self._names)}"
-            self._mounts[name] = gateway
+            self._mounts[name] = (gateway, known)
         return f"{self.url}/d/{name}"
 
     def unmount(self, base: str) -> None:
@@ -261,14 +310,23 @@ class GatewayServer:
         if request.method != "POST":
             return _error(405, f"{request.method} is not allowed: POST a chat completion")
         name, agent = unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)])
+        why = foreign(request)
+        if why is not None:
+            return _error(403, why)
         with self._lock:
-            gateway = self._mounts.get(name)
-        if gateway is None:
+            mount = self._mounts.get(name)
+        if mount is None:
             return _error(404, f"no deployment is served at /d/{name} (it was closed)")
+        gateway, known = mount
         try:
-            model_request = chat_to_request(agent, json.loads(request.body or b"null"))
-        except (ValueError, UnicodeDecodeError) as exc:
+            model_request = chat_to_request(agent, parse_chat(request.body))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _error(400, f"not a Chat Completions request: {exc}")
+        if known is not None and not _reported(known, agent):
+            reason = (f"the target never reported an agent {agent!r} (in a result, its agent "
+                      "list or its events): post as the agents your API reports")
+            gateway.refuse(model_request, reason)
+            return _error(403, reason, "permission_error")
         try:
             reply = call_with_timeout(lambda: gateway.complete(model_request),
                                       self.reply_timeout)
@@ -285,6 +343,13 @@ class GatewayServer:
         """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""
         return _error(status, message, "server_error" if status >= 500 else
                       "invalid_request_error")
+
+
+def _reported(known: Known, agent: str) -> bool:
+    try:
+        return known(agent)
+    except Exception:  # asking the target failed: the id is not known to be reported
+        return False
 
 
 # --- the target's client ---------------------------------------------------------------

@@ -18,6 +18,13 @@ meanwhile arrive on another one and are answered at once; nothing waits for a th
 
 ``subagent-tck serve`` binds 127.0.0.1 by default and prints, as its first stdout line,
 ``SUBAGENT_TCK_READY http://HOST:PORT`` (the handshake of ``cmd:`` targets).
+
+Nothing but a client of the API may drive it (docs/driver-api.md, "Security and processes"): a
+``POST`` whose ``Content-Type`` is not JSON is refused with 415 (a web page can send
+``text/plain`` without asking first), a request with a foreign ``Origin`` or a ``Host`` off
+loopback with 403 (a web page, or DNS rebinding), and a deployment's runtime posts only to a
+loopback ``gatewayUrl``. Binding off loopback (``--unsafe-bind-all-interfaces``) and a remote
+gateway (``--allow-remote-gateway``) are flags that say what they risk.
 """
 
 from __future__ import annotations
@@ -39,8 +46,8 @@ from subagent_tck.spec import ErrorCode, TckError
 from . import busypoll
 from .connections import Connections
 from .gateway_server import GatewayClient, model_connections
-from .httpd import Answer, HttpServer, Request
-from .loopback import LOOPBACK, bind
+from .httpd import Answer, HttpServer, Request, foreign
+from .loopback import LOOPBACK, bind, is_loopback_host
 from .protocol import PROTOCOL_VERSION
 from .target import Deployment, Target
 from .wire import (
@@ -58,6 +65,8 @@ from .wire import (
 )
 
 _HEADERS = ((VERSION_HEADER, PROTOCOL_VERSION),)
+UNSAFE_BIND = "--unsafe-bind-all-interfaces"
+REMOTE_GATEWAY = "--allow-remote-gateway"
 
 
 def _answer(value: Any, status: int = 200) -> Answer:
@@ -102,9 +111,14 @@ class DriverApp:
     """The driver API in front of a target: its open deployments, and the routes (an
     :class:`~.httpd.App`). Each call runs on the thread of the connection it came on."""
 
-    def __init__(self, target: Target, *, model_timeout: float = 120.0) -> None:
+    def __init__(self, target: Target, *, model_timeout: float = 120.0, any_host: bool = False,
+                 remote_gateway: bool = False) -> None:
         self.target = target
         self.model_timeout = model_timeout
+        #: answer a Host header off loopback (the server is bound off loopback on purpose)
+        self.any_host = any_host
+        #: let a deployment's runtime post to a gatewayUrl off loopback
+        self.remote_gateway = remote_gateway
         self._lock = threading.Lock()
         self._deployments: dict[str, tuple[Deployment, GatewayClient]] = {}
         self._ids = itertools.count(1)
@@ -132,9 +146,17 @@ class DriverApp:
                        f"DeploymentConfig with {GATEWAY_FIELD!r}")
         fields = dict(body)
         url = fields.pop(GATEWAY_FIELD, None)
-        if (not isinstance(url, str) or not url.startswith(("http://", "https://"))
-                or not urlsplit(url).hostname):
+        try:
+            host = urlsplit(url).hostname if isinstance(url, str) else None
+        except ValueError:
+            host = None
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")) or not host:
             raise _bad(f"{GATEWAY_FIELD!r} must be the model gateway's http:// base URL")
+        if not self.remote_gateway and not is_loopback_host(host):
+            raise _bad(f"{GATEWAY_FIELD!r} names the host {host!r}, which is not a loopback "
+                       "address: this server's runtime posts only to a gateway on this machine "
+                       f"(serve it with {REMOTE_GATEWAY} to allow another)",
+                       gatewayHost=host)
         try:
             config = validate(CONFIG_ADAPTER, fields)
         except ValidationError as exc:
@@ -178,6 +200,9 @@ class DriverApp:
     def handle(self, request: Request) -> Answer:
         """``GET /v1/info``, ``POST /v1/deployments``, ``DELETE /v1/deployments/{id}``,
         ``POST /v1/deployments/{id}/{operation}``; anything else is a structured 404/405."""
+        refused = self._guard(request)
+        if refused is not None:
+            return refused
         try:
             segments = request.segments()
             if len(segments) == 4 and segments[0] == "v1" and segments[1] == "deployments":
@@ -197,6 +222,22 @@ class DriverApp:
             raise _not_a_route(request)
         except TckError as exc:
             return _refusal(exc)
+
+    def _guard(self, request: Request) -> Answer | None:
+        """403 for a request a web page sent, 415 for a POST whose body is not declared JSON
+        (docs/driver-api.md#security-and-processes)."""
+        why = foreign(request, any_host=self.any_host)
+        if why is not None:
+            return _answer({"code": ErrorCode.INVALID_REQUEST.value, "message": why,
+                            "details": {}}, 403)
+        if request.method == "POST":
+            kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            if kind != "application/json" and not (kind.startswith("application/")
+                                                   and kind.endswith("+json")):
+                return _answer({"code": ErrorCode.INVALID_REQUEST.value, "message":
+                                f"a POST must send Content-Type: application/json (got "
+                                f"{kind[:100] or 'none'!r})", "details": {}}, 415)
+        return None
 
     def _route(self, method: str, request: Request, work: Callable[[], Any],
                status: int = 200) -> Answer:
@@ -234,14 +275,16 @@ class DriverApp:
     def refuse(self, status: int, message: str) -> Answer:
         """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""
         if status >= 500:
-            return _answer({"code": ErrorCode.PROTOCOL_ERROR.value, "message": message}, 500)
+            return _answer({"code": ErrorCode.PROTOCOL_ERROR.value, "message": message}, status)
         return _refusal(_bad(message))
 
 
-def create_app(target: Target, *, model_timeout: float = 120.0) -> DriverApp:
+def create_app(target: Target, *, model_timeout: float = 120.0, any_host: bool = False,
+               remote_gateway: bool = False) -> DriverApp:
     """The driver API serving ``target``: serve it with :class:`~.httpd.HttpServer` (or
     :class:`~.httpd.ServerThread` inside the kit)."""
-    return DriverApp(target, model_timeout=model_timeout)
+    return DriverApp(target, model_timeout=model_timeout, any_host=any_host,
+                     remote_gateway=remote_gateway)
 
 
 # --- subagent-tck serve ----------------------------------------------------------------
@@ -249,7 +292,8 @@ def create_app(target: Target, *, model_timeout: float = 120.0) -> DriverApp:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default=LOOPBACK,
-                        help="interface to bind (default 127.0.0.1; keep it on loopback)")
+                        help="interface to bind (default 127.0.0.1); an address off loopback "
+                             f"needs {UNSAFE_BIND}")
     parser.add_argument("--port", type=int, default=0,
                         help="port to bind (default 0: a free port, printed on the ready line)")
     parser.add_argument("--target", default="reference", metavar="TARGET",
@@ -257,6 +301,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "python:MODULE:FACTORY")
     parser.add_argument("--model-timeout", type=float, default=120.0, metavar="S",
                         help="how long an agent waits for the kit's model gateway (default 120)")
+    parser.add_argument(UNSAFE_BIND, action="store_true",
+                        help="allow --host off loopback: anyone who reaches that interface can "
+                             "drive the target and make it post to any gateway it is given")
+    parser.add_argument(REMOTE_GATEWAY, action="store_true",
+                        help="let deployments name a gatewayUrl off loopback: the runtime then "
+                             "posts its agents' conversations to another machine")
 
 
 def serve_main(args: argparse.Namespace) -> int:
@@ -265,11 +315,22 @@ def serve_main(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise TckError(ErrorCode.USAGE, f"--port {args.port} is not a port: give 0..65535")
+    unsafe = bool(getattr(args, "unsafe_bind_all_interfaces", False))
+    if not is_loopback_host(args.host):
+        if not unsafe:
+            raise TckError(ErrorCode.USAGE, f"--host {args.host} is not a loopback address: "
+                           "anyone who reaches it could drive the target; keep the default "
+                           f"127.0.0.1, or add {UNSAFE_BIND} if you mean it")
+        print(f"warning: serving on {args.host} ({UNSAFE_BIND}): any machine that reaches "
+              "this interface can drive the target; there is no authentication",
+              file=sys.stderr, flush=True)
     target = load_target(args.target)
-    app = create_app(target, model_timeout=args.model_timeout)
+    app = create_app(target, model_timeout=args.model_timeout, any_host=unsafe,
+                     remote_gateway=bool(getattr(args, "allow_remote_gateway", False)))
     server = HttpServer(app, bind(args.host, args.port), name="subagent-tck serve")
     port = server.port
-    host = f"[{args.host}]" if ":" in args.host else args.host
+    local = {"0.0.0.0": LOOPBACK, "::": "::1"}.get(args.host, args.host)  # reached from here
+    host = f"[{local}]" if ":" in local else local
     print(f"{READY_WORD} http://{host}:{port}", flush=True)
     print(f"serving {args.target} behind driver protocol {PROTOCOL_VERSION} on "
           f"http://{host}:{port} (Ctrl-C stops)", file=sys.stderr, flush=True)

@@ -13,7 +13,11 @@ answers is judged before a check sees it (DESIGN.md, "No hang"; docs/driver-api.
 
 The model gateway (:class:`~.gateway_server.GatewayServer`) runs inside the kit on 127.0.0.1;
 each deployment gets its own ``gatewayUrl``. A run that reports completion without one model
-request through it ignored the gateway: ``PROTOCOL_ERROR``.
+request through it ignored the gateway: ``PROTOCOL_ERROR``. The gateway attributes a request
+only to an agent id the target reported: in a result (an AgentRef, a RunResult, its agent list,
+its events), or, for an id not seen yet (a child asking its model before ``start`` returns), in
+the agent list or the events it answers when asked at that moment (docs/driver-api.md,
+"Security and processes").
 """
 
 from __future__ import annotations
@@ -33,8 +37,17 @@ from subagent_tck.spec import ErrorCode, StopReason, TckError
 from .connections import BodyTooLarge, Connections, Cut, NotHttp, Overrun, Unreachable
 from .gateway import Gateway
 from .gateway_server import GatewayServer
-from .protocol import PROTOCOL_VERSION, DeploymentConfig, RunResult, TargetInfo
+from .protocol import (
+    PROTOCOL_VERSION,
+    AgentRef,
+    DeploymentConfig,
+    Event,
+    Observation,
+    RunResult,
+    TargetInfo,
+)
 from .target import Deployment
+from .transport import TransportError
 from .wire import (
     DEPLOYMENT_PATH,
     DEPLOYMENTS_PATH,
@@ -54,6 +67,8 @@ from .wire import (
     validate,
     validation_summary,
 )
+
+__all__ = ["DEFAULT_TIMEOUT", "HttpDeployment", "HttpTarget", "TransportError", "agents_in"]
 
 DEFAULT_TIMEOUT = 30.0
 _NOTHING = object()
@@ -137,41 +152,50 @@ class HttpTarget:
         except BodyTooLarge as exc:
             if exc.announced is not None:
                 raise self._broken(what, f"announced a body of {exc.announced} bytes, more "
-                                   f"than the limit of {MAX_BODY}") from None
-            raise self._broken(what, f"sent a body of more than {MAX_BODY} bytes") from None
+                                   f"than the limit of {MAX_BODY}", kind="http") from None
+            raise self._broken(what, f"sent a body of more than {MAX_BODY} bytes",
+                               kind="http") from None
         except Overrun:
-            raise TckError(ErrorCode.TIMEOUT, f"the target did not finish answering {what} "
-                           f"within {self.timeout:g} s{self._hint()}") from None
+            raise TransportError(ErrorCode.TIMEOUT, f"the target did not finish answering "
+                                 f"{what} within {self.timeout:g} s{self._hint()}",
+                                 "timeout") from None
         except TimeoutError:  # socket.timeout: connecting, sending or waiting for the answer
-            raise TckError(ErrorCode.TIMEOUT, f"the target did not answer {what} ({method} "
-                           f"{self.base_url}{path}) within {self.timeout:g} s{self._hint()}") \
-                from None
+            raise TransportError(ErrorCode.TIMEOUT, f"the target did not answer {what} "
+                                 f"({method} {self.base_url}{path}) within {self.timeout:g} s"
+                                 f"{self._hint()}", "timeout") from None
         except Unreachable as exc:
-            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target at "
-                           f"{self.base_url} ({exc.error}){self._hint(0.5)}: is the adapter "
-                           "running?") from None
+            raise TransportError(ErrorCode.TARGET_UNREACHABLE, f"cannot connect to the target "
+                                 f"at {self.base_url} ({exc.error}){self._hint(0.5)}: is the "
+                                 "adapter running?", "connect") from None
         except Cut as exc:
             if exc.received:
-                raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target "
-                               f"broke during {what}: the answer stopped after {exc.received} "
-                               f"bytes{self._hint(0.5)}") from None
-            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the connection "
-                           f"without answering {what}{self._hint(0.5)}") from None
+                raise TransportError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the "
+                                     f"target broke during {what}: the answer stopped after "
+                                     f"{exc.received} bytes{self._hint(0.5)}", "reset") \
+                    from None
+            raise TransportError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the "
+                                 f"connection without answering {what}{self._hint(0.5)}",
+                                 "reset") from None
         except (ConnectionResetError, BrokenPipeError):
-            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the connection "
-                           f"without answering {what}{self._hint(0.5)}") from None
+            raise TransportError(ErrorCode.TARGET_UNREACHABLE, f"the target closed the "
+                                 f"connection without answering {what}{self._hint(0.5)}",
+                                 "reset") from None
         except NotHttp as exc:
-            raise self._broken(what, f"answered with something that is not HTTP: {exc}") \
-                from None
+            raise self._broken(what, f"answered with something that is not HTTP: {exc}",
+                               kind="http") from None
         except OSError as exc:
-            raise TckError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target broke "
-                           f"during {what}: {type(exc).__name__}: {exc}{self._hint(0.5)}") \
-                from None
+            raise TransportError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target "
+                                 f"broke during {what}: {type(exc).__name__}: {exc}"
+                                 f"{self._hint(0.5)}", "reset") from None
         return self._interpret(status, data, what)
 
-    def _broken(self, what: str, did: str) -> TckError:
-        return TckError(ErrorCode.PROTOCOL_ERROR, f"the target {did} (answering {what})"
-                        f"{self._hint()}")
+    def _broken(self, what: str, did: str, kind: str | None = None) -> TckError:
+        """PROTOCOL_ERROR: the target ``did`` something off the protocol; a
+        :class:`TransportError` of ``kind`` when that was below HTTP's answer."""
+        message = f"the target {did} (answering {what}){self._hint()}"
+        if kind is not None:
+            return TransportError(ErrorCode.PROTOCOL_ERROR, message, kind)
+        return TckError(ErrorCode.PROTOCOL_ERROR, message)
 
     def _interpret(self, status: int, data: bytes, what: str) -> Any:
         if 200 <= status < 300:
@@ -227,7 +251,8 @@ class HttpTarget:
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> HttpDeployment:
         server = self._gateway_server()
-        base = server.mount(gateway)
+        made: list[HttpDeployment] = []  # the deployment, once the target named it
+        base = server.mount(gateway, known=lambda agent: bool(made) and made[0].knows(agent))
         try:
             body = {**to_json(config), GATEWAY_FIELD: base}
             data = self.request("POST", DEPLOYMENTS_PATH, body, what="deploy")
@@ -238,7 +263,8 @@ class HttpTarget:
         except BaseException:
             server.unmount(base)
             raise
-        return HttpDeployment(self, ident, gateway, base)
+        made.append(HttpDeployment(self, ident, gateway, base))
+        return made[0]
 
     def close(self) -> None:
         self._closed = True
@@ -261,6 +287,21 @@ class HttpDeployment:
         self.gateway_url = gateway_url
         self._path = DEPLOYMENT_PATH.format(id=quote(ident, safe=""))
         self._closed = False
+        #: agent ids the target reported in its answers (see :meth:`knows`)
+        self.reported: set[str] = set()
+
+    def knows(self, agent: str) -> bool:
+        """Whether the target reported ``agent``: in an answer so far, else in its agent list
+        or its events asked now (the gateway asks when an id it has not seen posts)."""
+        if agent in self.reported:
+            return True
+        for name in ("agents", "events"):
+            if self._closed:
+                return False
+            getattr(self, name)()  # what it answers is added to reported
+            if agent in self.reported:
+                return True
+        return False
 
     def call(self, operation: Operation, body: dict[str, Any] | None,
              content: bytes | None = None) -> Any:
@@ -276,6 +317,10 @@ class HttpDeployment:
         except ValidationError as exc:
             raise self.target._broken(operation.segment, f"answered {operation.segment} with "
                                       f"{validation_summary(exc)}") from None
+        if operation.name == "agents":
+            self.reported.update(a for a in result if isinstance(a, str))
+        else:
+            self.reported.update(agents_in(result))
         if (operation.name in _RUNS and isinstance(result, RunResult)
                 and result.stopReason is StopReason.COMPLETED
                 and len(self.gateway.exchanges) == before):
@@ -294,6 +339,23 @@ class HttpDeployment:
         finally:
             if server is not None:
                 server.unmount(self.gateway_url)
+
+
+def agents_in(result: Any) -> set[str]:
+    """The agent ids an answer reports: of AgentRefs, RunResults, events and observations (an
+    agent list is read by its operation's name: other lists of strings name tools)."""
+    if isinstance(result, (AgentRef, RunResult)):
+        return {result.agent}
+    if isinstance(result, Event):
+        return {result.agent} if result.agent else set()
+    if isinstance(result, Observation):
+        return set(result.agents) | agents_in(result.events)
+    if isinstance(result, list):
+        found: set[str] = set()
+        for item in result:
+            found |= agents_in(item)
+        return found
+    return set()
 
 
 def _method(operation: Operation) -> Callable[..., Any]:

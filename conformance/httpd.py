@@ -16,7 +16,10 @@ HTTP is parsed by httptools (llhttp, the parser of Node.js and of uvicorn): chun
 ``Connection: close``. What a well-behaved client never sends is refused, with the app's own
 error body, and the connection closed: a head over 64 KiB (431), a body over the limit (413,
 refused as soon as its length is announced), bytes that are not HTTP (400). An idle kept
-connection is closed after ``idle_timeout`` seconds. Nothing here keeps the interpreter alive:
+connection is closed after ``idle_timeout`` seconds; a connection beyond ``max_connections`` open
+at once is answered 503 and closed (never a thread more). :func:`foreign` tells a request a web
+page sent (an ``Origin`` not the server's own, a ``Host`` off loopback: docs/driver-api.md,
+"Security and processes"). Nothing here keeps the interpreter alive:
 every thread is a daemon, and ``stop`` closes the listener and every open connection
 (DESIGN.md, "No hang").
 """
@@ -34,12 +37,14 @@ from urllib.parse import unquote
 import httptools
 
 from .busypoll import BusyPoll
-from .loopback import LOOPBACK, bind
+from .loopback import LOOPBACK, bind, is_loopback_host
 from .wire import MAX_BODY
 
 #: The largest request line plus headers a server reads.
 MAX_HEAD = 64 * 1024
 IDLE_TIMEOUT = 30.0
+#: Connections a server serves at once; one more is answered 503 and closed.
+MAX_CONNECTIONS = 128
 CHUNK = 64 * 1024
 #: After a refusal the rest of the request is read and dropped for this long (and at most this
 #: many bytes), so that a client still writing reads the answer instead of a reset connection.
@@ -86,6 +91,33 @@ class Request:
         """The decoded segments of the path: ``/v1/a%2Fb`` -> ``["v1", "a/b"]``."""
         parts = self.path.split("/")[1:]
         return [unquote(part) for part in parts] if "%" in self.target else parts
+
+
+def _host_name(authority: str) -> str:
+    """The host of a ``Host``/``Origin`` authority (``[::1]:80`` -> ``::1``)."""
+    if authority.startswith("["):
+        return authority[1:].split("]", 1)[0]
+    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+
+
+def foreign(request: Request, *, any_host: bool = False) -> str | None:
+    """Why ``request`` looks sent by a web page rather than a client of the API, or None.
+
+    A browser names the page's origin in ``Origin``: anything but this server's own origin
+    (``http://`` + the ``Host`` header) is a cross-origin page. A ``Host`` that is not a
+    loopback name is a DNS-rebinding page (its name resolved to 127.0.0.1), unless ``any_host``
+    (a server bound off loopback on purpose)."""
+    headers = request.headers
+    host = headers.get("host", "").strip()
+    if host and not any_host and not is_loopback_host(_host_name(host)):
+        return (f"the Host header {host[:100]!r} is not a loopback name: this server answers "
+                "requests to 127.0.0.1, ::1 or localhost only (a web page must not drive it)")
+    origin = headers.get("origin")
+    if origin is not None and origin.strip().lower() not in (f"http://{host}".lower(),
+                                                              f"https://{host}".lower()):
+        return (f"the request comes from the web origin {origin[:100]!r}: this server does not "
+                "answer requests a web page sends (send no Origin header)")
+    return None
 
 
 class Answer(NamedTuple):
@@ -279,7 +311,7 @@ class HttpServer:
 
     def __init__(self, app: App, sock: socket.socket | None = None, *, port: int = 0,
                  name: str = "subagent-tck server", idle_timeout: float = IDLE_TIMEOUT,
-                 max_body: int = MAX_BODY) -> None:
+                 max_body: int = MAX_BODY, max_connections: int = MAX_CONNECTIONS) -> None:
         self.app = app
         self.socket = sock if sock is not None else bind(LOOPBACK, port)
         self.port: int = self.socket.getsockname()[1]
@@ -288,6 +320,8 @@ class HttpServer:
         self.name = name
         self.idle_timeout = idle_timeout
         self.max_body = max_body
+        self.max_connections = max_connections
+        self.refused = 0  # connections answered 503: over max_connections
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._stopping = False
@@ -308,10 +342,27 @@ class HttpServer:
                 if self._stopping:
                     sock.close()
                     return
-                self._open.add(sock)
+                full = len(self._open) >= self.max_connections
+                if not full:
+                    self._open.add(sock)
+            if full:
+                self._turn_away(sock)
+                continue
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             threading.Thread(target=_Connection(self, sock).serve, daemon=True,
                              name=f"{self.name} connection").start()
+
+    def _turn_away(self, sock: socket.socket) -> None:
+        """Answer a connection over the limit with 503 and close it (on the accepting thread:
+        one small write to a fresh socket's buffer)."""
+        self.refused += 1
+        answer = self.app.refuse(503, f"too many connections: this server serves at most "
+                                      f"{self.max_connections} at once; reuse kept connections")
+        with contextlib.suppress(OSError):
+            sock.settimeout(1.0)
+            sock.sendall(encode(answer, keep_alive=False))
+            sock.shutdown(socket.SHUT_WR)
+        sock.close()
 
     def _forget(self, sock: socket.socket) -> None:
         with self._lock:

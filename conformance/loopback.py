@@ -7,6 +7,7 @@ daemon threads, so a stalled script cannot hold the interpreter at exit (DESIGN.
 
 from __future__ import annotations
 
+import ipaddress
 import queue
 import socket
 import ssl
@@ -23,9 +24,22 @@ T = TypeVar("T")
 LOOPBACK = "127.0.0.1"
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a URL's hostname: no brackets, no port) names this machine only:
+    ``localhost``, 127.0.0.0/8 or ::1 (docs/driver-api.md#security-and-processes)."""
+    name = host.strip("[]").lower()
+    if name in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 def bind(host: str = LOOPBACK, port: int = 0) -> socket.socket:
     """A listening TCP socket (port 0: a free one, read it back with ``getsockname``)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # accepted sockets inherit it
     try:

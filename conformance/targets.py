@@ -106,12 +106,13 @@ def _python(rest: str) -> Target:
 
 
 def _launcher(name: str) -> Loader:
-    def load(rest: str) -> Target:
+    def load(rest: str, wait: float | None = None) -> Target:
         from . import launcher  # imported on use: in-process runs need no HTTP stack
 
-        loader: Loader = getattr(launcher, name)
-        return loader(rest)
+        loader: Callable[..., Target] = getattr(launcher, name)
+        return loader(rest) if wait is None else loader(rest, wait=wait)
 
+    load.waits = True  # type: ignore[attr-defined]
     return load
 
 
@@ -141,10 +142,23 @@ def _kind_hint(scheme: str, rest: str, sep: str, schemes: Mapping[str, Loader]) 
     return "" if kind is None else phrase(kind + sep + rest if sep else kind)
 
 
-def load_target(spec: str, schemes: Mapping[str, Loader] | None = None) -> Target:
-    """The target a spec names. Raises ``TckError(USAGE)`` naming the fix on any mistake."""
+def load_target(spec: str, schemes: Mapping[str, Loader] | None = None, *,
+                wait: float | None = None) -> Target:
+    """The target a spec names. Raises ``TckError(USAGE)`` naming the fix on any mistake.
+
+    ``wait`` (``certify --wait S``): for ``http://``/``https://``, seconds to keep trying to
+    reach the target before it is unreachable; for ``cmd:``, how long its ready line may take.
+    The in-process forms start at once: a wait for them is a usage error."""
     if not spec or not spec.strip():
         raise _usage("empty target: use one of " + ", ".join(FORMS))
     schemes = SCHEMES if schemes is None else schemes
     scheme, rest = split_spec(spec, schemes)
-    return schemes[scheme](rest)
+    loader = schemes[scheme]
+    if wait is None:
+        return loader(rest)
+    if not getattr(loader, "waits", False):
+        raise _usage(f"--wait applies to http://, https:// and cmd: targets; a {scheme} target "
+                     "starts in this process at once: drop --wait")
+    if not wait > 0:
+        raise _usage(f"--wait {wait:g}: give a positive number of seconds")
+    return loader(rest, wait)  # type: ignore[call-arg]

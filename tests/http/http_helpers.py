@@ -10,10 +10,10 @@ from pathlib import Path
 FIXTURES = Path(__file__).with_name("fixtures")
 
 
-def adapter_command(mode: str, *args: str) -> str:
-    """The ``cmd:`` command line of a broken adapter of fixtures/broken_adapter.py."""
-    script = FIXTURES / "broken_adapter.py"
-    return shlex.join([sys.executable, str(script), mode, *args])
+def adapter_command(mode: str, *args: str, script: str = "broken_adapter.py") -> str:
+    """The ``cmd:`` command line of a fixture adapter (fixtures/broken_adapter.py unless
+    ``script`` names another one)."""
+    return shlex.join([sys.executable, str(FIXTURES / script), mode, *args])
 
 
 def alive(pid: int) -> bool:

@@ -24,7 +24,8 @@ CONFIG = {"tools": [{"name": "read"}, {"name": "web"}], "gatewayUrl": "http://12
 
 @pytest.fixture
 def client(served: ServerThread) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=served.url, timeout=10, trust_env=False) as http:
+    with httpx.Client(base_url=served.url, timeout=10, trust_env=False,
+                      headers={"content-type": "application/json"}) as http:  # as the kit
         yield http
 
 
@@ -142,7 +143,8 @@ def test_numbers_reach_the_target_as_javascript_reads_them() -> None:
         seen.append(value)
 
     with ServerThread(create_app(_PatchedTarget("set_host_depth", set_host_depth))) as server:
-        http = httpx.Client(base_url=server.url, trust_env=False, timeout=10)
+        http = httpx.Client(base_url=server.url, trust_env=False, timeout=10,
+                            headers={"content-type": "application/json"})
         path = f"/v1/deployments/{http.post('/v1/deployments', json=CONFIG).json()['deployment']}"
         for text in (b"-0", b"9007199254740993", b"7", b"1e400", b'{"$number": "NaN"}'):
             assert http.post(f"{path}/set-host-depth", content=b'{"value": ' + text + b"}"
