@@ -17,6 +17,7 @@ and :class:`RunFinished` to handlers; each reporter is a small handler.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -280,10 +281,8 @@ class _RunContext(CheckContext):
                 self.stopped.append(result)
             return result
 
-        try:
+        with contextlib.suppress(AttributeError, TypeError):  # slots: no causes recorded
             setattr(deployment, name, recorded)
-        except (AttributeError, TypeError):  # a target's deployment with slots: no causes
-            pass
 
     def causes(self) -> tuple[str | None, str | None]:
         """Why children did what they did in this check: the stop reasons and error texts of

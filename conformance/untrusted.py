@@ -27,7 +27,9 @@ _TERMINAL = re.compile(f"[{_CONTROL}]")
 _TERMINAL_LINE = re.compile(f"[{_CONTROL}\t\n]")
 _XML_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_SURROGATES}\ufffe\uffff]")
 _LONE_SURROGATE = re.compile(f"[{_SURROGATES}]")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+#: Markdown syntax that can act inside a line (``<``, ``>`` and ``&`` become entities first;
+#: line-start syntax such as ``#`` or ``-`` never starts an interpolated value).
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _BACKTICKS = re.compile("`+")
 
 

@@ -119,7 +119,7 @@ def test_junit_of_a_clean_run_has_no_failures(fakes: ModuleType) -> None:
 
 def test_markdown_has_a_summary_table_and_failures_folded(mixed: Certificate) -> None:
     text = report_markdown.render(mixed)
-    assert text.startswith("## ❌ subagent-tck: FAILED `python:m:f`")
+    assert text.startswith("## ❌ subagent-tck: FAILED python:m:f")
     assert "| spawn | toolFilter | ❌ FAILED | TF-92 fail |" in text
     assert "| spawn | depthLimit | ✅ CERTIFIED |  |" in text
     assert text.count("<details>") == text.count("</details>") == 2  # TF-92 and CA-91
