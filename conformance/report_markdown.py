@@ -2,9 +2,10 @@
 ``<details>`` with expected, observed, the cause and the replay command.
 
 The only HTML in the file is the kit's own ``<details>``, ``<summary>`` and ``<b>``. Every
-value interpolated into running text goes through :func:`_md` and every code block through
-:func:`_block`, the two boundaries of this format (docs/certify.md#outputs): a target's
-``</details><script>``, ``<!--``, ``|``, ``[x](javascript:...)`` or backticks stay text.
+value interpolated into running text goes through :func:`_md`, into a ``<summary>`` through
+``for_html``, and every code block through :func:`_block`: the boundaries of this format
+(docs/certify.md#outputs). A target's ``</details><script>``, ``<!--``, ``|``,
+``[x](javascript:...)`` or backticks stay text.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import IO, Any
 from .certificate import Certificate, RuleResult, Verdict
 from .outcome import Outcome
 from .runner import Event, RunFinished
-from .untrusted import for_markdown_inline, markdown_fence
+from .untrusted import for_html, for_markdown_inline, markdown_fence
 
 MAX_VALUE_CHARS = 2000
 MARKS = {Verdict.CERTIFIED: "✅", Verdict.PASSED: "✅", Verdict.FAILED: "❌",
@@ -41,8 +42,8 @@ def _failure(result: RuleResult) -> list[str]:
     where = ", ".join(p.provider or "target" for p in result.providers
                       if p.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS))
     out = ["<details>",
-           f"<summary><b>{_md(result.title)}</b> ({result.level.value}, "
-           f"{result.outcome.value}: {_md(where)})</summary>", ""]
+           f"<summary><b>{for_html(result.title)}</b> ({result.level.value}, "
+           f"{result.outcome.value}: {for_html(where)})</summary>", ""]
     for failure in result.failures:
         out.append(f"- **{_md(failure.provider or 'target')}** ({_md(failure.check)}): "
                    f"{_md(failure.message)}")

@@ -93,7 +93,7 @@ def failure_lines(failure: Failure, indent: str = "  ") -> list[str]:
         lines.append(f"{deeper}cause:    {_value(failure.cause)}")
     if failure.example and "\n" in failure.example:  # a sequence: one step per line
         lines.append(f"{deeper}example:")
-        lines += [f"{deeper}  {step}" for step in failure.example.splitlines()]
+        lines += [f"{deeper}  {step}" for step in failure.example.split("\n")]
     elif failure.example:
         lines.append(f"{deeper}example:  {_value(failure.example)}")
     if failure.replay:
@@ -105,7 +105,7 @@ def traceback_lines(failure: Failure, indent: str = "    ") -> list[str]:
     """The traceback of a failure (a provider's exception, a crashed check), indented."""
     if not failure.traceback:
         return []
-    return [f"{indent}{line}" for line in failure.traceback.rstrip().splitlines()]
+    return [f"{indent}{line}" for line in failure.traceback.rstrip().split("\n")]
 
 
 def _value(value: Any) -> str:

@@ -9,8 +9,9 @@ these functions on everything it writes that did not come from the kit itself:
   :func:`for_rich_markup` escapes where a renderer would parse markup.
 - :func:`for_xml`: characters XML 1.0 cannot carry (C0 but tab/newline/CR, lone surrogates,
   U+FFFE/U+FFFF) are replaced by their escaped spelling, so the file always parses.
-- :func:`for_markdown_inline` and :func:`markdown_fence`: HTML and Markdown syntax are
-  escaped in running text; code blocks get a fence longer than any backtick run inside.
+- :func:`for_markdown_inline`, :func:`for_html` and :func:`markdown_fence`: HTML and
+  Markdown syntax are escaped in running text, HTML in the kit's own ``<summary>`` tags; code
+  blocks get a fence longer than any backtick run inside.
 - JSON needs no neutralising but one: a lone surrogate is written as its ``\\udXXX``
   escape (:func:`json_surrogates`), which is valid JSON.
 """
@@ -22,7 +23,7 @@ import re
 #: Bidirectional formatting characters (Trojan Source): embeddings, overrides, isolates, marks.
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _SURROGATES = "\ud800-\udfff"
-_CONTROL = f"\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\u2028\u2029{_SURROGATES}"
+_CONTROL = f"\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\u2028\u2029{_SURROGATES}\ufeff\ufffe\uffff"
 _TERMINAL = re.compile(f"[{_CONTROL}]")
 _TERMINAL_LINE = re.compile(f"[{_CONTROL}\t\n]")
 _XML_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_SURROGATES}\ufffe\uffff]")
@@ -62,6 +63,14 @@ def for_markdown_inline(text: str) -> str:
     text = for_terminal(text)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def for_html(text: str) -> str:
+    """``text`` inside the kit's own HTML (a ``<summary>``), where Markdown is not parsed:
+    one line, HTML escaped as entities, control characters shown escaped."""
+    import html
+
+    return html.escape(for_terminal(text), quote=True)
 
 
 def markdown_fence(text: str) -> tuple[str, str]:
