@@ -120,11 +120,13 @@ class RuleItem(pytest.Item):
             pytest.skip(f"{self.rule.id} not applicable: {reasons}")
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
+        from .report_text import failure_lines, traceback_lines
+        from .untrusted import for_terminal
+
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]
-        for failure in result.failures:
-            lines.append(f"  [{failure.provider or 'target'}] {failure.message}")
-            if failure.replay:
-                lines.append(f"    {failure.replay}")
+        for failure in result.failures:  # expected, observed, cause, replay, traceback
+            lines += failure_lines(failure) + traceback_lines(failure)
+        lines = [for_terminal(line) for line in lines]
         if not result.failures and reasons:
             lines.append(f"  {reasons}")
         if result.replay:
