@@ -183,3 +183,16 @@ def test_ctrl_c_writes_a_report_marked_interrupted_and_exits_130(tmp_path: Path)
     document = json.loads(report.read_text("utf-8"))
     assert document["interrupted"] is True and document["verdict"] == "FAILED"
     assert "interrupted (Ctrl-C)" in document["stopped_early"]
+
+
+def test_the_ci_example_writes_every_report_from_one_run_without_inline_python() -> None:
+    import re
+
+    workflow = (Path(__file__).parents[2] / "examples" / "ci" / "github-actions.yml").read_text(
+        encoding="utf-8")
+    reports = [report_files.parse_report(v) for v in re.findall(r"--report (\S+)", workflow)]
+    assert sorted(r.format for r in reports) == ["json", "junit", "markdown"]
+    assert workflow.count("subagent-tck certify") == 1
+    assert "python -" not in workflow and "render(" not in workflow
+    for report in reports:  # every file the run writes is the one uploaded
+        assert str(report.path) in workflow.split("Upload reports")[1]
