@@ -79,7 +79,7 @@ def _report_files(args: argparse.Namespace) -> list[ReportFile]:
 
     reports = [parse_report(value) for value in args.report or ()]
     if args.output:
-        reports.append(ReportFile(args.format, Path(args.output)))
+        reports.append(ReportFile(args.format, Path(args.output), "--output"))
     check_writable(reports)
     return reports
 

@@ -28,6 +28,11 @@ FORMATS = ("text", "json", "junit", "markdown")
 class ReportFile:
     format: str
     path: Path
+    option: str = "--report"  # the option that named it, for error messages
+
+    @property
+    def named(self) -> str:
+        return f"{self.option} {str(self.path)!r} ({self.format})"
 
 
 def parse_report(value: str) -> ReportFile:
@@ -50,17 +55,17 @@ def check_writable(reports: Sequence[ReportFile]) -> None:
     for report in reports:
         resolved = report.path.resolve()
         if resolved in seen:
-            raise TckError(ErrorCode.USAGE, f"{seen[resolved]} and {report.format} reports both "
-                           f"go to {str(report.path)!r}: give each its own file")
-        seen[resolved] = report.format
+            raise TckError(ErrorCode.USAGE, f"{seen[resolved]} and {report.named} both go to "
+                           "one file: give each report its own file")
+        seen[resolved] = report.named
         folder = resolved.parent
         if report.path.is_dir():
-            raise TckError(ErrorCode.USAGE, f"cannot write the {report.format} report to "
-                           f"{str(report.path)!r}: it is a directory; pass a file path")
+            raise TckError(ErrorCode.USAGE, f"cannot write {report.named}: it is a directory; "
+                           "pass a file path")
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
-            raise TckError(ErrorCode.USAGE, f"cannot write the {report.format} report to "
-                           f"{str(report.path)!r}: its directory {str(folder)!r} does not exist "
-                           "or is not writable; pass a writable file path")
+            raise TckError(ErrorCode.USAGE, f"cannot write {report.named}: its directory "
+                           f"{str(folder)!r} does not exist or is not writable; pass a "
+                           "writable file path")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -138,9 +143,8 @@ def _write(report: ReportFile, text: str) -> None:
     try:
         write_atomic(report.path, text)
     except OSError as exc:
-        raise TckError(ErrorCode.USAGE, f"cannot write the {report.format} report to "
-                       f"{str(report.path)!r} ({exc.strerror or exc}): pass a writable file "
-                       "path") from None
+        raise TckError(ErrorCode.USAGE, f"cannot write {report.named} "
+                       f"({exc.strerror or exc}): pass a writable file path") from None
 
 
 def write_all(reports: Sequence[ReportFile], cert: Certificate) -> None:
