@@ -591,9 +591,10 @@ def certify(target: Target, config: RunConfig | None = None, *,
 
     worker.close()
     if interrupted:
-        for key in undecided:
-            if not table[key]:
-                table[key].append(Evidence(Outcome.NOT_RUN, "interrupted (Ctrl-C) before it ran"))
+        for cell in undecided:
+            if not table[cell]:
+                table[cell].append(Evidence(Outcome.NOT_RUN,
+                                            "interrupted (Ctrl-C) before it ran"))
     facts = RunFacts(
         target_spec=config.target_spec, info=info, edition=edition, profile=profile.name,
         max_examples=profile.max_examples, seed=config.seed,
