@@ -213,7 +213,10 @@ def _close(target: object) -> None:
         try:
             close()
         except Exception as exc:  # the verdict is made; say so, do not crash
-            print(f"warning: closing the target failed: {exc}", file=sys.stderr)
+            from .untrusted import for_terminal
+
+            print(f"warning: closing the target failed: {for_terminal(str(exc))}",
+                  file=sys.stderr)
 
 
 def seconds(text: str) -> float:
@@ -315,7 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         busypoll.window()  # a bad SUBAGENT_TCK_POLL_US is a usage error before anything starts
         return int(args.run(args))
     except TckError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        from .untrusted import for_terminal  # a message may quote what the target said
+
+        print(f"error: {for_terminal(exc.message, keep_newlines=True)}", file=sys.stderr)
         return int(for_error(exc.code))
 
 

@@ -127,3 +127,25 @@ def test_the_json_is_valid_validates_and_keeps_every_code_point(hostile_run: Run
     assert failures and all(f["provider"] == NAME for f in failures)
     assert all(HOSTILE in (f["cause"] or "") for f in failures)
     assert all("hostile_target.py" in (f["traceback"] or "") for f in failures)
+
+
+class _HostileInfo:
+    """A target whose info() fails with a hostile message: the error line shows it escaped."""
+
+    def info(self) -> Any:
+        raise ConnectionError("refused " + HOSTILE)
+
+    def close(self) -> None:
+        raise RuntimeError("close failed " + HOSTILE)
+
+
+def test_an_error_line_quoting_the_target_shows_its_control_characters_escaped(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from subagent_tck.conformance import targets
+
+    monkeypatch.setattr(targets, "load_target", lambda spec: _HostileInfo())
+    assert main(["certify", "--target", "reference"]) == 3
+    err = capsys.readouterr().err
+    assert "refused" in err and "close failed" in err
+    assert not RAW_CONTROL.search(err.replace("\n", "")), RAW_CONTROL.search(err)
