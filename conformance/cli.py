@@ -151,6 +151,40 @@ def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
     return for_certificate(certificate)
 
 
+def _reporting_usage_errors(argv: Sequence[str],
+                            error: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``certify``'s argparse error, which first replaces the reports the command line names
+    (as far as they can be read from it) with ones that say why the run never started: a
+    usage error never leaves an earlier run's pass in place (docs/certify.md#outputs)."""
+
+    def report_then_fail(message: str) -> Any:
+        from .report_files import ReportFile, parse_report, write_errors
+
+        values: dict[str, list[str]] = {"--report": [], "--output": [], "--format": [],
+                                        "--target": []}
+        tokens = list(argv)
+        for i, token in enumerate(tokens):
+            name, eq, value = token.partition("=")
+            if name in values:
+                if eq:
+                    values[name].append(value)
+                elif i + 1 < len(tokens):
+                    values[name].append(tokens[i + 1])
+        reports: list[ReportFile] = []
+        for value in values["--report"]:
+            try:
+                reports.append(parse_report(value))
+            except TckError:
+                continue
+        fmt = next((f for f in reversed(values["--format"]) if f in FORMATS), "text")
+        reports += [ReportFile(fmt, Path(value), "--output") for value in values["--output"][-1:]]
+        target = (values["--target"] or ["(not given)"])[-1]
+        write_errors(reports, target, TckError(ErrorCode.USAGE, message), int(ExitCode.USAGE))
+        return error(message)
+
+    return report_then_fail
+
+
 def _suite(args: argparse.Namespace) -> Suite | None:
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -298,6 +332,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     certify.add_argument("--deadline", type=seconds, default=600.0, metavar="S",
                          help="for the whole run (default 600)")
     certify.set_defaults(run=_certify)
+    certify.error = _reporting_usage_errors(argv, certify.error)  # type: ignore[method-assign]
 
     command = next((a for a in argv if not a.startswith("-")), None)
     for name, (module_name, help_text) in PLUGGED.items():

@@ -196,3 +196,17 @@ def test_the_ci_example_writes_every_report_from_one_run_without_inline_python()
     assert "<<'PY'" not in workflow and "render(" not in workflow
     for report in reports:  # every file the run writes is the one uploaded
         assert str(report.path) in workflow.split("Upload reports")[1]
+
+
+def test_a_command_line_argparse_refuses_still_replaces_the_named_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    json_report, junit_report = tmp_path / "cert.json", tmp_path / "tck.xml"
+    for path in (json_report, junit_report):
+        path.write_text(STALE_PASS, encoding="utf-8")
+    code = main(["certify", "--target", HEALTHY, "--report", f"json={json_report}",
+                 "--format", "junit", "--output", str(junit_report), "--profile", "nosuch"])
+    assert code == 2 and "invalid choice" in capsys.readouterr().err
+    document = json.loads(json_report.read_text("utf-8"))
+    assert document["error"]["code"] == "USAGE" and "nosuch" in document["error"]["message"]
+    assert ET.parse(junit_report).getroot().get("errors") == "1"
