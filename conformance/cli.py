@@ -332,7 +332,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     certify.add_argument("--deadline", type=seconds, default=600.0, metavar="S",
                          help="for the whole run (default 600)")
     certify.set_defaults(run=_certify)
-    certify.error = _reporting_usage_errors(argv, certify.error)  # type: ignore[method-assign]
+    certify.error = _reporting_usage_errors(  # type: ignore[method-assign,assignment]
+        argv, certify.error)
 
     command = next((a for a in argv if not a.startswith("-")), None)
     for name, (module_name, help_text) in PLUGGED.items():
