@@ -1,14 +1,17 @@
-"""A hostile target for the report tests: a reference-hosted provider whose name, and the
-exception every child run raises, carry what breaks a report (docs/certify.md#outputs).
+"""A hostile target for the report tests: reference-hosted providers whose names, the
+exception every child run of one raises, and a tool the other slips into its children's view
+carry what breaks a report (docs/certify.md#outputs).
 
-Loaded as ``python:subagent_tck_hostile_target:factory`` (see ``conftest.py``).
+Loaded as ``python:subagent_tck_hostile_target:factory`` (test_hostile_outputs.py puts it in
+``sys.modules`` under that name).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.reference import InProcessProvider
+from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
+from subagent_tck.reference import InProcessProvider, Tool
 from subagent_tck.spec import CONTROLS
 
 #: Each piece breaks one output when it reaches it raw.
@@ -41,5 +44,18 @@ class HostileProvider(InProcessProvider):
         raise RuntimeError("provider exploded: " + HOSTILE)
 
 
-def factory() -> HostileProvider:
-    return HostileProvider(NAME, CONTROLS)
+class ToolSmuggler(InProcessProvider):
+    """Slips a tool with a hostile name into every child's view: the tool lists observed on
+    the wire (and reported as ``observed``) carry it."""
+
+    def run(self, host: Any, child: Any, prompt: str, signal: Any) -> Any:
+        child.scope.add_local(Tool(TOOL, lambda arguments, context: {}))
+        return super().run(host, child, prompt, signal)
+
+
+TOOL = "tool" + HOSTILE
+
+
+def factory() -> ReferenceTarget:
+    return reference_target(extra_providers=[HostileProvider(NAME, CONTROLS),
+                                             ToolSmuggler("smuggler" + HOSTILE, CONTROLS)])

@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 from subagent_tck.conformance.cli import main
 
 from . import hostile_target
-from .hostile_target import HOSTILE, NAME, PIECES
+from .hostile_target import HOSTILE, NAME, PIECES, TOOL
 
 ROOT = Path(__file__).parents[2]
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).with_name("junit-10.xsd"))))
@@ -79,7 +79,7 @@ def test_the_terminal_shows_control_characters_escaped_and_parses_no_markup(
     hostile_run: Run,
 ) -> None:
     for text in (hostile_run.stdout, hostile_run.files["text"].read_text("utf-8")):
-        assert NAME[:4] in text
+        assert "provider evil" in text and "provider smuggler" in text
         assert not RAW_CONTROL.search(text), RAW_CONTROL.search(text)
         assert "\\x1b[2J" in text and "\\u202e" in text and "\\udc80" in text
         assert "[bold red]styled[/bold red]" in text  # shown as written, not styled
@@ -95,6 +95,7 @@ def test_the_junit_file_parses_and_validates_against_the_jenkins_schema(
     bodies = "".join(node.text or "" for node in root.iter("failure"))
     assert "cause: provider evil" in bodies and "provider exploded" in bodies
     assert "Traceback (most recent call last)" in bodies and "hostile_target.py" in bodies
+    assert '"tool\\u001b[2J' in bodies  # the smuggled tool, in an observed value
 
 
 def test_the_markdown_has_no_html_but_the_kits_own_and_no_links(hostile_run: Run) -> None:
@@ -105,7 +106,7 @@ def test_the_markdown_has_no_html_but_the_kits_own_and_no_links(hostile_run: Run
     for block in html:
         assert "<" not in KIT_TAGS.sub("", block), block
     assert not [t for t in tokens if t.type in ("link_open", "image")]
-    rows = [line for line in text.splitlines() if line.startswith("| evil")]
+    rows = [line for line in text.splitlines() if line.startswith(("| evil", "| smuggler"))]
     assert rows and all(len(re.findall(r"(?<!\\)\|", row)) == 5 for row in rows)  # 4 cells
     # the hostile text kept verbatim only inside code blocks, whose fence it cannot close
     fenced = [t.content for t in tokens
@@ -124,9 +125,10 @@ def test_the_json_is_valid_validates_and_keeps_every_code_point(hostile_run: Run
     jsonschema.validate(document, SCHEMA)
     assert NAME in document["capabilities"]
     failures = [f for r in document["rules"] for f in r["failures"]]
-    assert failures and all(f["provider"] == NAME for f in failures)
-    assert all(HOSTILE in (f["cause"] or "") for f in failures)
-    assert all("hostile_target.py" in (f["traceback"] or "") for f in failures)
+    raising = [f for f in failures if f["provider"] == NAME]
+    assert raising and all(HOSTILE in (f["cause"] or "") for f in raising)
+    assert all("hostile_target.py" in (f["traceback"] or "") for f in raising)
+    assert any(isinstance(f["observed"], list) and TOOL in f["observed"] for f in failures)
 
 
 class _HostileInfo:
