@@ -111,7 +111,8 @@ def _certify(args: argparse.Namespace) -> int:
         raise
     except KeyboardInterrupt:  # before the checks started: nothing to report but that
         interrupted = TckError(ErrorCode.USAGE, "interrupted (Ctrl-C) before any check ran")
-        written = write_errors(reports, args.target, interrupted, int(ExitCode.INTERRUPTED))
+        written = write_errors(reports, args.target, interrupted, int(ExitCode.INTERRUPTED),
+                               "INTERRUPTED")
         where = f"; wrote {', '.join(written)}" if written else ""
         print(f"interrupted: no check ran{where}; the target was closed", file=sys.stderr)
         return ExitCode.INTERRUPTED

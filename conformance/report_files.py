@@ -118,9 +118,11 @@ def render(fmt: str, cert: Certificate) -> str:
     return report_text.render(cert)
 
 
-def render_error(fmt: str, target_spec: str, exc: TckError, exit_code: int) -> str:
-    """The report of a run that ended with ``exc`` before any check ran."""
-    kind = exc.code.value
+def render_error(fmt: str, target_spec: str, exc: TckError, exit_code: int,
+                 kind: str | None = None) -> str:
+    """The report of a run that ended with ``exc`` before any check ran; ``kind`` names why
+    (default: the error's code)."""
+    kind = kind or exc.code.value
     if fmt == "json":
         from . import report_json
 
@@ -155,13 +157,14 @@ def write_all(reports: Sequence[ReportFile], cert: Certificate) -> None:
 
 
 def write_errors(reports: Sequence[ReportFile], target_spec: str, exc: TckError,
-                 exit_code: int) -> list[str]:
+                 exit_code: int, kind: str | None = None) -> list[str]:
     """Replace every report with one that says why the run ended early; the paths written
     (a report that cannot be written is removed instead, so no stale pass remains)."""
     written = []
     for report in reports:
         try:
-            write_atomic(report.path, render_error(report.format, target_spec, exc, exit_code))
+            write_atomic(report.path,
+                         render_error(report.format, target_spec, exc, exit_code, kind))
             written.append(str(report.path))
         except OSError:
             with contextlib.suppress(OSError):
