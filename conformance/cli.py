@@ -6,7 +6,8 @@
     subagent-tck explain RULE-ID [--format text|json|markdown]
     subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--profile ci|thorough]
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
-                         [--output FILE] [--timeout S] [--deadline S]
+                         [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
+                         [--deadline S]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (thorough only)
     subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
