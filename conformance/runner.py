@@ -265,7 +265,9 @@ class _RunContext(CheckContext):
                **fields: object) -> Deployment:
         deployment = super().deploy(config, tools=list(tools), **fields)
         self.gateways.append(self.gateway)
-        self.deployments.append(deployment)
+        # the latest few only: a property check deploys once per example, and the failing
+        # (shrunk) example runs last
+        self.deployments = [*self.deployments[-(MAX_CAUSES - 1):], deployment]
         for name in ("start", "run_turn"):
             self._record_runs(deployment, name)
         return deployment
@@ -278,7 +280,7 @@ class _RunContext(CheckContext):
         def recorded(*args: object, **kwargs: object) -> object:
             result = method(*args, **kwargs)
             if isinstance(result, RunResult) and result.stopReason != StopReason.COMPLETED:
-                self.stopped.append(result)
+                self.stopped = [*self.stopped[-(MAX_CAUSES - 1):], result]
             return result
 
         with contextlib.suppress(AttributeError, TypeError):  # slots: no causes recorded
@@ -298,7 +300,7 @@ class _RunContext(CheckContext):
             for provider, error, text in found[:MAX_CAUSES]:
                 lines.append(f"provider {provider} raised {error}")
                 trace = trace or text
-        for result in self.stopped[:MAX_CAUSES]:
+        for result in self.stopped:
             output = result.output if isinstance(result.output, str) else repr(result.output)
             lines.append(f"the child {result.agent} stopped with stop reason "
                          f"{result.stopReason.value!r}: {output[:MAX_CAUSE_CHARS]}")
