@@ -284,6 +284,12 @@ class ReferenceDeployment:
             )
         self.host.add_provider(provider)
 
+    def faults(self) -> list[tuple[str, str, str]]:
+        """What a provider raised while running a child: (provider, exception, traceback).
+        Not part of the Deployment protocol: the runner reads it, where a target has it, as
+        the cause of the failures a check finds (docs/certify.md#reading-a-certificate)."""
+        return list(self.host.provider_faults)
+
     def _run(self, result: ref.RunResult) -> RunResult:
         return RunResult(
             agent=result.agent,

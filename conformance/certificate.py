@@ -39,7 +39,7 @@ from subagent_tck.spec import (
     catalogue_hash,
 )
 
-from .outcome import BAD, Failure, Outcome
+from .outcome import BAD, RAN, Failure, Outcome
 from .protocol import TargetInfo
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ class Verdict(str, Enum):
     #: A partial run (``--rule``): every selected rule passed. Not a certificate: the rules
     #: that were not selected did not run, and a MUST rule that did not run never certifies.
     PASSED = "PASSED"
+    #: A partial run selected none of the rules of this capability that apply (or, for the
+    #: whole run, none that apply at all): nothing was judged, so nothing passed.
+    NOT_RUN = "NOT-RUN"
 
 
 class ProviderOutcome(BaseModel):
@@ -143,6 +146,10 @@ class Certificate(BaseModel):
     counts: dict[str, int] = Field(description="number of rules per overall outcome")
     rules: list[RuleResult]
     checks: list[CheckRun]
+    interrupted: bool = Field(False, description="stopped by Ctrl-C (SIGINT) before every "
+                              "check ran: the rules left are not-run (exit code 130)")
+    stopped_early: str | None = Field(None, description="why the run ended before every "
+                                      "planned check ran (interrupted, deadline), or null")
 
     @property
     def certified(self) -> bool:
@@ -195,7 +202,12 @@ class RunFacts:
     started_at: datetime
     duration: float
     runs: list[CheckRun]
+<<<<<<< HEAD
     providers: list[str] | None = None  # --provider: the providers certified (None: all)
+=======
+    interrupted: bool = False
+    stopped_early: str | None = None
+>>>>>>> w13report
 
 
 def kit_version() -> str:
@@ -228,6 +240,12 @@ def _apply_baseline(rule: Rule, key: str | None, cell: Evidence, baseline: Basel
     entry = baseline.match(rule.id, key) if baseline is not None else None
     if entry is None:
         return cell
+    if cell.outcome == Outcome.NOT_RUN:  # a baseline lists failures: it never excuses a not-run
+        assert baseline is not None
+        note = (f"baseline {baseline.path} {entry.where} lists it as expected to fail, but it "
+                "did not run, so the entry decides nothing")
+        return Evidence(Outcome.NOT_RUN, f"{cell.reason}; {note}" if cell.reason else note,
+                        cell.failures)
     if cell.outcome in (Outcome.FAIL, Outcome.ERROR):
         return Evidence(Outcome.EXPECTED_FAIL, entry.reason, cell.failures)
     if cell.outcome == Outcome.PASS and entry.provider is None and fails_somewhere:
@@ -264,6 +282,7 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
         advertised = [c for c in CONTROLS if c in provider.capabilities]
         for capability in [None, *advertised]:
             blocking = []
+            judged = False
             for rule in rules:
                 if rule.level != Level.MUST or rule.capability not in (None, capability):
                     continue
@@ -273,7 +292,13 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
                     cell = cells.get((rule.id, key))
                     if cell is not None and cell.outcome in BAD:
                         blocking.append(f"{rule.id} {cell.outcome.value}")
-            verdict = Verdict.FAILED if blocking else Verdict.CERTIFIED
+                    judged = judged or (cell is not None and cell.outcome in RAN)
+            if blocking:
+                verdict = Verdict.FAILED
+            elif facts.selected is None:
+                verdict = Verdict.CERTIFIED
+            else:  # a partial run never certifies; one that judged nothing here passed nothing
+                verdict = Verdict.PASSED if judged else Verdict.NOT_RUN
             out.append(CapabilityVerdict(provider=provider.name, capability=capability,
                                          verdict=verdict, blocking=list(dict.fromkeys(blocking))))
     return out
@@ -307,8 +332,15 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
                                   facts.profile, facts.providers) if failing else None,
         ))
     verdicts = _verdicts(facts, rules, cells)
-    certified = (bool(verdicts) and all(v.verdict == Verdict.CERTIFIED for v in verdicts)
-                 and not any(r.outcome == Outcome.UNEXPECTED_PASS for r in results))
+    failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
+              or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results))
+    if failed:
+        verdict = Verdict.FAILED
+    elif facts.selected is None:
+        verdict = Verdict.CERTIFIED
+    else:
+        verdict = (Verdict.PASSED if any(v.verdict == Verdict.PASSED for v in verdicts)
+                   else Verdict.NOT_RUN)
     counts = {o.value: sum(r.outcome == o for r in results) for o in Outcome}
     return Certificate(
         kit_version=kit_version(), catalogue_hash=catalogue_hash(), edition=facts.edition,
@@ -318,10 +350,9 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         target=TargetIdentity(spec=facts.target_spec, info=facts.info),
         capabilities={p.name: list(p.capabilities) for p in facts.info.providers},
         started_at=facts.started_at, duration=round(facts.duration, 4),
-        verdict=(Verdict.FAILED if not certified
-                 else Verdict.CERTIFIED if facts.selected is None else Verdict.PASSED),
-        verdicts=verdicts,
+        verdict=verdict, verdicts=verdicts,
         counts=counts, rules=results, checks=facts.runs,
+        interrupted=facts.interrupted, stopped_early=facts.stopped_early,
     )
 
 

@@ -225,6 +225,8 @@ class CheckContext:
         try:
             result = action()
         except TckError as exc:
+            if exc.code in TARGET_FAULTS and exc.code not in codes:
+                self.target_fault(rule, message, exc)
             self.expect(
                 rule,
                 exc.code in codes,
@@ -282,14 +284,39 @@ class CheckContext:
             self.failures = kept
             self.close()
 
+    def target_fault(self, rule: str, what: str, exc: TckError) -> NoReturn:
+        """Record that the connection or the protocol broke while doing ``what``: an error
+        of the target (exit code 3), never a verdict on ``rule``; the check stops here."""
+        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True)
+        raise _Abort() from exc
+
     @contextmanager
     def step(self, rule: str, what: str) -> Iterator[None]:
-        """Run a step whose unexpected refusal is a failure of ``rule`` (not a crash)."""
+        """Run a step whose unexpected refusal is a failure of ``rule`` (not a crash); a broken
+        connection or protocol is an error of the target instead."""
         try:
             yield
         except TckError as exc:
+            if exc.code in TARGET_FAULTS:
+                self.target_fault(rule, what, exc)
             self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json())
             raise _Abort() from exc
+
+
+#: Codes that mean the connection or the protocol broke: errors of the target, not refusals.
+TARGET_FAULTS = frozenset({ErrorCode.PROTOCOL_ERROR, ErrorCode.TARGET_UNREACHABLE,
+                           ErrorCode.TIMEOUT})
+_FAULT_WORDS = {
+    ErrorCode.TARGET_UNREACHABLE: "the connection to the target failed",
+    ErrorCode.PROTOCOL_ERROR: "the target answered off-protocol",
+    ErrorCode.TIMEOUT: "the target did not answer in time",
+}
+
+
+def fault_text(exc: TckError) -> str:
+    """What a transport or protocol failure says: who failed, then the detail."""
+    words = _FAULT_WORDS.get(exc.code, "the target failed")
+    return f"{words} ({exc.code.value}: {exc.message}): an error of the target, not a verdict"
 
 
 def _jsonable(value: Any) -> Any:
@@ -316,12 +343,12 @@ def run_check(ctx: CheckContext) -> None:
         pass
     except TckError as exc:
         rule = ctx.check.rules[0]
+        fault = exc.code in TARGET_FAULTS
         ctx.fail(
             rule,
-            f"unexpected refusal {exc.code.value}: {exc.message}",
+            fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}",
             observed=exc.to_json(),
-            error=exc.code in (ErrorCode.PROTOCOL_ERROR, ErrorCode.TARGET_UNREACHABLE,
-                               ErrorCode.TIMEOUT),
+            error=fault,
         )
         ctx.failures[-1].traceback = traceback.format_exc()
     except Exception as exc:

@@ -8,7 +8,8 @@
     subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--provider NAME ...]
                          [--profile ci|thorough]
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
-                         [--output FILE] [--timeout S] [--deadline S]
+                         [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
+                         [--deadline S]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (thorough only)
     subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
@@ -28,7 +29,8 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from typing import IO, TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 
@@ -39,6 +41,8 @@ from .exitcode import ExitCode, for_certificate
 from .suggest import rule_hint
 
 if TYPE_CHECKING:
+    from .certificate import Certificate
+    from .report_files import ReportFile
     from .runner import Handler, Suite
 
 FORMATS = ("text", "json", "junit", "markdown")
@@ -83,31 +87,56 @@ def _explain(args: argparse.Namespace) -> int:
     return ExitCode.CERTIFIED
 
 
-def _reporter(fmt: str, stream: IO[str]) -> Handler:
-    if fmt == "json":
-        from .report_json import JsonReporter
+def _report_files(args: argparse.Namespace) -> list[ReportFile]:
+    """The report files of ``certify``: every ``--report FORMAT=FILE``, and ``--output`` in
+    ``--format`` (default text); checked writable before anything runs."""
+    from .report_files import ReportFile, check_writable, parse_report
 
-        return JsonReporter(stream)
-    if fmt == "junit":
-        from .report_junit import JUnitReporter
+    reports = [parse_report(value) for value in args.report or ()]
+    if args.output:
+        reports.append(ReportFile(args.format, Path(args.output), "--output"))
+    check_writable(reports)
+    return reports
 
-        return JUnitReporter(stream)
-    if fmt == "markdown":
-        from .report_markdown import MarkdownReporter
 
-        return MarkdownReporter(stream)
-    from rich.console import Console
+def _print_report(fmt: str, certificate: Certificate) -> None:
+    """The report on stdout: the text summary (coloured on a terminal), or ``fmt``."""
+    if fmt == "text":
+        from rich.console import Console
 
-    from .report_text import TextReporter
+        from .report_text import write_text
 
-    if stream is sys.stdout:
-        return TextReporter()
-    return TextReporter(Console(file=stream, width=100, color_system=None))
+        write_text(certificate, Console())
+        return
+    from .report_files import render
+
+    sys.stdout.write(render(fmt, certificate))
+    sys.stdout.flush()
 
 
 def _certify(args: argparse.Namespace) -> int:
+    from .report_files import write_errors
+
+    reports = _report_files(args)
+    try:
+        return _certify_run(args, reports)
+    except TckError as exc:  # ended before any check ran: the reports say why
+        code = for_error(exc.code)
+        write_errors(reports, args.target, exc, int(code))
+        raise
+    except KeyboardInterrupt:  # before the checks started: nothing to report but that
+        interrupted = TckError(ErrorCode.USAGE, "interrupted (Ctrl-C) before any check ran")
+        written = write_errors(reports, args.target, interrupted, int(ExitCode.INTERRUPTED),
+                               "INTERRUPTED")
+        where = f"; wrote {', '.join(written)}" if written else ""
+        print(f"interrupted: no check ran{where}; the target was closed", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+
+
+def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
     from .baseline import load_baseline
-    from .report_text import ProgressReporter, TextReporter, progress_wanted
+    from .report_files import write_all
+    from .report_text import ProgressReporter, progress_wanted
     from .runner import RunConfig, certify
     from .targets import load_target
 
@@ -125,18 +154,51 @@ def _certify(args: argparse.Namespace) -> int:
         handlers: list[Handler] = []
         if progress_wanted(sys.stderr):
             handlers.append(ProgressReporter())
-        if args.output:
-            try:
-                stream = stack.enter_context(open(args.output, "w", encoding="utf-8"))
-            except OSError as exc:
-                raise TckError(ErrorCode.USAGE, f"cannot write --output {args.output!r} "
-                               f"({exc.strerror}): pass a writable file path") from None
-            handlers.append(_reporter(args.format, stream))
-            handlers.append(TextReporter())
-        else:
-            handlers.append(_reporter(args.format, sys.stdout))
         certificate = certify(target, config, handlers=handlers, suite=suite)
+        write_all(reports, certificate)
+    if certificate.interrupted:  # one line, after the target (and its processes) is closed
+        ran = sum(1 for run in certificate.checks)
+        where = (f"; wrote {', '.join(str(r.path) for r in reports)} (marked interrupted)"
+                 if reports else "")
+        print(f"interrupted: {ran} check run(s) finished{where}; the target was closed and "
+              "its processes stopped", file=sys.stderr)
+    else:
+        _print_report("text" if reports else args.format, certificate)
     return for_certificate(certificate)
+
+
+def _reporting_usage_errors(argv: Sequence[str],
+                            error: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``certify``'s argparse error, which first replaces the reports the command line names
+    (as far as they can be read from it) with ones that say why the run never started: a
+    usage error never leaves an earlier run's pass in place (docs/certify.md#outputs)."""
+
+    def report_then_fail(message: str) -> Any:
+        from .report_files import ReportFile, parse_report, write_errors
+
+        values: dict[str, list[str]] = {"--report": [], "--output": [], "--format": [],
+                                        "--target": []}
+        tokens = list(argv)
+        for i, token in enumerate(tokens):
+            name, eq, value = token.partition("=")
+            if name in values:
+                if eq:
+                    values[name].append(value)
+                elif i + 1 < len(tokens):
+                    values[name].append(tokens[i + 1])
+        reports: list[ReportFile] = []
+        for value in values["--report"]:
+            try:
+                reports.append(parse_report(value))
+            except TckError:
+                continue
+        fmt = next((f for f in reversed(values["--format"]) if f in FORMATS), "text")
+        reports += [ReportFile(fmt, Path(value), "--output") for value in values["--output"][-1:]]
+        target = (values["--target"] or ["(not given)"])[-1]
+        write_errors(reports, target, TckError(ErrorCode.USAGE, message), int(ExitCode.USAGE))
+        return error(message)
+
+    return report_then_fail
 
 
 def _suite(args: argparse.Namespace) -> Suite | None:
@@ -201,7 +263,10 @@ def _close(target: object) -> None:
         try:
             close()
         except Exception as exc:  # the verdict is made; say so, do not crash
-            print(f"warning: closing the target failed: {exc}", file=sys.stderr)
+            from .untrusted import for_terminal
+
+            print(f"warning: closing the target failed: {for_terminal(str(exc))}",
+                  file=sys.stderr)
 
 
 def seconds(text: str) -> float:
@@ -275,9 +340,14 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                          help="thorough: where fuzz replay files go (default .subagent-tck/fuzz)")
     certify.add_argument("--seed", type=int, default=0, help="fixes every random choice")
     certify.add_argument("--baseline", metavar="FILE", help="TOML file of expected failures")
-    certify.add_argument("--format", choices=FORMATS, default="text")
+    certify.add_argument("--format", choices=FORMATS, default="text",
+                         help="of stdout, or of --output")
     certify.add_argument("--output", metavar="FILE",
                          help="write the report there; a text summary still goes to stdout")
+    certify.add_argument("--report", action="append", metavar="FORMAT=FILE",
+                         help="also write a report in FORMAT (text, json, junit, markdown) to "
+                              "FILE (repeatable, e.g. --report junit=tck.xml --report "
+                              "json=cert.json); every report is replaced atomically")
     certify.add_argument("--timeout", type=seconds, default=30.0, metavar="S",
                          help="per check (default 30)")
     certify.add_argument("--deadline", type=seconds, default=600.0, metavar="S",
@@ -287,6 +357,8 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                               "seconds (exit 3 if it never answers); cmd: targets: how long "
                               "the ready line may take (default 30)")
     certify.set_defaults(run=_certify)
+    certify.error = _reporting_usage_errors(  # type: ignore[method-assign,assignment]
+        argv, certify.error)
 
     command = next((a for a in argv if not a.startswith("-")), None)
     for name, (module_name, help_text) in PLUGGED.items():
@@ -307,7 +379,14 @@ def main(argv: Sequence[str] | None = None, prog: str = "subagent-tck") -> int:
         busypoll.window()  # a bad SUBAGENT_TCK_POLL_US is a usage error before anything starts
         return int(args.run(args))
     except TckError as exc:
+<<<<<<< HEAD
         return report_error(exc)
+=======
+        from .untrusted import for_terminal  # a message may quote what the target said
+
+        print(f"error: {for_terminal(exc.message, keep_newlines=True)}", file=sys.stderr)
+        return int(for_error(exc.code))
+>>>>>>> w13report
 
 
 if __name__ == "__main__":

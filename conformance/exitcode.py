@@ -8,8 +8,11 @@ code      name                 meaning
 1         FAILED               some capability (or a provider's core rules) failed, a MUST rule
                                did not run, or a baseline entry passed unexpectedly
 2         USAGE                bad command line, target spec, rule id, edition or baseline
-3         TARGET_BROKEN        the target was unreachable, or every failure is the target
-                               breaking the protocol (it crashed, hung or answered off-protocol)
+3         TARGET_BROKEN        the target was unreachable, or every failure is an error: the
+                               target crashed, hung, broke the protocol or the connection, or
+                               the run's deadline expired (the certificate says which)
+130       INTERRUPTED          stopped by Ctrl-C (SIGINT); the report written is marked
+                               ``interrupted`` and its rules that did not run are not-run
 ========  ===================  =============================================================
 """
 
@@ -31,6 +34,7 @@ class ExitCode(IntEnum):
     FAILED = 1
     USAGE = 2
     TARGET_BROKEN = 3
+    INTERRUPTED = 130  # 128 + SIGINT, as shells report a process that Ctrl-C stopped
 
 
 #: Error codes of the kit that mean "the target, not the user, is at fault".
@@ -45,8 +49,11 @@ def for_error(code: ErrorCode) -> ExitCode:
 
 
 def for_certificate(certificate: Certificate) -> ExitCode:
-    """0 when certified (or a partial run passed); 3 when every failure is a protocol error of
-    the target; else 1."""
+    """130 when interrupted; 0 when certified (or a partial run passed); 3 when every failure
+    is an error (the target crashed, broke the protocol or the connection, or the deadline
+    expired); else 1."""
+    if certificate.interrupted:
+        return ExitCode.INTERRUPTED
     if certificate.succeeded:
         return ExitCode.CERTIFIED
     return ExitCode.TARGET_BROKEN if certificate.target_broken else ExitCode.FAILED

@@ -20,6 +20,9 @@ class Outcome(str, Enum):
 
 #: Outcomes that count against a certificate when the rule is a MUST.
 BAD = frozenset({Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS, Outcome.NOT_RUN})
+#: Outcomes of a rule that was judged (a check ran and decided it).
+RAN = frozenset({Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.EXPECTED_FAIL,
+                 Outcome.UNEXPECTED_PASS})
 
 
 class Failure(BaseModel):
@@ -33,6 +36,7 @@ class Failure(BaseModel):
     observed: Any = None
     provider: str | None = None
     error: bool = False  # True: the target crashed or broke the protocol (outcome error)
+    cause: str | None = None  # why the child did what it did: stop reason, error text, exception
     traceback: str | None = None
     transcript: list[dict[str, Any]] = Field(default_factory=list)
     example: str | None = None  # the (shrunk) drawn state, when Hypothesis found it

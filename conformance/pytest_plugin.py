@@ -72,13 +72,13 @@ def markers() -> dict[str, str]:
     }
 
 
-def junit_names(rule: Rule, provider: str | None = None) -> tuple[str, str]:
-    """``(classname, name)`` of a rule's JUnit testcase: ``subagent_tck[.<provider>].<capability
-    or family>`` and ``<RULE-ID> <slug>``. The one naming function of the plugin (the CLI's
-    JUnit report uses the same scheme)."""
-    group = rule.capability.value if rule.capability is not None else rule.family.value.lower()
-    scope = f".{provider}" if provider else ""
-    return f"subagent_tck{scope}.{group}", f"{rule.id} {rule.slug}"
+def junit_names(rule: Rule) -> tuple[str, str]:
+    """``(classname, name)`` of a rule item's JUnit testcase: the one scheme of
+    :func:`~subagent_tck.conformance.report_junit.testcase_name`, shared with ``certify
+    --format junit`` (the kit, and the rule id)."""
+    from .report_junit import testcase_name
+
+    return testcase_name(rule.id)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -190,20 +190,6 @@ class RuleCollector(pytest.Collector):
         return [RuleItem.from_parent(self, name=rule.id, rule=rule) for rule in suite.rules]
 
 
-def _failure_lines(failure: Failure) -> list[str]:
-    lines = [f"  [{failure.provider or 'target'}] {failure.message}"]
-    if failure.expected is not None or failure.observed is not None:
-        lines.append(f"    expected: {failure.expected!r}")
-        lines.append(f"    observed: {failure.observed!r}")
-    if failure.example:
-        lines.append(f"    example: {failure.example}")
-    if failure.replay:
-        lines.append(f"    {failure.replay}")
-    if failure.traceback:
-        lines.extend("    " + line for line in failure.traceback.rstrip().splitlines())
-    return lines
-
-
 class RuleItem(pytest.Item):
     def __init__(self, *, rule: Rule, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -228,9 +214,13 @@ class RuleItem(pytest.Item):
             pytest.skip(f"{self.rule.id} not applicable: {reasons}")
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
+        from .report_text import failure_lines, traceback_lines
+        from .untrusted import for_terminal
+
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]
-        for failure in result.failures:
-            lines.extend(_failure_lines(failure))
+        for failure in result.failures:  # expected, observed, cause, replay, traceback
+            lines += failure_lines(failure) + traceback_lines(failure)
+        lines = [for_terminal(line) for line in lines]
         if not result.failures and reasons:
             lines.append(f"  {reasons}")
         if result.replay:

@@ -1,16 +1,63 @@
 """The JSON certificate (DESIGN.md, "Results and verdicts"): the machine-readable record of a
-run, valid against the committed ``certificate.schema.json``."""
+run, valid against the committed ``certificate.schema.json``.
+
+Any Unicode a target sent survives: :func:`render` is the boundary of this format, where a lone
+surrogate (which no UTF-8 file can hold raw) is written as its ``\\udXXX`` escape, still valid
+JSON (docs/certify.md#outputs). A run that ended before any check ran writes
+:func:`render_error` instead: a small document with ``error`` in place of results, which no
+reader can take for a certificate.
+"""
 
 from __future__ import annotations
 
-from typing import IO
+import json
+import math
+from datetime import datetime
+from enum import Enum
+from typing import IO, Any
 
-from .certificate import Certificate
+from pydantic import TypeAdapter
+
+from .certificate import SCHEMA_VERSION, Certificate, kit_version
 from .runner import Event, RunFinished
+from .untrusted import json_surrogates
+
+_DATETIME = TypeAdapter(datetime)
+
+
+def _dump(document: object) -> str:
+    return json_surrogates(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    """A Python-mode dump made JSON-ready by hand: pydantic's JSON mode replaces a lone
+    surrogate in a dict key (a provider name, a key of an observed value) with U+FFFD."""
+    if isinstance(value, dict):
+        return {str(_plain(k)): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(v) for v in value), key=repr)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return _DATETIME.dump_python(value, mode="json")
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
 
 
 def render(cert: Certificate) -> str:
-    return cert.model_dump_json(indent=2) + "\n"
+    return _dump(_plain(cert.model_dump(mode="python")))
+
+
+def render_error(target_spec: str, message: str, kind: str, exit_code: int) -> str:
+    """The JSON of a run that ended before any check ran: why, and the exit code."""
+    return _dump({
+        "schema_version": SCHEMA_VERSION, "kit": "subagent-tck", "kit_version": kit_version(),
+        "target": {"spec": target_spec}, "verdict": "ERROR", "exit_code": exit_code,
+        "error": {"code": kind, "message": message},
+    })
 
 
 class JsonReporter:

@@ -4,6 +4,10 @@ The progress bar goes to stderr and is off when stderr is not a terminal or ``CI
 summary is plain text that reads well in a CI log: a table per provider with its capability
 verdicts, then every failure with rule id, title, message, expected, observed and the command
 that replays it (DESIGN.md, "Results and verdicts").
+
+Everything printed goes through :func:`_line` or :func:`_cell`, the boundary of this format:
+control and escape characters a target put in its names and messages are shown escaped, and
+no untrusted text is parsed as Rich markup (docs/certify.md#outputs).
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ from rich.table import Table
 from rich.text import Text
 
 from .certificate import Certificate, RuleResult, Verdict
-from .exitcode import for_certificate
-from .outcome import Outcome
+from .exitcode import ExitCode, for_certificate
+from .outcome import Failure, Outcome
 from .runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
+from .untrusted import for_rich_markup, for_terminal
 
 #: Failures printed per rule; the JSON certificate has them all.
 MAX_FAILURES_SHOWN = 3
@@ -51,9 +56,10 @@ class ProgressReporter:
                 MofNCompleteColumn(), TimeElapsedColumn(), console=self.console, transient=True,
             )
             self._progress.start()
-            self._task = self._progress.add_task(event.info.name, total=len(event.plan))
+            self._task = self._progress.add_task(for_rich_markup(event.info.name),
+                                                 total=len(event.plan))
         elif isinstance(event, CheckStarted) and self._progress is not None:
-            self._progress.update(self._task, description=event.planned.label)
+            self._progress.update(self._task, description=for_rich_markup(event.planned.label))
         elif isinstance(event, CheckFinished) and self._progress is not None:
             self._progress.advance(self._task)
         elif isinstance(event, RunFinished) and self._progress is not None:
@@ -62,8 +68,44 @@ class ProgressReporter:
 
 
 def _line(console: Console, text: Text) -> None:
-    """Print one logical line unwrapped, so that commands stay copyable from a log."""
-    console.print(text, soft_wrap=True)
+    """Print one logical line unwrapped, so that commands stay copyable from a log; its
+    control characters shown escaped."""
+    console.print(_cell(text.plain, text.style), soft_wrap=True)
+
+
+def _cell(text: str, style: str | Any = "") -> Text:
+    """Untrusted text as a terminal-safe, markup-free Rich ``Text``."""
+    return Text(for_terminal(text), style=style)
+
+
+def failure_lines(failure: Failure, indent: str = "  ") -> list[str]:
+    """One failure as plain lines (message, expected, observed, cause, example, replay,
+    traceback): what the text summary and the pytest plugin's failing item show. Lines are
+    not yet terminal-safe: print them through a boundary (``_line``, pytest's report)."""
+    prefix = f"[{failure.provider}] " if failure.provider else ""
+    lines = [f"{indent}{prefix}{failure.message}"]
+    deeper = indent + "  "
+    if failure.expected is not None:
+        lines.append(f"{deeper}expected: {_value(failure.expected)}")
+    if failure.observed is not None:
+        lines.append(f"{deeper}observed: {_value(failure.observed)}")
+    if failure.cause:
+        lines.append(f"{deeper}cause:    {_value(failure.cause)}")
+    if failure.example and "\n" in failure.example:  # a sequence: one step per line
+        lines.append(f"{deeper}example:")
+        lines += [f"{deeper}  {step}" for step in failure.example.split("\n")]
+    elif failure.example:
+        lines.append(f"{deeper}example:  {_value(failure.example)}")
+    if failure.replay:
+        lines.append(f"{deeper}replay this failure: {failure.replay}")
+    return lines
+
+
+def traceback_lines(failure: Failure, indent: str = "    ") -> list[str]:
+    """The traceback of a failure (a provider's exception, a crashed check), indented."""
+    if not failure.traceback:
+        return []
+    return [f"{indent}{line}" for line in failure.traceback.rstrip().split("\n")]
 
 
 def _value(value: Any) -> str:
@@ -81,31 +123,28 @@ def _provider_table(cert: Certificate, provider: str) -> Table:
         if v.provider != provider:
             continue
         name = v.capability.value if v.capability is not None else "core rules"
-        style = "green" if v.verdict == Verdict.CERTIFIED else "bold red"
-        table.add_row(name, Text(v.verdict.value, style=style), ", ".join(v.blocking))
+        style = ("bold red" if v.verdict == Verdict.FAILED
+                 else "green" if v.verdict in (Verdict.CERTIFIED, Verdict.PASSED) else "")
+        table.add_row(name, Text(v.verdict.value, style=style), _cell(", ".join(v.blocking)))
     return table
 
 
-def _failure_block(console: Console, result: RuleResult) -> None:
+def _failure_block(console: Console, result: RuleResult, shown: dict[str, str]) -> None:
     where = ", ".join(p.provider or "target" for p in result.providers
                       if p.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS))
     _line(console, Text(f"{result.title}  [{result.outcome.value}] {result.level.value}  "
                        f"({where})", style="bold"))
     for failure in result.failures[:MAX_FAILURES_SHOWN]:
-        prefix = f"[{failure.provider}] " if failure.provider else ""
-        _line(console, Text(f"  {prefix}{failure.message}"))
-        if failure.expected is not None:
-            _line(console, Text(f"    expected: {_value(failure.expected)}"))
-        if failure.observed is not None:
-            _line(console, Text(f"    observed: {_value(failure.observed)}"))
-        if failure.example and "\n" in failure.example:  # a sequence: one step per line
-            _line(console, Text("    example:"))
-            for example_line in failure.example.splitlines():
-                _line(console, Text(f"      {example_line}"))
-        elif failure.example:
-            _line(console, Text(f"    example:  {_value(failure.example)}"))
-        if failure.replay:
-            _line(console, Text(f"    replay this failure: {failure.replay}", style="cyan"))
+        for text in failure_lines(failure):
+            style = "cyan" if text.lstrip().startswith("replay this failure:") else ""
+            _line(console, Text(text, style=style))
+        if failure.traceback and failure.traceback in shown:
+            _line(console, Text(f"    traceback: as shown under {shown[failure.traceback]}"))
+        elif failure.traceback:
+            shown[failure.traceback] = result.id
+            _line(console, Text("    traceback:"))
+            for text in traceback_lines(failure, "      "):
+                _line(console, Text(text))
     more = len(result.failures) - MAX_FAILURES_SHOWN
     if more > 0:
         _line(console, Text(f"  … {more} more failure(s): see the JSON certificate"))
@@ -128,6 +167,8 @@ def write_text(cert: Certificate, console: Console) -> None:
                            "selected are not-run, and a partial run never certifies"))
     if cert.baseline:
         _line(console, Text(f"baseline: {cert.baseline}"))
+    if cert.stopped_early:
+        _line(console, Text(f"stopped early: {cert.stopped_early}", style="bold"))
     console.print()
     for provider, capabilities in cert.capabilities.items():
         advertised = " ".join(c.value for c in capabilities) or "no controls"
@@ -153,16 +194,35 @@ def write_text(cert: Certificate, console: Console) -> None:
     if failing:
         _line(console, Text(f"{len(failing)} failing rule(s)", style="bold red"))
         console.print()
+        shown: dict[str, str] = {}  # a traceback printed once, then referred to
         for result in failing:
-            _failure_block(console, result)
+            _failure_block(console, result, shown)
     code = for_certificate(cert)
     style = "bold green" if cert.succeeded else "bold red"
     partial = ""
     if cert.selected_rules is not None:
         partial = (f"; partial run of {len(cert.selected_rules)} selected rule(s), "
                    "not a certificate")
-    _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)}){partial}",
+    because = "" if cert.succeeded else f": {why(cert)}"
+    _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)}){because}{partial}",
                        style=style))
+
+
+def why(cert: Certificate) -> str:
+    """What the exit code means for this run, in words that say who failed."""
+    code = for_certificate(cert)
+    if code == ExitCode.INTERRUPTED:
+        return "interrupted by Ctrl-C"
+    if code == ExitCode.CERTIFIED:
+        return "every selected rule passed" if cert.selected_rules is not None else "certified"
+    if code == ExitCode.TARGET_BROKEN:
+        if cert.stopped_early and not any(
+                f.error and "deadline" not in f.message for r in cert.rules for f in r.failures):
+            return cert.stopped_early
+        return "errors only: the target crashed, hung, or broke the connection or the protocol"
+    if cert.verdict == Verdict.NOT_RUN:
+        return "none of the selected rules applies, so nothing was judged"
+    return "a capability failed: see its blocking rules"
 
 
 def render(cert: Certificate, width: int = 100) -> str:

@@ -17,6 +17,7 @@ and :class:`RunFinished` to handlers; each reporter is a small handler.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -31,6 +32,7 @@ from subagent_tck.spec import (
     Edition,
     ErrorCode,
     Rule,
+    StopReason,
     TckError,
 )
 
@@ -39,7 +41,7 @@ from .certificate import Certificate, CheckRun, Evidence, RunFacts, assemble
 from .check import Check, CheckContext, run_check
 from .gateway import Gateway
 from .outcome import Failure, Outcome
-from .protocol import DeploymentConfig, ProviderInfo, TargetInfo
+from .protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInfo
 from .suggest import hint, rule_hint
 from .target import Deployment, Target
 
@@ -276,15 +278,75 @@ def _scopes(suite: Suite, info: TargetInfo,
 
 @dataclass
 class _RunContext(CheckContext):
-    """A check context that remembers every gateway it handed out (for unconsumed scripts)."""
+    """A check context that remembers every gateway it handed out (for unconsumed scripts),
+    every deployment, and every child run that did not complete (the causes of failures)."""
 
     gateways: list[Gateway] = field(default_factory=list)
+    deployments: list[Deployment] = field(default_factory=list)
+    stopped: list[RunResult] = field(default_factory=list)
 
     def deploy(self, config: DeploymentConfig | None = None, *, tools: Sequence[str] = (),
                **fields: object) -> Deployment:
         deployment = super().deploy(config, tools=list(tools), **fields)
         self.gateways.append(self.gateway)
+        # the latest few only: a property check deploys once per example, and the failing
+        # (shrunk) example runs last
+        self.deployments = [*self.deployments[-(MAX_CAUSES - 1):], deployment]
+        for name in ("start", "run_turn"):
+            self._record_runs(deployment, name)
         return deployment
+
+    def _record_runs(self, deployment: Deployment, name: str) -> None:
+        method = getattr(deployment, name, None)
+        if not callable(method):
+            return
+
+        def recorded(*args: object, **kwargs: object) -> object:
+            result = method(*args, **kwargs)
+            if isinstance(result, RunResult) and result.stopReason != StopReason.COMPLETED:
+                self.stopped = [*self.stopped[-(MAX_CAUSES - 1):], result]
+            return result
+
+        with contextlib.suppress(AttributeError, TypeError):  # slots: no causes recorded
+            setattr(deployment, name, recorded)
+
+    def causes(self) -> tuple[str | None, str | None]:
+        """Why children did what they did in this check: the stop reasons and error texts of
+        runs that did not complete, and what a provider raised (with its traceback)."""
+        lines: list[str] = []
+        trace: str | None = None
+        for deployment in self.deployments:
+            faults = getattr(deployment, "faults", None)
+            try:
+                found = list(faults()) if callable(faults) else []
+            except Exception:  # a cause is a courtesy: never a crash of the kit
+                found = []
+            for provider, error, text in found[:MAX_CAUSES]:
+                lines.append(f"provider {provider} raised {error}")
+                trace = trace or text
+        for result in self.stopped:
+            output = result.output if isinstance(result.output, str) else repr(result.output)
+            lines.append(f"the child {result.agent} stopped with stop reason "
+                         f"{result.stopReason.value!r}: {output[:MAX_CAUSE_CHARS]}")
+        return ("; ".join(dict.fromkeys(lines)) or None), trace
+
+
+#: How many causes a failure lists, and how long a child's error text may be in one.
+MAX_CAUSES = 5
+MAX_CAUSE_CHARS = 1000
+
+
+def _with_causes(ctx: _RunContext, failures: Iterable[Failure]) -> None:
+    """Give every failure of the check that has no cause yet the causes its children left."""
+    failures = list(failures)
+    if not failures:
+        return
+    cause, trace = ctx.causes()
+    for failure in failures:
+        if failure.cause is None and cause is not None:
+            failure.cause = cause
+        if failure.traceback is None and trace is not None:
+            failure.traceback = trace
 
 
 def _error(planned: PlannedCheck, rule: str, message: str, title: str,
@@ -335,6 +397,7 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
         else:
             out[rule] = Evidence(
                 Outcome.NOT_RUN, f"check {planned.check.name} ran but never verified this rule")
+    _with_causes(ctx, (f for e in out.values() for f in e.failures))
     return out, status
 
 
@@ -506,27 +569,41 @@ def certify(target: Target, config: RunConfig | None = None, *,
     #: the cells the checks decide (not the not-applicable and deselected ones)
     undecided = {key for key, evidence in table.items() if not evidence}
     deadline_at = start + config.deadline
+    expired = f"the run's deadline of {config.deadline:g} s (--deadline) expired"
+    stopped_early: str | None = None
+    interrupted = False
     worker = _Worker()
     for index, item in enumerate(planned):
-        for handler in handlers:
-            handler(CheckStarted(index, len(planned), item))
-        began = time.monotonic()
-        remaining = deadline_at - began
-        if remaining <= 0:
-            message = (f"deadline: the run's deadline of {config.deadline:g} s (--deadline) "
-                       f"passed before check {item.check.name} could run")
-            results, status, note = _all_errors(item, message, titles), "deadline", None
-        else:
-            allowed = max(config.timeout, item.check.timeout or 0.0)
-            budget = min(allowed, remaining)
-            reason = ("what was left of --deadline" if budget < allowed
-                      else "--timeout" if allowed == config.timeout
-                      else f"the time check {item.check.name} asks for")
-            results, status, note = _run_one(worker, item, target, info, edition, profile,
-                                             config.seed, budget, reason, titles)
-            if status == "timeout":
-                worker.close()  # the hung thread leaves when (if) its check returns
-                worker = _Worker()
+        try:
+            for handler in handlers:
+                handler(CheckStarted(index, len(planned), item))
+            began = time.monotonic()
+            remaining = deadline_at - began
+            if remaining <= 0:
+                message = f"{expired} before check {item.check.name} could run"
+                results, status, note = _all_errors(item, message, titles), "deadline", None
+            else:
+                allowed = max(config.timeout, item.check.timeout or 0.0)
+                budget = min(allowed, remaining)
+                reason = ("what was left of --deadline" if budget < allowed
+                          else "--timeout" if allowed == config.timeout
+                          else f"the time check {item.check.name} asks for")
+                results, status, note = _run_one(worker, item, target, info, edition, profile,
+                                                 config.seed, budget, reason, titles)
+                if status == "timeout":
+                    worker.close()  # the hung thread leaves when (if) its check returns
+                    worker = _Worker()
+                if status == "timeout" and budget < allowed:  # the kit's limit, not the target
+                    status = "deadline"
+                    results = _all_errors(
+                        item, f"{expired} during check {item.check.name}", titles)
+        except KeyboardInterrupt:  # Ctrl-C: stop here, keep what ran (exit code 130)
+            interrupted = True
+            stopped_early = (f"interrupted (Ctrl-C) after {index} of {len(planned)} check "
+                             "runs: the rules left did not run")
+            break
+        if status == "deadline" and stopped_early is None:
+            stopped_early = f"{expired} after {index} of {len(planned)} check runs"
         duration = time.monotonic() - began
         key = item.provider.name if item.provider else None
         for rule_id, evidence in results.items():
@@ -542,12 +619,18 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 tuple(f for e in results.values() for f in e.failures), duration))
 
     worker.close()
+    if interrupted:
+        for cell in undecided:
+            if not table[cell]:
+                table[cell].append(Evidence(Outcome.NOT_RUN,
+                                            "interrupted (Ctrl-C) before it ran"))
     facts = RunFacts(
         target_spec=config.target_spec, info=info, edition=edition, profile=profile.name,
         max_examples=profile.max_examples, seed=config.seed,
         selected=sorted(selected) if selected is not None else None,
         baseline=config.baseline, started_at=started_at, duration=time.monotonic() - start,
         runs=runs, providers=sorted(chosen) if chosen is not None else None,
+        interrupted=interrupted, stopped_early=stopped_early,
     )
     certificate = assemble(facts, suite.rules, table)
     for handler in handlers:

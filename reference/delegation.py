@@ -24,6 +24,7 @@ Nothing before ``publish`` is observable, so a rejection creates nothing (DE-04,
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -348,6 +349,9 @@ class Run:
         try:
             result = self.provider.run(self.host, agent, self.prompt, self.signal)
         except Exception as exc:  # a failing provider ends the run with an error
+            self.host.provider_faults.append(
+                (self.provider.name, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            )
             result = RunResult(
                 agent.id, agent.session, agent.depth, StopReason.ERROR, f"provider failed: {exc}"
             )

@@ -104,6 +104,10 @@ class Host:
         self.resolver = self.resolver_class(self.registry)
         self.loop = self.loop_class(self, max_steps)
         self.events = EventLog()
+        #: what a provider raised while running a child, in order: (provider, exception,
+        #: traceback). The run ends with stop reason error; a certifier shows these as the
+        #: cause of the failures that follow (docs/certify.md#reading-a-certificate).
+        self.provider_faults: list[tuple[str, str, str]] = []
         self.providers = ProviderRegistry()
         self.providers.add_listener(self._on_provider)
         self.presets: dict[str, Preset] = {}

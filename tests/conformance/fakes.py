@@ -4,9 +4,10 @@ Loaded under the module name :data:`NAME` (see ``conftest.load_fakes``), so that
 such as ``python:subagent_tck_test_fakes:healthy`` work in CLI tests. A fake target's ``behaviour``
 maps ``(rule, provider)`` to what the fake check sees for that rule: ``"break"`` (the target
 violates it), ``"crash"`` (the target raises), ``"refuse"`` (an unexpected TckError),
-``"protocol"`` (a PROTOCOL_ERROR), ``"hang"``, ``"skip"``, ``"silent"`` (the check never
-verifies it), ``"unconsumed"`` (a scripted reply the target never asks for), ``"trap"`` (the
-same, for a script marked ``required=False``).
+``"protocol"`` (a PROTOCOL_ERROR), ``"reset-step"`` and ``"reset-refusal"`` (the connection
+or the protocol breaks inside a step, or where a refusal is awaited), ``"hang"``, ``"skip"``,
+``"silent"`` (the check never verifies it), ``"unconsumed"`` (a scripted reply the target
+never asks for), ``"trap"`` (the same, for a script marked ``required=False``).
 """
 
 from __future__ import annotations
@@ -132,6 +133,14 @@ def fake_check(ctx: CheckContext) -> None:
             raise TckError(ErrorCode.INVALID_REQUEST, f"refused {rule}")
         elif what == "protocol":
             raise TckError(ErrorCode.PROTOCOL_ERROR, f"garbage answer on {rule}")
+        elif what == "reset-step":  # the connection breaks in the middle of a step
+            with ctx.step(rule, "starting a child"):
+                raise TckError(ErrorCode.TARGET_UNREACHABLE, "connection reset by peer")
+        elif what == "reset-refusal":  # ... where the check waits for a refusal
+            def reset() -> None:
+                raise TckError(ErrorCode.PROTOCOL_ERROR, "the answer is not JSON")
+
+            ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER, reset, "a bad filter")
         elif what == "hang":
             RELEASE.wait(30)
         elif what == "skip":

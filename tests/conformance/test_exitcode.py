@@ -10,7 +10,7 @@ from subagent_tck.spec import ErrorCode
 
 def test_the_exit_codes_never_change_meaning() -> None:
     assert {c.name: c.value for c in ExitCode} == {
-        "CERTIFIED": 0, "FAILED": 1, "USAGE": 2, "TARGET_BROKEN": 3}
+        "CERTIFIED": 0, "FAILED": 1, "USAGE": 2, "TARGET_BROKEN": 3, "INTERRUPTED": 130}
 
 
 @pytest.mark.parametrize(("code", "exit_code"), [
