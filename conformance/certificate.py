@@ -202,12 +202,9 @@ class RunFacts:
     started_at: datetime
     duration: float
     runs: list[CheckRun]
-<<<<<<< HEAD
     providers: list[str] | None = None  # --provider: the providers certified (None: all)
-=======
     interrupted: bool = False
     stopped_early: str | None = None
->>>>>>> w13report
 
 
 def kit_version() -> str:

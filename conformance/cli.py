@@ -37,7 +37,7 @@ from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 from . import busypoll
 from .clierror import report_error
 from .cliparse import Parser, VersionAction
-from .exitcode import ExitCode, for_certificate
+from .exitcode import ExitCode, for_certificate, for_error
 from .suggest import rule_hint
 
 if TYPE_CHECKING:
@@ -379,14 +379,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "subagent-tck") -> int:
         busypoll.window()  # a bad SUBAGENT_TCK_POLL_US is a usage error before anything starts
         return int(args.run(args))
     except TckError as exc:
-<<<<<<< HEAD
         return report_error(exc)
-=======
-        from .untrusted import for_terminal  # a message may quote what the target said
-
-        print(f"error: {for_terminal(exc.message, keep_newlines=True)}", file=sys.stderr)
-        return int(for_error(exc.code))
->>>>>>> w13report
 
 
 if __name__ == "__main__":

@@ -8,26 +8,21 @@ and escape characters in it are shown escaped, never sent to the terminal raw.
 from __future__ import annotations
 
 import sys
-import unicodedata
 from typing import IO
 
 from subagent_tck.spec import ErrorCode, TckError
 
 from .exitcode import for_error
+from .untrusted import for_terminal
 
 PROG = "subagent-tck"
 
 
 def printable(text: str) -> str:
     """``text`` with control, format and surrogate characters (ESC, BEL, bidi overrides...)
-    written as ``\\x1b``/``\\u202e`` escapes, so it cannot drive the terminal."""
-    out = []
-    for char in text:
-        if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf", "Cs", "Zl", "Zp"):
-            out.append(char)
-        else:
-            out.append(char.encode("unicode_escape", "backslashreplace").decode("ascii"))
-    return "".join(out)
+    shown escaped, so it cannot drive the terminal: the terminal boundary of
+    :func:`~.untrusted.for_terminal`, newlines kept."""
+    return for_terminal(text, keep_newlines=True)
 
 
 def error_line(message: str, code: ErrorCode | str = ErrorCode.USAGE, *,

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from subagent_tck.spec import Rule, TckError
 
     from .certificate import Certificate
-    from .outcome import Failure
     from .target import Target
 
 TARGET = "--subagent-tck-target"

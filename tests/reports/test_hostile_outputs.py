@@ -146,7 +146,7 @@ def test_an_error_line_quoting_the_target_shows_its_control_characters_escaped(
 ) -> None:
     from subagent_tck.conformance import targets
 
-    monkeypatch.setattr(targets, "load_target", lambda spec: _HostileInfo())
+    monkeypatch.setattr(targets, "load_target", lambda spec, **_: _HostileInfo())
     assert main(["certify", "--target", "reference"]) == 3
     err = capsys.readouterr().err
     assert "refused" in err and "close failed" in err
