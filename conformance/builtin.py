@@ -263,6 +263,9 @@ class ReferenceDeployment:
     def sdk_bindings(self, agent: str) -> list[str]:
         return list(self.host.sdk_bindings(agent))
 
+    def run_code(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
+        return _result(self.host.run_code(agent, name, arguments))
+
     def prompt(self, agent: str) -> list[Section]:
         return [Section(name=s.name, text=s.text) for s in self.host.prompt(agent)]
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"  # 1.1 added the run-code operation
 
 
 class _Model(BaseModel):

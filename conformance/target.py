@@ -102,6 +102,16 @@ class Deployment(Protocol):
 
     def sdk_bindings(self, agent: str) -> list[str]: ...
 
+    def run_code(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """The agent's model calls ``run_code`` with a program of one SDK call,
+        ``tools.<name>(arguments)``: the result of that call, made through the SDK the runtime
+        generates for the agent's scope (protocol 1.1, docs/driver-api.md#run-code).
+
+        A bound name runs its body once with ``arguments`` and its result is the answer. A name
+        the SDK does not bind (hidden, unregistered, ``run_code`` itself, or any name in
+        ``native`` mode, where ``run_code`` is not offered) is an error result with code
+        ``UNKNOWN_TOOL`` (a refusal with that code is read the same) and runs no body."""
+
     def prompt(self, agent: str) -> list[Section]:
         """The agent's prompt sections as assembled now, rendered, in order."""
 

@@ -295,6 +295,17 @@ class Host:
     def sdk_bindings(self, agent: str) -> tuple[str, ...]:
         return self.resolver.sdk_bindings(self.agent(agent).scope)
 
+    def run_code(self, agent: str, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """One SDK call through the agent's ``run_code`` (TF-12): outside its bindings, an
+        UNKNOWN_TOOL result and no body run (docs/driver-api.md#run-code)."""
+        scope = self.agent(agent).scope
+        if not isinstance(name, str) or not isinstance(arguments, Mapping):
+            raise TckError(
+                ErrorCode.INVALID_REQUEST, "run_code takes a tool name and an arguments object"
+            )
+        context = ExecutionContext(agent, AbortSignal(), self)
+        return self.resolver.run_code(scope, name, arguments, context)
+
     # --- prompt ----------------------------------------------------------------------------
 
     def add_section(self, section: PromptSection, agent: str | None = None) -> None:

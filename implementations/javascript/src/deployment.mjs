@@ -111,6 +111,8 @@ export const OPERATIONS = {
     ({ host }, a) => host.execute(host.agent(a.agent), a.name, a.arguments)),
   'sdk-bindings': op({ agent: arg(T.str()) }, ({ host }, a) => host.resolver.sdk(
     host.agent(a.agent).scope)),
+  'run-code': op({ agent: arg(T.str()), name: arg(T.str()), arguments: arg(T.dict()) },
+    ({ host }, a) => host.runCode(host.agent(a.agent), a.name, a.arguments)),
   prompt: op({ agent: arg(T.str()) }, ({ host }, a) => host.sectionsOf(host.agent(a.agent))),
   providers: op({}, ({ host }) => host.providers.list().map(info)),
   'remove-provider': op({ name: arg(T.str()) },

@@ -87,6 +87,38 @@ export class Resolver {
   }
 }
 
+/**
+ * The driver's run-code operation (docs/driver-api.md#run-code): the agent's model calls
+ * run_code with a program of one SDK call, `tools[name](args)`. The program goes through the
+ * scope's own run_code tool and its generated `tools` bindings (never the `call` escape hatch),
+ * so what it reaches is what the SDK binds. A name the SDK does not bind, or any name where the
+ * mode offers no run_code, is an UNKNOWN_TOOL error result and no body runs.
+ */
+export function sdkCallProgram(name, args) {
+  const key = JSON.stringify(String(name));
+  return `const bound = Object.hasOwn(tools, ${key}) ? tools[${key}] : undefined;\n`
+    + 'if (typeof bound !== \'function\') return { unbound: true };\n'
+    + `return { result: await bound(${JSON.stringify(args ?? {})}) };`;
+}
+
+export async function runCode(resolver, scope, agentId, name, args, context = {}) {
+  if (scope.mode === 'native') {
+    return plain(toolError(Code.UNKNOWN_TOOL, `run_code is not offered in native mode, so its `
+      + `SDK binds no tool (not ${name}); set the presentation mode to ptc or both`));
+  }
+  const ran = await resolver.execute(scope, agentId, RUN_CODE,
+    { code: sdkCallProgram(name, args) }, context);
+  const value = ran.content?.result;
+  if (ran.isError || value === null || typeof value !== 'object') return plain(ran);
+  if (value.unbound === true) {
+    return plain(toolError(Code.UNKNOWN_TOOL, `the run_code SDK binds no tool named ${name} `
+      + 'in this scope'));
+  }
+  const result = value.result ?? {};
+  return { isError: Boolean(result.isError), code: result.code ?? null,
+    content: result.content ?? null };
+}
+
 function plain(result) {
   return { isError: result.isError, code: result.code, content: result.content };
 }

@@ -115,6 +115,37 @@ describe('a scope\'s view', () => {
     assert.deepEqual(runs, ['run_code:reserved', 'alpha:global']);
   });
 
+  test('the run-code operation runs a bound tool once through the SDK and its result comes back', async () => {
+    await w.dep.op('register-tool', { tool: { name: 'alpha' }, agent: w.root });
+    await w.dep.op('install-restriction', { agent: w.root, restriction: { deny: ['bravo'] } });
+    for (const mode of ['ptc', 'both']) {
+      await w.dep.op('set-mode', { agent: w.root, mode });
+      const before = (await w.dep.op('invocations')).length;
+      const args = { city: 'Zürich', n: [1, { deep: null }], 'a"b': '`${x}`\u2028' };
+      const result = await w.dep.op('run-code', { agent: w.root, name: 'alpha', arguments: args });
+      assert.deepEqual([result.isError, result.code], [false, null], mode);
+      assert.deepEqual(result.content.arguments, args);
+      const runs = (await w.dep.op('invocations')).slice(before).filter((i) => i.tool !== 'run_code');
+      assert.deepEqual(runs.map((i) => [i.tool, i.origin, i.arguments]), [['alpha', 'local', args]]);
+    }
+  });
+
+  test('the run-code operation refuses what the SDK does not bind with UNKNOWN_TOOL, no body runs', async () => {
+    await w.dep.op('install-restriction', { agent: w.root, restriction: { deny: ['bravo'] } });
+    const cases = { native: ['alpha', 'bravo', 'zulu', 'run_code'],
+      ptc: ['bravo', 'zulu', 'run_code', '__proto__', 'constructor', 'alpha"); tools.bravo({'],
+      both: ['bravo', 'zulu', 'run_code', 'toString'] };
+    for (const [mode, hidden] of Object.entries(cases)) {
+      await w.dep.op('set-mode', { agent: w.root, mode });
+      for (const name of hidden) {
+        const result = await w.dep.op('run-code', { agent: w.root, name, arguments: {} });
+        assert.deepEqual([result.isError, result.code], [true, 'UNKNOWN_TOOL'], `${mode} ${name}`);
+      }
+    }
+    const runs = (await w.dep.op('invocations')).filter((i) => i.tool !== 'run_code');
+    assert.deepEqual(runs, []);
+  });
+
   test('a forged model call gets an UNKNOWN_TOOL result the model sees, and the turn goes on', async () => {
     await w.dep.op('install-restriction', { agent: w.root, restriction: { deny: ['bravo'] } });
     w.gateway.script('<forge>', { call: ['bravo', {}, 'c1'] }, { text: 'ok' });
