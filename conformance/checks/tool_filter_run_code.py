@@ -1,0 +1,283 @@
+"""TF-12 through execution: ``run_code`` reaches exactly the visible tools.
+
+:mod:`.tool_filter_runtime` reads the SDK *bindings*; this check *executes* them, with the
+driver's ``run-code`` operation (docs/driver-api.md#run-code): the agent's model calls
+``run_code`` with a program of one SDK call, ``tools.<name>(arguments)``. For every name the
+scope's SDK binds (the visible tools other than ``run_code``, in ``ptc`` and ``both`` modes;
+none in ``native``, docs/rules.md#tf-12) the body of *that* view entry runs once, with the
+arguments as sent (where a scope-local tool shadows a global, the local body: docs/rules.md#tf-05),
+and its result comes back; every other name (a filtered global, a name never registered, one
+that differs from a bound name only by case or is a prefix of one, ``run_code`` itself, and
+every name in ``native`` mode) gets an ``UNKNOWN_TOOL`` error result and runs no body. Then
+the registry or the scope changes (a restriction installed, a global unregistered or
+registered) and it is asked again: bindings must follow the live view (docs/rules.md#tf-09).
+
+As in the binding check, the expectation is the target's own view presented per mode (the
+spec's :func:`~subagent_tck.spec.sdk_binding_names`): a wrong view is TF-01's business, an
+execution that strays from the view is TF-12's. Invocations of ``run_code`` itself are not
+counted (a runtime may log its transport as a tool run).
+
+Names are drawn, not listed: identifiers of every shape a tool name takes in the wild
+(``get_weather``, ``mcp__github__create_issue``, camelCase, digits, non-ASCII letters, long),
+with names that differ only by case or are prefixes of each other; arguments are drawn JSON
+objects (nested, unicode, quotes and backticks, integers up to 2^53).
+
+A target without the operation (a driver protocol 1.0 adapter) cannot show that TF-12 holds:
+the check reports an *error* naming the operation to implement, never a pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.spec import (
+    RUN_CODE,
+    ErrorCode,
+    Origin,
+    PresentationMode,
+    TckError,
+    sdk_binding_names,
+)
+from subagent_tck.spec import ViewEntry as SpecEntry
+
+from ..check import CheckContext, check
+from ..protocol import ToolResult, ToolSpec
+from ..target import Deployment
+
+RULE = "TF-12"
+MODES = (PresentationMode.PTC, PresentationMode.BOTH, PresentationMode.NATIVE)
+MAX_SAFE = 2**53 - 1
+
+# --- strategies ---------------------------------------------------------------------------
+
+_FIRST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_REST = _FIRST + "0123456789"
+_WIDE = "éßüøñçł名字дж"
+
+word_st = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=10)
+
+
+@st.composite
+def name_st(draw: Any) -> str:
+    """One tool name, in one of the shapes real tool names have."""
+    shape = draw(st.sampled_from(("snake", "mcp", "camel", "identifier", "wide", "long")))
+    if shape == "snake":
+        return "_".join(draw(st.lists(word_st, min_size=1, max_size=4)))
+    if shape == "mcp":
+        server, tool = draw(word_st), "_".join(draw(st.lists(word_st, min_size=1, max_size=3)))
+        return f"mcp__{server}__{tool}"
+    if shape == "camel":
+        parts = draw(st.lists(word_st, min_size=2, max_size=4))
+        return parts[0] + "".join(p.title() for p in parts[1:])
+    if shape == "identifier":
+        return draw(st.sampled_from(_FIRST)) + draw(st.text(st.sampled_from(_REST), max_size=20))
+    if shape == "wide":
+        return draw(word_st) + "_" + draw(st.text(st.sampled_from(_WIDE + "_"), min_size=1,
+                                                      max_size=6))
+    return "_".join(draw(st.lists(word_st, min_size=8, max_size=14)))  # long: up to ~150 chars
+
+
+def kin(name: str) -> list[str]:
+    """Names a sloppy resolver confuses with ``name``: another case, a prefix, an extension."""
+    out = [name.swapcase(), name.upper(), name[:-1], name + "_"]
+    return [n for n in dict.fromkeys(out) if n and n != name]
+
+
+@st.composite
+def names_st(draw: Any, count: tuple[int, int]) -> list[str]:
+    """Distinct names, some of them kin of others (same letters in another case, prefixes)."""
+    names: list[str] = []
+    for _ in range(draw(st.integers(*count))):
+        if names and draw(st.booleans()):
+            name = draw(st.sampled_from(kin(draw(st.sampled_from(names))) or ["x"]))
+        else:
+            name = draw(name_st())
+        if name != RUN_CODE and name not in names:
+            names.append(name)
+    return names or [draw(name_st().filter(lambda n: n != RUN_CODE))]
+
+
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(-MAX_SAFE, MAX_SAFE),
+                    st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
+                    st.sampled_from(['"', "`${x}`", "\\", "\u2028", "');", "</script>"]))
+json_st = st.recursive(_scalar, lambda inner: st.one_of(
+    st.lists(inner, max_size=3),
+    st.dictionaries(st.text(max_size=6).filter(lambda k: not k.startswith("$")), inner,
+                    max_size=3)), max_leaves=8)
+arguments_st = st.dictionaries(st.text(max_size=8).filter(lambda k: not k.startswith("$")),
+                               json_st, max_size=4)
+
+
+@st.composite
+def state_st(draw: Any) -> dict[str, Any]:
+    """Globals, locals (some shadowing globals), valid restrictions over the globals, a mode,
+    call arguments and one live change made between two rounds of calls."""
+    names = draw(names_st((1, 6)))
+    split = draw(st.integers(1, len(names)))
+    globals_, local_only = names[:split], names[split:]
+    shadows = draw(st.lists(st.sampled_from(globals_), unique=True, max_size=2))
+    restrictions = []
+    for _ in range(draw(st.integers(0, 2))):
+        key = draw(st.sampled_from(("allow", "deny")))
+        restrictions.append({key: draw(st.lists(st.sampled_from(globals_), min_size=1,
+                                                unique=True, max_size=len(globals_)))})
+    fresh = draw(name_st().filter(lambda n: n not in names and n != RUN_CODE))
+    change = draw(st.sampled_from(("deny", "unregister", "register")))
+    later: dict[str, Any] = {"register": fresh} if change == "register" else {
+        change: draw(st.sampled_from(globals_))}
+    return {"globals": globals_, "locals": [*shadows, *local_only],
+            "restrictions": restrictions, "mode": draw(st.sampled_from(MODES)),
+            "arguments": draw(arguments_st), "later": later}
+
+
+# --- the check ----------------------------------------------------------------------------
+
+
+class Unsupported(Exception):
+    """The target has no run-code operation."""
+
+
+def call(dep: Deployment, agent: str, name: str, arguments: dict[str, Any]) -> Any:
+    """One run-code call: its ToolResult, or the refusal (a TckError with a runtime's code).
+    A broken conversation (a crash, a timeout) is raised: the check reports it as an error."""
+    run_code = getattr(dep, "run_code", None)
+    if run_code is None:
+        raise Unsupported(f"{type(dep).__name__} has no run_code method")
+    try:
+        return run_code(agent, name, arguments)
+    except TckError as exc:
+        if exc.code in (ErrorCode.PROTOCOL_ERROR, ErrorCode.USAGE):
+            if _unknown_operation(exc.message):
+                raise Unsupported(exc.message) from exc
+            raise
+        if exc.code in (ErrorCode.TARGET_UNREACHABLE, ErrorCode.TIMEOUT):
+            raise
+        return exc
+
+
+def _unknown_operation(message: str) -> bool:
+    """Whether a protocol error says the target has no such route (an older adapter)."""
+    return any(w in message for w in ("HTTP 404", "HTTP 405", "no operation", "not a route")) \
+        or ("AttributeError" in message and "run_code" in message)
+
+
+def unknown_tool(answer: Any) -> bool:
+    if isinstance(answer, TckError):
+        return answer.code is ErrorCode.UNKNOWN_TOOL
+    return isinstance(answer, ToolResult) and answer.isError and \
+        answer.code == ErrorCode.UNKNOWN_TOOL.value
+
+
+def shown(answer: Any) -> Any:
+    return answer.to_json() if isinstance(answer, TckError) else answer.model_dump(mode="json")
+
+
+def ran(dep: Deployment, since: int) -> tuple[list[list[Any]], int]:
+    """The tool bodies (other than run_code's own) that ran since ``since``."""
+    logged = dep.invocations()
+    new = [[i.tool, Origin(i.origin).value, i.arguments] for i in logged[since:]
+           if i.tool != RUN_CODE]
+    return new, len(logged)
+
+
+def build(ctx: CheckContext, state: dict[str, Any]) -> tuple[Deployment, str]:
+    mode = state["mode"]
+    dep = ctx.deploy(tools=state["globals"], mode=mode)
+    agent = dep.root().agent
+    with ctx.step(RULE, f"setting the presentation mode {mode.value}"):
+        dep.set_mode(agent, mode)
+    with ctx.step(RULE, f"registering the scope-local tools {state['locals']}"):
+        for name in state["locals"]:
+            dep.register_tool(ToolSpec(name=name, description=f"local {name}"), agent)
+    for raw in state["restrictions"]:
+        with ctx.step(RULE, f"installing the valid restriction {raw}"):
+            dep.install_restriction(agent, raw)
+    return dep, agent
+
+
+def round_of_calls(ctx: CheckContext, dep: Deployment, agent: str, state: dict[str, Any],
+                   known: list[str], when: str) -> None:
+    """Call every bound name and every unbound one the state suggests through run_code."""
+    mode = state["mode"]
+    entries = dep.view(agent)
+    origins = {e.name: Origin(e.origin).value for e in entries}
+    bound = sdk_binding_names([SpecEntry(e.name, Origin(e.origin)) for e in entries], mode)
+    arguments = state["arguments"]
+    _, mark = ran(dep, 0)
+    for name in sorted(bound):
+        answer = call(dep, agent, name, arguments)
+        new, mark = ran(dep, mark)
+        want = [[name, origins[name], arguments]]
+        ctx.expect(RULE, new == want and isinstance(answer, ToolResult) and not answer.isError,
+                   f"run_code calling the bound {name!r} ({origins[name]}) in mode {mode.value} "
+                   f"{when}", {"ran": want, "result": "not an error"},
+                   {"ran": new, "result": shown(answer)})
+    candidates = [*known, *(k for n in known for k in kin(n)), RUN_CODE]
+    unbound = [n for n in dict.fromkeys(candidates) if n not in bound]
+    for name in unbound:
+        answer = call(dep, agent, name, arguments)
+        new, mark = ran(dep, mark)
+        why = "visible but not bound" if name in origins else "not visible"
+        ctx.expect(RULE, unknown_tool(answer) and not new,
+                   f"run_code calling {name!r} ({why}) in mode {mode.value} {when}",
+                   "an UNKNOWN_TOOL error, no body run", {"ran": new, "result": shown(answer)})
+
+
+def change(ctx: CheckContext, dep: Deployment, agent: str, later: dict[str, Any],
+           known: list[str]) -> str:
+    (kind, name), = later.items()
+    with ctx.step(RULE, f"changing the scope live: {kind} {name!r}"):
+        if kind == "deny":
+            dep.install_restriction(agent, {"deny": [name]})
+        elif kind == "unregister":
+            dep.unregister_tool(name)
+        else:
+            dep.register_tool(ToolSpec(name=name, description=f"tool {name}"))
+            known.append(name)
+    return f"after {kind} {name!r}"
+
+
+def reach(ctx: CheckContext, state: dict[str, Any]) -> None:
+    dep, agent = build(ctx, state)
+    known = list(dict.fromkeys([*state["globals"], *state["locals"]]))
+    try:
+        round_of_calls(ctx, dep, agent, state, known, "as set up")
+        when = change(ctx, dep, agent, state["later"], known)
+        round_of_calls(ctx, dep, agent, state, known, when)
+    except Unsupported as exc:
+        ctx.fail(RULE, "the target does not implement the run-code operation of driver "
+                 "protocol 1.1, so whether run_code reaches exactly the visible tools cannot be "
+                 f"shown ({exc}); implement it (docs/driver-api.md#run-code)",
+                 "a run-code operation", str(exc), error=True)
+        ctx.abort()
+
+
+#: Hand-written cases that always run: a local shadowing a denied global, names that differ
+#: only by case, an MCP-style name, prefixes, every mode, each kind of live change.
+EXAMPLES: tuple[dict[str, Any], ...] = (
+    {"globals": ["get_weather", "Get_Weather", "mcp__github__create_issue", "search"],
+     "locals": ["get_weather", "lima_local"], "restrictions": [{"deny": ["get_weather",
+     "Get_Weather"]}], "mode": PresentationMode.PTC,
+     "arguments": {"city": "Zürich", "days": 3, "q": "\"`${x}`');"},
+     "later": {"deny": "mcp__github__create_issue"}},
+    {"globals": ["a", "ab", "abc"], "locals": ["abc"], "restrictions": [{"allow": ["a", "ab"]}],
+     "mode": PresentationMode.BOTH, "arguments": {"nested": {"list": [1, None, True]}},
+     "later": {"unregister": "ab"}},
+    {"globals": ["alpha", "bravo"], "locals": ["bravo"], "restrictions": [],
+     "mode": PresentationMode.NATIVE, "arguments": {}, "later": {"register": "charlie"}},
+    {"globals": ["alpha", "bravo"], "locals": [], "restrictions": [{"allow": ["alpha"]}],
+     "mode": PresentationMode.PTC, "arguments": {"n": MAX_SAFE}, "later": {"register": "bravo2"}},
+)
+
+
+@check(RULE, name="tool-filter-run-code-reach", per_provider=False)
+def run_code_reach(ctx: CheckContext) -> None:
+    """run_code executes exactly the tools its SDK binds, which are the visible tools other than
+    run_code: each bound name runs the body of its view entry once, with the arguments sent;
+    a hidden, unregistered or reserved name (any name in native mode) is UNKNOWN_TOOL and runs
+    nothing; the bindings follow live changes."""
+    for example in EXAMPLES:
+        reach(ctx, example)
+    ctx.for_all(state_st(), lambda s: reach(ctx, s))
