@@ -60,7 +60,7 @@ word_st = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max
 
 
 @st.composite
-def name_st(draw: Any) -> str:
+def name_st(draw: st.DrawFn) -> str:
     """One tool name, in one of the shapes real tool names have."""
     shape = draw(st.sampled_from(("snake", "mcp", "camel", "identifier", "wide", "long")))
     if shape == "snake":
@@ -72,7 +72,8 @@ def name_st(draw: Any) -> str:
         parts = draw(st.lists(word_st, min_size=2, max_size=4))
         return parts[0] + "".join(p.title() for p in parts[1:])
     if shape == "identifier":
-        return draw(st.sampled_from(_FIRST)) + draw(st.text(st.sampled_from(_REST), max_size=20))
+        head: str = draw(st.sampled_from(_FIRST))
+        return head + draw(st.text(st.sampled_from(_REST), max_size=20))
     if shape == "wide":
         return draw(word_st) + "_" + draw(st.text(st.sampled_from(_WIDE + "_"), min_size=1,
                                                       max_size=6))
@@ -86,11 +87,12 @@ def kin(name: str) -> list[str]:
 
 
 @st.composite
-def names_st(draw: Any, count: tuple[int, int]) -> list[str]:
+def names_st(draw: st.DrawFn, count: tuple[int, int]) -> list[str]:
     """Distinct names, some of them kin of others (same letters in another case, prefixes)."""
     names: list[str] = []
     for _ in range(draw(st.integers(*count))):
-        if names and draw(st.booleans()):
+        kindred: bool = draw(st.booleans())
+        if names and kindred:
             name = draw(st.sampled_from(kin(draw(st.sampled_from(names))) or ["x"]))
         else:
             name = draw(name_st())
@@ -100,7 +102,7 @@ def names_st(draw: Any, count: tuple[int, int]) -> list[str]:
 
 
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(-MAX_SAFE, MAX_SAFE),
-                    st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
+                    st.text(st.characters(exclude_categories=["Cs"]), max_size=12),
                     st.sampled_from(['"', "`${x}`", "\\", "\u2028", "');", "</script>"]))
 json_st = st.recursive(_scalar, lambda inner: st.one_of(
     st.lists(inner, max_size=3),
@@ -111,7 +113,7 @@ arguments_st = st.dictionaries(st.text(max_size=8).filter(lambda k: not k.starts
 
 
 @st.composite
-def state_st(draw: Any) -> dict[str, Any]:
+def state_st(draw: st.DrawFn) -> dict[str, Any]:
     """Globals, locals (some shadowing globals), valid restrictions over the globals, a mode,
     call arguments and one live change made between two rounds of calls."""
     names = draw(names_st((1, 6)))
