@@ -127,6 +127,13 @@ class ToolResult(_Model):
     content: Any = None
 
 
+class SdkCall(_Model):
+    """One call of a ``run_code`` program to the scope's SDK: ``tools.<name>(arguments)``."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
 class Section(_Model):
     name: str
     text: str

@@ -2,7 +2,9 @@
 
 :mod:`.tool_filter_runtime` reads the SDK *bindings*; this check *executes* them, with the
 driver's ``run-code`` operation (docs/driver-api.md#run-code): the agent's model calls
-``run_code`` with a program of one SDK call, ``tools.<name>(arguments)``. For every name the
+``run_code`` once with a program of SDK calls, ``tools.<name>(arguments)`` each, one after the
+other (one program per round: a runtime that starts a fresh sandbox per program pays that once,
+not once per name). For every name the
 scope's SDK binds (the visible tools other than ``run_code``, in ``ptc`` and ``both`` modes;
 none in ``native``, docs/rules.md#tf-12) the body of *that* view entry runs once, with the
 arguments as sent (where a scope-local tool shadows a global, the local body: docs/rules.md#tf-05),
@@ -10,7 +12,8 @@ and its result comes back; every other name (a filtered global, a name never reg
 that differs from a bound name only by case or is a prefix of one, ``run_code`` itself, and
 every name in ``native`` mode) gets an ``UNKNOWN_TOOL`` error result and runs no body. Then
 the registry or the scope changes (a restriction installed, a global unregistered or
-registered) and it is asked again: bindings must follow the live view (docs/rules.md#tf-09).
+registered) and a second program calls the changed name again: bindings must follow the live
+view (docs/rules.md#tf-09).
 
 As in the binding check, the expectation is the target's own view presented per mode (the
 spec's :func:`~subagent_tck.spec.sdk_binding_names`): a wrong view is TF-01's business, an
@@ -28,6 +31,7 @@ the check reports an *error* naming the operation to implement, never a pass.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from hypothesis import strategies as st
@@ -42,11 +46,12 @@ from subagent_tck.spec import (
 )
 from subagent_tck.spec import ViewEntry as SpecEntry
 
-from ..check import CheckContext, check
-from ..protocol import ToolResult, ToolSpec
+from ..check import REGISTRY, CheckContext, check
+from ..protocol import SdkCall, ToolResult, ToolSpec
 from ..target import Deployment
 
 RULE = "TF-12"
+NAME = "tool-filter-run-code-reach"
 MODES = (PresentationMode.PTC, PresentationMode.BOTH, PresentationMode.NATIVE)
 MAX_SAFE = 2**53 - 1
 
@@ -56,28 +61,24 @@ _FIRST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _REST = _FIRST + "0123456789"
 _WIDE = "éßüøñçł名字дж"
 
-word_st = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=10)
+# Strategies are built once, here: drawing is the cost of a state, not building strategies.
+_word = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=10)
+_snake = st.lists(_word, min_size=1, max_size=4).map("_".join)
+_mcp = st.tuples(_word, _snake).map(lambda t: f"mcp__{t[0]}__{t[1]}")
+_camel = st.lists(_word, min_size=2, max_size=4).map(
+    lambda p: p[0] + "".join(w.title() for w in p[1:]))
+_identifier = st.tuples(st.sampled_from(_FIRST), st.text(st.sampled_from(_REST), max_size=20)
+                        ).map("".join)
+_wide = st.tuples(_word, st.text(st.sampled_from(_WIDE + "_"), min_size=1, max_size=6)
+                  ).map("_".join)
+_long = st.lists(_word, min_size=8, max_size=14).map("_".join)  # up to ~150 characters
+_name = st.one_of(_snake, _mcp, _camel, _identifier, _wide, _long)
 
 
-@st.composite
-def name_st(draw: st.DrawFn) -> str:
-    """One tool name, in one of the shapes real tool names have."""
-    shape = draw(st.sampled_from(("snake", "mcp", "camel", "identifier", "wide", "long")))
-    if shape == "snake":
-        return "_".join(draw(st.lists(word_st, min_size=1, max_size=4)))
-    if shape == "mcp":
-        server, tool = draw(word_st), "_".join(draw(st.lists(word_st, min_size=1, max_size=3)))
-        return f"mcp__{server}__{tool}"
-    if shape == "camel":
-        parts = draw(st.lists(word_st, min_size=2, max_size=4))
-        return parts[0] + "".join(p.title() for p in parts[1:])
-    if shape == "identifier":
-        head: str = draw(st.sampled_from(_FIRST))
-        return head + draw(st.text(st.sampled_from(_REST), max_size=20))
-    if shape == "wide":
-        return draw(word_st) + "_" + draw(st.text(st.sampled_from(_WIDE + "_"), min_size=1,
-                                                      max_size=6))
-    return "_".join(draw(st.lists(word_st, min_size=8, max_size=14)))  # long: up to ~150 chars
+def name_st() -> st.SearchStrategy[str]:
+    """One tool name, in one of the shapes real tool names have: snake_case, MCP-style
+    (``mcp__server__tool``), camelCase, any identifier, non-ASCII letters, long."""
+    return _name
 
 
 def kin(name: str) -> list[str]:
@@ -95,21 +96,27 @@ def names_st(draw: st.DrawFn, count: tuple[int, int]) -> list[str]:
         if names and kindred:
             name = draw(st.sampled_from(kin(draw(st.sampled_from(names))) or ["x"]))
         else:
-            name = draw(name_st())
+            name = draw(_name)
         if name != RUN_CODE and name not in names:
             names.append(name)
-    return names or [draw(name_st().filter(lambda n: n != RUN_CODE))]
+    return names or ["x"]
 
 
+_key = st.text(max_size=8).map(lambda k: k.lstrip("$"))  # "$..." keys are the wire's tags
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(-MAX_SAFE, MAX_SAFE),
                     st.text(st.characters(exclude_categories=["Cs"]), max_size=12),
                     st.sampled_from(['"', "`${x}`", "\\", "\u2028", "');", "</script>"]))
-json_st = st.recursive(_scalar, lambda inner: st.one_of(
-    st.lists(inner, max_size=3),
-    st.dictionaries(st.text(max_size=6).filter(lambda k: not k.startswith("$")), inner,
-                    max_size=3)), max_leaves=8)
-arguments_st = st.dictionaries(st.text(max_size=8).filter(lambda k: not k.startswith("$")),
-                               json_st, max_size=4)
+_json = st.one_of(_scalar, st.lists(_scalar, max_size=3),
+                  st.dictionaries(_key, st.one_of(_scalar, st.lists(_scalar, max_size=2)),
+                                  max_size=3))
+arguments_st = st.dictionaries(_key, _json, max_size=4)
+
+
+def unused(name: str, taken: list[str]) -> str:
+    """``name``, made distinct from ``taken`` and from run_code (no filter: no rejected draws)."""
+    while name in taken or name == RUN_CODE:
+        name += "_"
+    return name
 
 
 @st.composite
@@ -125,13 +132,14 @@ def state_st(draw: st.DrawFn) -> dict[str, Any]:
         key = draw(st.sampled_from(("allow", "deny")))
         restrictions.append({key: draw(st.lists(st.sampled_from(globals_), min_size=1,
                                                 unique=True, max_size=len(globals_)))})
-    fresh = draw(name_st().filter(lambda n: n not in names and n != RUN_CODE))
+    fresh = unused(draw(_name), names)
+    added = unused(draw(_name), [*names, fresh])
     change = draw(st.sampled_from(("deny", "unregister", "register")))
-    later: dict[str, Any] = {"register": fresh} if change == "register" else {
+    later: dict[str, Any] = {"register": added} if change == "register" else {
         change: draw(st.sampled_from(globals_))}
     return {"globals": globals_, "locals": [*shadows, *local_only],
             "restrictions": restrictions, "mode": draw(st.sampled_from(MODES)),
-            "arguments": draw(arguments_st), "later": later}
+            "arguments": draw(arguments_st), "later": later, "fresh": fresh}
 
 
 # --- the check ----------------------------------------------------------------------------
@@ -141,14 +149,15 @@ class Unsupported(Exception):
     """The target has no run-code operation."""
 
 
-def call(dep: Deployment, agent: str, name: str, arguments: dict[str, Any]) -> Any:
-    """One run-code call: its ToolResult, or the refusal (a TckError with a runtime's code).
-    A broken conversation (a crash, a timeout) is raised: the check reports it as an error."""
+def run_program(dep: Deployment, agent: str, calls: list[SdkCall]) -> list[Any]:
+    """One run-code program: a ToolResult per call, or the refusal (a TckError with a runtime's
+    code) standing for every call. A broken conversation (a crash, a timeout) is raised: the
+    check reports it as an error."""
     run_code = getattr(dep, "run_code", None)
     if run_code is None:
         raise Unsupported(f"{type(dep).__name__} has no run_code method")
     try:
-        return run_code(agent, name, arguments)
+        results = run_code(agent, calls)
     except TckError as exc:
         if exc.code in (ErrorCode.PROTOCOL_ERROR, ErrorCode.USAGE):
             if _unknown_operation(exc.message):
@@ -156,7 +165,12 @@ def call(dep: Deployment, agent: str, name: str, arguments: dict[str, Any]) -> A
             raise
         if exc.code in (ErrorCode.TARGET_UNREACHABLE, ErrorCode.TIMEOUT):
             raise
-        return exc
+        return [exc for _ in calls]
+    if not isinstance(results, list) or len(results) != len(calls):
+        raise TckError(ErrorCode.PROTOCOL_ERROR, f"run-code answered {len(results)} result(s) "
+                       f"for {len(calls)} call(s): one result per call, in order "
+                       "(docs/driver-api.md#run-code)")
+    return results
 
 
 def _unknown_operation(message: str) -> bool:
@@ -200,31 +214,41 @@ def build(ctx: CheckContext, state: dict[str, Any]) -> tuple[Deployment, str]:
 
 
 def round_of_calls(ctx: CheckContext, dep: Deployment, agent: str, state: dict[str, Any],
-                   known: list[str], when: str) -> None:
-    """Call every bound name and every unbound one the state suggests through run_code."""
+                   names: list[str], when: str) -> None:
+    """One run_code program calling ``names`` (bound and unbound alike), judged call by call
+    against the scope's own view, and its invocations against the bound calls."""
     mode = state["mode"]
     entries = dep.view(agent)
     origins = {e.name: Origin(e.origin).value for e in entries}
     bound = sdk_binding_names([SpecEntry(e.name, Origin(e.origin)) for e in entries], mode)
     arguments = state["arguments"]
     _, mark = ran(dep, 0)
-    for name in sorted(bound):
-        answer = call(dep, agent, name, arguments)
-        new, mark = ran(dep, mark)
-        want = [[name, origins[name], arguments]]
-        ctx.expect(RULE, new == want and isinstance(answer, ToolResult) and not answer.isError,
-                   f"run_code calling the bound {name!r} ({origins[name]}) in mode {mode.value} "
-                   f"{when}", {"ran": want, "result": "not an error"},
-                   {"ran": new, "result": shown(answer)})
-    candidates = [*known, *(k for n in known for k in kin(n)), RUN_CODE]
-    unbound = [n for n in dict.fromkeys(candidates) if n not in bound]
-    for name in unbound:
-        answer = call(dep, agent, name, arguments)
-        new, mark = ran(dep, mark)
-        why = "visible but not bound" if name in origins else "not visible"
-        ctx.expect(RULE, unknown_tool(answer) and not new,
-                   f"run_code calling {name!r} ({why}) in mode {mode.value} {when}",
-                   "an UNKNOWN_TOOL error, no body run", {"ran": new, "result": shown(answer)})
+    answers = run_program(dep, agent, [SdkCall(name=n, arguments=arguments) for n in names])
+    new, _ = ran(dep, mark)
+    for name, answer in zip(names, answers, strict=True):
+        if name in bound:
+            ctx.expect(RULE, isinstance(answer, ToolResult) and not answer.isError,
+                       f"run_code calling the bound {name!r} ({origins[name]}) in mode "
+                       f"{mode.value} {when}", "its result, not an error", shown(answer))
+        else:
+            why = "visible but not bound" if name in origins else "not visible"
+            ctx.expect(RULE, unknown_tool(answer),
+                       f"run_code calling {name!r} ({why}) in mode {mode.value} {when}",
+                       "an UNKNOWN_TOOL error", shown(answer))
+    want = [[n, origins[n], arguments] for n in names if n in bound]
+    strays = [r for r in new if r[0] not in bound]
+    ctx.expect(RULE, new == want,
+               f"the bodies a run_code program ran in mode {mode.value} {when}"
+               + (f": {sorted({r[0] for r in strays})} ran although the SDK does not bind them"
+                  if strays else ""),
+               {"ran": want}, {"ran": new})
+
+
+def first_round(state: dict[str, Any], known: list[str]) -> list[str]:
+    """Every known name and the kin of each (another case, a prefix, an extension), a name
+    never registered, and run_code itself."""
+    kinship = [k for n in known for k in kin(n)]
+    return list(dict.fromkeys([*known, *kinship, state["fresh"], RUN_CODE]))
 
 
 def change(ctx: CheckContext, dep: Deployment, agent: str, later: dict[str, Any],
@@ -245,9 +269,13 @@ def reach(ctx: CheckContext, state: dict[str, Any]) -> None:
     dep, agent = build(ctx, state)
     known = list(dict.fromkeys([*state["globals"], *state["locals"]]))
     try:
-        round_of_calls(ctx, dep, agent, state, known, "as set up")
+        round_of_calls(ctx, dep, agent, state, first_round(state, known), "as set up")
         when = change(ctx, dep, agent, state["later"], known)
-        round_of_calls(ctx, dep, agent, state, known, when)
+        # again: the changed name, one name whose status did not change, and the fresh name
+        (_, changed), = state["later"].items()
+        others = [n for n in known if n != changed][:1]
+        round_of_calls(ctx, dep, agent, state,
+                       list(dict.fromkeys([changed, *others, state["fresh"]])), when)
     except Unsupported as exc:
         ctx.fail(RULE, "the target does not implement the run-code operation of driver "
                  "protocol 1.1, so whether run_code reaches exactly the visible tools cannot be "
@@ -263,18 +291,20 @@ EXAMPLES: tuple[dict[str, Any], ...] = (
      "locals": ["get_weather", "lima_local"], "restrictions": [{"deny": ["get_weather",
      "Get_Weather"]}], "mode": PresentationMode.PTC,
      "arguments": {"city": "Zürich", "days": 3, "q": "\"`${x}`');"},
-     "later": {"deny": "mcp__github__create_issue"}},
+     "later": {"deny": "mcp__github__create_issue"}, "fresh": "get_weather_v2"},
     {"globals": ["a", "ab", "abc"], "locals": ["abc"], "restrictions": [{"allow": ["a", "ab"]}],
      "mode": PresentationMode.BOTH, "arguments": {"nested": {"list": [1, None, True]}},
-     "later": {"unregister": "ab"}},
+     "later": {"unregister": "ab"}, "fresh": "abcd"},
     {"globals": ["alpha", "bravo"], "locals": ["bravo"], "restrictions": [],
-     "mode": PresentationMode.NATIVE, "arguments": {}, "later": {"register": "charlie"}},
+     "mode": PresentationMode.NATIVE, "arguments": {}, "later": {"register": "charlie"},
+     "fresh": "zulu"},
     {"globals": ["alpha", "bravo"], "locals": [], "restrictions": [{"allow": ["alpha"]}],
-     "mode": PresentationMode.PTC, "arguments": {"n": MAX_SAFE}, "later": {"register": "bravo2"}},
+     "mode": PresentationMode.PTC, "arguments": {"n": MAX_SAFE},
+     "later": {"register": "bravo2"}, "fresh": "名字_lookup"},
 )
 
 
-@check(RULE, name="tool-filter-run-code-reach", per_provider=False)
+@check(RULE, name=NAME, per_provider=False)
 def run_code_reach(ctx: CheckContext) -> None:
     """run_code executes exactly the tools its SDK binds, which are the visible tools other than
     run_code: each bound name runs the body of its view entry once, with the arguments sent;
@@ -282,4 +312,11 @@ def run_code_reach(ctx: CheckContext) -> None:
     nothing; the bindings follow live changes."""
     for example in EXAMPLES:
         reach(ctx, example)
+    if ctx.failures:
+        return  # a failing hand-written case decides the rule; shrinking a drawn one adds cost
     ctx.for_all(state_st(), lambda s: reach(ctx, s))
+
+
+#: A code runtime may start a sandbox per program (DSH's worker-thread runtime: a fresh worker,
+#: a few tenths of a second): about thirty programs may take longer than the run's --timeout.
+REGISTRY[NAME] = dataclasses.replace(REGISTRY[NAME], timeout=120.0)

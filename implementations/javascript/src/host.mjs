@@ -163,8 +163,8 @@ export class Host {
   }
 
   /** One SDK call through the agent's run_code (the driver's run-code operation, TF-12). */
-  runCode(agent, name, args, context = {}) {
-    return runCode(this.resolver, agent.scope, agent.id, name, args, { ...context, host: this });
+  runCode(agent, calls, context = {}) {
+    return runCode(this.resolver, agent.scope, agent.id, calls, { ...context, host: this });
   }
 
   // --- prompt and model requests ---------------------------------------------------------

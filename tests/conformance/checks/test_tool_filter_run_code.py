@@ -23,7 +23,7 @@ from subagent_tck.conformance.http_server import create_app
 from subagent_tck.conformance.http_target import HttpTarget
 from subagent_tck.conformance.httpd import ServerThread
 from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.protocol import DeploymentConfig, TargetInfo, ToolSpec
+from subagent_tck.conformance.protocol import DeploymentConfig, SdkCall, TargetInfo, ToolSpec
 from subagent_tck.conformance.runner import RunConfig, certify
 from subagent_tck.conformance.target import Deployment, Target
 from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode
@@ -139,25 +139,27 @@ def served() -> Iterator[HttpTarget]:
         target.close()
 
 
-def test_run_code_over_http_runs_a_bound_tool_once_and_refuses_the_rest(
+def test_run_code_over_http_runs_bound_tools_once_each_and_refuses_the_rest(
         served: HttpTarget) -> None:
-    dep = served.deploy(DeploymentConfig(tools=[ToolSpec(name="alpha"), ToolSpec(name="bravo")],
+    dep = served.deploy(DeploymentConfig(tools=[ToolSpec(name="alpha"), ToolSpec(name="bravo"),
+                                                ToolSpec(name="charlie")],
                                          mode=PresentationMode.PTC), Gateway())
     try:
         root = dep.root().agent
         dep.register_tool(ToolSpec(name="alpha"), root)
         dep.install_restriction(root, {"deny": ["bravo"]})
         args = {"city": "Zürich", "deep": [1, {"n": None}], "q": "\"`${x}`"}
-        result = dep.run_code(root, "alpha", args)
-        assert not result.isError and result.content["arguments"] == args
+        names = ["charlie", "bravo", "zulu", RUN_CODE, "Alpha", "alpha"]
+        results = dep.run_code(root, [SdkCall(name=n, arguments=args) for n in names])
+        assert [(r.isError, r.code) for r in results] == [
+            (False, None), *[(True, ErrorCode.UNKNOWN_TOOL.value)] * 4, (False, None)]
+        assert results[0].content["arguments"] == args
         assert [(i.tool, i.origin.value, i.arguments) for i in dep.invocations()] == [
-            ("alpha", "local", args)]
-        for name in ("bravo", "zulu", RUN_CODE, "Alpha"):
-            refused = dep.run_code(root, name, {})
-            assert (refused.isError, refused.code) == (True, ErrorCode.UNKNOWN_TOOL.value), name
+            ("charlie", "global", args), ("alpha", "local", args)]
         dep.set_mode(root, PresentationMode.NATIVE)
-        assert dep.run_code(root, "alpha", {}).code == ErrorCode.UNKNOWN_TOOL.value
-        assert len(dep.invocations()) == 1
+        native = dep.run_code(root, [SdkCall(name="alpha"), SdkCall(name="charlie")])
+        assert [r.code for r in native] == [ErrorCode.UNKNOWN_TOOL.value] * 2
+        assert len(dep.invocations()) == 2
     finally:
         dep.close()
 
