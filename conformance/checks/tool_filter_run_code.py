@@ -167,9 +167,9 @@ def run_program(dep: Deployment, agent: str, calls: list[SdkCall]) -> list[Any]:
             raise
         return [exc for _ in calls]
     if not isinstance(results, list) or len(results) != len(calls):
-        raise TckError(ErrorCode.PROTOCOL_ERROR, f"run-code answered {len(results)} result(s) "
-                       f"for {len(calls)} call(s): one result per call, in order "
-                       "(docs/driver-api.md#run-code)")
+        got = f"{len(results)} result(s)" if isinstance(results, list) else repr(results)[:80]
+        raise TckError(ErrorCode.PROTOCOL_ERROR, f"run-code answered {got} for {len(calls)} "
+                       "call(s): one result per call, in order (docs/driver-api.md#run-code)")
     return results
 
 
