@@ -127,6 +127,26 @@ def test_an_adapter_without_the_run_code_route_is_an_error_never_a_pass(
     _an_error_naming_the_operation(tf12(older_over_http, 0))
 
 
+class _Short(_Older):
+    """A deployment whose run_code answers one result too few."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "run_code":
+            return lambda agent, calls: self._inner.run_code(agent, calls)[1:]
+        return getattr(self._inner, name)
+
+
+class ShortTarget(OlderTarget):
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        return _Short(self._inner.deploy(config, gateway))
+
+
+def test_an_answer_without_one_result_per_call_is_an_error_never_a_pass() -> None:
+    rule = tf12(ShortTarget(), 0).rule("TF-12")
+    assert rule.outcome is Outcome.ERROR
+    assert any("one result per call" in f.message for f in rule.failures if f.check == CHECK)
+
+
 # --- the operation itself, in-process and over HTTP ---------------------------------------
 
 
