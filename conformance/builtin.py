@@ -49,6 +49,7 @@ from .protocol import (
     Observation,
     ProviderInfo,
     RunResult,
+    SdkCall,
     Section,
     SessionHeader,
     StartRequest,
@@ -262,6 +263,10 @@ class ReferenceDeployment:
 
     def sdk_bindings(self, agent: str) -> list[str]:
         return list(self.host.sdk_bindings(agent))
+
+    def run_code(self, agent: str, calls: list[SdkCall]) -> list[ToolResult]:
+        program = [(c.name, c.arguments) for c in calls]
+        return [_result(r) for r in self.host.run_code(agent, program)]
 
     def prompt(self, agent: str) -> list[Section]:
         return [Section(name=s.name, text=s.text) for s in self.host.prompt(agent)]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"  # 1.1 added the run-code operation
 
 
 class _Model(BaseModel):
@@ -125,6 +125,13 @@ class ToolResult(_Model):
     isError: bool = False
     code: str | None = None
     content: Any = None
+
+
+class SdkCall(_Model):
+    """One call of a ``run_code`` program to the scope's SDK: ``tools.<name>(arguments)``."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
 
 
 class Section(_Model):

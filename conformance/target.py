@@ -27,6 +27,7 @@ from .protocol import (
     Observation,
     ProviderInfo,
     RunResult,
+    SdkCall,
     Section,
     SessionHeader,
     StartRequest,
@@ -101,6 +102,17 @@ class Deployment(Protocol):
     def execute(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult: ...
 
     def sdk_bindings(self, agent: str) -> list[str]: ...
+
+    def run_code(self, agent: str, calls: list[SdkCall]) -> list[ToolResult]:
+        """The agent's model calls ``run_code`` once, with a program that makes ``calls`` to
+        the SDK the runtime generates for the agent's scope, ``tools.<name>(arguments)``, one
+        after the other: one result per call, in order (protocol 1.1,
+        docs/driver-api.md#run-code).
+
+        A bound name runs its body once with its ``arguments``, and its result is that call's
+        answer. A name the SDK does not bind (hidden, unregistered, ``run_code`` itself, or any
+        name in ``native`` mode, where ``run_code`` is not offered) gets an error result with
+        code ``UNKNOWN_TOOL`` and runs no body."""
 
     def prompt(self, agent: str) -> list[Section]:
         """The agent's prompt sections as assembled now, rendered, in order."""

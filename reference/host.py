@@ -299,6 +299,22 @@ class Host:
     def sdk_bindings(self, agent: str) -> tuple[str, ...]:
         return self.resolver.sdk_bindings(self.agent(agent).scope)
 
+    def run_code(
+        self, agent: str, calls: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> tuple[ToolResult, ...]:
+        """One ``run_code`` program of SDK calls ``(name, arguments)`` for the agent (TF-12): a
+        result per call; outside the bindings, UNKNOWN_TOOL and no body run
+        (docs/driver-api.md#run-code)."""
+        scope = self.agent(agent).scope
+        if not all(isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], str)
+                   and isinstance(c[1], Mapping) for c in calls):
+            raise TckError(
+                ErrorCode.INVALID_REQUEST,
+                "run_code takes a list of SDK calls, each a tool name and an arguments object",
+            )
+        context = ExecutionContext(agent, AbortSignal(), self)
+        return self.resolver.run_code(scope, calls, context)
+
     # --- prompt ----------------------------------------------------------------------------
 
     def add_section(self, section: PromptSection, agent: str | None = None) -> None:

@@ -10,12 +10,13 @@ view returns an error result with code ``UNKNOWN_TOOL`` and runs no body.
 ``run_code`` here is NOT a code interpreter: it takes a tiny call list,
 ``{"calls": [{"tool": name, "arguments": {...}}, ...]}``, and runs each call through the SDK
 bindings of the same scope (a name not bound gives that call an ``UNKNOWN_TOOL`` error result).
-Its content is ``{"results": [<tool result JSON>, ...]}``.
+Its content is ``{"results": [<tool result JSON>, ...]}``. :meth:`Resolver.run_code` is one
+such call as the driver makes it (docs/driver-api.md#run-code).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from subagent_tck.spec import RUN_CODE, ErrorCode, Origin, PresentationMode, TckError
@@ -122,6 +123,31 @@ class Resolver:
         return invoke(entry.tool, arguments, context)
 
     # --- run_code ------------------------------------------------------------------------
+
+    def run_code(
+        self,
+        scope: Scope,
+        calls: Sequence[tuple[str, Mapping[str, Any]]],
+        context: ExecutionContext,
+    ) -> tuple[ToolResult, ...]:
+        """One program of SDK calls, ``tools.<name>(arguments)`` each, run by the scope's own
+        ``run_code`` tool (the driver's run-code operation, docs/driver-api.md#run-code): one
+        result per call, in order. A name the SDK does not bind is UNKNOWN_TOOL and runs no
+        body; in ``native`` mode ``run_code`` is not offered, so nothing is bound (TF-12)."""
+        entry = next((e for e in self.view(scope) if e.origin is Origin.RESERVED), None)
+        if entry is None:
+            return tuple(ToolResult.error(
+                ErrorCode.UNKNOWN_TOOL.value,
+                f"run_code is not offered in {scope.mode.value} mode, so its SDK binds no tool "
+                f"(not {name!r}); set the presentation mode to ptc or both",
+            ) for name, _ in calls)
+        program = {"calls": [{"tool": name, "arguments": dict(args)} for name, args in calls]}
+        result = invoke(entry.tool, program, context)
+        results = result.content.get("results") if isinstance(result.content, Mapping) else None
+        if result.is_error or not isinstance(results, list) or len(results) != len(calls):
+            return tuple(result for _ in calls)  # the program failed: every call with it
+        return tuple(ToolResult(bool(r.get("isError")), r.get("code"), r.get("content"))
+                     for r in results)
 
     def _run_code_tool(self, scope: Scope) -> Tool:
         def body(arguments: Mapping[str, Any], context: ExecutionContext) -> ToolResult:

@@ -61,7 +61,7 @@ function parse(argv) {
 async function main(argv) {
   const options = parse(argv);
   const { EXTRA_PROVIDERS, DshHost } = await import('./src/dsh_host.mjs');
-  const { DriverServer } = await import('./src/server.mjs');
+  const { DriverServer, PROTOCOL_VERSION } = await import('./src/server.mjs');
   const { providerInfos } = await import('./src/providers.mjs');
   for (const path of options.providerModules) {
     // A DSH provider plugin: a module with apply(ctx, config) (and optional inject/name/Config),
@@ -78,7 +78,7 @@ async function main(argv) {
     dshVersion: version });
   const url = await driver.listen(options.port, options.host);
   process.stdout.write(`SUBAGENT_TCK_READY ${url}\n`);
-  process.stderr.write(`DSH ${version} adapter serving driver protocol 1.0 on ${url}\n`);
+  process.stderr.write(`DSH ${version} adapter serving driver protocol ${PROTOCOL_VERSION} on ${url}\n`);
   const stop = async () => { await driver.close(); process.exit(0); };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

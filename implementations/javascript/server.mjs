@@ -7,7 +7,7 @@
 // The first stdout line is the cmd: handshake, "SUBAGENT_TCK_READY http://127.0.0.1:PORT".
 // SIGINT/SIGTERM (or stdin closing, with --exit-on-stdin-close) stop it.
 
-import { DriverServer } from './src/server.mjs';
+import { DriverServer, PROTOCOL_VERSION } from './src/server.mjs';
 
 function parse(argv) {
   const options = { port: 0, host: '127.0.0.1', modelTimeout: 120, exitOnStdinClose: false };
@@ -45,7 +45,7 @@ const options = parse(process.argv.slice(2));
 const driver = new DriverServer({ modelTimeoutMs: options.modelTimeout * 1000 });
 const url = await driver.listen(options.port, options.host);
 process.stdout.write(`SUBAGENT_TCK_READY ${url}\n`);
-process.stderr.write(`subagent-tck-js serving driver protocol 1.0 on ${url}\n`);
+process.stderr.write(`subagent-tck-js serving driver protocol ${PROTOCOL_VERSION} on ${url}\n`);
 
 let stopping = false;
 async function stop() {

@@ -10,6 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from subagent_tck.conformance.openapi import document, render, run
+from subagent_tck.conformance.protocol import PROTOCOL_VERSION
 from subagent_tck.conformance.wire import OPERATIONS
 
 COMMITTED = Path(__file__).parents[2] / "docs" / "driver-api.openapi.json"
@@ -25,7 +26,7 @@ def test_the_committed_document_is_the_generated_one() -> None:
 
 def test_every_operation_of_the_protocol_is_a_path_with_its_arguments() -> None:
     doc = document()
-    assert doc["openapi"] == "3.1.0" and doc["info"]["version"] == "1.0"
+    assert doc["openapi"] == "3.1.0" and doc["info"]["version"] == PROTOCOL_VERSION
     schemas = doc["components"]["schemas"]
     for operation in OPERATIONS.values():
         post = doc["paths"][operation.path]["post"]

@@ -14,7 +14,7 @@ from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.http_target import HttpTarget
 from subagent_tck.conformance.launcher import LaunchedTarget, launch
 from subagent_tck.conformance.loopback import bind
-from subagent_tck.conformance.protocol import DeploymentConfig
+from subagent_tck.conformance.protocol import PROTOCOL_VERSION, DeploymentConfig
 from subagent_tck.spec import ErrorCode, TckError
 
 BOUND = 8.0  # seconds: start-up, the failure, and the stop together
@@ -58,7 +58,7 @@ CASES = [
      "launch"),
     ("no-ready", ErrorCode.TIMEOUT, ("SUBAGENT_TCK_READY", "starting, slowly"), "launch"),
     ("bad-ready", ErrorCode.PROTOCOL_ERROR, ("base URL",), "launch"),
-    ("protocol-2", ErrorCode.PROTOCOL_ERROR, ("2.0", "1.0"), "launch"),
+    ("protocol-2", ErrorCode.PROTOCOL_ERROR, ("2.0", PROTOCOL_VERSION), "launch"),
     ("exit-mid-run", ErrorCode.TARGET_UNREACHABLE, ("without answering root", "status 7"),
      "deployment"),
     ("ignore-gateway", ErrorCode.PROTOCOL_ERROR, ("model gateway", "gatewayUrl"), "run"),

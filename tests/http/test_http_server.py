@@ -15,7 +15,7 @@ from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.http_server import create_app
 from subagent_tck.conformance.http_target import HttpTarget
 from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.protocol import PROTOCOL_VERSION, DeploymentConfig, ToolSpec
 from subagent_tck.conformance.wire import MAX_BODY, READY_WORD
 from subagent_tck.spec import ErrorCode, TckError
 
@@ -177,8 +177,8 @@ def test_a_crash_of_the_target_is_a_500_which_the_kit_reports_as_a_protocol_erro
 
 def test_every_answer_names_the_protocol_version(client: httpx.Client) -> None:
     answer = client.get("/v1/info")
-    assert answer.headers["x-subagent-tck-protocol"] == "1.0"
-    assert answer.json()["protocol"] == "1.0"
+    assert answer.headers["x-subagent-tck-protocol"] == PROTOCOL_VERSION
+    assert answer.json()["protocol"] == PROTOCOL_VERSION
 
 
 def test_serve_prints_the_ready_line_first_and_serves_until_stopped(tmp_path: Any) -> None:

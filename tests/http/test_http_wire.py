@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.protocol import (
+    PROTOCOL_VERSION,
     DeploymentConfig,
     SessionHeader,
     StartRequest,
@@ -190,7 +191,7 @@ def test_another_major_protocol_version_is_a_protocol_error_naming_both(version:
         check_protocol(version, "the target")
     assert caught.value.code is ErrorCode.PROTOCOL_ERROR
     assert repr(version) in caught.value.message or version in caught.value.message
-    assert "1.0" in caught.value.message
+    assert PROTOCOL_VERSION in caught.value.message
 
 
 def _reference_to_json(value: Any) -> Any:

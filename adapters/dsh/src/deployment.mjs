@@ -9,6 +9,8 @@ import { DshHost } from './dsh_host.mjs';
 import { DeploymentConfig, MODE, SessionHeader, StartRequest, SubagentToolConfig, T, ToolSpec }
   from './shapes.mjs';
 import { providerInfos } from './providers.mjs';
+import { runCode } from './run_code.mjs';
+import { SdkCall } from './shapes.mjs';
 import { abortTurn, runTurn, start } from './delegation.mjs';
 import { putSessionHeader } from './stored_header.mjs';
 import { addProvider, loadSubagentTool, noHostDepth, noRuntimeContext, removeProvider,
@@ -66,6 +68,8 @@ export const OPERATIONS = {
   execute: op({ agent: arg(T.str()), name: arg(T.str()), arguments: arg(T.dict()) },
     (host, a) => host.execute(a.agent, a.name, a.arguments)),
   'sdk-bindings': op({ agent: arg(T.str()) }, (host, a) => host.sdkBindings(a.agent)),
+  'run-code': op({ agent: arg(T.str()), calls: arg(T.list(SdkCall)) },
+    (host, a) => runCode(host, a.agent, a.calls)),
   prompt: op({ agent: arg(T.str()) }, (host, a) => host.prompt(a.agent)),
   providers: op({}, (host) => providerInfos(host.ctx)),
   'remove-provider': op({ name: arg(T.str()) },

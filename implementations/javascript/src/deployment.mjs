@@ -8,7 +8,7 @@ import { Host } from './host.mjs';
 import { PERSONA_SECTION } from './prompt.mjs';
 import { info } from './providers.mjs';
 import { abortTurn, runTurn } from './loop.mjs';
-import { DeploymentConfig, MODE, SessionHeader, StartRequest, SubagentToolConfig, T, ToolSpec }
+import { DeploymentConfig, MODE, SdkCall, SessionHeader, StartRequest, SubagentToolConfig, T, ToolSpec }
   from './shapes.mjs';
 import { SubagentTools } from './subagent_tool.mjs';
 
@@ -111,6 +111,8 @@ export const OPERATIONS = {
     ({ host }, a) => host.execute(host.agent(a.agent), a.name, a.arguments)),
   'sdk-bindings': op({ agent: arg(T.str()) }, ({ host }, a) => host.resolver.sdk(
     host.agent(a.agent).scope)),
+  'run-code': op({ agent: arg(T.str()), calls: arg(T.list(SdkCall)) },
+    ({ host }, a) => host.runCode(host.agent(a.agent), a.calls)),
   prompt: op({ agent: arg(T.str()) }, ({ host }, a) => host.sectionsOf(host.agent(a.agent))),
   providers: op({}, ({ host }) => host.providers.list().map(info)),
   'remove-provider': op({ name: arg(T.str()) },

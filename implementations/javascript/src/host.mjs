@@ -10,7 +10,7 @@ import { EventLog, Kind } from './events.mjs';
 import { assembleSections, PERSONA_SECTION, systemText } from './prompt.mjs';
 import { ProviderRegistry } from './providers.mjs';
 import { Registry } from './registry.mjs';
-import { Resolver } from './resolver.mjs';
+import { Resolver, runCode } from './resolver.mjs';
 import { Scope } from './scope.mjs';
 import { SessionStore } from './store.mjs';
 import { render } from './template.mjs';
@@ -160,6 +160,11 @@ export class Host {
 
   execute(agent, name, args, context = {}) {
     return this.resolver.execute(agent.scope, agent.id, name, args, { ...context, host: this });
+  }
+
+  /** One SDK call through the agent's run_code (the driver's run-code operation, TF-12). */
+  runCode(agent, calls, context = {}) {
+    return runCode(this.resolver, agent.scope, agent.id, calls, { ...context, host: this });
   }
 
   // --- prompt and model requests ---------------------------------------------------------

@@ -87,6 +87,48 @@ export class Resolver {
   }
 }
 
+/**
+ * The driver's run-code operation (docs/driver-api.md#run-code): the agent's model calls
+ * run_code once, with a program that makes `calls` ([{name, arguments}]) to the SDK one after
+ * the other. The program goes through the scope's own run_code tool and its generated `tools`
+ * bindings (never the `call` escape hatch), so what it reaches is what the SDK binds. A name
+ * the SDK does not bind, or any name where the mode offers no run_code, is an UNKNOWN_TOOL
+ * error result and no body runs.
+ */
+export function sdkCallProgram(calls) {
+  return `const calls = ${JSON.stringify(calls)};\n`
+    + 'const out = [];\n'
+    + 'for (const { name, arguments: args } of calls) {\n'
+    + '  const bound = Object.hasOwn(tools, name) ? tools[name] : undefined;\n'
+    + '  out.push(typeof bound === \'function\' ? { result: await bound(args) } : { unbound: true });\n'
+    + '}\n'
+    + 'return out;';
+}
+
+const unbound = (name) => plain(toolError(Code.UNKNOWN_TOOL, `the run_code SDK binds no tool `
+  + `named ${name} in this scope`));
+
+export async function runCode(resolver, scope, agentId, calls, context = {}) {
+  if (scope.mode === 'native') {
+    return calls.map(({ name }) => plain(toolError(Code.UNKNOWN_TOOL, `run_code is not offered `
+      + `in native mode, so its SDK binds no tool (not ${name}); set the presentation mode to `
+      + 'ptc or both')));
+  }
+  const program = sdkCallProgram(calls.map(({ name, arguments: args }) => ({ name: String(name),
+    arguments: args ?? {} })));
+  const ran = await resolver.execute(scope, agentId, RUN_CODE, { code: program }, context);
+  const values = ran.content?.result;
+  if (ran.isError || !Array.isArray(values) || values.length !== calls.length) {
+    return calls.map(() => plain(ran)); // the program failed: every call with it
+  }
+  return values.map((value, i) => {
+    if (value?.unbound === true) return unbound(calls[i].name);
+    const result = value?.result ?? {};
+    return { isError: Boolean(result.isError), code: result.code ?? null,
+      content: result.content ?? null };
+  });
+}
+
 function plain(result) {
   return { isError: result.isError, code: result.code, content: result.content };
 }

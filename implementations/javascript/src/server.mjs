@@ -17,7 +17,7 @@ import { GatewayClient } from './gateway.mjs';
 import { CATALOGUE, info } from './providers.mjs';
 import { Malformed, dumps, errorBody, loads } from './wire.mjs';
 
-export const PROTOCOL_VERSION = '1.0';
+export const PROTOCOL_VERSION = '1.1'; // 1.1 added the run-code operation
 export const VERSION_HEADER = 'x-subagent-tck-protocol';
 export const MAX_BODY = 8 * 1024 * 1024;
 export const VERSION = '0.1.0';

@@ -79,6 +79,11 @@ export const ToolSpec = T.model({
   parameters: [T.dict(), { default: { type: 'object' } }],
 });
 
+export const SdkCall = T.model({
+  name: [T.str()],
+  arguments: [T.dict(), { default: {} }],
+});
+
 export const SectionSpec = T.model({
   name: [T.str()],
   text: [T.str()],

@@ -115,6 +115,42 @@ describe('a scope\'s view', () => {
     assert.deepEqual(runs, ['run_code:reserved', 'alpha:global']);
   });
 
+  test('the run-code operation runs bound tools once each through the SDK, in order', async () => {
+    await w.dep.op('register-tool', { tool: { name: 'alpha' }, agent: w.root });
+    await w.dep.op('install-restriction', { agent: w.root, restriction: { deny: ['bravo'] } });
+    for (const mode of ['ptc', 'both']) {
+      await w.dep.op('set-mode', { agent: w.root, mode });
+      const before = (await w.dep.op('invocations')).length;
+      const args = { city: 'Zürich', n: [1, { deep: null }], 'a"b': '`${x}`\u2028' };
+      const calls = [{ name: 'charlie', arguments: args }, { name: 'alpha' }, { name: 'bravo' }];
+      const results = await w.dep.op('run-code', { agent: w.root, calls });
+      assert.deepEqual(results.map((r) => [r.isError, r.code]),
+        [[false, null], [false, null], [true, 'UNKNOWN_TOOL']], mode);
+      assert.deepEqual(results[0].content.arguments, args);
+      const runs = (await w.dep.op('invocations')).slice(before).filter((i) => i.tool !== 'run_code');
+      assert.deepEqual(runs.map((i) => [i.tool, i.origin, i.arguments]),
+        [['charlie', 'global', args], ['alpha', 'local', {}]]);
+    }
+  });
+
+  test('the run-code operation refuses what the SDK does not bind with UNKNOWN_TOOL, no body runs', async () => {
+    await w.dep.op('install-restriction', { agent: w.root, restriction: { deny: ['bravo'] } });
+    const cases = { native: ['alpha', 'bravo', 'zulu', 'run_code'],
+      ptc: ['bravo', 'zulu', 'run_code', '__proto__', 'constructor', 'Alpha', 'alph'],
+      both: ['bravo', 'zulu', 'run_code', 'toString', 'hasOwnProperty'] };
+    for (const [mode, hidden] of Object.entries(cases)) {
+      await w.dep.op('set-mode', { agent: w.root, mode });
+      const results = await w.dep.op('run-code', { agent: w.root,
+        calls: hidden.map((name) => ({ name, arguments: {} })) });
+      assert.deepEqual(results.map((r) => [r.isError, r.code]),
+        hidden.map(() => [true, 'UNKNOWN_TOOL']), mode);
+    }
+    const runs = (await w.dep.op('invocations')).filter((i) => i.tool !== 'run_code');
+    assert.deepEqual(runs, []);
+    assert.equal(await w.dep.refused('run-code', { agent: w.root, calls: [{ tool: 'alpha' }] }),
+      'INVALID_REQUEST');
+  });
+
   test('a forged model call gets an UNKNOWN_TOOL result the model sees, and the turn goes on', async () => {
     await w.dep.op('install-restriction', { agent: w.root, restriction: { deny: ['bravo'] } });
     w.gateway.script('<forge>', { call: ['bravo', {}, 'c1'] }, { text: 'ok' });

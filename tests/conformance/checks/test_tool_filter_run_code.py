@@ -1,0 +1,211 @@
+"""TF-12 through execution (conformance/checks/tool_filter_run_code.py): run_code reaches
+exactly the visible tools; the zoo entries that break it only through execution fail it at two
+seeds while the binding check finds nothing; a target without the run-code operation is an
+error, never a pass, in-process and over HTTP."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.certificate import Certificate
+from subagent_tck.conformance.checks.tool_filter_run_code import kin, name_st, names_st
+from subagent_tck.conformance.exitcode import ExitCode, for_certificate
+from subagent_tck.conformance.gateway import Gateway
+from subagent_tck.conformance.http_server import create_app
+from subagent_tck.conformance.http_target import HttpTarget
+from subagent_tck.conformance.httpd import ServerThread
+from subagent_tck.conformance.outcome import Outcome
+from subagent_tck.conformance.protocol import DeploymentConfig, SdkCall, TargetInfo, ToolSpec
+from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode
+
+ROOT = Path(__file__).resolve().parents[3]
+CHECK = "tool-filter-run-code-reach"
+EXECUTION_ONLY = ("run_code_reaches_hidden_global", "run_code_runs_global_under_local",
+                  "run_code_bindings_frozen")
+SEEDS = (0, 7)
+
+
+def tf12(target: Target, seed: int) -> Certificate:
+    return certify(target, RunConfig(rules=("TF-12",), seed=seed))
+
+
+def zoo(name: str) -> Target:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    module = __import__(f"examples.providers.{name}", fromlist=["provider"])
+    assert module.BREAKS == "TF-12"
+    target: Target = module.provider()
+    return target
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_reference_reaches_exactly_its_visible_tools_through_run_code(seed: int) -> None:
+    cert = tf12(reference_target(), seed)
+    rule = cert.rule("TF-12")
+    assert rule.outcome is Outcome.PASS, [f.message for f in rule.failures]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", EXECUTION_ONLY)
+def test_a_runtime_whose_run_code_strays_from_the_view_fails_tf12_only_by_execution(
+        name: str, seed: int) -> None:
+    target = zoo(name)
+    try:
+        cert = tf12(target, seed)
+    finally:
+        target.close()
+    rule = cert.rule("TF-12")
+    assert rule.outcome is Outcome.FAIL, f"{name} at seed {seed} was not caught"
+    checks = {f.check for f in rule.failures}
+    assert checks == {CHECK}, f"{name}: {checks}: the bindings check should find nothing"
+    assert not cert.certified and for_certificate(cert) is ExitCode.FAILED
+
+
+# --- a target without the operation ------------------------------------------------------
+
+
+class _Older:
+    """A deployment of driver protocol 1.0: everything but run_code."""
+
+    def __init__(self, inner: Deployment) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "run_code":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+class OlderTarget:
+    def __init__(self) -> None:
+        self._inner = reference_target()
+
+    def info(self) -> TargetInfo:
+        return self._inner.info().model_copy(update={"protocol": "1.0"})
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        return _Older(self._inner.deploy(config, gateway))
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def _an_error_naming_the_operation(cert: Certificate) -> None:
+    rule = cert.rule("TF-12")
+    assert rule.outcome is Outcome.ERROR, rule.outcome
+    mine = [f for f in rule.failures if f.check == CHECK]
+    assert mine and all(f.error for f in mine)
+    assert "run-code operation" in mine[0].message
+    assert "docs/driver-api.md#run-code" in mine[0].message
+    assert not cert.certified and for_certificate(cert) is ExitCode.TARGET_BROKEN
+
+
+def test_an_in_process_target_without_run_code_is_an_error_never_a_pass() -> None:
+    _an_error_naming_the_operation(tf12(OlderTarget(), 0))
+
+
+@pytest.fixture
+def older_over_http() -> Iterator[HttpTarget]:
+    with ServerThread(create_app(OlderTarget(), model_timeout=10.0)) as server:
+        target = HttpTarget(server.url, timeout=10.0)
+        yield target
+        target.close()
+
+
+def test_an_adapter_without_the_run_code_route_is_an_error_never_a_pass(
+        older_over_http: HttpTarget) -> None:
+    _an_error_naming_the_operation(tf12(older_over_http, 0))
+
+
+class _Short(_Older):
+    """A deployment whose run_code answers one result too few."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "run_code":
+            return lambda agent, calls: self._inner.run_code(agent, calls)[1:]
+        return getattr(self._inner, name)
+
+
+class ShortTarget(OlderTarget):
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        return _Short(self._inner.deploy(config, gateway))
+
+
+def test_an_answer_without_one_result_per_call_is_an_error_never_a_pass() -> None:
+    rule = tf12(ShortTarget(), 0).rule("TF-12")
+    assert rule.outcome is Outcome.ERROR
+    assert any("one result per call" in f.message for f in rule.failures if f.check == CHECK)
+
+
+# --- the operation itself, in-process and over HTTP ---------------------------------------
+
+
+@pytest.fixture
+def served() -> Iterator[HttpTarget]:
+    with ServerThread(create_app(reference_target(), model_timeout=10.0)) as server:
+        target = HttpTarget(server.url, timeout=10.0)
+        yield target
+        target.close()
+
+
+def test_run_code_over_http_runs_bound_tools_once_each_and_refuses_the_rest(
+        served: HttpTarget) -> None:
+    dep = served.deploy(DeploymentConfig(tools=[ToolSpec(name="alpha"), ToolSpec(name="bravo"),
+                                                ToolSpec(name="charlie")],
+                                         mode=PresentationMode.PTC), Gateway())
+    try:
+        root = dep.root().agent
+        dep.register_tool(ToolSpec(name="alpha"), root)
+        dep.install_restriction(root, {"deny": ["bravo"]})
+        args = {"city": "Zürich", "deep": [1, {"n": None}], "q": "\"`${x}`"}
+        names = ["charlie", "bravo", "zulu", RUN_CODE, "Alpha", "alpha"]
+        results = dep.run_code(root, [SdkCall(name=n, arguments=args) for n in names])
+        assert [(r.isError, r.code) for r in results] == [
+            (False, None), *[(True, ErrorCode.UNKNOWN_TOOL.value)] * 4, (False, None)]
+        assert results[0].content["arguments"] == args
+        assert [(i.tool, i.origin.value, i.arguments) for i in dep.invocations()] == [
+            ("charlie", "global", args), ("alpha", "local", args)]
+        dep.set_mode(root, PresentationMode.NATIVE)
+        native = dep.run_code(root, [SdkCall(name="alpha"), SdkCall(name="charlie")])
+        assert [r.code for r in native] == [ErrorCode.UNKNOWN_TOOL.value] * 2
+        assert len(dep.invocations()) == 2
+    finally:
+        dep.close()
+
+
+# --- the drawn names ---------------------------------------------------------------------
+
+
+@settings(max_examples=60, database=None)
+@given(names_st((1, 6)))
+def test_drawn_names_are_distinct_tool_names_other_than_run_code(names: list[str]) -> None:
+    assert names and len(set(names)) == len(names) and RUN_CODE not in names
+    assert all(isinstance(n, str) and n for n in names)
+
+
+def test_drawn_names_cover_the_shapes_real_tool_names_have() -> None:
+    seen: list[str] = []
+
+    @settings(max_examples=300, database=None)
+    @given(st.lists(name_st(), min_size=1, max_size=3), names_st((4, 6)))
+    def collect(single: list[str], group: list[str]) -> None:
+        seen.extend(single)
+        seen.append("|".join(group))
+
+    collect()
+    flat = "|".join(seen)
+    assert "mcp__" in flat
+    assert any(ord(c) > 127 for c in flat)
+    assert any(len(n) > 60 for n in flat.split("|"))
+    groups = [s.split("|") for s in seen if "|" in s]
+    assert any(set(kin(n)) & set(g) for g in groups for n in g), "no case or prefix kin drawn"
