@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import fcntl
 import fnmatch
 import hashlib
 import inspect
@@ -34,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -188,7 +190,9 @@ def compiles(mutant: Mutant, sources: dict[str, str]) -> bool:
     if code is None:
         return False
     try:
-        compile(code, mutant.module, "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `x is "lit"` warns; it is still a mutant
+            compile(code, mutant.module, "exec", dont_inherit=True)
     except SyntaxError:
         return False
     return True
@@ -288,6 +292,20 @@ def require_clean_tree() -> None:
     if status.strip():
         raise SetupError("reference/ has uncommitted changes; mutants are written over its "
                          "files in place, so commit or stash them first:\n" + status)
+
+
+@contextlib.contextmanager
+def exclusive() -> Iterator[None]:
+    """One run at a time per checkout: two would write mutants over each other."""
+    lock = Path(tempfile.gettempdir()) / (
+        "tck-mutation-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:12] + ".lock")
+    with lock.open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SetupError(f"another mutation run holds {lock} for {ROOT}; wait for it or "
+                             "stop it (it restores reference/ when it ends)") from None
+        yield
 
 
 def drop_bytecode() -> None:
@@ -459,11 +477,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {m.id}  line {m.line}" + ("  [oracle call]" if m.oracle_call else ""))
         return 0
 
-    try:
-        require_clean_tree()
-    except SetupError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(exclusive())
+            require_clean_tree()
+        except SetupError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return measure(args, population, mutants, chosen, began)
+
+
+def measure(args: argparse.Namespace, population: list[Mutant], mutants: list[Mutant],
+            chosen: list[Mutant], began: float) -> int:
     snapshot = Snapshot()
     previous = signal.signal(signal.SIGTERM, _terminate)
     drop_bytecode()
