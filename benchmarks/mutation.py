@@ -62,7 +62,7 @@ class Mutant:
     operator: str
     occurrence: int
     line: int
-    oracle_call: bool  # the mutated statement calls an oracle function of subagent_tck.spec
+    oracle_call: bool  # on a line that calls a subagent_tck.spec function or uses its verdict
     annotation: bool = False  # inside a type annotation (never evaluated, see below)
 
 
@@ -97,29 +97,46 @@ def oracle_functions() -> set[str]:
     return {name for name in dir(spec) if inspect.isfunction(getattr(spec, name))}
 
 
+def _calls(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+               for n in ast.walk(node))
+
+
+def _simple_lines(node: ast.AST) -> Iterator[tuple[ast.AST, int, int]]:
+    """(node, first line, last line) of the simple statements and compound-statement headers
+    (an ``if``/``while`` test, a ``for`` iterable, a ``with`` item) under ``node``."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.If | ast.While):
+            yield n.test, n.test.lineno, n.test.end_lineno or n.test.lineno
+        elif isinstance(n, ast.For | ast.AsyncFor):
+            yield n.iter, n.iter.lineno, n.iter.end_lineno or n.iter.lineno
+        elif isinstance(n, ast.stmt) and not isinstance(
+                n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.If | ast.While
+                | ast.For | ast.AsyncFor | ast.With | ast.AsyncWith | ast.Try):
+            yield n, n.lineno, n.end_lineno or n.lineno
+
+
 def oracle_call_lines(path: Path, oracles: set[str]) -> set[int]:
-    """Lines of the statements of ``path`` that call an oracle function imported from spec."""
+    """Lines of ``path`` where the reference calls an oracle function imported from spec, or
+    acts on what one returned (``verdict = check_depth(v)`` and then ``if verdict.value is
+    None``): the decision is the oracle's, the call and its use the reference's own code."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("subagent_tck.spec"):
             imported |= {a.asname or a.name for a in node.names if a.name in oracles}
     lines: set[int] = set()
-    for stmt in ast.walk(tree):
-        if not isinstance(stmt, ast.stmt) or isinstance(
-                stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.If | ast.For
-                | ast.While | ast.With | ast.Try):
-            continue  # compound statements: only their own simple statements count
-        calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                    and n.func.id in imported for n in ast.walk(stmt))
-        if calls:
-            lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
-    # an `if oracle(...)`/`while oracle(...)` test is a call site as well
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If | ast.While) and any(
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in imported
-                for n in ast.walk(node.test)):
-            lines.update(range(node.test.lineno, (node.test.end_lineno or node.test.lineno) + 1))
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        verdicts = {t.id for n in ast.walk(func) if isinstance(n, ast.Assign | ast.AnnAssign)
+                    and n.value is not None and _calls(n.value, imported)
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                    if isinstance(t, ast.Name)}
+        for node, first, last in _simple_lines(func):
+            uses = any(isinstance(n, ast.Name) and n.id in verdicts for n in ast.walk(node))
+            if _calls(node, imported) or uses:
+                lines.update(range(first, last + 1))
     return lines
 
 
@@ -389,8 +406,9 @@ def summary(profile: str, generated: int, sampled: list[Mutant], outcomes: list[
           f"(timeouts {counts['timeout']}"
           + (f", {assumed_killed} killed by ci not re-run" if assumed_killed else "")
           + f"), survived {counts['survived']}, killed/sampled {ratio:.1%}")
-    print(f"{profile}: of the sampled, {row['oracle_call_sampled']} sit on a call of a "
-          f"subagent_tck.spec function ({row['oracle_call_survived']} of them survived)")
+    print(f"{profile}: of the sampled, {row['oracle_call_sampled']} sit where the reference "
+          f"calls a subagent_tck.spec function or acts on its verdict "
+          f"({row['oracle_call_survived']} of them survived)")
     survivors = [o for o in outcomes if o.status == "survived"]
     for o in survivors:
         print(f"  survivor {o.mutant}\n" + "".join(f"    {line}\n" for line in
@@ -442,6 +460,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.nice(args.nice)
     began = time.monotonic()
     try:
+        import cosmic_ray  # noqa: F401
+    except ImportError:
+        print("error: cosmic-ray is not installed; pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+    try:
         files = reference_modules(args.module)
         mutants = enumerate_mutants(files)
     except SetupError as exc:
@@ -456,10 +479,11 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{in_annotations} inside annotations "
           + ("kept" if args.annotations else "left out (equivalent)")
           + f"; {len(population)} to sample from, "
-          f"{sum(m.oracle_call for m in population)} of them on a statement calling the oracle")
+          f"{sum(m.oracle_call for m in population)} of them where the reference calls the oracle "
+          "or acts on its verdict")
     print("  " + ", ".join(f"{Path(k).name} {v}" for k, v in sorted(per_module.items())))
     sites = oracle_sites(files)
-    print("  statements of reference/ that call a subagent_tck.spec function: "
+    print("  lines of reference/ that call a subagent_tck.spec function or use its verdict: "
           + ("; ".join(f"{k} {','.join(map(str, v))}" for k, v in sites.items()) or "none"))
     if args.mutant:
         known = {m.id: m for m in mutants}
