@@ -26,9 +26,11 @@ import fnmatch
 import hashlib
 import inspect
 import json
+import math
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -72,6 +74,7 @@ class Outcome:
     profile: str
     status: str  # killed | survived | timeout
     seconds: float
+    cpu_seconds: float
     rules: list[str] = field(default_factory=list)
     diff: str = ""
 
@@ -254,9 +257,19 @@ def applied(mutant: Mutant) -> Iterator[str]:
 
 # -- the test: one certify -----------------------------------------------------------------------
 
-def certify(profile: str, seed: int, timeout: float, fuzz_budget: float | None,
-            scratch: Path) -> tuple[str, float, list[str], str]:
-    """(killed|survived|timeout, seconds, failed rule ids, output) of one certify run."""
+@dataclass
+class Limits:
+    """How long a mutant's certify may take. CPU time is the real limit (RLIMIT_CPU): it does not
+    grow when the machine is loaded, so a loaded machine cannot turn a slow run into a kill; the
+    wall clock only catches a run that waits forever without computing."""
+
+    cpu: float
+    wall: float
+
+
+def certify(profile: str, seed: int, limits: Limits, fuzz_budget: float | None,
+            scratch: Path) -> tuple[str, float, float, list[str], str]:
+    """(killed|survived|timeout, wall s, CPU s, failed rule ids, output) of one certify run."""
     argv = [sys.executable, "-c", CERTIFY, "certify", "--target", "reference",
             "--seed", str(seed), "--profile", profile]
     if profile == "thorough":
@@ -264,23 +277,36 @@ def certify(profile: str, seed: int, timeout: float, fuzz_budget: float | None,
         if fuzz_budget is not None:
             argv += ["--fuzz-budget", str(fuzz_budget)]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1", TERM="dumb")
+    cpu = math.ceil(limits.cpu)
+
+    def limit_cpu() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.monotonic()
     proc = subprocess.Popen(argv, cwd=scratch, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=limit_cpu)
     try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+        out, _ = proc.communicate(timeout=limits.wall)
+    except BaseException:  # the wall clock, Ctrl-C or SIGTERM: the run goes with us
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return "timeout", time.monotonic() - began, [], ""
+        if not isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
+            raise
+        return "timeout", time.monotonic() - began, 0.0, [], ""
     seconds = time.monotonic() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime - used.ru_utime) + (after.ru_stime - used.ru_stime)
+    if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_s >= cpu - 1:
+        return "timeout", seconds, cpu_s, [], ""
     text = out.decode("utf-8", "replace")
     ok = proc.returncode == 0 and VERDICT_OK.search(text) is not None
     failed = sorted({m for line in text.splitlines()
                      if re.search(r"\b(FAIL|NOT CERTIFIED|ERROR)", line)
                      for m in RULE_ID.findall(line)})
-    return ("survived" if ok else "killed"), seconds, failed, text
+    return ("survived" if ok else "killed"), seconds, cpu_s, failed, text
 
 
 # -- safety: the tree is restored whatever happens -----------------------------------------------
@@ -338,19 +364,22 @@ def _terminate(signum: int, _frame: object) -> None:
 # -- the run -------------------------------------------------------------------------------------
 
 def sanity(args: argparse.Namespace, mutants: list[Mutant], scratch: Path,
-           profile: str) -> float:
-    """Prove the set-up on ``profile``; returns the unmutated certify time."""
-    status, base, _, text = certify(profile, args.certify_seed, args.deadline, args.fuzz_budget,
-                                    scratch)
+           profile: str) -> Limits:
+    """Prove the set-up on ``profile``; returns the limits of a mutant's run."""
+    unlimited = Limits(args.deadline, args.deadline)
+    status, base, base_cpu, _, text = certify(profile, args.certify_seed, unlimited,
+                                              args.fuzz_budget, scratch)
     if status != "survived":
         raise SetupError(f"the unmutated reference is not CERTIFIED by profile {profile} "
                          f"({status}); no mutation figure means anything:\n{text[-2000:]}")
-    print(f"sanity [{profile}]: unmutated reference CERTIFIED in {base:.1f} s")
+    print(f"sanity [{profile}]: unmutated reference CERTIFIED in {base:.1f} s "
+          f"({base_cpu:.1f} s CPU)")
+    limits = Limits(base_cpu * args.timeout_factor + 10, max(300.0, base * 10))
     if profile != "ci" or args.no_sanity:
-        return base
+        return limits
     noop = Mutant(f"{mutants[0].module}:{NO_OP}:0", mutants[0].module, NO_OP, 0, 0, False)
     with applied(noop):
-        status, seconds, _, _ = certify(profile, args.certify_seed, args.deadline, None, scratch)
+        status, seconds, _, _, _ = certify(profile, args.certify_seed, limits, None, scratch)
     if status != "survived":
         raise SetupError(f"cosmic-ray's no-op mutant of {noop.module} was {status}: certify is "
                          "not deterministic at this seed, or the tree is not the one installed")
@@ -359,7 +388,7 @@ def sanity(args: argparse.Namespace, mutants: list[Mutant], scratch: Path,
     original = target.read_bytes()
     try:
         target.write_bytes(b"raise RuntimeError('mutation benchmark: obvious mutant')\n" + original)
-        status, seconds, _, _ = certify(profile, args.certify_seed, args.deadline, None, scratch)
+        status, seconds, _, _, _ = certify(profile, args.certify_seed, limits, None, scratch)
     finally:
         target.write_bytes(original)
     if status == "survived":
@@ -368,22 +397,24 @@ def sanity(args: argparse.Namespace, mutants: list[Mutant], scratch: Path,
                          "another checkout?)")
     print(f"sanity [{profile}]: obvious mutant (scope.py raises on import) {status} "
           f"({seconds:.1f} s)")
-    return base
+    return limits
 
 
 def run_profile(profile: str, chosen: list[Mutant], args: argparse.Namespace,
-                scratch: Path, timeout: float) -> list[Outcome]:
+                scratch: Path, limits: Limits) -> list[Outcome]:
     outcomes = []
     width = len(str(len(chosen)))
     for n, mutant in enumerate(chosen, 1):
         with applied(mutant) as diff:
-            status, seconds, rules, _ = certify(profile, args.certify_seed, timeout,
-                                                args.fuzz_budget, scratch)
-        outcome = Outcome(mutant.id, profile, status, round(seconds, 2), rules, diff)
+            status, seconds, cpu_s, rules, _ = certify(profile, args.certify_seed, limits,
+                                                       args.fuzz_budget, scratch)
+        outcome = Outcome(mutant.id, profile, status, round(seconds, 2), round(cpu_s, 2), rules,
+                          diff)
         outcomes.append(outcome)
         where = f"{mutant.module}:{mutant.line}"
         oracle = " [oracle call]" if mutant.oracle_call else ""
-        print(f"[{profile} {n:>{width}}/{len(chosen)}] {status:<8} {seconds:6.1f} s  {where:<28} "
+        print(f"[{profile} {n:>{width}}/{len(chosen)}] {status:<8} {seconds:6.1f} s "
+              f"{cpu_s:6.1f} s CPU  {where:<28} "
               f"{mutant.operator}#{mutant.occurrence}{oracle}"
               + (f"  ({', '.join(rules)})" if rules else ""), flush=True)
     return outcomes
@@ -441,7 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="certify --fuzz-budget for thorough (default: certify's own)")
     parser.add_argument("--timeout-factor", type=float, default=4.0,
                         help="a mutant's certify is stopped (and counted killed, as a timeout) "
-                             "after this many times the unmutated run, plus 10 s (default 4)")
+                             "after this many times the unmutated run's CPU time, plus 10 s "
+                             "(default 4); the wall clock allows 10 times the unmutated run")
     parser.add_argument("--deadline", type=float, default=900.0,
                         help="timeout of the unmutated runs (default 900 s)")
     parser.add_argument("--mutant", action="append", default=[], metavar="ID",
@@ -524,15 +556,15 @@ def measure(args: argparse.Namespace, population: list[Mutant], mutants: list[Mu
             scratch = Path(tmp)
             ci_killed: set[str] = set()
             for profile in profiles:
-                base_s = sanity(args, population or mutants, scratch, profile)
-                timeout = base_s * args.timeout_factor + 10
-                print(f"[{profile}] timeout per mutant: {timeout:.0f} s")
+                limits = sanity(args, population or mutants, scratch, profile)
+                print(f"[{profile}] a mutant's certify is stopped (a timeout: killed) after "
+                      f"{limits.cpu:.0f} s of CPU or {limits.wall:.0f} s of wall clock")
                 run = chosen
                 if profile == "thorough" and len(profiles) == 2 and args.thorough_on == "survivors":
                     run = [m for m in chosen if m.id not in ci_killed]
                     print(f"[thorough] on the {len(run)} ci survivors; the {len(ci_killed)} "
                           "mutants ci killed are counted killed")
-                got = run_profile(profile, run, args, scratch, timeout)
+                got = run_profile(profile, run, args, scratch, limits)
                 outcomes += got
                 if profile == "ci":
                     ci_killed = {o.mutant for o in got if o.status != "survived"}
