@@ -449,8 +449,8 @@ def summary(profile: str, generated: int, sampled: list[Mutant], outcomes: list[
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sample", type=int, default=40, metavar="N",
-                        help="mutants drawn at random from all generated (default 40; 0: all)")
+    parser.add_argument("--sample", type=int, default=30, metavar="N",
+                        help="mutants drawn at random from all generated (default 30; 0: all)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the sample (default 0)")
     parser.add_argument("--profile", choices=("ci", "thorough", "both"), default="both")
