@@ -140,7 +140,8 @@ def continuable_section(certificate: dict[str, Any]) -> str:
         f"`baseline.continuable.toml`: {counts['pass']} pass, {counts['expected-fail']} listed "
         f"divergences, {counts['not-applicable']} not applicable.")
     command = (f"subagent-tck {' '.join(CONTINUABLE_COMMAND[:2])} '{CONTINUABLE_COMMAND[2]}' "
-               f"{' '.join(CONTINUABLE_COMMAND[3:7])} \\\n    "
+               f"{' '.join(CONTINUABLE_COMMAND[3:5])} \\\n    "
+               f"{' '.join(CONTINUABLE_COMMAND[5:7])} \\\n    "
                f"{' '.join(CONTINUABLE_COMMAND[7:])}")
     return f"""## The continuable path (adapters/dsh/baseline.continuable.toml)
 
