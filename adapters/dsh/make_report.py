@@ -1,7 +1,11 @@
 """Write docs/dsh.md from one certify run of DSH (the certificate, rule by rule).
 
     python adapters/dsh/make_report.py                 # run certify (seed 0), then write
-    python adapters/dsh/make_report.py --certificate dsh.json   # from a run's JSON certificate
+    python adapters/dsh/make_report.py --certificate dsh.json \
+        --continuable-certificate dsh-continuable.json      # from the two runs' JSON
+
+The page also has the continuable path's run (``server.mjs --continuable`` on
+``CONTINUABLE_RULES`` with ``baseline.continuable.toml``).
 
 The run is the done-when command of adapters/dsh/README.md with ``--format json``. The page is
 the certificate's rule table, one section per baseline entry (the entry's reason, the run's own
@@ -27,18 +31,25 @@ from subagent_tck.conformance.baseline import load_baseline
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BASELINE = HERE / "baseline.toml"
+CONTINUABLE_BASELINE = HERE / "baseline.continuable.toml"
+#: The rules DSH's continuable path answers (tests/http/test_dsh_adapter.py has the same list).
+CONTINUABLE_RULES = ("FR-04", "CA-01", "CA-03", "CA-05")
 NOTES = HERE / "report_notes.md"
 OUTPUT = ROOT / "docs" / "dsh.md"
 COMMAND = ["certify", "--target", "cmd:node adapters/dsh/server.mjs", "--edition",
            "request-controls", "--baseline", "adapters/dsh/baseline.toml"]
+CONTINUABLE_COMMAND = ["certify", "--target", "cmd:node adapters/dsh/server.mjs --continuable",
+                       "--edition", "request-controls", "--baseline",
+                       "adapters/dsh/baseline.continuable.toml",
+                       *(a for rule in CONTINUABLE_RULES for a in ("--rule", rule))]
 #: Failure messages quoted per baseline entry (the certificate has all of them).
 QUOTED = 3
 
 
-def run_certify(seed: int) -> dict[str, Any]:
+def run_certify(seed: int, command: list[str] = COMMAND) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         output = Path(tmp) / "dsh.json"
-        subprocess.run([sys.executable, "-m", "subagent_tck.conformance.cli", *COMMAND,
+        subprocess.run([sys.executable, "-m", "subagent_tck.conformance.cli", *command,
                         "--seed", str(seed), "--format", "json", "--output", str(output)],
                        cwd=ROOT, check=False, stdin=subprocess.DEVNULL)
         if not output.is_file():
@@ -71,9 +82,11 @@ def outcome_of(rule: dict[str, Any]) -> str:
     return "**divergence**" if outcome == "expected-fail" else outcome
 
 
-def table(certificate: dict[str, Any]) -> str:
+def table(certificate: dict[str, Any], only: tuple[str, ...] | None = None) -> str:
     lines = ["| rule | level | outcome | cells |", "|---|---|---|---|"]
     for rule in certificate["rules"]:
+        if only is not None and rule["id"] not in only:
+            continue
         lines.append(f"| [{rule['title']}](rules.md#{rule['id'].lower()}) | {rule['level']} | "
                      f"{outcome_of(rule)} | {cells(rule)} |")
     return "\n".join(lines)
@@ -107,9 +120,45 @@ def divergences(certificate: dict[str, Any], entries: list[dict[str, Any]]) -> s
     return "\n".join(out).rstrip()
 
 
-def render(certificate: dict[str, Any]) -> str:
-    entries = [{"rule": e.rule, "reason": e.reason, "provider": e.provider}
-               for e in load_baseline(BASELINE).entries]
+def entries_of(path: Path) -> list[dict[str, Any]]:
+    return [{"rule": e.rule, "reason": e.reason, "provider": e.provider}
+            for e in load_baseline(path).entries]
+
+
+def continuable_section(certificate: dict[str, Any]) -> str:
+    counts = {k: sum(1 for r in certificate["rules"] if r["id"] in CONTINUABLE_RULES
+                     and r["outcome"] == k) for k in ("pass", "expected-fail", "not-applicable")}
+    lead = fill(
+        "DSH has a second delegation path: continuable children (`ctx.subagents."
+        "startContinuable`, later messages through `ctx.subagents.followup`, and the cold "
+        "resume of a child that is no longer resident, which reapplies the persona and tool "
+        "filter its descriptor keeps). `server.mjs --continuable` sends the kit's start, a "
+        "child's turns and resume down that path (a resume delivers one message, since DSH "
+        "resumes a child on a message). Its children are resident only while they have work, so "
+        "only the rules that never address an idle child as a live agent are judged there: "
+        f"{', '.join(CONTINUABLE_RULES)}. Verdict **{certificate['verdict']}** with "
+        f"`baseline.continuable.toml`: {counts['pass']} pass, {counts['expected-fail']} listed "
+        f"divergences, {counts['not-applicable']} not applicable.")
+    command = (f"subagent-tck {' '.join(CONTINUABLE_COMMAND[:2])} '{CONTINUABLE_COMMAND[2]}' "
+               f"{' '.join(CONTINUABLE_COMMAND[3:5])} \\\n    "
+               f"{' '.join(CONTINUABLE_COMMAND[5:7])} \\\n    "
+               f"{' '.join(CONTINUABLE_COMMAND[7:])}")
+    return f"""## The continuable path (adapters/dsh/baseline.continuable.toml)
+
+{lead}
+
+```
+{command}
+```
+
+{table(certificate, CONTINUABLE_RULES)}
+
+{divergences(certificate, entries_of(CONTINUABLE_BASELINE))}
+"""
+
+
+def render(certificate: dict[str, Any], continuable: dict[str, Any] | None = None) -> str:
+    entries = entries_of(BASELINE)
     info = certificate["target"]["info"]
     counts = certificate["counts"]
     notes = NOTES.read_text(encoding="utf-8").strip()
@@ -151,12 +200,15 @@ Each entry says what DSH does, where in its code, and what the rule asks.
 
 {divergences(certificate, entries)}
 """
-    return head + "\n" + notes + "\n"
+    extra = "" if continuable is None else "\n" + continuable_section(continuable)
+    return head + extra + "\n" + notes + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--certificate", type=Path, help="a certify run's JSON certificate")
+    parser.add_argument("--continuable-certificate", type=Path,
+                        help="the continuable path's run (JSON); run when not given")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
@@ -164,7 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         certificate = json.loads(args.certificate.read_text(encoding="utf-8"))
     else:
         certificate = run_certify(args.seed)
-    args.output.write_text(render(certificate), encoding="utf-8")
+    if args.continuable_certificate is not None:
+        continuable = json.loads(args.continuable_certificate.read_text(encoding="utf-8"))
+    else:
+        continuable = run_certify(args.seed, CONTINUABLE_COMMAND)
+    args.output.write_text(render(certificate, continuable), encoding="utf-8")
     print(f"wrote {args.output} ({certificate['verdict']})")
     return 0
 

@@ -3,7 +3,7 @@
 // packages (package.json pins them). See README.md.
 //
 //   node adapters/dsh/server.mjs [--port N] [--host 127.0.0.1] [--model-timeout SECONDS]
-//                                [--provider-module PATH ...]
+//                                [--provider-module PATH ...] [--continuable]
 //
 // DSH 0.1.x needs Node 22 (it calls Promise.withResolvers). Under an older node this
 // entry re-runs itself with the Node 22 binary that `npm ci` installs from the npm registry
@@ -44,10 +44,11 @@ function parse(argv) {
       case '--host': options.host = value(); break;
       case '--model-timeout': options.modelTimeout = Number(value()); break;
       case '--provider-module': options.providerModules.push(value()); break;
+      case '--continuable': options.continuable = true; break;
       case '-h':
       case '--help':
         process.stdout.write('usage: server.mjs [--port N] [--host 127.0.0.1] '
-          + '[--model-timeout S] [--provider-module PATH ...]\n');
+          + '[--model-timeout S] [--provider-module PATH ...] [--continuable]\n');
         process.exit(0);
         break;
       default:
@@ -63,6 +64,8 @@ async function main(argv) {
   const { EXTRA_PROVIDERS, DshHost } = await import('./src/dsh_host.mjs');
   const { DriverServer, PROTOCOL_VERSION } = await import('./src/server.mjs');
   const { providerInfos } = await import('./src/providers.mjs');
+  // --continuable: the kit's start, run-turn of a child and resume take DSH's continuable path
+  (await import('./src/continuable.mjs')).PATH.continuable = options.continuable === true;
   for (const path of options.providerModules) {
     // A DSH provider plugin: a module with apply(ctx, config) (and optional inject/name/Config),
     // exactly what DSH's own spawn/fork packages export. Loaded into every deployment.

@@ -6,6 +6,11 @@ is not applicable, or is a listed DSH divergence (``expected-fail``), and no lis
 Each baseline entry must also be needed: its rule fails in the same run's certificate. Without
 the baseline the same command fails, on exactly the listed rules (and providers).
 
+The same holds for DSH's continuable path (``server.mjs --continuable``: the kit's start, a
+child's turn and resume go through ``ctx.subagents.startContinuable``/``followup`` and DSH's
+cold resume) on the rules that path answers (``CONTINUABLE_RULES``), with
+``adapters/dsh/baseline.continuable.toml``.
+
 The adapter is installed here when it is not yet (``npm ci`` in adapters/dsh, under a lock so
 parallel test runs install once). That needs the npm registry: when it cannot be reached the
 test fails, loudly, with npm's own words and the command to retry; it never skips.
@@ -29,6 +34,13 @@ ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "dsh"
 INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
 TIMEOUT = 600
+BASELINE = "adapters/dsh/baseline.toml"
+CONTINUABLE_BASELINE = "adapters/dsh/baseline.continuable.toml"
+#: The rules DSH's continuable path answers through the driver API (docs/dsh.md, "The
+#: continuable path"): its children are resident only while they have work, so rules that
+#: address an idle child as a parent or read it live (DE, FR-01/02/05, EN-03...) stay with the
+#: one-shot run; CA-02 is left out because the path never refuses (nothing to leave untouched).
+CONTINUABLE_RULES = ("FR-04", "CA-01", "CA-03", "CA-05")
 
 
 def _npm_ci() -> None:
@@ -51,16 +63,21 @@ def _npm_ci() -> None:
                         f"ci` once it is reachable:\n{tail}")
 
 
-def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:
+def _certify(output: Path, *, baseline: bool = True,
+             continuable: bool = False) -> subprocess.CompletedProcess[str]:
     _npm_ci()
     node = shutil.which("node")
     if node is None:
         pytest.fail("`node` is not on PATH: install Node.js (20 or later; the adapter runs DSH "
                     "with the Node 22 that `npm ci` installs)")
     command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
-               "--target", f"cmd:{node} adapters/dsh/server.mjs",
+               "--target", f"cmd:{node} adapters/dsh/server.mjs"
+               + (" --continuable" if continuable else ""),
                "--edition", "request-controls", "--seed", "0",
-               *(["--baseline", "adapters/dsh/baseline.toml"] if baseline else []),
+               *(["--baseline", CONTINUABLE_BASELINE if continuable else BASELINE]
+                 if baseline else []),
+               *(arg for rule in CONTINUABLE_RULES for arg in ("--rule", rule)
+                 if continuable),
                "--format", "json", "--output", str(output)]
     try:
         return subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
@@ -69,45 +86,60 @@ def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProc
         pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
 
 
-def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:
+def _cells(certificate: dict[str, Any], *,
+           continuable: bool = False) -> dict[tuple[str, str | None], str]:
+    """Every cell's outcome (of the selected rules only, on the continuable path)."""
     return {(rule["id"], cell["provider"]): cell["outcome"]
-            for rule in certificate["rules"] for cell in rule["providers"]}
+            for rule in certificate["rules"] for cell in rule["providers"]
+            if not continuable or rule["id"] in CONTINUABLE_RULES}
 
 
-def test_dsh_certifies_with_its_baseline_and_every_entry_is_needed(tmp_path: Path) -> None:
+PATHS = [pytest.param(False, id="one-shot"), pytest.param(True, id="continuable")]
+
+
+@pytest.mark.parametrize("continuable", PATHS)
+def test_dsh_certifies_with_its_baseline_and_every_entry_is_needed(
+        tmp_path: Path, continuable: bool) -> None:
     output = tmp_path / "dsh.json"
-    result = _certify(output)
+    result = _certify(output, continuable=continuable)
     tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
     assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
     certificate = json.loads(output.read_text(encoding="utf-8"))
-    cells = _cells(certificate)
+    cells = _cells(certificate, continuable=continuable)
     bad = {cell for cell, outcome in cells.items()
            if outcome not in ("pass", "not-applicable", "expected-fail")}
     assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{tail}"
     assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
-    listed = {entry.rule for entry in load_baseline(ADAPTER / "baseline.toml").entries}
+    listed = {entry.rule for entry in _entries(continuable)}
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
     assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
 
 
-def _listed(cells: dict[tuple[str, str | None], str]) -> set[tuple[str, str | None]]:
+def _entries(continuable: bool) -> list[Any]:
+    return load_baseline(ROOT / (CONTINUABLE_BASELINE if continuable else BASELINE)).entries
+
+
+def _listed(cells: dict[tuple[str, str | None], str],
+            continuable: bool) -> set[tuple[str, str | None]]:
     """The cells the baseline lists: an entry with a provider lists that provider's cell, one
     without lists every cell of its rule."""
     listed: set[tuple[str, str | None]] = set()
-    for entry in load_baseline(ADAPTER / "baseline.toml").entries:
+    for entry in _entries(continuable):
         listed |= {(rule, provider) for rule, provider in cells
                    if rule == entry.rule and entry.provider in (None, provider)}
     return listed
 
 
-def test_without_its_baseline_dsh_fails_on_exactly_the_listed_rules(tmp_path: Path) -> None:
+@pytest.mark.parametrize("continuable", PATHS)
+def test_without_its_baseline_dsh_fails_on_exactly_the_listed_rules(
+        tmp_path: Path, continuable: bool) -> None:
     output = tmp_path / "dsh.json"
-    result = _certify(output, baseline=False)
+    result = _certify(output, baseline=False, continuable=continuable)
     tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
     assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
-    cells = _cells(json.loads(output.read_text(encoding="utf-8")))
+    cells = _cells(json.loads(output.read_text(encoding="utf-8")), continuable=continuable)
     failing = {cell for cell, outcome in cells.items() if outcome not in ("pass", "not-applicable")}
-    listed = _listed(cells)
+    listed = _listed(cells, continuable)
     assert result.returncode == 1, f"certify exited {result.returncode}:\n{tail}"
     assert failing <= listed, f"failing but not listed: {sorted(failing - listed, key=str)}"
     unfailed = {(rule, p) for rule, p in listed if cells[(rule, p)] != "not-applicable"} - failing

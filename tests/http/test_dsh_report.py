@@ -50,3 +50,19 @@ def test_target_text_in_the_report_cannot_break_out_of_its_code_span() -> None:
     page = _module().render(_certificate("evil ` **bold**\n# heading"))
     assert "`evil ' **bold** # heading`" in page
     assert "\n# heading" not in page
+
+
+def test_the_continuable_run_gets_its_own_section_with_only_the_rules_that_path_answers() -> None:
+    module = _module()
+    continuable = _certificate("accepted maxDepth on persona-only")
+    continuable["rules"][1] = {**continuable["rules"][1], "id": "CA-01",
+                               "title": "CA-01 unsupported-rejected",
+                               "failures": [{"provider": "persona-only",
+                                             "message": "accepted maxDepth on persona-only"}]}
+    page = module.render(_certificate("accepted {allow: null}"), continuable)
+    section = page.split("## The continuable path", 1)[1].split("## How the adapter", 1)[0]
+    assert "| [CA-01 unsupported-rejected](rules.md#ca-01) |" in section
+    assert "TF-01" not in section  # not one of CONTINUABLE_RULES
+    assert "### CA-01 unsupported-rejected (provider persona-only)" in section
+    assert "`accepted maxDepth on persona-only`" in section
+    assert "--continuable" in section

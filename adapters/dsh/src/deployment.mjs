@@ -13,6 +13,8 @@ import { runCode } from './run_code.mjs';
 import { SdkCall } from './shapes.mjs';
 import { abortTurn, runTurn, start } from './delegation.mjs';
 import { putSessionHeader } from './stored_header.mjs';
+import { PATH, isContinuableChild, lastPrompt, resumeContinuable, runContinuableTurn,
+  startContinuable } from './continuable.mjs';
 import { addProvider, loadSubagentTool, noHostDepth, noRuntimeContext, removeProvider,
   unloadSubagentTool } from './mounts.mjs';
 
@@ -37,7 +39,8 @@ export const OPERATIONS = {
     runtimeDepth: a.hasRuntimeDepth ? a.runtimeDepth : undefined }))),
   'put-session-header': op({ header: arg(SessionHeader) },
     async (host, a) => { await putSessionHeader(host, a.header); return NONE; }),
-  resume: op({ session: arg(T.str()) }, async (host, a) => host.ref(await host.resume(a.session))),
+  resume: op({ session: arg(T.str()) }, async (host, a) => (isContinuableChild(host, a.session)
+    ? resumeContinuable(host, a.session) : host.ref(await host.resume(a.session)))),
   sessions: op({}, (host) => host.sessions()),
   agents: op({}, (host) => [...host.agents.keys()]),
   events: op({}, (host) => host.events),
@@ -70,15 +73,18 @@ export const OPERATIONS = {
   'sdk-bindings': op({ agent: arg(T.str()) }, (host, a) => host.sdkBindings(a.agent)),
   'run-code': op({ agent: arg(T.str()), calls: arg(T.list(SdkCall)) },
     (host, a) => runCode(host, a.agent, a.calls)),
-  prompt: op({ agent: arg(T.str()) }, (host, a) => host.prompt(a.agent)),
+  prompt: op({ agent: arg(T.str()) }, (host, a) => (isContinuableChild(host, a.agent)
+    && !host.agents.has(a.agent) ? lastPrompt(host, a.agent) : host.prompt(a.agent))),
   providers: op({}, (host) => providerInfos(host.ctx)),
   'remove-provider': op({ name: arg(T.str()) },
     async (host, a) => { await removeProvider(host, a.name); return NONE; }),
   'add-provider': op({ name: arg(T.str()) },
     async (host, a) => { await addProvider(host, a.name); return NONE; }),
-  start: op({ request: arg(StartRequest) }, (host, a) => start(host, a.request)),
+  start: op({ request: arg(StartRequest) }, (host, a) => (PATH.continuable
+    ? startContinuable(host, a.request) : start(host, a.request))),
   'run-turn': op({ agent: arg(T.str()), prompt: arg(T.str()) },
-    (host, a) => runTurn(host, a.agent, a.prompt)),
+    (host, a) => (isContinuableChild(host, a.agent) ? runContinuableTurn(host, a.agent, a.prompt)
+      : runTurn(host, a.agent, a.prompt))),
   'abort-turn': op({ agent: arg(T.str()) }, (host, a) => { abortTurn(host, a.agent); return NONE; }),
   'load-subagent-tool': op({ config: arg(SubagentToolConfig) },
     async (host, a) => { await loadSubagentTool(host, a.config); return NONE; }),

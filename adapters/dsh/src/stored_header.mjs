@@ -13,6 +13,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Code, TckError } from './errors.mjs';
+import { isContinuableChild } from './continuable.mjs';
 
 /** The JSON text of a stored depth: JSON where it can be, else the raw number token. */
 function depthToken(value) {
@@ -68,5 +69,26 @@ export async function putSessionHeader(host, header) {
   else rest.parentSession = header.parent;
   const body = JSON.stringify(rest);
   const record = `${body.slice(0, -1)},"delegationDepth":${depthToken(header.delegationDepth)}}`;
-  writeFileSync(path, record + (newline < 0 ? '\n' : text.slice(newline)));
+  const tail = newline < 0 ? '\n' : text.slice(newline);
+  writeFileSync(path, record + (isContinuableChild(host, header.session)
+    ? plantDescriptor(host, header, tail) : tail));
+}
+
+/** The kit's descriptor written into the continuable child's subagent/descriptor event (the
+ * one DSH's coldResume folds): its composition keys as given, DSH's own keys (version, mode,
+ * label, agentProvider, agentModel) as DSH wrote them, so DSH's descriptor parser decides. */
+function plantDescriptor(host, header, tail) {
+  if (header.descriptor === null || typeof header.descriptor !== 'object') return tail;
+  const lines = tail.split('\n');
+  const at = lines.findIndex((text) => text.includes('"subagent/descriptor"'));
+  if (at < 0) return tail;
+  const event = JSON.parse(lines[at]);
+  const kept = {};
+  for (const key of ['version', 'mode', 'label', 'agentProvider', 'agentModel']) {
+    if (Object.hasOwn(event.data, key)) kept[key] = event.data[key];
+  }
+  event.data = { ...kept, ...header.descriptor };
+  lines[at] = JSON.stringify(event);
+  host.descriptors.set(header.session, header.descriptor);
+  return lines.join('\n');
 }
