@@ -32,7 +32,7 @@ from subagent_tck.spec import TckError
 from .exitcode import TARGET_CODES
 from .gateway import DEFAULT_REPLY, Exchange, Gateway, Reply, _user_text, call, text
 from .promises_file import Promise, PromisesFile
-from .protocol import DeploymentConfig, ModelRequest, ModelReply, ToolSpec
+from .protocol import DeploymentConfig, ModelReply, ModelRequest, ToolSpec
 from .target import Deployment, Target
 
 Status = Literal["kept", "broken", "error", "unobservable"]
@@ -132,6 +132,12 @@ def _tool_result(exchanges: list[Exchange], call_id: str) -> dict[str, Any] | No
             if message.role == "tool" and message.toolCallId == call_id:
                 return {"isError": message.isError, "content": message.content}
     return None
+
+
+def _collapse(found: dict[str, list[int]], total: int) -> str:
+    """Problems seen in several requests as one phrase each: "in request(s) 1, 2 of 3"."""
+    return "; ".join(f"{p} (in request {', '.join(map(str, ns))} of {total})"
+                     for p, ns in found.items())
 
 
 def _names(request: ModelRequest) -> list[str]:
@@ -251,13 +257,16 @@ def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
             judge.add("persona", "broken", never_asked, expected=promise.persona.contains,
                       observed=None)
         else:
-            problems = []
+            seen_problems: dict[str, list[int]] = {}
             for n, request in enumerate(requests, start=1):
                 missing = [t for t in promise.persona.contains if t not in request.system]
                 if missing:
-                    problems.append(f"request {n} lacks {missing}")
+                    seen_problems.setdefault(f"the child's prompt lacks {missing}",
+                                             []).append(n)
                 if promise.persona.parent_absent and file.deployment.persona in request.system:
-                    problems.append(f"request {n} carries the parent's persona")
+                    seen_problems.setdefault("the child's prompt carries the parent's persona",
+                                             []).append(n)
+            problems = [_collapse(seen_problems, len(requests))] if seen_problems else []
             expected = {"contains": promise.persona.contains,
                         "absent": [file.deployment.persona] if promise.persona.parent_absent
                         else []}
@@ -273,22 +282,26 @@ def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
         if not requests:
             judge.add("tools", "broken", never_asked, expected=expected, observed=None)
         else:
-            problems = []
+            tally: dict[str, list[int]] = {}
             for n, request in enumerate(requests, start=1):
+                bad: list[str] = []
                 got = _names(request)
                 seen = set(got)
                 if want.exactly is not None and (seen != set(want.exactly)
                                                  or len(got) != len(seen)):
                     extra = sorted(seen - set(want.exactly))
                     lacking = sorted(set(want.exactly) - seen)
-                    problems.append(f"request {n} got {sorted(got)} (extra {extra}, "
+                    bad.append(f"the child got {sorted(got)} (extra {extra}, "
                                     f"missing {lacking})")
                 lacking = sorted(set(want.at_least) - seen)
                 if lacking:
-                    problems.append(f"request {n} lacks {lacking}")
+                    bad.append(f"the child lacks {lacking}")
                 banned = sorted(set(want.never) & seen)
                 if banned:
-                    problems.append(f"request {n} got forbidden {banned}")
+                    bad.append(f"the child got forbidden {banned}")
+                for problem in bad:
+                    tally.setdefault(problem, []).append(n)
+            problems = [_collapse(tally, len(requests))] if tally else []
             observed = sorted(_names(requests[0]))
             if problems:
                 judge.add("tools", "broken", "; ".join(problems), expected, observed)

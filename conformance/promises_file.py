@@ -133,7 +133,7 @@ class Promise(_Strict):
 
 
 class PromisesFile(_Strict):
-    version: Literal[1] = FILE_VERSION
+    version: Literal[1] = 1
     deployment: Deployment
     promise: list[Promise] = Field(min_length=1)
 
@@ -150,7 +150,8 @@ class PromisesFile(_Strict):
 # --- line numbers ----------------------------------------------------------------------------
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
+_PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
+_KEY = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
 _INLINE_KEY = re.compile(r"""[{,]\s*([A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*=""")
 
 
@@ -245,17 +246,13 @@ def parse(text: str, source: str = "<promises>") -> PromisesFile:
 
 
 def _known_keys(model: type[BaseModel], loc: Sequence[str | int]) -> str:
-    current: Any = model
+    current: type[BaseModel] | None = model
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) or current is None:
             continue
-        field = current.model_fields.get(part) if isinstance(current, type) else None
-        if field is None:
-            return ""
-        current = _model_in(field.annotation)
-        if current is None:
-            return ""
-    return ", ".join(current.model_fields) if isinstance(current, type) else ""
+        field = current.model_fields.get(part)
+        current = None if field is None else _model_in(field.annotation)
+    return ", ".join(current.model_fields) if current is not None else ""
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
