@@ -106,3 +106,27 @@ def test_the_example_target_is_a_target() -> None:
     from subagent_tck.conformance.target import Target
 
     assert isinstance(make_target(), Target)
+
+
+def test_a_schema_or_an_at_least_the_child_does_not_get_is_broken() -> None:
+    text = Path(FILE).read_text(encoding="utf-8").replace(
+        'tools = { exactly = ["read", "grep", "glob", "bash"] }\n'
+        'schemas.read = { type = "object", properties = { path = { type = "string" } }, '
+        'required = ["path"] }',
+        'tools = { at_least = ["read", "web_fetch"] }\n'
+        'schemas.read = { type = "object", properties = { path = { type = "integer" } } }', 1)
+    file = pf.parse(text, "edited.toml")
+    report = check_all(make_target(), file, only=["tester"])
+    status = {i.aspect: i for i in report.items}
+    assert status["tools"].status == "broken" and "lacks ['web_fetch']" in status["tools"].message
+    assert status["schema:read"].status == "broken"
+    assert status["schema:read"].observed["properties"]["path"] == {"type": "string"}
+    assert status["persona"].status == "kept"
+
+
+def test_a_model_promise_is_reported_unobservable_never_kept() -> None:
+    text = Path(FILE).read_text(encoding="utf-8").replace(
+        'id = "planner"', 'id = "planner"\nmodel = "large"', 1)
+    report = check_all(make_target(), pf.parse(text, "m.toml"), only=["planner"])
+    model = [i for i in report.items if i.aspect == "model"]
+    assert [i.status for i in model] == ["unobservable"] and report.kept
