@@ -10,31 +10,17 @@ reports problems as warnings and loads anyway; ``strict`` refuses to load.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 Mode = Literal["advisory", "strict"]
 
 #: Tools that change the workspace or run code: never for review or research roles.
 WRITE_OR_EXEC = frozenset({"write", "edit", "bash"})
-
-CAPABILITIES: dict[str, tuple[str, ...]] = {
-    "workspace": ("read", "grep", "glob", "edit", "write", "bash"),
-    "read-only": ("read", "grep", "glob"),
-    "research": ("read", "grep", "glob", "web_fetch"),
-    "docs": ("read", "grep", "glob", "edit", "write"),
-    "verify": ("read", "grep", "glob", "bash"),
-    "none": (),
-}
-
-TIERS: dict[str, dict[str, object]] = {
-    "deep": {"model": "large", "maxTokens": 16000},
-    "standard": {"model": "medium", "maxTokens": 8000},
-    "fast": {"model": "small", "maxTokens": 2000},
-}
-
 
 @dataclass(frozen=True)
 class Role:
@@ -45,37 +31,15 @@ class Role:
     prompt: str
 
 
-def _role(id: str, kind: Literal["build", "review", "research", "batch", "plan"],
-          capability: str, tier: str, identity: str, contract: str) -> Role:
-    return Role(id, kind, capability, tier, f"You are the {identity}. {contract}")
+#: The roster data, shared with the JavaScript roster (js/roster.mjs): one source of truth.
+DATA_PATH = Path(__file__).with_name("roster.json")
+_DATA = json.loads(DATA_PATH.read_text(encoding="utf-8"))
 
-
-ROLES: tuple[Role, ...] = (
-    _role("implementer", "build", "workspace", "deep", "roster implementer",
-          "Make the change asked for, run the tests, and report the diff."),
-    _role("refactorer", "build", "workspace", "standard", "roster refactorer",
-          "Restructure without changing behaviour; report what moved."),
-    _role("tester", "build", "verify", "standard", "roster tester",
-          "Run the tests named in the task and report failures verbatim."),
-    _role("debugger", "build", "verify", "deep", "roster debugger",
-          "Find the cause of the failure and report it with evidence."),
-    _role("doc-writer", "build", "docs", "standard", "roster doc writer",
-          "Write or update the documentation asked for."),
-    _role("reviewer-strict", "review", "read-only", "deep", "roster strict reviewer",
-          "Review the change; list every defect with file and line. Do not edit."),
-    _role("reviewer-lenient", "review", "read-only", "standard", "roster lenient reviewer",
-          "Review the change; list blocking defects only."),
-    _role("security-reviewer", "review", "read-only", "deep", "roster security reviewer",
-          "Review for security defects only."),
-    _role("researcher", "research", "research", "standard", "roster researcher",
-          "Answer the question with sources."),
-    _role("planner", "plan", "read-only", "deep", "roster planner",
-          "Write a step-by-step plan; change nothing."),
-    _role("batch-summarizer", "batch", "none", "fast", "roster batch summarizer",
-          "Summarise the text given in the task in three lines."),
-    _role("batch-classifier", "batch", "none", "fast", "roster batch classifier",
-          "Answer with one label from the task's list."),
-)
+CAPABILITIES: dict[str, tuple[str, ...]] = {
+    name: tuple(tools) for name, tools in _DATA["capabilities"].items()
+}
+TIERS: dict[str, dict[str, object]] = _DATA["tiers"]
+ROLES: tuple[Role, ...] = tuple(Role(**role) for role in _DATA["roles"])
 
 
 @dataclass(frozen=True)
