@@ -22,6 +22,7 @@ Mode = Literal["advisory", "strict"]
 #: Tools that change the workspace or run code: never for review or research roles.
 WRITE_OR_EXEC = frozenset({"write", "edit", "bash"})
 
+
 @dataclass(frozen=True)
 class Role:
     id: str
