@@ -4,7 +4,8 @@ Exit codes are certify's (docs/certify.md): 0 every promise kept (an ``unobserva
 reported, not counted as kept or broken), 1 a promise broken or not demonstrated (an error
 item), 2 usage (a bad file names its line), 3 the target was unreachable or off-protocol.
 Formats: ``text`` (terminal and CI logs), ``json`` (the :class:`~.promises.PromisesReport`) and
-``junit`` (one testcase per item). See docs/promises.md.
+``junit`` (one testcase per item) and ``markdown`` (a table, for a CI job summary). See
+docs/promises.md.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from subagent_tck.spec import ErrorCode, TckError
 from .exitcode import ExitCode
 from .promises import PromiseItem, PromisesReport
 
-FORMATS = ("text", "json", "junit")
+FORMATS = ("text", "json", "junit", "markdown")
 _LIMIT = 400
 
 
@@ -82,6 +83,29 @@ def write_junit(report: PromisesReport, stream: IO[str]) -> None:
     stream.write(ET.tostring(suite, encoding="unicode") + "\n")
 
 
+def _cell(value: object) -> str:
+    """A Markdown table cell: escaped JSON, pipes and backticks neutralised."""
+    return _safe(value).replace("|", "\\|").replace("`", "'")
+
+
+def write_markdown(report: PromisesReport, stream: IO[str]) -> None:
+    counts = report.counts()
+    verdict = "all promises kept" if report.kept else "**promises broken**"
+    stream.write(f"## Promises: {verdict}\n\n")
+    stream.write(", ".join(f"{n} {s}" for s, n in counts.items())
+                 + f" ({len(report.items)} items, {report.seconds:.2f}s)\n\n")
+    stream.write("| status | promise | aspect | message | expected | observed |\n")
+    stream.write("|---|---|---|---|---|---|\n")
+    for item in report.items:
+        shown = item.status in ("broken", "error")
+        stream.write(f"| {item.status} | {_cell(item.promise)[1:-1]} | {item.aspect} | "
+                     f"{_cell(item.message)[1:-1]} | {_cell(item.expected) if shown else ''} | "
+                     f"{_cell(item.observed) if shown else ''} |\n")
+    replays = [i.replay for i in report.items if i.status in ("broken", "error")]
+    if replays:
+        stream.write("\nReplay:\n\n```sh\n" + "\n".join(dict.fromkeys(replays)) + "\n```\n")
+
+
 def exit_code(report: PromisesReport) -> ExitCode:
     return ExitCode.CERTIFIED if report.kept else ExitCode.FAILED
 
@@ -118,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
             stream.write(report.model_dump_json(indent=2) + "\n")
         elif args.format == "junit":
             write_junit(report, stream)
+        elif args.format == "markdown":
+            write_markdown(report, stream)
         else:
             write_text(report, stream)
         if args.output:
