@@ -161,11 +161,38 @@ class _Judge:
         ))
 
 
+_EXAMPLES: dict[str, Any] = {"string": "x", "integer": 0, "number": 0, "boolean": False,
+                             "array": [], "object": {}, "null": None}
+
+
+def valid_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments that satisfy a tool's declared object schema (every required property with a
+    value of its type, an ``enum``'s first value): a forged call must be refused for *who*
+    calls, not for a malformed argument."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return {}
+    out: dict[str, Any] = {}
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else []:
+        found = properties.get(name)
+        prop: dict[str, Any] = found if isinstance(found, dict) else {}
+        if isinstance(prop.get("enum"), list) and prop["enum"]:
+            out[name] = prop["enum"][0]
+        elif prop.get("type") == "object":
+            out[name] = valid_arguments(prop)
+        else:
+            kind = prop.get("type")
+            out[name] = _EXAMPLES.get(kind if isinstance(kind, str) else "string", "x")
+    return out
+
+
 def _child_script(file: PromisesFile, promise: Promise) -> list[Reply]:
     replies: list[Reply] = []
+    schemas = {t.name: t.parameters for t in file.deployment.tool_specs()}
     if promise.refuses.calls:
         for i, name in enumerate(forbidden_tools(file, promise)):
-            replies.append(call(name, {}, call_id=f"forged-{i}"))
+            replies.append(call(name, valid_arguments(schemas.get(name, {})), f"forged-{i}"))
     if promise.refuses.delegation:
         replies.append(call(promise.trigger.tool, dict(promise.trigger.arguments), DELEGATE_CALL))
     replies.append(text("done"))

@@ -130,3 +130,24 @@ def test_a_model_promise_is_reported_unobservable_never_kept() -> None:
     report = check_all(make_target(), pf.parse(text, "m.toml"), only=["planner"])
     model = [i for i in report.items if i.aspect == "model"]
     assert [i.status for i in model] == ["unobservable"] and report.kept
+
+
+def test_forged_calls_carry_arguments_valid_for_the_tools_schema() -> None:
+    from subagent_tck.conformance.promises import valid_arguments
+
+    schema = {"type": "object", "required": ["path", "n", "mode", "opts"],
+              "properties": {"path": {"type": "string"}, "n": {"type": "integer"},
+                             "mode": {"enum": ["r", "w"]},
+                             "opts": {"type": "object", "required": ["x"],
+                                      "properties": {"x": {"type": "boolean"}}}}}
+    assert valid_arguments(schema) == {"path": "x", "n": 0, "mode": "r", "opts": {"x": False}}
+    assert valid_arguments({"type": "object"}) == {}
+
+
+def test_a_trigger_from_an_agent_at_the_cap_is_an_error_not_a_pass() -> None:
+    text = Path(FILE).read_text(encoding="utf-8").replace(
+        'trigger = { tool = "delegate", arguments = { role = "tester",',
+        'trigger = { tool = "delegate", agent_depth = 1, arguments = { role = "tester",', 1)
+    report = check_all(make_target(), pf.parse(text, "d.toml"), only=["tester"])
+    assert [(i.aspect, i.status) for i in report.items] == [("trigger", "error")]
+    assert "greater than maxDepth 1" in json.dumps(report.items[0].observed)
