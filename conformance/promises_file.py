@@ -94,10 +94,25 @@ class PersonaPromise(_Strict):
     )
 
 
+    @model_validator(mode="after")
+    def _promises_something(self) -> PersonaPromise:
+        if not self.contains and not self.parent_absent:
+            raise ValueError("this persona promise checks nothing: give contains texts or "
+                             "leave parent_absent true (or remove the table)")
+        return self
+
+
 class ToolsPromise(_Strict):
     exactly: list[str] | None = None
     at_least: list[str] = Field(default_factory=list)
     never: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _promises_something(self) -> ToolsPromise:
+        if self.exactly is None and not self.at_least and not self.never:
+            raise ValueError("this tools promise checks nothing: give exactly, at_least or "
+                             "never (or remove the table)")
+        return self
 
     def names(self) -> list[str]:
         return [*(self.exactly or ()), *self.at_least, *self.never]

@@ -109,3 +109,11 @@ def test_the_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]
 
     assert main(["promises", "--schema"]) == 0
     assert json.loads(capsys.readouterr().out)["title"] == "PromisesFile"
+
+
+def test_a_persona_or_tools_table_that_checks_nothing_is_refused() -> None:
+    error = _error(BASE.replace('tools = { exactly = ["read"] }',
+                                'tools = { }\npersona = { parent_absent = false }'))
+    assert "tools promise checks nothing" in error.message
+    assert "persona promise checks nothing" in error.message
+    assert "p.toml:10" in error.message and "p.toml:11" in error.message
