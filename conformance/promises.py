@@ -18,6 +18,7 @@ an ``error`` item for that promise, never a pass; a child that never asks its mo
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import shlex
 import time
@@ -223,11 +224,28 @@ def check_promise(target: Target, file: PromisesFile, promise: Promise,
         judge.add("trigger", "error", f"the target refused the deployment: {exc.code.value}: "
                   f"{exc.message}")
         return judge.items
+    except Exception as exc:  # an in-process target that crashed
+        judge.add("trigger", "error", f"deploying raised {type(exc).__name__}: {exc}")
+        return judge.items
     try:
         _drive(deployment, gateway, judge, marker)
+    except TckError as exc:
+        if exc.code in TARGET_CODES:
+            raise
+        _failed_while_judging(judge, gateway, f"{exc.code.value}: {exc.message}")
+    except Exception as exc:  # an in-process target that crashed while being observed
+        _failed_while_judging(judge, gateway, f"{type(exc).__name__}: {exc}")
     finally:
-        deployment.close()
+        with contextlib.suppress(Exception):  # the verdict is made; a failed close keeps it
+            deployment.close()
     return judge.items
+
+
+def _failed_while_judging(judge: _Judge, gateway: PromiseGateway, why: str) -> None:
+    judge.exchange = gateway.transcript()
+    judged = {i.aspect for i in judge.items}
+    judge.add("observe", "error", f"the target failed while the kit read the record ({why}); "
+              f"judged before it: {', '.join(sorted(judged)) or 'nothing'}")
 
 
 def _drive(deployment: Deployment, gateway: PromiseGateway, judge: _Judge, marker: str) -> None:

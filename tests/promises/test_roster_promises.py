@@ -151,3 +151,21 @@ def test_a_trigger_from_an_agent_at_the_cap_is_an_error_not_a_pass() -> None:
     report = check_all(make_target(), pf.parse(text, "d.toml"), only=["tester"])
     assert [(i.aspect, i.status) for i in report.items] == [("trigger", "error")]
     assert "greater than maxDepth 1" in json.dumps(report.items[0].observed)
+
+
+def test_a_target_that_fails_while_observed_is_an_error_item() -> None:
+    class _Blind(RosterTarget):
+        def deploy(self, config, gateway):  # type: ignore[no-untyped-def]
+            deployment = super().deploy(config, gateway)
+
+            def observe() -> None:
+                raise RuntimeError("observation lost")
+
+            deployment.observe = observe  # type: ignore[method-assign]
+            return deployment
+
+    report = check_all(_Blind(lambda: RosterDelegate(Roster(), "strict")), pf.load(FILE),
+                       only=["tester"])
+    errors = [i for i in report.items if i.status == "error"]
+    assert [i.aspect for i in errors] == ["observe"] and "observation lost" in errors[0].message
+    assert not report.kept
