@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// The JavaScript implementation with the roster loaded, behind the HTTP driver API:
+//
+//   subagent-tck promises --target 'cmd:node examples/roster/js/server.mjs' \
+//       examples/roster/promises.toml
+//
+// --mode advisory|strict (default strict) validates the roster at load. --variant NAME loads a
+// broken roster (in advisory mode), the same four as examples/roster/broken.py.
+
+import { DriverServer } from '../../../implementations/javascript/src/server.mjs';
+import { Deployment } from '../../../implementations/javascript/src/deployment.mjs';
+import { delegateTool, loadRoster, requestFor, validate } from './roster.mjs';
+
+const PARENT_PERSONA = 'You are the orchestrator of this workspace; you decide who does what.';
+
+function withRole(roster, id, change) {
+  return { ...roster, roles: roster.roles.map((r) => (r.id === id ? { ...r, ...change } : r)) };
+}
+
+const VARIANTS = {
+  review_gets_write: () => ({ roster: withRole(loadRoster(), 'reviewer-strict', { capability: 'workspace' }), mode: 'advisory' }),
+  batch_gets_tools: () => ({ roster: withRole(loadRoster(), 'batch-summarizer', { capability: 'read-only' }), mode: 'advisory' }),
+  persona_leaks: () => ({
+    request: (roster, role, task) => {
+      const out = requestFor(roster, role, task);
+      if (role.id === 'planner') out.persona = `${PARENT_PERSONA}\n${role.prompt}`;
+      return out;
+    },
+  }),
+  delegates_again: () => ({
+    request: (roster, role, task) => {
+      const out = requestFor(roster, role, task);
+      if (role.id === 'researcher') {
+        out.toolFilter = { allow: [...out.toolFilter.allow, 'delegate'] };
+        delete out.maxDepth;
+      }
+      return out;
+    },
+  }),
+};
+
+function parse(argv) {
+  const options = { port: 0, host: '127.0.0.1', mode: 'strict', variant: null };
+  for (let i = 0; i < argv.length; i += 1) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => (inline !== undefined ? inline : argv[++i]);
+    switch (flag) {
+      case '--port': options.port = Number(value()); break;
+      case '--host': options.host = value(); break;
+      case '--mode': options.mode = value(); break;
+      case '--variant': options.variant = value(); break;
+      default:
+        process.stderr.write(`unknown argument ${argv[i]}: use --port, --host, --mode, --variant\n`);
+        process.exit(2);
+    }
+  }
+  if (options.variant !== null && !(options.variant in VARIANTS)) {
+    process.stderr.write(`unknown --variant ${options.variant}: use ${Object.keys(VARIANTS).join(', ')}\n`);
+    process.exit(2);
+  }
+  return options;
+}
+
+const options = parse(process.argv.slice(2));
+const variant = options.variant === null ? {} : VARIANTS[options.variant]();
+const roster = variant.roster ?? loadRoster();
+try {
+  validate(roster, variant.mode ?? options.mode);
+} catch (error) {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(2);
+}
+const driver = new DriverServer({
+  open: (config, gateway) => {
+    const deployment = new Deployment(config, gateway);
+    deployment.host.registry.register(delegateTool(deployment.host, roster,
+      { request: variant.request ?? requestFor }));
+    return deployment;
+  },
+});
+const url = await driver.listen(options.port, options.host);
+process.stdout.write(`SUBAGENT_TCK_READY ${url}\n`);
+const stop = async () => { await driver.close(); process.exit(0); };
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,33 @@
+"""The reference runtime with the roster loaded: ``python:examples.roster.target:make_target``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from subagent_tck.conformance.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.conformance.gateway import Gateway
+from subagent_tck.conformance.protocol import DeploymentConfig
+
+from .delegate import RosterDelegate
+from .roster import Roster
+
+
+class RosterTarget(ReferenceTarget):
+    """Every deployment gets the roster's ``delegate`` tool as a global tool."""
+
+    def __init__(self, delegate: Callable[[], RosterDelegate], name: str = "reference+roster"):
+        super().__init__(name=name)
+        self._delegate = delegate
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> ReferenceDeployment:
+        deployment = super().deploy(config, gateway)
+        try:
+            self._delegate().install(deployment.host)
+        except BaseException:
+            deployment.close()
+            raise
+        return deployment
+
+
+def make_target() -> RosterTarget:
+    return RosterTarget(lambda: RosterDelegate(Roster(), "strict"))

@@ -1,0 +1,65 @@
+"""The seed's roster as a DSH plugin (adapters/dsh/examples/roster/), loaded by the adapter with
+``--provider-module``: the promises file passes on the real DSH, and each broken variant fails
+naming its role. Like tests/http/test_dsh_adapter.py, the adapter is installed here when it is
+not yet (``npm ci``, under the same lock) and a failed install fails the test; it never skips.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from examples.roster import broken
+from subagent_tck.conformance.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+ADAPTER = ROOT / "adapters" / "dsh"
+INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
+FILE = str(ROOT / "examples" / "roster" / "promises.toml")
+PLUGIN = ADAPTER / "examples" / "roster" / "index.mjs"
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    npm, node = shutil.which("npm"), shutil.which("node")
+    if npm is None or node is None:
+        pytest.fail("`node` and `npm` must be on PATH (Node.js 20 or later), then "
+                    "`cd adapters/dsh && npm ci`")
+    with open(ADAPTER / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not INSTALLED.is_dir():
+            result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ADAPTER,
+                                    capture_output=True, text=True, timeout=600,
+                                    stdin=subprocess.DEVNULL, check=False)
+            if result.returncode != 0 or not INSTALLED.is_dir():
+                pytest.fail(f"`npm ci` in adapters/dsh failed (exit {result.returncode}): "
+                            f"retry `cd adapters/dsh && npm ci`:\n{result.stderr[-2000:]}")
+    return node
+
+
+def _run(capsys: pytest.CaptureFixture[str], node: str, variant: str = "") -> tuple[int, str]:
+    env = f"env SUBAGENT_TCK_ROSTER_VARIANT={variant} " if variant else ""
+    target = f"cmd:{env}{node} {ADAPTER / 'server.mjs'} --provider-module {PLUGIN}"
+    code = main(["promises", "--target", target, FILE])
+    return code, capsys.readouterr().out
+
+
+def test_the_dsh_roster_keeps_every_promise(node: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, node)
+    assert code == 0 and "all promises kept: 12 promise(s), 70 item(s): 70 kept" in out, out
+
+
+@pytest.mark.parametrize("variant", sorted(broken.VARIANTS))
+def test_a_broken_dsh_roster_fails_naming_the_role(
+    variant: str, node: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    role, aspects = broken.VARIANTS[variant]
+    code, out = _run(capsys, node, variant)
+    failed = {line.split()[1].rstrip(":") for line in out.splitlines()
+              if line.startswith(("BROKEN", "ERROR"))}
+    assert code == 1 and failed == {f"{role}/{aspect}" for aspect in aspects}, out
