@@ -31,12 +31,12 @@ from ..check import CheckContext, check
 from ..gateway import call, text
 from ..protocol import SectionSpec, StartRequest, ToolSpec
 from ..target import Deployment, Target
+from ._names import tool_names
 from ._support import marker, oracle_view
 from .tool_filter import (
     ABC,
     GLOBAL,
     MODES,
-    NAMES,
     build,
     observe,
     restriction_st,
@@ -51,8 +51,8 @@ from .tool_filter import (
 def live_st(draw: Any, key: str) -> dict[str, Any]:
     """Globals, one ``key``-only restriction, names registered later, names registered
     again after being unregistered."""
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=5, unique=True))
-    fresh = [n for n in NAMES if n not in names]
+    names = draw(tool_names(1, 5))
+    fresh = draw(tool_names(1, 4, avoid=names))
     return {"globals": names, "restriction": {key: draw(subset(names))},
             "later": draw(subset(fresh)), "again": draw(subset(names, 0))}
 
@@ -98,7 +98,7 @@ def live_allow(ctx: CheckContext) -> None:
 
 @st.composite
 def removal_st(draw: Any) -> dict[str, Any]:
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=2, max_size=6, unique=True))
+    names = draw(tool_names(2, 6))
     return {"globals": names, "a": draw(restriction_st(names, both=False)),
             "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names))}
 
@@ -155,7 +155,8 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         ctx.expect("TF-12", found is not None and found.origin == entry.origin,
                    f"looking up the visible {entry.name}", entry.model_dump(mode="json"),
                    found.model_dump(mode="json") if found else None)
-    hidden = [n for n in state["globals"] if n not in names] + ["zulu"]
+    taken = {*state["globals"], *state.get("locals", ()), *names}
+    hidden = [n for n in state["globals"] if n not in names] + [unused(taken)]
     for name in hidden:
         ctx.expect("TF-12", dep.lookup(agent, name) is None, f"looking up the hidden {name}",
                    None, dep.lookup(agent, name))
@@ -182,6 +183,14 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         ctx.expect("TF-12", new == want_run, f"executing the visible {entry.name}", want_run, new)
         break
     forged(ctx, dep, agent, hidden[0])
+
+
+def unused(taken: set[str]) -> str:
+    """A name no tool of the scope has (the ghost a forged call names)."""
+    name, n = "zulu", 1
+    while name in taken:
+        name, n = f"zulu_{n}", n + 1
+    return name
 
 
 def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
@@ -213,7 +222,7 @@ def one_resolver(ctx: CheckContext) -> None:
     for mode in MODES:
         resolver(ctx, {"globals": ABC, "restrictions": [{"deny": ["bravo"]}],
                        "locals": ["charlie", "lima"], "mode": mode})
-    ctx.for_all(scope_st(locals_from=("globals", "lima", "mike"), modes=MODES),
+    ctx.for_all(scope_st(shadows=True, modes=MODES),
                 lambda s: resolver(ctx, s))
 
 
@@ -271,7 +280,7 @@ def scope_isolation(ctx: CheckContext) -> None:
     isolation(ctx, {"globals": ABC, "restrictions": [{"allow": []}], "locals": ["alpha", "lima"],
                     "mode": PresentationMode.BOTH})
     parent_and_child(ctx)
-    ctx.for_all(scope_st(locals_from=("globals", "lima"), modes=MODES),
+    ctx.for_all(scope_st(shadows=True, modes=MODES),
                 lambda s: isolation(ctx, s))
 
 
