@@ -30,6 +30,8 @@ from .protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from .target import Deployment, Target
 
 CheckFunction = Callable[["CheckContext"], None]
+#: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
+SHRINK_RUNS = 40
 T = TypeVar("T")
 
 
@@ -246,6 +248,11 @@ class CheckContext:
 
         kept = self.failures
         found: list[Failure] = []
+        # Shrinking runs the body on ever smaller states; past SHRINK_RUNS runs after the first
+        # failure a new state is passed over (the smallest failure so far is kept), and a state
+        # that failed before fails again without running (Hypothesis replays its final one).
+        failing: dict[str, list[Failure]] = {}
+        shrink_runs = [0]
 
         class _Found(Exception):
             pass
@@ -260,6 +267,14 @@ class CheckContext:
         @seeded(self.seed)
         @given(strategy)
         def prop(state: Any) -> None:
+            key = repr(state)
+            if key in failing:
+                found[:] = failing[key]
+                raise _Found()
+            if failing:
+                shrink_runs[0] += 1
+                if shrink_runs[0] > SHRINK_RUNS:
+                    return
             self.close()
             self.failures = []
             try:
@@ -271,7 +286,7 @@ class CheckContext:
             if trial:
                 for failure in trial:
                     failure.example = failure.example or repr(state)
-                found[:] = trial
+                found[:] = failing[key] = trial
                 raise _Found()
 
         try:

@@ -250,27 +250,30 @@ def isolation(ctx: CheckContext, state: dict[str, Any]) -> None:
 
 
 def parent_and_child(ctx: CheckContext) -> None:
-    """A child's installs leave its parent's view alone, and the parent's leave the child's."""
-    dep = ctx.deploy(tools=ABC)
-    parent = dep.create_agent().agent
-    provider = ctx.providers[0].name
-    with ctx.step("TF-13", f"starting a plain child on {provider} and reaching it"):
-        result = dep.start(StartRequest(parent=parent, provider=provider, prompt="plain child"))
-        child = result.agent if result.agent in dep.agents() else dep.resume(result.session).agent
-    mine = observe(ctx, "TF-13", dep, parent)
-    with ctx.step("TF-13", "installing in the child's scope"):
-        dep.install_restriction(child, {"allow": ["alpha"]})
-        dep.register_tool(ToolSpec(name="lima", description="local lima"), child)
-    seen = observe(ctx, "TF-13", dep, parent)
-    ctx.expect("TF-13", seen == mine, "the parent's view after its child installed a "
-               "restriction and a local", sorted(mine), sorted(seen))
-    theirs = observe(ctx, "TF-13", dep, child)
-    with ctx.step("TF-13", "installing in the parent's scope"):
-        dep.install_restriction(parent, {"deny": ["alpha", "bravo"]})
-        dep.register_tool(ToolSpec(name="mike", description="local mike"), parent)
-    seen = observe(ctx, "TF-13", dep, child)
-    ctx.expect("TF-13", seen == theirs, "the child's view after its parent installed a "
-               "restriction and a local", sorted(theirs), sorted(seen))
+    """A child's installs leave its parent's view alone, and the parent's leave the child's,
+    for a child of every provider the target advertises (a plain start: no control asked)."""
+    for info in ctx.providers:
+        dep = ctx.deploy(tools=ABC)
+        parent = dep.create_agent().agent
+        with ctx.step("TF-13", f"starting a plain child on {info.name} and reaching it"):
+            result = dep.start(StartRequest(parent=parent, provider=info.name,
+                                            prompt="plain child"))
+            child = (result.agent if result.agent in dep.agents()
+                     else dep.resume(result.session).agent)
+        mine = observe(ctx, "TF-13", dep, parent)
+        with ctx.step("TF-13", "installing in the child's scope"):
+            dep.install_restriction(child, {"allow": ["alpha"]})
+            dep.register_tool(ToolSpec(name="lima", description="local lima"), child)
+        seen = observe(ctx, "TF-13", dep, parent)
+        ctx.expect("TF-13", seen == mine, f"the parent's view after its {info.name} child "
+                   "installed a restriction and a local", sorted(mine), sorted(seen))
+        theirs = observe(ctx, "TF-13", dep, child)
+        with ctx.step("TF-13", "installing in the parent's scope"):
+            dep.install_restriction(parent, {"deny": ["alpha", "bravo"]})
+            dep.register_tool(ToolSpec(name="mike", description="local mike"), parent)
+        seen = observe(ctx, "TF-13", dep, child)
+        ctx.expect("TF-13", seen == theirs, f"the view of a {info.name} child after its parent "
+                   "installed a restriction and a local", sorted(theirs), sorted(seen))
 
 
 @check("TF-13", name="tool-filter-scope-isolation", per_provider=False)
