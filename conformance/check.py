@@ -268,26 +268,27 @@ class CheckContext:
         @given(strategy)
         def prop(state: Any) -> None:
             key = repr(state)
-            if key in failing:
-                found[:] = failing[key]
-                raise _Found()
-            if failing:
-                shrink_runs[0] += 1
-                if shrink_runs[0] > SHRINK_RUNS:
-                    return
-            self.close()
-            self.failures = []
-            try:
-                body(state)
-            except _Abort:
-                pass
-            finally:
-                trial, self.failures = self.failures, kept
-            if trial:
+            trial = failing.get(key)
+            if trial is None:
+                if failing:
+                    shrink_runs[0] += 1
+                    if shrink_runs[0] > SHRINK_RUNS:
+                        return
+                self.close()
+                self.failures = []
+                try:
+                    body(state)
+                except _Abort:
+                    pass
+                finally:
+                    trial, self.failures = self.failures, kept
                 for failure in trial:
                     failure.example = failure.example or repr(state)
-                found[:] = failing[key] = trial
-                raise _Found()
+                if trial:
+                    failing[key] = trial
+            if trial:
+                found[:] = trial
+                raise _Found()  # one place: Hypothesis tells failures apart by where they rise
 
         try:
             prop()

@@ -18,6 +18,9 @@ from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
+#: The same forgotten deny entries, seen where several restrictions meet (TF-02), where a deny
+#: list meets tools registered later (TF-09) and where named tools are unregistered (TF-11).
+ALSO_BREAKS = ("TF-02", "TF-09", "TF-11")
 
 #: The only names whose deny entries this resolver honours.
 FAMILIAR = frozenset({
