@@ -31,7 +31,7 @@ from .target import Deployment, Target
 
 CheckFunction = Callable[["CheckContext"], None]
 #: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
-SHRINK_RUNS = 40
+SHRINK_RUNS = 16
 T = TypeVar("T")
 
 
@@ -249,8 +249,8 @@ class CheckContext:
         kept = self.failures
         found: list[Failure] = []
         # Shrinking runs the body on ever smaller states; past SHRINK_RUNS runs after the first
-        # failure a new state is passed over (the smallest failure so far is kept), and a state
-        # that failed before fails again without running (Hypothesis replays its final one).
+        # failure the body runs no more (the smallest failure so far is kept), and a state that
+        # failed before fails again without running (Hypothesis replays its final one).
         failing: dict[str, list[Failure]] = {}
         shrink_runs = [0]
 
@@ -269,11 +269,11 @@ class CheckContext:
         def prop(state: Any) -> None:
             key = repr(state)
             trial = failing.get(key)
-            if trial is None:
-                if failing:
-                    shrink_runs[0] += 1
-                    if shrink_runs[0] > SHRINK_RUNS:
-                        return
+            spent = False
+            if trial is None and failing:
+                shrink_runs[0] += 1
+                spent = shrink_runs[0] > SHRINK_RUNS
+            if trial is None and not spent:
                 self.close()
                 self.failures = []
                 try:
@@ -288,7 +288,11 @@ class CheckContext:
                     failing[key] = trial
             if trial:
                 found[:] = trial
-                raise _Found()  # one place: Hypothesis tells failures apart by where they rise
+            if trial or spent:
+                # One place: Hypothesis tells failures apart by where they rise. Once the
+                # budget is spent every state counts as failing, so shrinking ends at once and
+                # the smallest real failure (``found``) is the one recorded.
+                raise _Found()
 
         try:
             prop()

@@ -103,6 +103,22 @@ def removal_st(draw: Any) -> dict[str, Any]:
             "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names))}
 
 
+def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
+    """A global shadowed by a scope's local, unregistered, then the local unregistered: the
+    global stays gone from that scope too."""
+    dep = ctx.deploy(tools=names)
+    agent = dep.create_agent().agent
+    with ctx.step("TF-11", f"shadowing {shadowed} with a local, then unregistering the global "
+                  "and the local"):
+        dep.register_tool(ToolSpec(name=shadowed, description=f"local {shadowed}"), agent)
+        dep.unregister_tool(shadowed)
+        dep.unregister_tool(shadowed, agent)
+    seen = observe(ctx, "TF-11", dep, agent)
+    want = oracle_view([n for n in names if n != shadowed], [])
+    ctx.expect("TF-11", seen == want, f"the global {shadowed} unregistered while a local "
+               "shadowed it, then the local unregistered", sorted(want), sorted(seen))
+
+
 def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
     names = state["globals"]
     dep = ctx.deploy(tools=names)
@@ -132,7 +148,13 @@ def live_removal(ctx: CheckContext) -> None:
     stay installed (they still filter) and valid (they can be disposed)."""
     removal(ctx, {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
                   "removed": ["bravo"]})
-    ctx.for_all(removal_st(), lambda s: removal(ctx, s))
+    shadow_removal(ctx, ["read", "Read", "read_file"], "read")
+
+    def body(state: dict[str, Any]) -> None:
+        removal(ctx, state)
+        shadow_removal(ctx, state["globals"], state["removed"][0])
+
+    ctx.for_all(removal_st(), body)
 
 
 # --- TF-12: one resolver ------------------------------------------------------------------
@@ -182,6 +204,14 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         want_run = [(entry.name, entry.origin.value)]
         ctx.expect("TF-12", new == want_run, f"executing the visible {entry.name}", want_run, new)
         break
+    # The SDK follows the registry as the view does: bind a global registered now.
+    fresh = unused(taken | set(hidden))
+    with ctx.step("TF-12", f"registering the global {fresh} after reading the bindings"):
+        dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
+    view = [SpecEntry(e.name, Origin(e.origin)) for e in dep.view(agent)]
+    sdk, want_sdk = sorted(dep.sdk_bindings(agent)), sorted(sdk_binding_names(view, mode))
+    ctx.expect("TF-12", sdk == want_sdk, f"SDK bindings against the view once {fresh} is "
+               "registered", want_sdk, sdk)
     forged(ctx, dep, agent, hidden[0])
 
 
@@ -311,6 +341,21 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
         again = observe(ctx, "TF-14", dep, agent)
         ctx.expect("TF-14", again == seen, "a second dispose changed the view", sorted(seen),
                    sorted(again))
+    # Dispose gives back a live view: a registry change after the disposes reaches the scope as
+    # it reaches a scope made before the change (so a registry that is not live at all fails
+    # both alike, and TF-09..11 judge that).
+    control = dep.create_agent().agent
+    with ctx.step("TF-14", "installing the remaining restrictions in a fresh scope"):
+        for j in sorted(left):
+            dep.install_restriction(control, rules[j])
+    fresh, gone = unused(set(state["globals"])), state["globals"][0]
+    with ctx.step("TF-14", f"registering {fresh} and unregistering {gone} after the disposes"):
+        dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
+        dep.unregister_tool(gone)
+    seen, want = observe(ctx, "TF-14", dep, agent), observe(ctx, "TF-14", dep, control)
+    ctx.expect("TF-14", seen == want, f"{fresh} registered and {gone} unregistered after the "
+               "disposes: the view of a scope made before that change", sorted(want),
+               sorted(seen))
 
 
 @check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False)
