@@ -30,6 +30,8 @@ from .protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from .target import Deployment, Target
 
 CheckFunction = Callable[["CheckContext"], None]
+#: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
+SHRINK_RUNS = 16
 T = TypeVar("T")
 
 
@@ -248,6 +250,11 @@ class CheckContext:
 
         kept = self.failures
         found: list[Failure] = []
+        # Shrinking runs the body on ever smaller states; past SHRINK_RUNS runs after the first
+        # failure the body runs no more (the smallest failure so far is kept), and a state that
+        # failed before fails again without running (Hypothesis replays its final one).
+        failing: dict[str, list[Failure]] = {}
+        shrink_runs = [0]
 
         class _Found(Exception):
             pass
@@ -262,18 +269,31 @@ class CheckContext:
         @seeded(self.seed)
         @given(strategy)
         def prop(state: Any) -> None:
-            self.close()
-            self.failures = []
-            try:
-                body(state)
-            except _Abort:
-                pass
-            finally:
-                trial, self.failures = self.failures, kept
-            if trial:
+            key = repr(state)
+            trial = failing.get(key)
+            spent = False
+            if trial is None and failing:
+                shrink_runs[0] += 1
+                spent = shrink_runs[0] > SHRINK_RUNS
+            if trial is None and not spent:
+                self.close()
+                self.failures = []
+                try:
+                    body(state)
+                except _Abort:
+                    pass
+                finally:
+                    trial, self.failures = self.failures, kept
                 for failure in trial:
                     failure.example = failure.example or repr(state)
+                if trial:
+                    failing[key] = trial
+            if trial:
                 found[:] = trial
+            if trial or spent:
+                # One place: Hypothesis tells failures apart by where they rise. Once the
+                # budget is spent every state counts as failing, so shrinking ends at once and
+                # the smallest real failure (``found``) is the one recorded.
                 raise _Found()
 
         try:

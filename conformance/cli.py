@@ -140,13 +140,15 @@ def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
     from .report_files import write_all
     from .report_text import ProgressReporter, progress_wanted
     from .runner import RunConfig, certify
+    from .seed import fresh_seed
     from .targets import load_target
 
     baseline = load_baseline(args.baseline) if args.baseline else None  # ids: checked by certify
     suite = _suite(args)
     config = RunConfig(
         target_spec=args.target, edition=args.edition, rules=tuple(args.rule or ()),
-        profile=args.profile, seed=args.seed, timeout=args.timeout, deadline=args.deadline,
+        profile=args.profile, seed=fresh_seed() if args.seed is None else args.seed,
+        timeout=args.timeout, deadline=args.deadline,
         baseline=baseline, providers=tuple(args.provider or ()),
     )
     with ExitStack() as stack:
@@ -340,7 +342,8 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                          help="thorough: seconds of fuzzing (default 60)")
     certify.add_argument("--fuzz-output-dir", default=None, metavar="DIR",
                          help="thorough: where fuzz replay files go (default .subagent-tck/fuzz)")
-    certify.add_argument("--seed", type=int, default=0, help="fixes every random choice")
+    certify.add_argument("--seed", type=int, default=None,
+                         help="fixes every random choice (default: a fresh seed, printed)")
     certify.add_argument("--baseline", metavar="FILE", help="TOML file of expected failures")
     certify.add_argument("--format", choices=FORMATS, default="text",
                          help="of stdout, or of --output")

@@ -27,6 +27,7 @@ from .certificate import Certificate, RuleResult, Verdict
 from .exitcode import ExitCode, for_certificate
 from .outcome import Failure, Outcome
 from .runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
+from .seed import run_replay
 from .untrusted import for_rich_markup, for_terminal
 
 #: Failures printed per rule; the JSON certificate has them all.
@@ -162,6 +163,7 @@ def write_text(cert: Certificate, console: Console) -> None:
     _line(console, Text(
         f"edition {cert.edition.value}, profile {cert.profile}, seed {cert.seed}, catalogue "
         f"{cert.catalogue_hash}, {len(cert.checks)} check runs in {cert.duration:.2f} s"))
+    _line(console, Text(f"replay this run: {run_replay(cert)}"))
     if cert.selected_rules is not None:
         _line(console, Text(f"partial run: --rule {' '.join(cert.selected_rules)}; rules not "
                            "selected are not-run, and a partial run never certifies"))

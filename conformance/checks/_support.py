@@ -41,6 +41,7 @@ from ..check import CheckContext
 from ..gateway import Gateway
 from ..protocol import Observation, PresetSpec, SessionHeader, StartRequest
 from ..target import Deployment
+from ._names import names_token
 
 _COUNTER = itertools.count(1)
 
@@ -248,7 +249,6 @@ def missing_names(exc: TckError, names: Iterable[str], key: str = "offending") -
     if isinstance(listed, (list, tuple)):
         have = {str(n) for n in listed}
         return [n for n in names if n not in have]
-    return [
-        n for n in names
-        if not re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", exc.message)
-    ]
+    # Whole tokens of the tool-name grammar (``_names``): ``read`` is not listed by a message
+    # that names only ``read_file``, ``read-2`` or ``Read``.
+    return [n for n in names if not re.search(names_token(n), exc.message)]

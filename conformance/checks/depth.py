@@ -69,8 +69,26 @@ TABLE: tuple[tuple[str, object], ...] = (
     ("{}", {}),
 )
 
+_INTEGERS = st.one_of(st.integers(0, 8), st.integers(MAX - 2, MAX + 2))
+
+
+@st.composite
+def spelling_st(draw: Any) -> object:
+    """A JSON text for a number, in one of the spellings JSON allows (``3``, ``3.0``,
+    ``3.000``, ``3e0``, ``3E+0``, ``30e-1``, ``0.3e1``, a sign, a fraction, an exponent that
+    overflows), read as JavaScript reads it: the domain decides on the value, not the text."""
+    n = draw(_INTEGERS)
+    sign = draw(st.sampled_from(("", "", "-")))
+    text = draw(st.sampled_from((
+        f"{n}", f"{n}.0", f"{n}.000", f"{n}e0", f"{n}E+0", f"{n * 10}e-1", f"{n}.5",
+        f"0.{n}e{len(str(n))}", f"{n}e400", f"{n}E-1",
+    )))
+    return read_json_number(sign + text)
+
+
 #: Any value a caller might pass as a depth.
 anything_st = st.one_of(
+    spelling_st(),
     st.integers(min_value=-3, max_value=8),
     st.integers(min_value=MAX - 2, max_value=MAX + 2),
     st.floats(allow_nan=True, allow_infinity=True),

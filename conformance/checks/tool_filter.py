@@ -34,6 +34,7 @@ from ..check import CheckContext, check
 from ..gateway import call, text
 from ..protocol import ModelReply, ModelRequest, ToolSpec
 from ..target import Deployment
+from ._names import MAX_NAME, strangers, tool_names
 from ._support import (
     composition,
     duplicate_names,
@@ -46,11 +47,13 @@ from ._support import (
     view_set,
 )
 
-#: Global tool names: distinct words, so that an error message naming one is unambiguous.
-NAMES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
-#: Names that are only ever scope-local.
-LOCAL_ONLY = ("lima", "mike", "november")
+#: Hand-written globals of the explicit cases (they run at every seed). Drawn cases take
+#: their names from :mod:`._names`: realistic, case twins, prefixes, non-ASCII, long.
 ABC = ["alpha", "bravo", "charlie"]
+#: Explicit globals in the shapes real registries have: case twins (read, Read), names that
+#: are prefixes of each other (read, read_file, read_file_v2), MCP names, non-ASCII, long.
+AWKWARD = ["read", "Read", "read_file", "read_file_v2", "mcp__github__create_issue",
+           "get_weather", "検索", "café", "x" * MAX_NAME]
 LOCAL = "local"
 GLOBAL = "global"
 RESERVED = "reserved"
@@ -58,7 +61,8 @@ MODES = (PresentationMode.NATIVE, PresentationMode.PTC, PresentationMode.BOTH)
 
 # --- strategies ---------------------------------------------------------------------------
 
-globals_st = st.lists(st.sampled_from(NAMES), min_size=1, max_size=6, unique=True)
+#: Global tool names: every list size from one to eight.
+globals_st = tool_names(1, 8)
 
 
 def subset(names: list[str], min_size: int = 1) -> st.SearchStrategy[list[str]]:
@@ -88,18 +92,20 @@ def scope_st(
     restrictions: tuple[int, int] = (0, 3),
     both: bool = True,
     empty: bool = True,
-    locals_from: tuple[str, ...] = LOCAL_ONLY,
+    shadows: bool = False,
     local_count: tuple[int, int] = (0, 3),
     modes: tuple[PresentationMode, ...] = (PresentationMode.NATIVE,),
     kinds: tuple[str, ...] = ("allow", "deny"),
 ) -> dict[str, Any]:
-    """A drawn scope: globals, restrictions, local names (``locals_from`` plus, when it holds
-    ``"globals"``, names of globals) and a presentation mode."""
+    """A drawn scope: globals, restrictions, local names and a presentation mode. Local names
+    are drawn apart from the globals (often looking like them: ``Read`` next to ``read``);
+    with ``shadows`` they may also be names of globals."""
     names = draw(globals_st)
-    pool = sorted({*(n for n in locals_from if n != "globals"),
-                   *(names if "globals" in locals_from else ())})
+    pool = draw(tool_names(1, 3, avoid=names))
+    if shadows:
+        pool = [*pool, *names]
     locals_ = draw(st.lists(st.sampled_from(pool), min_size=local_count[0],
-                            max_size=local_count[1], unique=True)) if pool else []
+                            max_size=local_count[1], unique=True)) if local_count[1] else []
     rules = draw(st.lists(restriction_st(names, both=both, empty=empty, kinds=kinds),
                           min_size=restrictions[0], max_size=restrictions[1]))
     return {"globals": names, "restrictions": rules, "locals": locals_,
@@ -169,6 +175,14 @@ def allow_before_deny(ctx: CheckContext) -> None:
     for raw in fixed:
         state = {"globals": ABC, "restrictions": [raw]}
         judge_whole(ctx, "TF-01", state, f"globals {ABC} under the one restriction {raw}")
+    awkward = [{"allow": ["read", "read_file", "検索"], "deny": ["read_file"]},
+               {"allow": ["Read", "read_file_v2", "café", "x" * MAX_NAME],
+                "deny": ["read", "read_file_v2"]},
+               {"deny": ["read", "mcp__github__create_issue", "検索"]}, {"allow": ["read_file"]},
+               {"allow": AWKWARD, "deny": ["Read", "get_weather", "x" * MAX_NAME]}]
+    for raw in awkward:
+        judge_whole(ctx, "TF-01", {"globals": AWKWARD, "restrictions": [raw]},
+                    f"globals {AWKWARD} under the one restriction {raw}")
     ctx.for_all(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
                 lambda s: judge_whole(ctx, "TF-01", s, "the view under one restriction"))
 
@@ -192,6 +206,9 @@ def intersection(ctx: CheckContext) -> None:
 
     pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
     body({"globals": ABC, "restrictions": pair}, [1, 0])
+    triple = [{"allow": ["read", "Read", "read_file", "検索"]}, {"deny": ["Read"]},
+              {"deny": ["read_file_v2", "検索"]}]
+    body({"globals": AWKWARD, "restrictions": triple}, [2, 0, 1])
     drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0))
     ctx.for_all(drawn.flatmap(lambda s: st.tuples(
         st.just(s), st.permutations(range(len(s["restrictions"]))))),
@@ -217,6 +234,11 @@ def empty_lists(ctx: CheckContext) -> None:
         state = {"globals": ABC, "restrictions": rules, "locals": ["lima"],
                  "mode": PresentationMode.BOTH}
         judge_whole(ctx, "TF-03", state, f"globals {ABC}, local lima, mode both, under {rules}")
+    for rules in ([{"allow": [], "deny": ["read"]}], [{"allow": ["Read"], "deny": []}]):
+        state = {"globals": AWKWARD, "restrictions": rules, "locals": ["READ", "read_fil"],
+                 "mode": PresentationMode.BOTH}
+        judge_whole(ctx, "TF-03", state, f"globals {AWKWARD}, locals READ and read_fil, mode "
+                    f"both, under {rules}")
     ctx.for_all(empty_lists_st(), lambda s: judge_whole(
         ctx, "TF-03", s, "the view with an empty allow or deny list"))
 
@@ -248,6 +270,8 @@ def locals_after_filter(ctx: CheckContext) -> None:
           "locals": ["lima"]}, True)
     body({"globals": ["alpha", "bravo"], "restrictions": [{"deny": ["alpha", "bravo"]}],
           "locals": ["lima", "mike"]}, False)
+    body({"globals": ["read", "read_file"], "restrictions": [{"allow": ["read_file"]}],
+          "locals": ["Read", "read_file_v2"]}, True)
     drawn = scope_st(restrictions=(1, 3), empty=False, local_count=(1, 3))
     ctx.for_all(st.tuples(drawn, st.booleans()), lambda t: body(t[0], t[1]))
 
@@ -301,7 +325,7 @@ def local_shadows_global(ctx: CheckContext) -> None:
         ctx.expect("TF-05", keep <= other, "a fresh scope still gets the shadowed globals",
                    sorted(keep), sorted(other))
 
-    ctx.for_all(scope_st(restrictions=(0, 1), empty=False, locals_from=("globals", "lima"),
+    ctx.for_all(scope_st(restrictions=(0, 1), empty=False, shadows=True,
                          local_count=(1, 3), kinds=("deny",)).filter(
         lambda s: any(n in s["globals"] for n in s["locals"])), drawn)
 
@@ -383,12 +407,12 @@ def unknown_names_st(draw: Any) -> dict[str, Any]:
     """Globals, scope-local-only names, and a restriction naming at least one stranger: a
     misspelled global, a local-only name or ``run_code``."""
     names = draw(globals_st)
-    locals_ = draw(subset(list(LOCAL_ONLY), 0))
-    strangers = [*(n + n[-1] for n in names), *locals_, RUN_CODE]
-    raw = draw(restriction_st(sorted({*names, *strangers}), empty=True))
+    locals_ = draw(tool_names(0, 3, avoid=names))
+    others = [*strangers(names, avoid=locals_), *locals_, RUN_CODE]
+    raw = draw(restriction_st(sorted({*names, *others}), empty=True))
     if not validate_restriction(raw, names).offending:
         key = draw(st.sampled_from(sorted(raw)))
-        raw[key] = [*raw[key], draw(st.sampled_from(strangers))]
+        raw[key] = [*raw[key], draw(st.sampled_from(others))]
     return {"globals": names, "locals": locals_, "restriction": raw,
             "mode": draw(st.sampled_from(MODES))}
 
@@ -408,6 +432,11 @@ def unknown_names(ctx: CheckContext) -> None:
                 {"allow": ["alpha", "alphaa", "lima"], "deny": [RUN_CODE, "zulu"]}):
         body({"globals": ABC, "locals": ["lima"], "restriction": raw,
               "mode": PresentationMode.BOTH})
+    # Offending names that are prefixes or case twins of valid ones: the error must list each
+    # as a whole token (``rea`` is not listed by a message naming ``read``).
+    body({"globals": ["read", "read_file", "Read"], "locals": ["READ"],
+          "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
+          "mode": PresentationMode.BOTH})
     ctx.for_all(unknown_names_st(), body)
 
 
@@ -466,6 +495,8 @@ def child_view(ctx: CheckContext) -> None:
     body({"globals": ABC, "filter": {"allow": ["alpha", "bravo"], "deny": ["bravo"]},
           "mode": PresentationMode.NATIVE})
     body({"globals": ABC, "filter": {"allow": []}, "mode": PresentationMode.BOTH})
+    body({"globals": AWKWARD, "filter": {"allow": ["read", "Read", "café", "read_file"],
+                                         "deny": ["Read"]}, "mode": PresentationMode.NATIVE})
     ctx.for_all(globals_st.flatmap(lambda g: st.fixed_dictionaries({
         "globals": st.just(g), "filter": restriction_st(g, empty=True),
         "mode": st.sampled_from((PresentationMode.NATIVE, PresentationMode.BOTH))})), body)

@@ -31,12 +31,12 @@ from ..check import CheckContext, check
 from ..gateway import call, text
 from ..protocol import SectionSpec, StartRequest, ToolSpec
 from ..target import Deployment, Target
+from ._names import tool_names
 from ._support import marker, oracle_view
 from .tool_filter import (
     ABC,
     GLOBAL,
     MODES,
-    NAMES,
     build,
     observe,
     restriction_st,
@@ -51,8 +51,8 @@ from .tool_filter import (
 def live_st(draw: Any, key: str) -> dict[str, Any]:
     """Globals, one ``key``-only restriction, names registered later, names registered
     again after being unregistered."""
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=5, unique=True))
-    fresh = [n for n in NAMES if n not in names]
+    names = draw(tool_names(1, 5))
+    fresh = draw(tool_names(1, 4, avoid=names))
     return {"globals": names, "restriction": {key: draw(subset(names))},
             "later": draw(subset(fresh)), "again": draw(subset(names, 0))}
 
@@ -98,9 +98,25 @@ def live_allow(ctx: CheckContext) -> None:
 
 @st.composite
 def removal_st(draw: Any) -> dict[str, Any]:
-    names = draw(st.lists(st.sampled_from(NAMES), min_size=2, max_size=6, unique=True))
+    names = draw(tool_names(2, 6))
     return {"globals": names, "a": draw(restriction_st(names, both=False)),
             "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names))}
+
+
+def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
+    """A global shadowed by a scope's local, unregistered, then the local unregistered: the
+    global stays gone from that scope too."""
+    dep = ctx.deploy(tools=names)
+    agent = dep.create_agent().agent
+    with ctx.step("TF-11", f"shadowing {shadowed} with a local, then unregistering the global "
+                  "and the local"):
+        dep.register_tool(ToolSpec(name=shadowed, description=f"local {shadowed}"), agent)
+        dep.unregister_tool(shadowed)
+        dep.unregister_tool(shadowed, agent)
+    seen = observe(ctx, "TF-11", dep, agent)
+    want = oracle_view([n for n in names if n != shadowed], [])
+    ctx.expect("TF-11", seen == want, f"the global {shadowed} unregistered while a local "
+               "shadowed it, then the local unregistered", sorted(want), sorted(seen))
 
 
 def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
@@ -132,7 +148,13 @@ def live_removal(ctx: CheckContext) -> None:
     stay installed (they still filter) and valid (they can be disposed)."""
     removal(ctx, {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
                   "removed": ["bravo"]})
-    ctx.for_all(removal_st(), lambda s: removal(ctx, s))
+    shadow_removal(ctx, ["read", "Read", "read_file"], "read")
+
+    def body(state: dict[str, Any]) -> None:
+        removal(ctx, state)
+        shadow_removal(ctx, state["globals"], state["removed"][0])
+
+    ctx.for_all(removal_st(), body)
 
 
 # --- TF-12: one resolver ------------------------------------------------------------------
@@ -155,7 +177,8 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         ctx.expect("TF-12", found is not None and found.origin == entry.origin,
                    f"looking up the visible {entry.name}", entry.model_dump(mode="json"),
                    found.model_dump(mode="json") if found else None)
-    hidden = [n for n in state["globals"] if n not in names] + ["zulu"]
+    taken = {*state["globals"], *state.get("locals", ()), *names}
+    hidden = [n for n in state["globals"] if n not in names] + [unused(taken)]
     for name in hidden:
         ctx.expect("TF-12", dep.lookup(agent, name) is None, f"looking up the hidden {name}",
                    None, dep.lookup(agent, name))
@@ -181,7 +204,23 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         want_run = [(entry.name, entry.origin.value)]
         ctx.expect("TF-12", new == want_run, f"executing the visible {entry.name}", want_run, new)
         break
+    # The SDK follows the registry as the view does: bind a global registered now.
+    fresh = unused(taken | set(hidden))
+    with ctx.step("TF-12", f"registering the global {fresh} after reading the bindings"):
+        dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
+    view = [SpecEntry(e.name, Origin(e.origin)) for e in dep.view(agent)]
+    sdk, want_sdk = sorted(dep.sdk_bindings(agent)), sorted(sdk_binding_names(view, mode))
+    ctx.expect("TF-12", sdk == want_sdk, f"SDK bindings against the view once {fresh} is "
+               "registered", want_sdk, sdk)
     forged(ctx, dep, agent, hidden[0])
+
+
+def unused(taken: set[str]) -> str:
+    """A name no tool of the scope has (the ghost a forged call names)."""
+    name, n = "zulu", 1
+    while name in taken:
+        name, n = f"zulu_{n}", n + 1
+    return name
 
 
 def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
@@ -213,7 +252,7 @@ def one_resolver(ctx: CheckContext) -> None:
     for mode in MODES:
         resolver(ctx, {"globals": ABC, "restrictions": [{"deny": ["bravo"]}],
                        "locals": ["charlie", "lima"], "mode": mode})
-    ctx.for_all(scope_st(locals_from=("globals", "lima", "mike"), modes=MODES),
+    ctx.for_all(scope_st(shadows=True, modes=MODES),
                 lambda s: resolver(ctx, s))
 
 
@@ -241,27 +280,30 @@ def isolation(ctx: CheckContext, state: dict[str, Any]) -> None:
 
 
 def parent_and_child(ctx: CheckContext) -> None:
-    """A child's installs leave its parent's view alone, and the parent's leave the child's."""
-    dep = ctx.deploy(tools=ABC)
-    parent = dep.create_agent().agent
-    provider = ctx.providers[0].name
-    with ctx.step("TF-13", f"starting a plain child on {provider} and reaching it"):
-        result = dep.start(StartRequest(parent=parent, provider=provider, prompt="plain child"))
-        child = result.agent if result.agent in dep.agents() else dep.resume(result.session).agent
-    mine = observe(ctx, "TF-13", dep, parent)
-    with ctx.step("TF-13", "installing in the child's scope"):
-        dep.install_restriction(child, {"allow": ["alpha"]})
-        dep.register_tool(ToolSpec(name="lima", description="local lima"), child)
-    seen = observe(ctx, "TF-13", dep, parent)
-    ctx.expect("TF-13", seen == mine, "the parent's view after its child installed a "
-               "restriction and a local", sorted(mine), sorted(seen))
-    theirs = observe(ctx, "TF-13", dep, child)
-    with ctx.step("TF-13", "installing in the parent's scope"):
-        dep.install_restriction(parent, {"deny": ["alpha", "bravo"]})
-        dep.register_tool(ToolSpec(name="mike", description="local mike"), parent)
-    seen = observe(ctx, "TF-13", dep, child)
-    ctx.expect("TF-13", seen == theirs, "the child's view after its parent installed a "
-               "restriction and a local", sorted(theirs), sorted(seen))
+    """A child's installs leave its parent's view alone, and the parent's leave the child's,
+    for a child of every provider the target advertises (a plain start: no control asked)."""
+    for info in ctx.providers:
+        dep = ctx.deploy(tools=ABC)
+        parent = dep.create_agent().agent
+        with ctx.step("TF-13", f"starting a plain child on {info.name} and reaching it"):
+            result = dep.start(StartRequest(parent=parent, provider=info.name,
+                                            prompt="plain child"))
+            child = (result.agent if result.agent in dep.agents()
+                     else dep.resume(result.session).agent)
+        mine = observe(ctx, "TF-13", dep, parent)
+        with ctx.step("TF-13", "installing in the child's scope"):
+            dep.install_restriction(child, {"allow": ["alpha"]})
+            dep.register_tool(ToolSpec(name="lima", description="local lima"), child)
+        seen = observe(ctx, "TF-13", dep, parent)
+        ctx.expect("TF-13", seen == mine, f"the parent's view after its {info.name} child "
+                   "installed a restriction and a local", sorted(mine), sorted(seen))
+        theirs = observe(ctx, "TF-13", dep, child)
+        with ctx.step("TF-13", "installing in the parent's scope"):
+            dep.install_restriction(parent, {"deny": ["alpha", "bravo"]})
+            dep.register_tool(ToolSpec(name="mike", description="local mike"), parent)
+        seen = observe(ctx, "TF-13", dep, child)
+        ctx.expect("TF-13", seen == theirs, f"the view of a {info.name} child after its parent "
+                   "installed a restriction and a local", sorted(theirs), sorted(seen))
 
 
 @check("TF-13", name="tool-filter-scope-isolation", per_provider=False)
@@ -271,7 +313,7 @@ def scope_isolation(ctx: CheckContext) -> None:
     isolation(ctx, {"globals": ABC, "restrictions": [{"allow": []}], "locals": ["alpha", "lima"],
                     "mode": PresentationMode.BOTH})
     parent_and_child(ctx)
-    ctx.for_all(scope_st(locals_from=("globals", "lima"), modes=MODES),
+    ctx.for_all(scope_st(shadows=True, modes=MODES),
                 lambda s: isolation(ctx, s))
 
 
@@ -299,6 +341,21 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
         again = observe(ctx, "TF-14", dep, agent)
         ctx.expect("TF-14", again == seen, "a second dispose changed the view", sorted(seen),
                    sorted(again))
+    # Dispose gives back a live view: a registry change after the disposes reaches the scope as
+    # it reaches a scope made before the change (so a registry that is not live at all fails
+    # both alike, and TF-09..11 judge that).
+    control = dep.create_agent().agent
+    with ctx.step("TF-14", "installing the remaining restrictions in a fresh scope"):
+        for j in sorted(left):
+            dep.install_restriction(control, rules[j])
+    fresh, gone = unused(set(state["globals"])), state["globals"][0]
+    with ctx.step("TF-14", f"registering {fresh} and unregistering {gone} after the disposes"):
+        dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
+        dep.unregister_tool(gone)
+    seen, want = observe(ctx, "TF-14", dep, agent), observe(ctx, "TF-14", dep, control)
+    ctx.expect("TF-14", seen == want, f"{fresh} registered and {gone} unregistered after the "
+               "disposes: the view of a scope made before that change", sorted(want),
+               sorted(seen))
 
 
 @check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False)

@@ -2,5 +2,5 @@
 
 Every module has ``BREAKS``: the one rule id it breaks, or ``None`` for a conforming target;
 optionally ``ALSO_BREAKS``: rule ids that fail as a direct consequence of that breakage;
-``SUBTLE = True`` marks bugs the fixed cases miss and fuzzing finds.
+``SUBTLE = True`` marks bugs the checks' generated cases may miss and the fuzz campaign finds.
 """

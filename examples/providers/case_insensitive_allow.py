@@ -1,11 +1,12 @@
-"""An allow list is compared case-insensitively (breaks TF-01). SUBTLE: found by fuzzing.
+"""An allow list is compared case-insensitively (breaks TF-01).
 
 ``{allow: ["read"]}`` also admits a global tool named ``Read``. Tool names are case-sensitive
 identifiers, so the filter admits a tool it never named. A runtime that normalises names for
-matching ("users type Read or read") does this. The fixed checks use distinct lower-case names
-and never meet two globals that differ only in case; the fuzzer's alphabet holds ``read`` and
-``Read``, so a sequence such as *register read, register Read, restrict {allow: [read]}* shows
-``Read`` in the view.
+matching ("users type Read or read") does this. The checks once used distinct lower-case names
+only and missed it (it was SUBTLE: only the fuzzer's ``read``/``Read`` found it); their names
+are generated now, with case twins among the explicit cases and often among drawn names, so
+certify finds it at every seed. The same folded allow list shows where an empty deny list
+stands beside it (TF-03) and where a case twin is registered later (TF-10).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
-SUBTLE = True
+ALSO_BREAKS = ("TF-03", "TF-10")
 
 
 class _CaseFoldedScope:

@@ -1,11 +1,12 @@
-"""The run_code SDK is generated once per presentation mode (breaks TF-12). SUBTLE.
+"""The run_code SDK is generated once per presentation mode (breaks TF-12).
 
 Generating a typed SDK for ``run_code`` is costly, so this runtime caches a scope's bindings
 and regenerates them only when the scope's presentation mode changes. Registry and scope
 changes after the first generation never reach the SDK: a tool registered later is in the view
 and the wire schemas but not bound in ``run_code`` (and a removed one stays bound), so the SDK
-and the view are no longer one set. The fixed checks read the bindings once per state; the
-fuzzer reads them, changes the registry, and reads them again.
+and the view are no longer one set. The checks once read the bindings once per state (it was
+SUBTLE); TF-12's check now registers a global after reading them and reads them again, and
+the fuzzer does the same over longer sequences.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from subagent_tck.reference import Host, Resolver, Scope, ToolRegistry
 from subagent_tck.spec import PresentationMode
 
 BREAKS = "TF-12"
-SUBTLE = True
 
 
 class CachedSdkResolver(Resolver):

@@ -1,11 +1,12 @@
-"""Removing a shadowing local brings back a global that is gone (breaks TF-11). SUBTLE.
+"""Removing a shadowing local brings back a global that is gone (breaks TF-11).
 
 A scope-local tool named like a global one displaces the global in that scope; this runtime
 keeps the displaced global entry aside and swaps it back when the local is unregistered. The
 kept entry is the scope's own reference, which unregistering the global never reaches: after
 *register global read, register local read, unregister global read, unregister local read*
-the scope still offers (and runs) the removed global ``read``. The fixed checks remove globals
-while locals stay, or locals while globals stay; only the interleaving shows it.
+the scope still offers (and runs) the removed global ``read``. The checks once removed globals
+while locals stayed, or locals while globals stayed (it was SUBTLE); TF-11's check now plays
+that interleaving on every drawn state.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope, Tool, To
 from subagent_tck.spec import Origin
 
 BREAKS = "TF-11"
-SUBTLE = True
 
 
 class SwapBackResolver(Resolver):

@@ -1,11 +1,12 @@
-"""A scope's view is memoised when its last restriction is disposed (breaks TF-14). SUBTLE.
+"""A scope's view is memoised when its last restriction is disposed (breaks TF-14).
 
 Disposing a restriction stores the scope's freshly resolved view as a memo; registry changes
 drop the memos of restricted scopes only ("an unrestricted scope sees the registry as it is,
 nothing to refresh"). So once a scope's *last* restriction is disposed, a global registered (or
 unregistered) afterwards never reaches that scope's view: dispose did not give back the live
-view the scope had before. The fixed checks dispose and then read at once, and change the
-registry only while restrictions are installed; the fuzzer finds *restrict, dispose, register*.
+view the scope had before. The checks once disposed and read at once (it was SUBTLE);
+TF-14's check now changes the registry after the disposes, as the fuzzer's *restrict,
+dispose, register* does.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from subagent_tck.conformance.builtin import ReferenceTarget
 from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope, Tool, ToolRegistry
 
 BREAKS = "TF-14"
-SUBTLE = True
 
 _Key = tuple[object, ...]
 

@@ -1,0 +1,147 @@
+"""The generated vocabulary of the checks: tool names, drawn from seeded strategies.
+
+A check that always used the same few names would certify a target that is right only for
+those names (docs/certify.md#generated-cases). Every name a check gives a tool comes from here:
+
+- :data:`EXAMPLES`: hand-written names that realistic runtimes use and awkward ones (names that
+  differ only by case, that are prefixes of each other, non-ASCII, 64 characters long). The
+  checks' explicit cases use them, so they run at every seed.
+- :func:`tool_name` / :func:`tool_names`: names drawn by Hypothesis from the whole grammar; a
+  list of names is built so that its members are often *related* (one is another in another
+  case, a prefix of another, another with a suffix), which is where a target that matches
+  names loosely goes wrong.
+- :func:`strangers`: names outside a given set that look like its members (TF-08's
+  misspellings).
+
+The tool-name grammar (docs/certify.md#generated-cases): 1 to 64 characters, each a Unicode
+letter (categories Lu, Ll, Lo), a decimal digit (Nd), ``_`` or ``-``, in NFC form. It is the
+grammar of the OpenAI and Anthropic tool-calling wires (``[A-Za-z0-9_-]{1,64}``) widened to
+non-ASCII letters, which a runtime's registry must keep apart byte for byte. The reserved names
+of the catalogue (``run_code``, ``structured_output``, the ``subagent`` tool) are never drawn
+for an ordinary tool.
+
+Judging "an error names X" soundly: names of this grammar are whole tokens of ``[\\w-]+``, so a
+message lists ``read`` only where ``read`` stands alone, not inside ``read_file`` or
+``Read`` (:func:`names_token`, used by ``_support.missing_names``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME
+
+MAX_NAME = 64
+#: Names a check never gives an ordinary tool (TF-06, FR-01's structured output, ST).
+RESERVED_NAMES = frozenset({RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME})
+
+_GRAMMAR = re.compile(r"[\w-]{1,64}")
+_CATEGORIES = frozenset({"Lu", "Ll", "Lo", "Nd"})
+
+#: Realistic names of real runtimes' tools.
+REALISTIC = (
+    "get_weather", "read_file", "write_file", "search", "web-fetch", "Bash", "Grep",
+    "mcp__github__create_issue", "mcp__github__create_issue_comment", "str_replace_editor",
+)
+#: Awkward names: case twins, prefixes of each other, non-ASCII, a 64-character name.
+AWKWARD = (
+    "read", "Read", "READ", "read_file_v2", "r", "café", "cafe", "検索", "données-lire",
+    "x" * MAX_NAME,
+)
+EXAMPLES = REALISTIC + AWKWARD
+
+
+def is_tool_name(name: object) -> bool:
+    """Whether ``name`` is in the kit's tool-name grammar and not reserved."""
+    return (
+        isinstance(name, str)
+        and _GRAMMAR.fullmatch(name) is not None
+        and all(c in "_-" or unicodedata.category(c) in _CATEGORIES for c in name)
+        and unicodedata.normalize("NFC", name) == name
+        and name not in RESERVED_NAMES
+    )
+
+
+def names_token(name: str) -> str:
+    """A regular expression matching ``name`` as a whole token of a message."""
+    return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+
+
+_CHARS = st.characters(categories=("Lu", "Ll", "Lo", "Nd"))
+_LOWER = st.sampled_from("abcdefghijklmnopqrstuvwxyz0123456789")
+_ASCII = st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+#: A word: mostly lower-case ASCII (as most real tool names are), sometimes mixed case with
+#: ``_``/``-``, sometimes non-ASCII letters.
+_WORD = st.one_of(st.text(_LOWER, min_size=1, max_size=10), st.text(_LOWER, min_size=1,
+                  max_size=10), st.text(_ASCII, min_size=1, max_size=10),
+                  st.text(_CHARS, min_size=1, max_size=6))
+_LONG = st.text(st.one_of(_LOWER, _ASCII, _CHARS), min_size=MAX_NAME - 8, max_size=MAX_NAME)
+
+
+def _fit(name: str) -> str:
+    return name[:MAX_NAME]
+
+
+def tool_name() -> st.SearchStrategy[str]:
+    """One tool name: a hand-written example, a generated word, a snake_case or MCP-style
+    compound, or a long name."""
+    words = st.lists(_WORD, min_size=2, max_size=4)
+    compound = st.one_of(
+        words.map("_".join),
+        st.tuples(_WORD, _WORD).map(lambda t: f"mcp__{t[0]}__{t[1]}"),
+    )
+    return st.one_of(st.sampled_from(EXAMPLES), _WORD, compound, _LONG).map(_fit).filter(
+        is_tool_name)
+
+
+_SUFFIXES = ("_v2", "s", "-2", "_file", "é", "_", "X")
+
+
+def relative_of(name: str) -> st.SearchStrategy[str]:
+    """Names that look like ``name``: another case, a prefix, an extension."""
+    options = [name.swapcase(), name.upper(), name.lower(), name.capitalize(),
+               *(_fit(name + s) for s in _SUFFIXES), *(name[:k] for k in range(1, len(name)))]
+    kept = [o for o in dict.fromkeys(options) if o != name and is_tool_name(o)]
+    return st.sampled_from(kept) if kept else tool_name()
+
+
+@st.composite
+def tool_names(draw: Any, min_size: int = 1, max_size: int = 6,
+               avoid: Collection[str] = ()) -> list[str]:
+    """Distinct tool names, not in ``avoid``, often related to each other (see
+    :func:`relative_of`)."""
+    size = draw(st.integers(min_size, max_size))
+    out: list[str] = []
+    for _ in range(3 * size + 4):
+        if len(out) >= size:
+            break
+        if out and draw(st.booleans()):
+            name = draw(relative_of(draw(st.sampled_from(out))))
+        else:
+            name = draw(tool_name())
+        if name not in out and name not in avoid:
+            out.append(name)
+    counter = 0
+    while len(out) < min_size:  # rare: every draw collided; fill with fresh names
+        counter += 1
+        name = f"tool_{counter}"
+        if name not in out and name not in avoid:
+            out.append(name)
+    return out
+
+
+def strangers(names: Iterable[str], avoid: Collection[str] = ()) -> list[str]:
+    """Names that look like members of ``names`` (another case, a prefix, an extension) but
+    are none of them nor in ``avoid``: the misspellings TF-08 must refuse."""
+    known = set(names) | set(avoid)
+    out: list[str] = []
+    for name in names:
+        for other in (name.swapcase(), _fit(name + name[-1]), name[:-1], _fit(name + "_")):
+            if other not in known and other not in out and is_tool_name(other):
+                out.append(other)
+    return out

@@ -1,0 +1,62 @@
+"""A deny list only works for the names the kit used to draw (breaks TF-01).
+
+The resolver drops every deny entry whose name is not one of a fixed list of words (the
+NATO-alphabet names ``alpha`` .. ``foxtrot``, ``lima`` .. ``november`` and the
+``read``/``write``/``search`` trio the checks once drew all their names from): a denied
+``get_weather``, ``mcp__github__create_issue`` or ``検索`` stays visible. A runtime that matches
+deny entries against a table of tools it knows behaves like this. Before the checks generated
+their names, this target was CERTIFIED at every seed; now the explicit awkward cases and the
+drawn names catch it at any seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from subagent_tck.spec import Restriction
+
+BREAKS = "TF-01"
+#: The same forgotten deny entries, seen where several restrictions meet (TF-02), where a deny
+#: list meets tools registered later (TF-09) and where named tools are unregistered (TF-11).
+ALSO_BREAKS = ("TF-02", "TF-09", "TF-11")
+
+#: The only names whose deny entries this resolver honours.
+FAMILIAR = frozenset({
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "lima", "mike", "november",
+    "read", "write", "search", "web", "ghost", "probe", "zulu",
+})
+
+
+class _ForgetfulScope:
+    """The scope as the broken resolver reads it: unfamiliar deny entries dropped."""
+
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scope, name)
+
+    def restrictions(self) -> tuple[Restriction, ...]:
+        out = []
+        for r in self._scope.restrictions():
+            if r.deny is not None:  # the bug: a deny entry it does not recognise is ignored
+                r = Restriction(r.allow, frozenset(n for n in r.deny if n in FAMILIAR))
+            out.append(r)
+        return tuple(out)
+
+
+class ForgetfulResolver(Resolver):
+    def view(self, scope: Scope | None) -> tuple[ResolvedTool, ...]:
+        if scope is None:
+            return super().view(None)
+        return super().view(_ForgetfulScope(scope))  # type: ignore[arg-type]
+
+
+class ForgetfulHost(Host):
+    resolver_class = ForgetfulResolver
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=ForgetfulHost, name="deny-skips-unfamiliar-names")
