@@ -29,7 +29,7 @@ from subagent_tck.spec import (
 )
 
 from .lockstep import PRESETS, PROMPT, Lockstep
-from .model import AgentModel, ScopeModel, SessionModel
+from .model import AgentModel, Expect, ScopeModel, SessionModel
 from .rulemap import fault_rule, refusal_rule
 from .strategies import depth_value, is_well_formed
 
@@ -311,6 +311,17 @@ def plant(
     _resume(lock, session, current, original, label)
 
 
+def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] | None:
+    """CA-01 and FR-04 for a descriptor: see :func:`.subagent.gate_resume`."""
+    if not session.composed:
+        return None
+    from .subagent import gate_resume
+
+    return gate_resume(lock, session.provider, {
+        "persona": session.persona, "toolFilter": session.tool_filter,
+        "outputSchema": session.output_schema})
+
+
 def resume(lock: Lockstep, session: str, label: str | None = None) -> None:
     _resume(lock, session, None, None, label)
 
@@ -322,9 +333,17 @@ def _resume(
     sid = lock.session_id(session)
     model = lock.model.sessions[session]
     expect, depth = lock.model.expect_resume(model)
+    gate = _resume_gate(lock, model)
+    if gate is not None:  # the descriptor's provider is gone, or lacks a control it asks for
+        expect = Expect(expect.codes | gate, False, expect.reason or (
+            f"the descriptor's provider {model.provider!r} "
+            + ("is not registered" if ErrorCode.NOT_RESUMABLE in gate
+               else "does not advertise a control it asks for")))
+        depth = depth if expect.accept else None
     before = lock.snapshot()
     ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))
-    rule = "DE-06" if ErrorCode.INVALID_DEPTH in expect.codes else "FR-04"
+    rule = ("DE-06" if ErrorCode.INVALID_DEPTH in expect.codes
+            else "CA-01" if ErrorCode.UNSUPPORTED_CAPABILITY in expect.codes else "FR-04")
     if error is None and not expect.accept:
         raise lock.diverge(
             "resume", f"resuming {session} was accepted; expected a refusal ({expect.reason})",

@@ -106,6 +106,20 @@ class Setup:
 _READS = frozenset({"view", "schemas", "sdk", "lookup", "prompt", "headers"})
 
 
+def _tool_view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
+                    observed: set[tuple[str, str]]) -> str | None:
+    from .subagent import view_rule as tool_view_rule
+
+    return tool_view_rule(lock, agent, names, observed)
+
+
+def _check_tool_schemas(lock: Lockstep, label: str, found: list[Any]) -> None:
+    if getattr(lock, "subagent_tools", None) is not None:
+        from .subagent import check_tool_schemas
+
+        check_tool_schemas(lock, label, found)
+
+
 def _operations() -> dict[str, Callable[..., None]]:
     from .operations import OPERATIONS
 
@@ -132,6 +146,7 @@ class Lockstep:
             mode=setup.mode,
         )
         self.provider_names = [p.name for p in info.providers]
+        self.info = info
         self.ids: dict[str, str] = {}  # agent label -> target agent id
         self.session_ids: dict[str, str] = {}  # session label -> target session id
         self.handles: dict[str, str] = {}  # restriction label -> target handle
@@ -302,7 +317,9 @@ class Lockstep:
             )
         if seen != expected:
             agent = None if label is None else self.agent(label)
-            rule = self.preset_rule(agent) or view_rule(self.model, agent, seen, expected)
+            rule = (self.preset_rule(agent)
+                    or _tool_view_rule(self, agent, {n for n, _ in seen ^ expected}, seen)
+                    or view_rule(self.model, agent, seen, expected))
             missing = sorted(expected - seen)
             extra = sorted(seen - expected)
             raise self.diverge(
@@ -360,6 +377,7 @@ class Lockstep:
         found = self._guard("tool_schemas", lambda: self.deployment.tool_schemas(target))
         names = [s.name for s in found]
         expected = self.model.wire(self.agent(label))
+        _check_tool_schemas(self, label, found)
         if set(names) != expected or len(names) != len(set(names)):
             raise self.diverge(
                 "schemas", f"wire schemas of {label} differ from its view", sorted(expected),

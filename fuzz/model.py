@@ -110,6 +110,8 @@ class SessionModel:
     persona: str | None = None
     output_schema: object = None
     composed: bool = False
+    #: the provider a child was started on (its descriptor's; a rebind changes it)
+    provider: str | None = None
 
 
 @dataclass
@@ -313,6 +315,7 @@ class DeploymentModel:
             persona=outcome.persona if persona else None,
             output_schema=outcome.output_schema,
             composed=True,
+            provider=str(request["provider"]),
         )
         self.add_agent(child, session)
         return child
