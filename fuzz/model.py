@@ -96,6 +96,8 @@ class AgentModel:
     kind: str = "root"  # root | created | child | resumed
     #: the preset a child was started with (EN-01 diagnosis)
     preset: str | None = None
+    #: the request's own persona / toolFilter beside that preset (EN-03 diagnosis)
+    overrides: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -317,6 +319,9 @@ class DeploymentModel:
             composed=True,
             provider=str(request["provider"]),
         )
+        if child.preset is not None:
+            child.overrides = {k: request[k] for k in ("persona", "toolFilter")
+                               if request.get(k) is not None}
         self.add_agent(child, session)
         return child
 
