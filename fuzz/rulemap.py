@@ -69,7 +69,7 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "host-depth": ("ST-06",),
     "tool-schema": ("ST-01", "ST-02", "ST-03"),
     "tool-call": ("ST-07", "ST-06", "ST-09"),
-    "turn-request": ("FR-05", "FR-01"),
+    "turn-request": ("FR-05", "FR-01", "PE-05", "TF-05"),
     "crash": (),
 }
 

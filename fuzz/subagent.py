@@ -223,6 +223,8 @@ def _caller_request_rule(lock: Lockstep, agent: AgentModel, request: ModelReques
     wanted = sorted(lock.model.wire(agent))
     names = sorted(t.name for t in request.tools)
     if names != wanted:
+        lock.check_view(agent.label)  # a wrong view or presentation has its own rule
+        lock.check_schemas(agent.label)
         raise lock.diverge("turn-request", f"the request of {agent.label}'s turn lacks its "
                            "current tools", wanted, names, "FR-05")
     for schema in request.tools:
@@ -235,9 +237,19 @@ def _caller_request_rule(lock: Lockstep, agent: AgentModel, request: ModelReques
             )
     system = assemble_system_prompt(lock.model.prompt(agent))
     if request.system != system:
+        rule = "FR-05"
+        if "{{" in request.system and "{{" not in system:
+            rule = "PE-05"  # a raw placeholder reached the model
+        else:
+            target = lock.agent_id(agent.label)
+            shown = [[s.name, s.text] for s in lock._guard(
+                "prompt", lambda: lock.deployment.prompt(target))]
+            expected = [[s.name, s.text] for s in lock.model.prompt(agent)]
+            if shown != expected:  # the prompt itself is wrong: its own rule
+                rule = lock.prompt_rule(agent.label, expected, shown)
         raise lock.diverge("turn-request", f"the request of {agent.label}'s turn carried "
                            "another system text than its prompt", system, request.system,
-                           "FR-05")
+                           rule)
 
 
 def _kit_description(lock: Lockstep, agent: AgentModel, name: str) -> str | None:
@@ -423,8 +435,8 @@ def view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
             present = load.provider in model.present
             return "ST-05" if present else "ST-02"
         if not shown and model.mounted(name) and name in lock.model.globals:
-            if agent is not None and agent.scope.restrictions:
-                return None  # a restriction's business: the TF diagnosis
+            if agent is not None and (agent.scope.issued or agent.scope.restrictions):
+                return None  # a restriction's business (installed or disposed): TF's diagnosis
             cap = tool_cap(load.max_depth, model.host_depth)
             header = None if agent is None else lock.model.sessions[agent.session].header
             runtime = ABSENT if agent is None else agent.runtime
