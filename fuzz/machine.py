@@ -39,7 +39,6 @@ from .subagent import TOOL_NAMES, tools
 _MODES = tuple(m.value for m in PresentationMode)
 _PRESET_NAMES = (*PRESETS, "missing")
 _READS = ("view", "global-view", "schemas", "sdk", "lookup", "execute", "prompt", "headers")
-_INITIAL_TOOLS = fs.REGISTER_NAMES[:-1]  # run_code is never registrable
 
 
 @dataclass
@@ -87,16 +86,20 @@ class FuzzMachine(RuleBasedStateMachine):
         super().__init__()
         self.lock: Lockstep | None = None
         self.enabled: tuple[str, ...] = self.operations
+        #: this deployment's registrable names (run_code last): see strategies.pick_vocabulary
+        self.names: tuple[str, ...] = fs.REGISTER_NAMES
 
     # --- set-up, the one rule, tear-down ------------------------------------------------
 
-    @initialize(code=fs.codes(16))
+    @initialize(code=fs.codes(64))
     def deploy(self, code: bytes) -> None:
         c = fs.Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(_MODES))
         persona = c.choose(DEPLOYMENT_PERSONAS)
-        tools = tuple(name for name in _INITIAL_TOOLS if c.take(3) == 1)
+        # the tools come first in the code, so a shrunk byte keeps the rest of the set-up
+        self.names = fs.pick_vocabulary(fs.Code(code[32:]))
+        tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
         enabled = tuple(op for op in self.operations if c.take(2) == 0)
         self.enabled = enabled or self.operations
@@ -143,19 +146,19 @@ class FuzzMachine(RuleBasedStateMachine):
     def global_tool(self, c: fs.Code) -> None:
         assert self.lock is not None
         if c.take(3) == 2:  # mostly a registered name, so that the removal happens
-            self._apply("unregister_global", name=_name(c, self.lock.model.globals))
+            self._apply("unregister_global", name=_name(c, self.lock.model.globals, self.names))
         else:
-            self._apply("register_global", name=c.choose(fs.REGISTER_NAMES))
+            self._apply("register_global", name=c.choose(self.names))
 
     def local_tool(self, c: fs.Code) -> None:
         assert self.lock is not None
         agent = self._agent(c.take(8))
         if c.take(3) == 2:  # mostly one of the scope's own locals
             local = self.lock.model.agents[agent].scope.locals
-            self._apply("unregister_local", agent=agent, name=_name(c, local))
+            self._apply("unregister_local", agent=agent, name=_name(c, local, self.names))
         else:  # half the time the name of a global, which the local then shadows (TF-05)
-            name = _name(c, self.lock.model.globals) if c.take(2) else c.choose(
-                fs.REGISTER_NAMES)
+            name = _name(c, self.lock.model.globals, self.names) if c.take(2) else c.choose(
+                self.names)
             self._apply("register_local", agent=agent, name=name)
 
     def restrict(self, c: fs.Code) -> None:
@@ -182,7 +185,8 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def observe(self, c: fs.Code) -> None:
         """A read (the lockstep also reads views and presentation after every change)."""
-        kind, agent, name = c.choose(_READS), self._agent(c.take(8)), c.choose(fs.CALL_NAMES)
+        kind, agent = c.choose(_READS), self._agent(c.take(8))
+        name = c.choose((*self.names, *fs.CALL_NAMES[len(fs.REGISTER_NAMES):]))
         if kind == "headers":
             self._apply("headers")
         elif kind == "global-view":
@@ -273,13 +277,13 @@ class FuzzMachine(RuleBasedStateMachine):
             self._apply("plant", session=session, depth=depth, label=label)
 
 
-def _name(c: fs.Code, present: list[str]) -> str:
-    """One of ``present`` three times in four (when there are any), else any registrable name
+def _name(c: fs.Code, present: list[str], names: Sequence[str]) -> str:
+    """One of ``present`` three times in four (when there are any), else any of ``names``
     (never a subagent tool's: those come and go with their loads)."""
     present = [n for n in present if n not in TOOL_NAMES]
     if present and c.take(4):
         return c.choose(present)
-    return c.choose(fs.REGISTER_NAMES)
+    return c.choose(names)
 
 
 #: The driver operations a step chooses from (each reads its arguments from the step's code).
