@@ -20,12 +20,14 @@ from typing import Any
 from subagent_tck.conformance.protocol import SessionHeader, StartRequest, snapshot_of
 from subagent_tck.spec import (
     ABSENT,
+    PERSONA_SECTION,
     Edition,
     ErrorCode,
     Fault,
     TckError,
     assemble_system_prompt,
     check_depth,
+    render_template,
 )
 
 from .lockstep import PRESETS, PROMPT, Lockstep
@@ -122,7 +124,8 @@ def start(
         raise lock.diverge(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
-            _composition_rule(lock, request, outcome.faults[0].code)
+            _fallback_rule(lock, request, result)
+            or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
         )
     if error is not None:
@@ -170,6 +173,25 @@ def _composition_rule(
     if code is ErrorCode.INVALID_TEMPLATE and request.get("persona") is None and (
             preset.persona is not None):
         return "PE-02"
+    return None
+
+
+def _fallback_rule(lock: Lockstep, request: Mapping[str, Any], result: Any) -> str | None:
+    """EN-01 when a start with a preset was accepted although that preset cannot compose it,
+    and the child carries another preset's persona: the target composed it from the wrong
+    preset (a lookup that fell back), not from a preset it failed to check."""
+    name = request.get("preset")
+    if not isinstance(name, str) or result is None or request.get("persona") is not None:
+        return None
+    try:
+        shown = {s.name: s.text for s in lock.deployment.prompt(result.agent)}.get(
+            PERSONA_SECTION)
+    except Exception:  # the child may be retired already: no evidence, no diagnosis
+        return None
+    for other, preset in PRESETS.items():
+        if other != name and preset.persona is not None and shown == render_template(
+                preset.persona, lock.model.variables).text:
+            return "EN-01"
     return None
 
 
