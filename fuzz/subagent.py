@@ -440,8 +440,10 @@ def view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
             cap = tool_cap(load.max_depth, model.host_depth)
             header = None if agent is None else lock.model.sessions[agent.session].header
             runtime = ABSENT if agent is None else agent.runtime
-            if agent is not None and check_depth(header).ok and decide_tool_call(
-                    header, runtime, cap):
+            # at the cap (the load's own, or the host setting's): the tool must stay visible
+            if agent is not None and check_depth(header).ok and (
+                    decide_tool_call(header, runtime, cap)
+                    or decide_tool_call(header, runtime, model.host_depth)):
                 return "ST-07"
             return "ST-02"
     return None
