@@ -55,8 +55,9 @@ class Profile:
 
     The campaign's budget is counted in deployments (``fuzz_examples``, each up to 60 driver
     operations), not seconds, so that a seed runs the same steps on a fast laptop and on a
-    loaded CI runner and finds the same things; ``fuzz_seconds`` (``--fuzz-budget``) is an
-    optional wall-clock cap on top, for a run that must end by a time whatever it covers.
+    loaded CI runner and finds the same things; ``fuzz_seconds`` (``--fuzz-budget``) is a
+    wall-clock cap on top, which in ``ci`` binds only for a slow target (a driver over HTTP:
+    the certificate's note then says the campaign was cut by time), not for an in-process one.
     """
 
     name: str
@@ -68,8 +69,9 @@ class Profile:
 
 
 PROFILES: Mapping[str, Profile] = {
-    # ~20,000 operations: about 8 s against the in-process reference on 2 shared cores
-    "ci": Profile("ci", 10, fuzz_examples=381),
+    # ~20,000 operations: about 8 s against the in-process reference on 2 shared cores; the
+    # cap keeps a target behind HTTP (a few hundred operations per second) within a minute
+    "ci": Profile("ci", 10, fuzz_examples=381, fuzz_seconds=25.0),
     # 60 s of fuzzing (--fuzz-budget), with no practical cap on deployments
     "thorough": Profile("thorough", 200, fuzz_examples=1_000_000, fuzz_seconds=60.0),
 }

@@ -62,6 +62,10 @@ def campaign_check(
             output_dir=output_dir, target_id=target_spec, editions=(ctx.edition,),
         )
         ctx.note = _note(result, profile)
+        if (result.finding is None and result.error is None and max_examples is not None
+                and result.examples < max_examples):
+            ctx.note += (f"; cut by the {budget:g} s time cap before {max_examples} "
+                         "deployments (a slow target: --fuzz-budget raises it)")
         if result.finding is not None:
             _file_finding(ctx, result, target_spec)
         elif result.error is not None:

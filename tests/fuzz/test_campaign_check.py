@@ -162,8 +162,9 @@ def test_the_command_line_prints_the_fuzz_finding_and_its_replay(
 def test_a_default_certify_runs_the_ci_campaign_bounded_by_deployments_and_notes_it(
     capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
-    assert main(["certify", "--target", "reference", "--format", "json",
-                 "--fuzz-output-dir", str(tmp_path)]) == 0
+    # an explicit cap far above the deployments' need: a loaded test machine must not cut them
+    assert main(["certify", "--target", "reference", "--format", "json", "--fuzz-budget",
+                 "600", "--fuzz-output-dir", str(tmp_path)]) == 0
     cert = Certificate.model_validate_json(capsys.readouterr().out)
     [run] = [r for r in cert.checks if r.check == NAME]
     assert run.note is not None and run.note.startswith("no divergence: ")
@@ -175,11 +176,24 @@ def test_a_default_certify_runs_the_ci_campaign_bounded_by_deployments_and_notes
 
 def test_the_ci_campaign_runs_the_same_steps_for_a_seed_whatever_the_machine_speed() -> None:
     ci = PROFILES["ci"]
-    assert ci.fuzz_examples > 0 and ci.fuzz_seconds is None  # counted, not timed
-    check = campaign_check("reference", budget_seconds=ci.fuzz_seconds,
-                           max_examples=ci.fuzz_examples, profile="ci")
+    # counted in deployments; the time cap is far above what they take in-process (~8 s)
+    assert ci.fuzz_examples > 0 and ci.fuzz_seconds is not None and ci.fuzz_seconds >= 20
+    check = campaign_check("reference", budget_seconds=None, max_examples=ci.fuzz_examples,
+                           profile="ci")
     assert check.timeout is not None and check.timeout >= 600  # only a hung target meets it
     assert PROFILES["thorough"].fuzz_examples > ci.fuzz_examples
+
+
+def test_a_campaign_cut_by_its_time_cap_says_so_in_the_note(
+    reference: Target, tmp_path: Path,
+) -> None:
+    check = campaign_check("reference", budget_seconds=0.01, max_examples=381,
+                           output_dir=tmp_path, profile="ci")
+    base = Suite.default()
+    cert = certify(reference, RunConfig(target_spec="reference", rules=("TF-01",)),
+                   suite=Suite(base.rules, {check.name: check, **base.checks}))
+    [run] = [r for r in cert.checks if r.check == NAME]
+    assert run.note is not None and "cut by the 0.01 s time cap before 381" in run.note
 
 
 def test_a_partial_ci_run_runs_no_campaign_unless_a_fuzz_option_asks_for_it(
