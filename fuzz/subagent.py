@@ -200,8 +200,12 @@ def add_provider(lock: Lockstep, provider: str) -> None:
     _, error = lock.call("add_provider", lambda: lock.deployment.add_provider(provider))
     codes = frozenset({ErrorCode.UNSUPPORTED_CAPABILITY}) if refusing else frozenset()
     lock.check_outcome("provider", codes, refusing, error, "ST-05" if refusing else "ST-02")
-    if error is None or refusing:
+    if error is None:
         model.present.add(provider)
+    else:  # refused loudly: whether the provider stayed registered is the target's choice
+        listed = {p.name for p in lock._guard("providers", lock.deployment.providers)}
+        if provider in listed:
+            model.present.add(provider)
     _sync(lock, model)
     lock.check_all_views()
 
