@@ -248,9 +248,9 @@ def _caller_request_rule(lock: Lockstep, agent: AgentModel, request: ModelReques
             target = lock.agent_id(agent.label)
             shown = [[s.name, s.text] for s in lock._guard(
                 "prompt", lambda: lock.deployment.prompt(target))]
-            expected = [[s.name, s.text] for s in lock.model.prompt(agent)]
-            if shown != expected:  # the prompt itself is wrong: its own rule
-                rule = lock.prompt_rule(agent.label, expected, shown)
+            sections = [[s.name, s.text] for s in lock.model.prompt(agent)]
+            if shown != sections:  # the prompt itself is wrong: its own rule
+                rule = lock.prompt_rule(agent.label, sections, shown)
         raise lock.diverge("turn-request", f"the request of {agent.label}'s turn carried "
                            "another system text than its prompt", system, request.system,
                            rule)
