@@ -39,7 +39,7 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "set-mode": ("TF-06",),
     "view": (
         "TF-01", "TF-02", "TF-03", "TF-04", "TF-05", "TF-06", "TF-09", "TF-10", "TF-11",
-        "TF-13", "TF-14",
+        "TF-13", "TF-14", "CA-04", "FR-04", "EN-01", "EN-03", "ST-02", "ST-05", "ST-07",
     ),
     "view-duplicates": ("TF-05",),
     "global-view": ("TF-13", "TF-11"),
