@@ -10,7 +10,7 @@
                          [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
                          [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
                          [--deadline S]
-                         [--fuzz-budget S] [--fuzz-output-dir DIR]     (thorough only)
+                         [--fuzz-budget S] [--fuzz-output-dir DIR]     (its fuzz campaign)
     subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
 Exit codes are :class:`~.exitcode.ExitCode`. Every error that ends a command prints one line,
@@ -206,44 +206,50 @@ def _reporting_usage_errors(argv: Sequence[str],
 
 
 def _suite(args: argparse.Namespace) -> Suite | None:
+    from .report_text import progress_wanted
+
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    # the campaign's progress lines, like the checks' progress, only for a terminal
     return suite_for(args.target, args.profile, fuzz_budget=args.fuzz_budget,
-                     fuzz_output_dir=args.fuzz_output_dir, progress=progress,
-                     options=("--profile", "--fuzz-budget", "--fuzz-output-dir"))
+                     fuzz_output_dir=args.fuzz_output_dir,
+                     progress=progress if progress_wanted(sys.stderr) else None,
+                     options=("--profile", "--fuzz-budget", "--fuzz-output-dir"),
+                     rules=tuple(args.rule or ()))
 
 
 def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = None,
               fuzz_output_dir: str | None = None, progress: Callable[[str], None] | None = None,
               options: tuple[str, str, str] = ("--profile", "--fuzz-budget",
                                                "--fuzz-output-dir"),
-              ) -> Suite | None:
-    """The suite a profile runs: None (the default suite) for ``ci``; for ``thorough`` the
-    default suite plus the fuzz campaign against ``target_spec`` (imported only then: nothing
-    else of conformance imports fuzz). Shared by the command line and the pytest plugin; their
-    options for profile, fuzz budget and fuzz output directory are ``options``, named so in the
-    usage errors."""
+              rules: Sequence[str] = ()) -> Suite | None:
+    """The suite a profile runs: the default suite plus the generated fuzz campaign against
+    ``target_spec``, sized by the profile (``runner.PROFILES``: deployments, and a wall cap
+    that ``fuzz_budget`` overrides). Fuzz is imported only here: nothing else of conformance
+    imports it. A partial ``ci`` run (``rules`` given: the replay of a fixed case) runs no
+    campaign, so that it stays quick and shows that case alone; None then (the default
+    suite). Shared by the command line and the pytest plugin; their options for profile, fuzz
+    budget and fuzz output directory are ``options``, named so in the usage errors."""
+    from .runner import PROFILES, Suite
+
     profile_option, *names = options
     fuzz_options = [o for o, v in zip(names, (fuzz_budget, fuzz_output_dir), strict=True)
                     if v is not None]
-    if profile != "thorough":
-        if fuzz_options:
-            raise TckError(ErrorCode.USAGE, f"{' and '.join(fuzz_options)} only apply to "
-                           f"{profile_option} thorough (the profile that fuzzes): add it or "
-                           "drop them")
+    chosen = PROFILES.get(profile)
+    if chosen is None or chosen.fuzz_examples <= 0 or (rules and profile == "ci"
+                                                       and not fuzz_options):
         return None
     if not _available(FUZZ_CHECK):
-        raise TckError(ErrorCode.USAGE, f"{profile_option} thorough fuzzes the target, but "
+        raise TckError(ErrorCode.USAGE, f"{profile_option} {profile} fuzzes the target, but "
                        f"{FUZZ_CHECK} is not installed: reinstall subagent-tck")
     from subagent_tck.fuzz.campaign import DEFAULT_OUTPUT
-    from subagent_tck.fuzz.campaign_check import DEFAULT_BUDGET, campaign_check
-
-    from .runner import Suite
+    from subagent_tck.fuzz.campaign_check import campaign_check
 
     check = campaign_check(
-        target_spec, budget_seconds=fuzz_budget or DEFAULT_BUDGET,
-        output_dir=fuzz_output_dir or DEFAULT_OUTPUT, progress=progress,
+        target_spec, budget_seconds=fuzz_budget or chosen.fuzz_seconds,
+        max_examples=chosen.fuzz_examples, output_dir=fuzz_output_dir or DEFAULT_OUTPUT,
+        progress=progress, profile=chosen.name,
     )
     default = Suite.default()
     return Suite(default.rules, {**default.checks, check.name: check})
@@ -339,9 +345,10 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                          help="ci: 10 examples per property; thorough: 200, then a fuzz "
                               "campaign whose findings join the certificate")
     certify.add_argument("--fuzz-budget", type=seconds, default=None, metavar="S",
-                         help="thorough: seconds of fuzzing (default 60)")
+                         help="cap the fuzz campaign at S seconds (ci: none, its "
+                         "deployments decide; thorough: 60)")
     certify.add_argument("--fuzz-output-dir", default=None, metavar="DIR",
-                         help="thorough: where fuzz replay files go (default .subagent-tck/fuzz)")
+                         help="where fuzz replay files go (default .subagent-tck/fuzz)")
     certify.add_argument("--seed", type=int, default=None,
                          help="fixes every random choice (default: a fresh seed, printed)")
     certify.add_argument("--baseline", metavar="FILE", help="TOML file of expected failures")

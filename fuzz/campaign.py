@@ -210,7 +210,8 @@ def run_campaign(
     stats = machine.stats
     database = open_database(database_dir, name)
     say = progress or (lambda line: None)
-    say(f"fuzz: target {name}, profile {chosen.name}, seed {seed}, budget {budget:.0f}s / "
+    cap = f"{budget:.0f}s" if budget != float("inf") else "no time cap"
+    say(f"fuzz: target {name}, profile {chosen.name}, seed {seed}, budget {cap} / "
         f"{limit} examples")
     started = time.perf_counter()
     result = CampaignResult(target=name, profile=chosen.name, seed=seed)

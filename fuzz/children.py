@@ -20,16 +20,18 @@ from typing import Any
 from subagent_tck.conformance.protocol import SessionHeader, StartRequest, snapshot_of
 from subagent_tck.spec import (
     ABSENT,
+    PERSONA_SECTION,
     Edition,
     ErrorCode,
     Fault,
     TckError,
     assemble_system_prompt,
     check_depth,
+    render_template,
 )
 
 from .lockstep import PRESETS, PROMPT, Lockstep
-from .model import AgentModel, ScopeModel, SessionModel
+from .model import AgentModel, Expect, ScopeModel, SessionModel
 from .rulemap import fault_rule, refusal_rule
 from .strategies import depth_value, is_well_formed
 
@@ -122,7 +124,8 @@ def start(
         raise lock.diverge(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
-            _composition_rule(lock, request, outcome.faults[0].code)
+            _fallback_rule(lock, request, result)
+            or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
         )
     if error is not None:
@@ -170,6 +173,25 @@ def _composition_rule(
     if code is ErrorCode.INVALID_TEMPLATE and request.get("persona") is None and (
             preset.persona is not None):
         return "PE-02"
+    return None
+
+
+def _fallback_rule(lock: Lockstep, request: Mapping[str, Any], result: Any) -> str | None:
+    """EN-01 when a start with a preset was accepted although that preset cannot compose it,
+    and the child carries another preset's persona: the target composed it from the wrong
+    preset (a lookup that fell back), not from a preset it failed to check."""
+    name = request.get("preset")
+    if not isinstance(name, str) or result is None or request.get("persona") is not None:
+        return None
+    try:
+        shown = {s.name: s.text for s in lock.deployment.prompt(result.agent)}.get(
+            PERSONA_SECTION)
+    except Exception:  # the child may be retired already: no evidence, no diagnosis
+        return None
+    for other, preset in PRESETS.items():
+        if other != name and preset.persona is not None and shown == render_template(
+                preset.persona, lock.model.variables).text:
+            return "EN-01"
     return None
 
 
@@ -311,6 +333,17 @@ def plant(
     _resume(lock, session, current, original, label)
 
 
+def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] | None:
+    """CA-01 and FR-04 for a descriptor: see :func:`.subagent.gate_resume`."""
+    if not session.composed:
+        return None
+    from .subagent import gate_resume
+
+    return gate_resume(lock, session.provider, {
+        "persona": session.persona, "toolFilter": session.tool_filter,
+        "outputSchema": session.output_schema})
+
+
 def resume(lock: Lockstep, session: str, label: str | None = None) -> None:
     _resume(lock, session, None, None, label)
 
@@ -322,9 +355,17 @@ def _resume(
     sid = lock.session_id(session)
     model = lock.model.sessions[session]
     expect, depth = lock.model.expect_resume(model)
+    gate = _resume_gate(lock, model)
+    if gate is not None:  # the descriptor's provider is gone, or lacks a control it asks for
+        expect = Expect(expect.codes | gate, False, expect.reason or (
+            f"the descriptor's provider {model.provider!r} "
+            + ("is not registered" if ErrorCode.NOT_RESUMABLE in gate
+               else "does not advertise a control it asks for")))
+        depth = depth if expect.accept else None
     before = lock.snapshot()
     ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))
-    rule = "DE-06" if ErrorCode.INVALID_DEPTH in expect.codes else "FR-04"
+    rule = ("DE-06" if ErrorCode.INVALID_DEPTH in expect.codes
+            else "CA-01" if ErrorCode.UNSUPPORTED_CAPABILITY in expect.codes else "FR-04")
     if error is None and not expect.accept:
         raise lock.diverge(
             "resume", f"resuming {session} was accepted; expected a refusal ({expect.reason})",

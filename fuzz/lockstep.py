@@ -43,9 +43,11 @@ from subagent_tck.spec import (
     Preset,
     TckError,
     render_template,
+    resolve_view,
+    validate_restriction,
 )
 
-from .model import AgentModel, DeploymentModel, ScopeModel, SessionModel
+from .model import COMPOSED, AgentModel, DeploymentModel, ScopeModel, SessionModel
 from .rulemap import OBSERVATION_RULES, view_rule
 from .step import Divergence, Finding, Step, jsonable
 
@@ -106,6 +108,20 @@ class Setup:
 _READS = frozenset({"view", "schemas", "sdk", "lookup", "prompt", "headers"})
 
 
+def _tool_view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
+                    observed: set[tuple[str, str]]) -> str | None:
+    from .subagent import view_rule as tool_view_rule
+
+    return tool_view_rule(lock, agent, names, observed)
+
+
+def _check_tool_schemas(lock: Lockstep, label: str, found: list[Any]) -> None:
+    if getattr(lock, "subagent_tools", None) is not None:
+        from .subagent import check_tool_schemas
+
+        check_tool_schemas(lock, label, found)
+
+
 def _operations() -> dict[str, Callable[..., None]]:
     from .operations import OPERATIONS
 
@@ -132,6 +148,7 @@ class Lockstep:
             mode=setup.mode,
         )
         self.provider_names = [p.name for p in info.providers]
+        self.info = info
         self.ids: dict[str, str] = {}  # agent label -> target agent id
         self.session_ids: dict[str, str] = {}  # session label -> target session id
         self.handles: dict[str, str] = {}  # restriction label -> target handle
@@ -302,7 +319,9 @@ class Lockstep:
             )
         if seen != expected:
             agent = None if label is None else self.agent(label)
-            rule = self.preset_rule(agent) or view_rule(self.model, agent, seen, expected)
+            rule = (self.preset_rule(agent) or self.override_rule(agent, seen)
+                    or _tool_view_rule(self, agent, {n for n, _ in seen ^ expected}, seen)
+                    or view_rule(self.model, agent, seen, expected))
             missing = sorted(expected - seen)
             extra = sorted(seen - expected)
             raise self.diverge(
@@ -333,9 +352,26 @@ class Lockstep:
                 self.check_view(other)
                 break
 
+    def override_rule(self, agent: AgentModel | None, seen: set[tuple[str, str]]) -> str | None:
+        """EN-03 when a child started with a preset and the request's own toolFilter shows the
+        view the preset's filter would give: the preset won over the request."""
+        if agent is None or agent.kind != "child" or "toolFilter" not in agent.overrides:
+            return None
+        preset = self.model.presets.get(str(agent.preset))
+        if preset is None or preset.tool_filter is None:
+            return None
+        verdict = validate_restriction(preset.tool_filter, self.model.globals)
+        if verdict.restriction is None:
+            return None
+        rules = [r for label, r in agent.scope.restrictions.items() if label != COMPOSED]
+        view = resolve_view(self.model.globals, [*rules, verdict.restriction],
+                            agent.scope.locals, agent.scope.mode)
+        return "EN-03" if {(e.name, e.origin.value) for e in view} == seen else None
+
     def preset_rule(self, agent: AgentModel | None) -> str | None:
         """EN-01 when a child started with a preset carries another preset's persona: it was
-        composed from the wrong preset (its view is then wrong too)."""
+        composed from the wrong preset (its view is then wrong too); EN-03 when it carries
+        its preset's persona although the request brought its own."""
         if agent is None or agent.preset is None or agent.kind != "child":
             return None
         target = self.agent_id(agent.label)
@@ -344,6 +380,10 @@ class Lockstep:
         wanted = {s.name: s.text for s in self.model.prompt(agent)}.get(PERSONA_SECTION)
         if shown == wanted:
             return None
+        own = self.model.presets.get(agent.preset)
+        if "persona" in agent.overrides and own is not None and own.persona is not None and (
+                shown == render_template(own.persona, self.model.variables).text):
+            return "EN-03"
         for name, preset in self.model.presets.items():
             if name != agent.preset and preset.persona is not None and shown == render_template(
                     preset.persona, self.model.variables).text:
@@ -360,6 +400,7 @@ class Lockstep:
         found = self._guard("tool_schemas", lambda: self.deployment.tool_schemas(target))
         names = [s.name for s in found]
         expected = self.model.wire(self.agent(label))
+        _check_tool_schemas(self, label, found)
         if set(names) != expected or len(names) != len(set(names)):
             raise self.diverge(
                 "schemas", f"wire schemas of {label} differ from its view", sorted(expected),
@@ -411,6 +452,11 @@ class Lockstep:
             if "{{" in o[1] and "{{" not in e[1]:
                 return "PE-05"  # a raw placeholder reached the prompt
             if name == PERSONA_SECTION:
+                own = self.model.presets.get(str(agent.preset))
+                if "persona" in agent.overrides and own is not None and (
+                        own.persona is not None
+                        and o[1] == render_template(own.persona, self.model.variables).text):
+                    return "EN-03"  # the preset's persona won over the request's
                 if agent.kind == "resumed" and agent.persona is not None:
                     return "FR-04"  # the descriptor's persona was not re-applied
                 if agent.persona == "":

@@ -29,16 +29,16 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from subagent_tck.conformance.protocol import TargetInfo
 from subagent_tck.conformance.target import Target
-from subagent_tck.spec import Edition, PresentationMode
+from subagent_tck.spec import PROVIDER_MANAGED, Component, Edition, PresentationMode, StopReason
 
 from . import strategies as fs
 from .lockstep import DEPLOYMENT_PERSONAS, NO_SUCH_PROVIDER, PRESETS, Lockstep, Setup
 from .step import Divergence, Step
+from .subagent import TOOL_NAMES, tools
 
 _MODES = tuple(m.value for m in PresentationMode)
 _PRESET_NAMES = (*PRESETS, "missing")
 _READS = ("view", "global-view", "schemas", "sdk", "lookup", "execute", "prompt", "headers")
-_INITIAL_TOOLS = fs.REGISTER_NAMES[:-1]  # run_code is never registrable
 
 
 @dataclass
@@ -80,23 +80,29 @@ class FuzzMachine(RuleBasedStateMachine):
     editions: ClassVar[tuple[Edition, ...]]
     stats: ClassVar[Stats]
 
+    operations: ClassVar[tuple[str, ...]]
+
     def __init__(self) -> None:
         super().__init__()
         self.lock: Lockstep | None = None
-        self.enabled: tuple[str, ...] = tuple(OPERATIONS)
+        self.enabled: tuple[str, ...] = self.operations
+        #: this deployment's registrable names (run_code last): see strategies.pick_vocabulary
+        self.names: tuple[str, ...] = fs.REGISTER_NAMES
 
     # --- set-up, the one rule, tear-down ------------------------------------------------
 
-    @initialize(code=fs.codes(16))
+    @initialize(code=fs.codes(64))
     def deploy(self, code: bytes) -> None:
         c = fs.Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(_MODES))
         persona = c.choose(DEPLOYMENT_PERSONAS)
-        tools = tuple(name for name in _INITIAL_TOOLS if c.take(3) == 1)
+        # the tools come first in the code, so a shrunk byte keeps the rest of the set-up
+        self.names = fs.pick_vocabulary(fs.Code(code[32:]))
+        tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
-        enabled = tuple(op for op in OPERATIONS if c.take(2) == 0)
-        self.enabled = enabled or tuple(OPERATIONS)
+        enabled = tuple(op for op in self.operations if c.take(2) == 0)
+        self.enabled = enabled or self.operations
         self.stats.examples += 1
         self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
 
@@ -140,19 +146,19 @@ class FuzzMachine(RuleBasedStateMachine):
     def global_tool(self, c: fs.Code) -> None:
         assert self.lock is not None
         if c.take(3) == 2:  # mostly a registered name, so that the removal happens
-            self._apply("unregister_global", name=_name(c, self.lock.model.globals))
+            self._apply("unregister_global", name=_name(c, self.lock.model.globals, self.names))
         else:
-            self._apply("register_global", name=c.choose(fs.REGISTER_NAMES))
+            self._apply("register_global", name=c.choose(self.names))
 
     def local_tool(self, c: fs.Code) -> None:
         assert self.lock is not None
         agent = self._agent(c.take(8))
         if c.take(3) == 2:  # mostly one of the scope's own locals
             local = self.lock.model.agents[agent].scope.locals
-            self._apply("unregister_local", agent=agent, name=_name(c, local))
+            self._apply("unregister_local", agent=agent, name=_name(c, local, self.names))
         else:  # half the time the name of a global, which the local then shadows (TF-05)
-            name = _name(c, self.lock.model.globals) if c.take(2) else c.choose(
-                fs.REGISTER_NAMES)
+            name = _name(c, self.lock.model.globals, self.names) if c.take(2) else c.choose(
+                self.names)
             self._apply("register_local", agent=agent, name=name)
 
     def restrict(self, c: fs.Code) -> None:
@@ -179,7 +185,8 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def observe(self, c: fs.Code) -> None:
         """A read (the lockstep also reads views and presentation after every change)."""
-        kind, agent, name = c.choose(_READS), self._agent(c.take(8)), c.choose(fs.CALL_NAMES)
+        kind, agent = c.choose(_READS), self._agent(c.take(8))
+        name = c.choose((*self.names, *fs.CALL_NAMES[len(fs.REGISTER_NAMES):]))
         if kind == "headers":
             self._apply("headers")
         elif kind == "global-view":
@@ -227,6 +234,37 @@ class FuzzMachine(RuleBasedStateMachine):
         self._apply("start", parent=parent, provider=provider, controls=controls,
                     label=self.lock.model.new_label("c"))
 
+    def subagent_tool(self, c: fs.Code) -> None:
+        """The ``subagent`` tool's component (:mod:`.subagent`): a load, an unload, a
+        provider removed or added again, the host depth, a call, or a descriptor rebound."""
+        assert self.lock is not None
+        providers = [p.name for p in self.info.providers]
+        kind = c.take(8)
+        loaded = list(tools(self.lock).loads)
+        # a call or an unload mostly names a loaded tool; a load mostly a new or loaded name
+        name = c.choose(loaded) if loaded and kind >= 2 and c.take(4) else c.choose(TOOL_NAMES)
+        provider = c.choose(providers)
+        if kind <= 1:
+            choice = c.take(4)
+            max_depth: object = (None if choice == 0 else PROVIDER_MANAGED if choice == 1
+                                 else {"json": fs.pick_header(c).text})
+            self._apply("load_tool", name=name, provider=provider, max_depth=max_depth)
+        elif kind == 2:
+            self._apply("unload_tool", name=name)
+        elif kind == 3:
+            present = tools(self.lock).present
+            op = "remove_provider" if provider in present else "add_provider"
+            self._apply(op, provider=provider)
+        elif kind == 4:
+            self._apply("set_host_depth", depth=c.take(4))
+        elif kind == 5 and len(self.lock.model.sessions) > 1:
+            self._apply("rebind", session=self._session(c.take(8)), provider=provider,
+                        label=self.lock.model.new_label("r"))
+        else:
+            stop = c.choose((*([StopReason.COMPLETED.value] * 4),
+                             *(r.value for r in StopReason)))
+            self._apply("call_tool", agent=self._agent(c.take(8)), name=name, stop=stop)
+
     def resume(self, c: fs.Code) -> None:
         """Cold-resume a session, after writing its stored header depth two times in three
         (DE-06, DE-09)."""
@@ -239,11 +277,13 @@ class FuzzMachine(RuleBasedStateMachine):
             self._apply("plant", session=session, depth=depth, label=label)
 
 
-def _name(c: fs.Code, present: list[str]) -> str:
-    """One of ``present`` three times in four (when there are any), else any registrable name."""
+def _name(c: fs.Code, present: list[str], names: Sequence[str]) -> str:
+    """One of ``present`` three times in four (when there are any), else any of ``names``
+    (never a subagent tool's: those come and go with their loads)."""
+    present = [n for n in present if n not in TOOL_NAMES]
     if present and c.take(4):
         return c.choose(present)
-    return c.choose(fs.REGISTER_NAMES)
+    return c.choose(names)
 
 
 #: The driver operations a step chooses from (each reads its arguments from the step's code).
@@ -257,6 +297,8 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
     "create_agent": FuzzMachine.create_agent,
     "start": FuzzMachine.start,
     "resume": FuzzMachine.resume,
+    #: only for a target that ships the subagent tool (see machine_for)
+    "subagent_tool": FuzzMachine.subagent_tool,
 }
 
 
@@ -274,4 +316,7 @@ def machine_for(target: Target, info: TargetInfo | None = None,
     TargetMachine.info = info
     TargetMachine.editions = editions
     TargetMachine.stats = Stats()
+    ships_tool = Component.SUBAGENT_TOOL in info.components
+    TargetMachine.operations = tuple(op for op in OPERATIONS
+                                     if ships_tool or op != "subagent_tool")
     return TargetMachine

@@ -96,6 +96,8 @@ class AgentModel:
     kind: str = "root"  # root | created | child | resumed
     #: the preset a child was started with (EN-01 diagnosis)
     preset: str | None = None
+    #: the request's own persona / toolFilter beside that preset (EN-03 diagnosis)
+    overrides: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -110,6 +112,8 @@ class SessionModel:
     persona: str | None = None
     output_schema: object = None
     composed: bool = False
+    #: the provider a child was started on (its descriptor's; a rebind changes it)
+    provider: str | None = None
 
 
 @dataclass
@@ -313,7 +317,11 @@ class DeploymentModel:
             persona=outcome.persona if persona else None,
             output_schema=outcome.output_schema,
             composed=True,
+            provider=str(request["provider"]),
         )
+        if child.preset is not None:
+            child.overrides = {k: request[k] for k in ("persona", "toolFilter")
+                               if request.get(k) is not None}
         self.add_agent(child, session)
         return child
 

@@ -228,6 +228,15 @@ def _same_depth(a: object, b: object) -> bool:
 
 
 from .children import create_agent, plant, resume, start  # noqa: E402
+from .subagent import (  # noqa: E402
+    add_provider,
+    call_tool,
+    load_tool,
+    rebind,
+    remove_provider,
+    set_host_depth,
+    unload_tool,
+)
 
 OPERATIONS: dict[str, Operation] = {
     "register_global": register_global,
@@ -248,6 +257,13 @@ OPERATIONS: dict[str, Operation] = {
     "start": start,
     "plant": plant,
     "resume": resume,
+    "load_tool": load_tool,
+    "unload_tool": unload_tool,
+    "remove_provider": remove_provider,
+    "add_provider": add_provider,
+    "set_host_depth": set_host_depth,
+    "call_tool": call_tool,
+    "rebind": rebind,
 }
 
 __all__ = ["OPERATIONS", "Operation"]

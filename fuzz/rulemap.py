@@ -39,7 +39,7 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "set-mode": ("TF-06",),
     "view": (
         "TF-01", "TF-02", "TF-03", "TF-04", "TF-05", "TF-06", "TF-09", "TF-10", "TF-11",
-        "TF-13", "TF-14",
+        "TF-13", "TF-14", "CA-04", "FR-04", "EN-01", "EN-03", "ST-02", "ST-05", "ST-07",
     ),
     "view-duplicates": ("TF-05",),
     "global-view": ("TF-13", "TF-11"),
@@ -62,6 +62,14 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "resume": ("DE-06", "FR-04"),
     "resume-depth": ("DE-09",),
     "nothing-changed": ("TF-07", "TF-08", "TF-06", "TF-14"),
+    # the subagent tool's component (fuzz/subagent.py) and the requests of a turn
+    "tool-load": ("ST-05", "ST-04"),
+    "tool-unload": ("ST-04",),
+    "provider": ("ST-02", "ST-05"),
+    "host-depth": ("ST-06",),
+    "tool-schema": ("ST-01", "ST-02", "ST-03"),
+    "tool-call": ("ST-07", "ST-06", "ST-09"),
+    "turn-request": ("FR-05", "FR-01", "PE-05", "TF-05"),
     "crash": (),
 }
 
@@ -90,6 +98,13 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     ),
     "plant": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
     "resume": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
+    "load_tool": ("tool-load", "nothing-changed", "tool-schema", *_PRESENTED),
+    "unload_tool": ("tool-unload", "tool-schema", *_PRESENTED),
+    "remove_provider": ("provider", "tool-schema", *_PRESENTED),
+    "add_provider": ("provider", "tool-schema", *_PRESENTED),
+    "set_host_depth": ("host-depth",),
+    "call_tool": ("tool-call", "turn-request", "tool-schema", *_PRESENTED),
+    "rebind": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
 }
 
 

@@ -14,8 +14,11 @@ that shrinking a byte towards zero simplifies exactly one choice). The same pool
 Hypothesis strategies below (:func:`depth_texts`, :func:`restriction_values`), used by property
 tests.
 
-Tool names come from a small alphabet so that collisions, re-registration, case variants
-(``read`` / ``Read``) and the reserved ``run_code`` occur often; a restriction's names are
+Tool names come from a small per-deployment alphabet so that collisions, re-registration, case
+variants (``read`` / ``Read``) and the reserved ``run_code`` occur often: a fixed core the
+presets mention, and names generated from the deployment's code (:func:`pick_vocabulary`:
+realistic, MCP-style, case variants and prefixes of names in use, non-ASCII, long), so that a
+target right only for the kit's own names fails under some seed; a restriction's names are
 *references* resolved against the globals registered at that moment, so most are valid.
 """
 
@@ -151,6 +154,50 @@ def depth_texts() -> st.SearchStrategy[DepthText]:
 
 #: Names the fuzzer registers (globally or in a scope): ``Read`` is a case variant of ``read``.
 REGISTER_NAMES: tuple[str, ...] = ("read", "write", "search", "Read", "web", RUN_CODE)
+#: Syllables of generated tool names (realistic pieces; every deployment composes its own).
+_SYLLABLES: tuple[str, ...] = (
+    "get", "weather", "list", "files", "create", "issue", "search", "web", "read", "write",
+    "fetch", "url", "run", "query", "db", "send", "mail", "calendar", "event", "lookup",
+    "résumé", "données", "検索", "ツール", "ß", "λ", "x", "tool", "v2", "admin",
+)
+
+
+def pick_name(code: Code, base: Sequence[str]) -> str:
+    """One generated tool name, drawn from the deployment's code: snake case of two or three
+    syllables, an MCP-style ``mcp__server__tool``, a case variant or a prefix or extension of a
+    ``base`` name (the collisions a case-folding or prefix-matching target gets wrong),
+    non-ASCII, or long (64 and more characters)."""
+    style = code.take(7)
+    first = code.choose(_SYLLABLES)
+    second = code.choose(_SYLLABLES)
+    anchor = code.choose(base) if base else first
+    if style == 0:
+        return f"{first}_{second}"
+    if style == 1:
+        return f"mcp__{first}__{second}_{code.choose(_SYLLABLES)}"
+    if style == 2:  # a case variant of a name in use
+        return anchor.upper() if code.take(2) else anchor[:1].upper() + anchor[1:]
+    if style == 3:  # a prefix of a name in use, or that name extended
+        return anchor[: max(1, len(anchor) - 1 - code.take(3))] if code.take(2) else (
+            f"{anchor}{code.choose(('_', '-', '.', ''))}{second}")
+    if style == 4:
+        return f"{first}{second}"  # no separator: prefixes of each other with the syllables
+    if style == 5:
+        return "_".join([first, second] * 8)[: 64 + code.take(8)]
+    return f"{first}-{second}" if code.take(2) else f"{first}.{second}"
+
+
+def pick_vocabulary(code: Code, size: int = 3) -> tuple[str, ...]:
+    """The registrable names of one deployment: the fixed core (:data:`REGISTER_NAMES`, which
+    the presets mention) and ``size`` generated names, distinct, never ``run_code``."""
+    names = list(REGISTER_NAMES)
+    for _ in range(size):
+        name = pick_name(code, [n for n in names if n != RUN_CODE])
+        if name and name not in names and name != RUN_CODE and name != STRUCTURED_OUTPUT:
+            names.insert(len(names) - 1, name)  # run_code stays last
+    return tuple(names)
+
+
 #: Names a restriction may list besides the registered globals (TF-08's offenders).
 EXTRA_NAMES: tuple[str, ...] = ("ghost", STRUCTURED_OUTPUT, RUN_CODE, "web", "Read")
 #: Names the fuzzer looks up or calls (forged names included).

@@ -28,6 +28,7 @@ from .persona import (
 from .restriction import Restriction, RestrictionVerdict, validate_restriction
 from .rule import Example, Rule, Source
 from .start import FIELD_CAPABILITY, Fault, Preset, StartOutcome, StartState, decide_start
+from .subagent_tool import ToolLoad, decide_tool_call, decide_tool_load, mounts, tool_cap
 from .view import (
     Origin,
     ViewEntry,
@@ -63,9 +64,10 @@ __all__ = [
     "Component", "DepthProblem", "DepthVerdict", "Edition", "ErrorCode", "Example", "Family",
     "Fault", "Level", "Origin", "PresentationMode", "Preset", "Restriction",
     "RestrictionVerdict", "Rule", "Section", "Source", "StartDepth", "StartOutcome",
-    "StartState", "StopReason", "TckError", "TemplateVerdict", "ViewEntry",
+    "StartState", "StopReason", "TckError", "TemplateVerdict", "ToolLoad", "ViewEntry",
     "assemble_system_prompt", "catalogue_hash", "check_depth", "check_depth_json",
-    "compose_persona", "decide_start", "decide_start_depth", "get_rule", "judge",
+    "compose_persona", "decide_start", "decide_start_depth", "decide_tool_call",
+    "decide_tool_load", "get_rule", "judge", "mounts",
     "offers_run_code", "read_json_number", "render_template", "resolve_sections",
-    "resolve_view", "sdk_binding_names", "validate_restriction", "wire_tool_names",
+    "resolve_view", "sdk_binding_names", "tool_cap", "validate_restriction", "wire_tool_names",
 ]

@@ -1,5 +1,6 @@
-"""``certify --profile thorough``: the fuzz campaign's findings join the certificate, each a
-failure of its rule with the shrunk steps and the command that replays it alone."""
+"""The fuzz campaign in ``certify`` (``ci`` and ``thorough``): its findings join the
+certificate, each a failure of its rule with the shrunk steps and the command that replays it
+alone."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.outcome import Outcome
 from subagent_tck.conformance.protocol import DeploymentConfig, TargetInfo
-from subagent_tck.conformance.runner import RunConfig, Suite, certify
+from subagent_tck.conformance.runner import PROFILES, RunConfig, Suite, certify
 from subagent_tck.conformance.target import Deployment, Target
 from subagent_tck.fuzz.campaign import replay
 from subagent_tck.fuzz.campaign_check import CAMPAIGN_RULES, NAME, campaign_check
@@ -153,18 +154,72 @@ def test_the_command_line_prints_the_fuzz_finding_and_its_replay(
     assert "<-- diverged here" in captured.out
     command = next(line.split("replay this failure: ", 1)[1] for line in
                    captured.out.splitlines() if "replay this failure: " in line)
-    assert "fuzz: target" in captured.err  # the campaign's progress goes to stderr
+    assert "fuzz: target" not in captured.err  # progress lines only for a terminal
     assert main(shlex.split(command)[1:]) == 1
     assert "the same divergence showed again" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("option", [["--fuzz-budget", "5"], ["--fuzz-output-dir", "x"]])
-def test_fuzz_options_without_the_thorough_profile_are_a_usage_error(
-    capsys: pytest.CaptureFixture[str], option: list[str],
+def test_a_default_certify_runs_the_ci_campaign_bounded_by_deployments_and_notes_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path,
 ) -> None:
-    assert main(["certify", "--target", "reference", *option]) == 2
-    err = capsys.readouterr().err
-    assert "only apply to --profile thorough" in err and option[0] in err
+    # an explicit cap far above the deployments' need: a loaded test machine must not cut them
+    assert main(["certify", "--target", "reference", "--format", "json", "--fuzz-budget",
+                 "600", "--fuzz-output-dir", str(tmp_path)]) == 0
+    cert = Certificate.model_validate_json(capsys.readouterr().out)
+    [run] = [r for r in cert.checks if r.check == NAME]
+    assert run.note is not None and run.note.startswith("no divergence: ")
+    deployments = int(run.note.split(": ", 1)[1].split(" deployments", 1)[0])
+    assert PROFILES["ci"].fuzz_examples <= deployments < 2 * PROFILES["ci"].fuzz_examples
+    assert run.note.endswith("(profile ci)")
+    assert not list(tmp_path.iterdir())  # nothing found, nothing written
+
+
+def test_the_ci_campaign_runs_the_same_steps_for_a_seed_whatever_the_machine_speed() -> None:
+    ci = PROFILES["ci"]
+    # counted in deployments; the time cap is far above what they take in-process (~8 s)
+    assert ci.fuzz_examples > 0 and ci.fuzz_seconds is not None and ci.fuzz_seconds >= 20
+    check = campaign_check("reference", budget_seconds=None, max_examples=ci.fuzz_examples,
+                           profile="ci")
+    assert check.timeout is not None and check.timeout >= 600  # only a hung target meets it
+    assert PROFILES["thorough"].fuzz_examples > ci.fuzz_examples
+
+
+def test_a_campaign_cut_by_its_time_cap_says_so_in_the_note(
+    reference: Target, tmp_path: Path,
+) -> None:
+    check = campaign_check("reference", budget_seconds=0.01, max_examples=381,
+                           output_dir=tmp_path, profile="ci")
+    base = Suite.default()
+    cert = certify(reference, RunConfig(target_spec="reference", rules=("TF-01",)),
+                   suite=Suite(base.rules, {check.name: check, **base.checks}))
+    [run] = [r for r in cert.checks if r.check == NAME]
+    assert run.note is not None and "cut by the 0.01 s time cap before 381" in run.note
+
+
+def test_a_partial_ci_run_runs_no_campaign_unless_a_fuzz_option_asks_for_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+) -> None:
+    assert main(["certify", "--target", "reference", "--rule", "TF-01", "--format",
+                 "json"]) == 0
+    cert = Certificate.model_validate_json(capsys.readouterr().out)
+    assert NAME not in {r.check for r in cert.checks}
+    assert main(["certify", "--target", "reference", "--rule", "TF-01", "--format", "json",
+                 "--fuzz-budget", "1", "--fuzz-output-dir", str(tmp_path)]) == 0
+    cert = Certificate.model_validate_json(capsys.readouterr().out)
+    assert NAME in {r.check for r in cert.checks}
+
+
+@pytest.mark.parametrize("name", ["case_insensitive_allow", "sdk_bindings_cached"])
+def test_a_default_certify_fails_a_subtle_entry_through_its_campaign(
+    at_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+) -> None:
+    breaks = zoo_module(name).BREAKS
+    code = main(["certify", "--target", spec_of(name), "--format", "json",
+                 "--fuzz-output-dir", str(tmp_path)])
+    cert = Certificate.model_validate_json(capsys.readouterr().out)
+    assert code == 1 and cert.verdict == Verdict.FAILED
+    found = [f for f in cert.rule(breaks).failures if f.check == NAME]
+    assert found and found[0].replay and "--replay" in found[0].replay
 
 
 def test_the_pytest_plugin_with_the_thorough_profile_reports_a_fuzz_finding_on_its_rule_item(
@@ -181,16 +236,6 @@ def test_the_pytest_plugin_with_the_thorough_profile_reports_a_fuzz_finding_on_i
     assert "FAILED subagent-tck::TF-01" in text
     assert "subagent-tck fuzz --replay" in text  # the finding's replay command is shown
     assert list(out.glob("*.json")), "the replay file is written where the option says"
-
-
-def test_the_pytest_plugin_refuses_fuzz_options_without_the_thorough_profile(
-    pytester: pytest.Pytester,
-) -> None:
-    result = pytester.runpytest("--subagent-tck-target=reference",
-                                "--subagent-tck-fuzz-budget=5")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--subagent-tck-fuzz-budget only apply to "
-                                 "--subagent-tck-profile thorough*"])
 
 
 @pytest.mark.parametrize("budget", ["-5", "0", "soon", "inf"])

@@ -1,0 +1,117 @@
+"""Every rule family is differential: the ci campaign (the budget default ``certify`` fuzzes
+with) catches a zoo entry of each family, names the rule it breaks, shrinks it and saves a
+replay that shows it again; the reference runs the new operations without a divergence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from subagent_tck.conformance.runner import PROFILES
+from subagent_tck.conformance.target import Target
+from subagent_tck.fuzz.campaign import replay, run_campaign
+from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.step import Step
+from subagent_tck.spec import RULES_BY_ID, Edition
+
+from .conftest import run_steps, zoo_module
+
+#: family -> zoo entries its differential checks must catch (the entry's BREAKS is named)
+CAUGHT = {
+    "TF": ["union_of_restrictions"],
+    "PE": ["empty_persona_ignored"],
+    "DE": ["cap_refuses_equal"],
+    "CA": ["descriptor_controls_ungated", "fallback_provider"],
+    "FR": ["no_rollback_on_bad_template"],
+    "EN": ["preset_overrides_request"],
+    "ST": [
+        "tool_exposes_provider_param", "tool_outlives_provider", "wording_ignores_fork",
+        "duplicate_tool_name_replaces", "cap_mounted_without_depth_limit", "at_cap_hides_tool",
+        "partial_output_as_success",
+    ],
+}
+CASES = [(family, name) for family, names in CAUGHT.items() for name in names]
+
+
+def test_every_family_has_an_entry_the_campaign_must_catch() -> None:
+    families = {rule.split("-")[0] for rule in RULES_BY_ID}
+    assert families == set(CAUGHT)
+
+
+@pytest.mark.parametrize(("family", "name"), CASES)
+def test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule(
+    at_root: Path, tmp_path: Path, family: str, name: str,
+) -> None:
+    module = zoo_module(name)
+    breaks: str = module.BREAKS
+    assert breaks.startswith(family)
+    edition = RULES_BY_ID[breaks].edition
+    target = module.provider()
+    try:
+        result = run_campaign(
+            target, seed=0, budget_seconds=float("inf"),
+            max_examples=PROFILES["ci"].fuzz_examples, database_dir=None, output_dir=tmp_path,
+            editions=(edition,) if edition else (),
+        )
+        assert result.finding is not None, f"{name}: no divergence in {result.examples} examples"
+        assert result.finding.rule == breaks, result.report()
+        assert len(result.counterexample) <= 8, result.report()  # shrunk
+        assert result.replay_path is not None
+        assert replay(module.provider(), result.replay_path).reproduced, result.report()
+    finally:
+        target.close()
+
+
+_ROOT_CALL = Step(op="call_tool", args={"agent": "root", "name": "subagent"})
+
+
+@pytest.mark.parametrize("steps", [
+    [Step(op="load_tool", args={"name": "subagent", "provider": "spawn"}),
+     Step(op="remove_provider", args={"provider": "spawn"}),
+     Step(op="add_provider", args={"provider": "spawn"}), _ROOT_CALL],
+    [Step(op="load_tool", args={"name": "subagent", "provider": "spawn"}),
+     Step(op="set_host_depth", args={"depth": 0}), _ROOT_CALL,
+     Step(op="set_host_depth", args={"depth": 2}), _ROOT_CALL],
+    [Step(op="load_tool", args={"name": "subagent", "provider": "acp",
+                                "max_depth": {"json": "2"}}),
+     Step(op="load_tool", args={"name": "subagent", "provider": "spawn",
+                                "max_depth": {"json": "1.5"}}),
+     Step(op="load_tool", args={"name": "delegate", "provider": "fork",
+                                "max_depth": "provider-managed"}),
+     Step(op="call_tool", args={"agent": "root", "name": "delegate", "stop": "error"})],
+])
+def test_the_reference_keeps_lockstep_through_the_subagent_tools_lifecycle(
+    reference: Target, steps: list[Step],
+) -> None:
+    divergence = run_steps(reference, Setup(), steps)
+    assert divergence is None, str(divergence)
+
+
+def test_a_tool_that_reads_the_host_depth_once_diverges_at_the_call_after_the_change(
+    at_root: Path,
+) -> None:
+    target = zoo_module("tool_ignores_live_depth").provider()
+    steps = [Step(op="load_tool", args={"name": "subagent", "provider": "spawn"}),
+             Step(op="set_host_depth", args={"depth": 0}), _ROOT_CALL]
+    try:
+        divergence = run_steps(target, Setup(), steps)
+    finally:
+        target.close()
+    assert divergence is not None and divergence.finding.step == 3
+    assert divergence.finding.rule == "ST-06"
+
+
+def test_a_resume_on_a_provider_without_the_descriptors_control_is_ca_01(at_root: Path) -> None:
+    target = zoo_module("descriptor_controls_ungated").provider()
+    steps = [
+        Step(op="start", args={"parent": "root", "provider": "spawn",
+                               "controls": {"preset": "reviewer"}, "label": "c1"}),
+        Step(op="rebind", args={"session": "c1", "provider": "acp", "label": "r1"}),
+    ]
+    try:
+        setup = Setup(edition=Edition.PRESET_COMPOSITION, tools=("read", "search"))
+        divergence = run_steps(target, setup, steps)
+    finally:
+        target.close()
+    assert divergence is not None and divergence.finding.rule == "CA-01", divergence

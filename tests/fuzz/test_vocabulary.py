@@ -1,0 +1,74 @@
+"""The fuzzer's names vary with the seed: a target that is wrong only for tool names the kit's
+fixed alphabet never used is found at any two seeds, and named TF-01."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.runner import PROFILES
+from subagent_tck.fuzz import strategies as fs
+from subagent_tck.fuzz.campaign import run_campaign
+from subagent_tck.fuzz.subagent import TOOL_NAMES
+from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from subagent_tck.spec import Restriction
+
+#: The names a target "tested against" (every fixed name of the kit): right for these only.
+KNOWN = frozenset((*fs.REGISTER_NAMES, *fs.EXTRA_NAMES, *TOOL_NAMES))
+
+
+class _KnownDenyScope:
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scope, name)
+
+    def restrictions(self) -> tuple[Restriction, ...]:
+        # the bug: deny entries for names that do not look like the kit's are dropped
+        return tuple(Restriction(r.allow, None if r.deny is None else frozenset(
+            n for n in r.deny if n in KNOWN)) for r in self._scope.restrictions())
+
+
+class _KnownDenyResolver(Resolver):
+    def view(self, scope: Scope | None) -> tuple[ResolvedTool, ...]:
+        if scope is None:
+            return super().view(None)
+        return super().view(_KnownDenyScope(scope))  # type: ignore[arg-type]
+
+
+class _KnownDenyHost(Host):
+    resolver_class = _KnownDenyResolver
+
+
+def test_a_deployments_vocabulary_holds_the_core_and_generated_names() -> None:
+    seen: set[str] = set()
+    for seed in range(40):
+        names = fs.pick_vocabulary(fs.Code(bytes((seed * 37 + i) % 256 for i in range(32))))
+        assert names[: len(fs.REGISTER_NAMES) - 1] == fs.REGISTER_NAMES[:-1]
+        assert names[-1] == "run_code" and len(set(names)) == len(names)
+        seen.update(n for n in names if n not in KNOWN)
+    assert any(not n.isascii() for n in seen) and any(len(n) >= 64 for n in seen)
+    assert any(n.startswith("mcp__") for n in seen)
+    assert any(n.casefold() in {k.casefold() for k in KNOWN} for n in seen)  # case variants
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_a_target_wrong_only_for_names_the_kit_never_used_is_found_at_two_seeds(
+    tmp_path: Path, seed: int,
+) -> None:
+    target = ReferenceTarget(host_class=_KnownDenyHost, name="known-deny-only")
+    try:
+        result = run_campaign(target, seed=seed, budget_seconds=float("inf"),
+                              max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
+                              output_dir=tmp_path)
+    finally:
+        target.close()
+    assert result.finding is not None, result.report()
+    assert result.finding.rule == "TF-01", result.report()
+    assert any(set(s.args.get("value", {}).get("deny") or ()) - KNOWN
+               for s in result.counterexample if s.op == "restrict"
+               and isinstance(s.args.get("value"), dict)), result.report()
