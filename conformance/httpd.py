@@ -43,8 +43,10 @@ from .wire import MAX_BODY
 #: The largest request line plus headers a server reads.
 MAX_HEAD = 64 * 1024
 IDLE_TIMEOUT = 30.0
-#: Connections a server serves at once; one more is answered 503 and closed.
-MAX_CONNECTIONS = 128
+#: Connections a server serves at once; one more is answered 503 and closed. Real runtimes open
+#: a connection pool per agent and keep it until the idle timeout (DSH's model client opens more
+#: than 128 within 30 s of a certification), so the bound is there against floods, not to be met.
+MAX_CONNECTIONS = 1024
 CHUNK = 64 * 1024
 #: After a refusal the rest of the request is read and dropped for this long (and at most this
 #: many bytes), so that a client still writing reads the answer instead of a reset connection.

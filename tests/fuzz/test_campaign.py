@@ -23,8 +23,10 @@ from .conftest import ROOT, subtle_names, zoo_module
 BUDGET = 300.0
 
 
-def test_the_zoo_has_at_least_five_subtle_entries() -> None:
-    assert len(subtle_names()) >= 5
+def test_the_zoo_has_subtle_entries_for_the_campaign_to_find() -> None:
+    # entries leave SUBTLE once the checks' generated cases catch them (docs/fuzz.md): the ones
+    # that remain are the bugs only the campaign is sure to reach
+    assert len(subtle_names()) >= 3
 
 
 @pytest.mark.parametrize("name", subtle_names())

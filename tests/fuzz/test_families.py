@@ -24,7 +24,7 @@ CAUGHT = {
     "DE": ["cap_refuses_equal"],
     "CA": ["descriptor_controls_ungated", "fallback_provider"],
     "FR": ["no_rollback_on_bad_template"],
-    "EN": ["preset_overrides_request"],
+    "EN": ["request_persona_accepted", "preset_lookup_falls_back"],
     "ST": [
         "tool_exposes_provider_param", "tool_outlives_provider", "wording_ignores_fork",
         "duplicate_tool_name_replaces", "cap_mounted_without_depth_limit", "at_cap_hides_tool",
