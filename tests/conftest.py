@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=50, deadline=None)
@@ -12,3 +14,30 @@ settings.register_profile(
 )
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+#: Suites that are slow and do not depend on the interpreter: tox runs them once, in its `once`
+#: environment, and every Python environment runs the rest (`-m "not once"`; tox.ini). Plain
+#: `pytest` runs everything.
+ONCE = (
+    "tests/test_zoo.py",  # the whole zoo at two seeds, each with default certify's campaign
+    "tests/http/test_http_zoo.py",
+    "tests/http/test_http_javascript.py",  # Node: the JavaScript implementation
+    "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
+    "tests/http/test_dsh_report.py",
+    "tests/promises/test_roster_javascript.py",
+    "tests/promises/test_roster_dsh.py",
+    "tests/fuzz/test_campaign_check.py",  # long campaigns
+    "tests/fuzz/test_campaign.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        try:
+            where = Path(str(item.path)).resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue
+        if where in ONCE:
+            item.add_marker(pytest.mark.once)
