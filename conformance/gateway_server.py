@@ -88,7 +88,7 @@ def request_to_chat(request: ModelRequest) -> dict[str, Any]:
         messages.append(item)
     messages += [{"role": "user", "content": f"{CONTEXT_PREFIX} {notice}"}
                  for notice in request.context]
-    body: dict[str, Any] = {"model": MODEL_NAME, "messages": messages}
+    body: dict[str, Any] = {"model": request.model or MODEL_NAME, "messages": messages}
     if request.tools:
         body["tools"] = [{"type": "function", "function": {
             "name": t.name, "description": t.description, "parameters": t.parameters}}
@@ -168,7 +168,13 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
                                 description=function.get("description") or "",
                                 parameters=parameters if isinstance(parameters, dict) else {}))
     return ModelRequest(agent=agent, system=system, tools=tools, messages=messages,
-                        context=context)
+                        context=context, model=_model(body.get("model")))
+
+
+def _model(value: Any) -> str | None:
+    """The model the runtime asked for; the placeholder :data:`MODEL_NAME` (what a runtime that
+    chooses no model sends) and an empty or non-string value are no model reported."""
+    return value if isinstance(value, str) and value and value != MODEL_NAME else None
 
 
 _ids = itertools.count(1)

@@ -36,7 +36,7 @@ from .promises_file import Promise, PromisesFile
 from .protocol import DeploymentConfig, ModelReply, ModelRequest, ToolSpec
 from .target import Deployment, Target
 
-Status = Literal["kept", "broken", "error", "unobservable"]
+Status = Literal["kept", "broken", "error"]
 PARENT, CHILD, OTHER = "parent", "child", "other"
 TRIGGER_CALL = "promise-trigger"
 DELEGATE_CALL = "forged-delegation"
@@ -66,14 +66,14 @@ class PromisesReport(BaseModel):
     items: list[PromiseItem]
 
     def counts(self) -> dict[str, int]:
-        out = {s: 0 for s in ("kept", "broken", "error", "unobservable")}
+        out = {s: 0 for s in ("kept", "broken", "error")}
         for item in self.items:
             out[item.status] += 1
         return out
 
     @property
     def kept(self) -> bool:
-        return all(i.status in ("kept", "unobservable") for i in self.items)
+        return all(i.status == "kept" for i in self.items)
 
 
 class PromiseGateway(Gateway):
@@ -368,9 +368,35 @@ def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
             judge.add(aspect, "kept", f"the child's {name!r} has the promised parameters",
                       schema, found.parameters)
     if promise.model is not None:
-        judge.add("model", "unobservable", "the model gateway's requests do not carry the "
-                  "model an agent runs with, so this promise cannot be judged on the wire",
-                  promise.model, None)
+        _judge_model(judge, requests, never_asked)
+
+
+def _judge_model(judge: _Judge, requests: list[ModelRequest], never_asked: str) -> None:
+    """``model``: every child request names exactly the promised model (the chat body's
+    ``model``, docs/driver-api.md "Model gateway"). A target that reports none cannot show the
+    promise: an error saying so, never a pass."""
+    want = judge.promise.model
+    if not requests:
+        judge.add("model", "broken", never_asked, want, None)
+        return
+    seen = [r.model for r in requests]
+    if all(m is None for m in seen):
+        judge.add("model", "error", "the target never reported the model its child runs with "
+                  "(each chat request's model was the placeholder or absent), so this promise "
+                  "cannot be shown: the runtime must send the child's model in the chat body",
+                  want, None)
+        return
+    tally: dict[str, list[int]] = {}
+    for n, model in enumerate(seen, start=1):
+        if model != want:
+            got = "no model" if model is None else f"model {model!r}"
+            tally.setdefault(f"the child asked for {got}", []).append(n)
+    observed = sorted({m for m in seen if m is not None})
+    if tally:
+        judge.add("model", "broken", _collapse(tally, len(seen)), want,
+                  observed[0] if len(observed) == 1 else observed)
+    else:
+        judge.add("model", "kept", f"every child request asked for {want!r}", want, want)
 
 
 def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGateway,

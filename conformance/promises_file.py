@@ -141,8 +141,9 @@ class Promise(_Strict):
         description="Tool name -> the exact parameter schema the child must see for it.",
     )
     model: str | None = Field(
-        default=None, description="The model the child runs with (judged where the wire shows "
-        "it; otherwise reported as unobservable, never as kept).",
+        default=None, description="The model the child runs with, exactly as the runtime names "
+        "it in the chat body's model. A target that reports no model makes this an error, "
+        "never a pass.",
     )
     refuses: RefusesPromise = Field(default_factory=RefusesPromise)
 
