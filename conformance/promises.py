@@ -24,56 +24,20 @@ import shlex
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from subagent_tck.spec import TckError
 
 from .exitcode import TARGET_CODES
 from .gateway import DEFAULT_REPLY, Exchange, Gateway, Reply, _user_text, call, text
 from .promises_file import Promise, PromisesFile
+from .promises_report import PromiseItem, PromisesReport, Status
 from .protocol import DeploymentConfig, ModelReply, ModelRequest, ToolSpec
 from .target import Deployment, Target
 
-Status = Literal["kept", "broken", "error"]
 PARENT, CHILD, OTHER = "parent", "child", "other"
 TRIGGER_CALL = "promise-trigger"
 DELEGATE_CALL = "forged-delegation"
-
-
-class PromiseItem(BaseModel):
-    """One judged aspect of one promise."""
-
-    promise: str
-    aspect: str
-    status: Status
-    message: str
-    expected: Any = None
-    observed: Any = None
-    replay: str = ""
-    exchange: list[dict[str, Any]] = Field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return f"{self.promise}/{self.aspect}"
-
-
-class PromisesReport(BaseModel):
-    target: str
-    file: str
-    seconds: float
-    items: list[PromiseItem]
-
-    def counts(self) -> dict[str, int]:
-        out = {s: 0 for s in ("kept", "broken", "error")}
-        for item in self.items:
-            out[item.status] += 1
-        return out
-
-    @property
-    def kept(self) -> bool:
-        return all(i.status == "kept" for i in self.items)
 
 
 class PromiseGateway(Gateway):
@@ -460,8 +424,14 @@ def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGatew
 
 def check_all(target: Target, file: PromisesFile, *, target_spec: str = "", path: str = "",
               only: list[str] | None = None,
-              progress: Callable[[PromiseItem], None] | None = None) -> PromisesReport:
-    """Every promise of the file (or those named by ``only``), in file order."""
+              progress: Callable[[PromiseItem], None] | None = None,
+              keep_going: bool = False, deadline: float | None = None) -> PromisesReport:
+    """Every promise of the file (or those named by ``only``), in file order.
+
+    A target that breaks (unreachable, off-protocol, timed out) ends the command, unless
+    ``keep_going`` (``certify --promises``): then that promise is an ``error`` item and the
+    next one is tried. Past ``deadline`` (a ``time.monotonic()`` value) a promise is not
+    checked and is an ``error`` item saying so."""
     started = time.monotonic()
     items: list[PromiseItem] = []
     for promise in file.promise:
@@ -469,7 +439,21 @@ def check_all(target: Target, file: PromisesFile, *, target_spec: str = "", path
             continue
         replay = (f"subagent-tck promises --target {shlex.quote(target_spec)} "
                   f"{shlex.quote(path)} --only {promise.id}")
-        for item in check_promise(target, file, promise, replay):
+        if deadline is not None and time.monotonic() >= deadline:
+            found = [PromiseItem(promise=promise.id, aspect="trigger", status="error",
+                                 message="the run's deadline (--deadline) expired before this "
+                                 "promise was checked", replay=replay)]
+        else:
+            try:
+                found = check_promise(target, file, promise, replay)
+            except TckError as exc:
+                if not keep_going or exc.code not in TARGET_CODES:
+                    raise
+                found = [PromiseItem(promise=promise.id, aspect="trigger", status="error",
+                                     message=f"the target broke while this promise was "
+                                     f"checked: {exc.code.value}: {exc.message}",
+                                     replay=replay)]
+        for item in found:
             items.append(item)
             if progress is not None:
                 progress(item)
