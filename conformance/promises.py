@@ -280,8 +280,9 @@ def _step_problem(exchanges: list[Exchange], tool: str, call_id: str, who: str) 
 
 
 def _who(role: str) -> str:
-    return "the parent" if role == PARENT else f"the agent started by via[{role[4:]}]" \
-        if role.startswith("via-") else f"the {role}"
+    if role.startswith("via-"):  # the agent the k-th step started (0-based in the file)
+        return f"the via[{int(role[4:]) - 1}] child"
+    return f"the {role}"
 
 
 def _drive(deployment: Deployment, gateway: PromiseGateway, judge: _Judge, marker: str) -> None:
