@@ -308,8 +308,10 @@ def _drive(deployment: Deployment, gateway: PromiseGateway, judge: _Judge, marke
     if trigger.background:
         _await_background(deployment, gateway, trigger.wait)
     judge.exchange = gateway.transcript()
+    # the parent makes via[0], the agent it started via[1], ...: the callers are the roles in
+    # order, one more of them than steps (the last caller makes the trigger)
     steps = [(role, step.tool, via_call(k)) for k, (role, step)
-             in enumerate(zip(gateway.order, trigger.via), start=1)]
+             in enumerate(zip(gateway.order, trigger.via, strict=False), start=1)]
     steps.append((gateway.caller, trigger.tool, TRIGGER_CALL))
     for role, tool, call_id in steps:
         problem = _step_problem(gateway.of(role), tool, call_id, _who(role))

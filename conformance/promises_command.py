@@ -1,7 +1,8 @@
 """``subagent-tck promises --target T FILE``: check a plugin's promises on the model wire.
 
 Exit codes are certify's (docs/certify.md): 0 every promise kept, 1 a promise broken or not
-demonstrated (an error item: a trigger never performed, a model the target never reports), 2 usage (a bad file names its line), 3 the target was unreachable or off-protocol.
+demonstrated (an error item: a trigger never performed, a model the target never reports), 2
+usage (a bad file names its line), 3 the target was unreachable or off-protocol.
 Formats: ``text`` (terminal and CI logs), ``json`` (the :class:`~.promises.PromisesReport`) and
 ``junit`` (one testcase per item) and ``markdown`` (a table, for a CI job summary). See
 docs/promises.md.
@@ -19,7 +20,7 @@ from xml.etree import ElementTree as ET
 from subagent_tck.spec import ErrorCode, TckError
 
 from .exitcode import ExitCode
-from .promises import PromiseItem, PromisesReport
+from .promises_report import PromiseItem, PromisesReport
 
 FORMATS = ("text", "json", "junit", "markdown")
 _LIMIT = 400

@@ -152,10 +152,10 @@ def to_element(cert: Certificate) -> ET.Element:
         from .report_promises import junit_suite
 
         suites.append(junit_suite(cert.promises))
-    total = {key: str(sum(int(s.get(key, "0")) for s in suites))
-             for key in ("tests", "failures", "errors")}
-    root = ET.Element("testsuites", {"name": "subagent-tck", "tests": total["tests"],
-                                     "failures": total["failures"], "errors": total["errors"],
+    summed = {key: str(sum(int(one.get(key, "0")) for one in suites))
+              for key in ("tests", "failures", "errors")}
+    root = ET.Element("testsuites", {"name": "subagent-tck", "tests": summed["tests"],
+                                     "failures": summed["failures"], "errors": summed["errors"],
                                      "time": f"{cert.duration:.3f}"})
     root.extend(suites)
     _scrub(root)

@@ -20,8 +20,8 @@ from subagent_tck.conformance import promises_file as pf
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.promises import check_all
+from subagent_tck.conformance.protocol import ModelReply, ModelRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = str(ROOT / "examples" / "roster" / "promises.toml")
