@@ -152,7 +152,8 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
             raise ChatShapeError(f"{where}.role {role!r} is not system, user, assistant or tool")
         content = _content(item.get("content"), where)
         if role in ("user", "system") and content and content.startswith(CONTEXT_PREFIX):
-            context.append(content[len(CONTEXT_PREFIX):].lstrip(" "))
+            notice = content[len(CONTEXT_PREFIX):]  # one separating space, the rest is text
+            context.append(notice[1:] if notice.startswith(" ") else notice)
             continue
         messages.append(Message(
             role=role, content=content, toolCalls=_tool_calls(item.get("tool_calls"), where),
