@@ -130,3 +130,29 @@ def test_promises_past_the_deadline_are_errors_never_passes() -> None:
     report = check_all(make_target(), file, keep_going=True, deadline=0.0)
     assert {(i.aspect, i.status) for i in report.items} == {("trigger", "error")}
     assert "deadline" in report.items[0].message
+
+
+def test_target_text_in_a_promise_reaches_no_certificate_format_raw() -> None:
+    from examples.roster.roster import Roster
+    from examples.roster.target import RosterTarget
+    from subagent_tck.conformance import report_junit, report_markdown, report_text
+    from subagent_tck.conformance.runner import RunConfig, certify
+    from tests.promises.test_promises_reports import _EscapingDelegate
+
+    target = RosterTarget(lambda: _EscapingDelegate(Roster(), "strict"))
+    cert = certify(target, RunConfig(target_spec="hostile", rules=("CA-01",), seed=3,
+                                     promises=pf.load(FILE), promises_path=FILE))
+    assert cert.promises is not None and not cert.promises.kept and not cert.succeeded
+    text, markdown = report_text.render(cert), report_markdown.render(cert)
+    junit = report_junit.render(cert)
+    for shown in (text, markdown, junit):
+        assert "\x1b" not in shown
+    assert "BROKEN planner/persona" in text
+    fenced, outside = False, []  # the target's text is only ever inside a code fence
+    for line in markdown.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            outside.append(line)
+    assert "pwned" in markdown and not any("pwned" in line for line in outside)
+    ET.fromstring(junit.split("\n", 1)[1])  # well-formed XML
