@@ -40,6 +40,7 @@ from subagent_tck.spec import (
 )
 
 from .outcome import BAD, RAN, Failure, Outcome
+from .promises_report import PromisesReport
 from .protocol import TargetInfo
 
 if TYPE_CHECKING:
@@ -150,6 +151,9 @@ class Certificate(BaseModel):
                               "check ran: the rules left are not-run (exit code 130)")
     stopped_early: str | None = Field(None, description="why the run ended before every "
                                       "planned check ran (interrupted, deadline), or null")
+    promises: PromisesReport | None = Field(
+        None, description="certify --promises FILE: each promise's judged aspects (docs/"
+        "promises.md); a broken or errored item fails the run. null: no promises file")
 
     @property
     def certified(self) -> bool:
@@ -167,6 +171,8 @@ class Certificate(BaseModel):
         bad = [p.outcome for r in self.rules if r.level == Level.MUST for p in r.providers
                if p.outcome in BAD]
         bad += [r.outcome for r in self.rules if r.outcome == Outcome.UNEXPECTED_PASS]
+        if self.promises is not None and self.promises.counts()["broken"]:
+            return False  # a promise broken is a plain failure (exit 1)
         return Outcome.ERROR in bad and not {Outcome.FAIL, Outcome.UNEXPECTED_PASS} & set(bad)
 
     def rule(self, rule_id: str) -> RuleResult:
@@ -302,8 +308,10 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
 
 
 def assemble(facts: RunFacts, rules: Sequence[Rule],
-             table: Mapping[tuple[str, str | None], Sequence[Evidence]]) -> Certificate:
-    """Decide every outcome and verdict of a run from the evidence its checks gathered."""
+             table: Mapping[tuple[str, str | None], Sequence[Evidence]],
+             promises: PromisesReport | None = None) -> Certificate:
+    """Decide every outcome and verdict of a run from the evidence its checks gathered (and
+    the promises checked with ``--promises``: one not kept fails the run)."""
     by_id = {rule.id: rule for rule in rules}
     merged = {key: merge(evidence) for key, evidence in table.items()}
     failing_rules = {rule_id for (rule_id, _), cell in merged.items()
@@ -330,7 +338,8 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         ))
     verdicts = _verdicts(facts, rules, cells)
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
-              or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results))
+              or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results)
+              or (promises is not None and not promises.kept))
     if failed:
         verdict = Verdict.FAILED
     elif facts.selected is None:
@@ -349,7 +358,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         started_at=facts.started_at, duration=round(facts.duration, 4),
         verdict=verdict, verdicts=verdicts,
         counts=counts, rules=results, checks=facts.runs,
-        interrupted=facts.interrupted, stopped_early=facts.stopped_early,
+        interrupted=facts.interrupted, stopped_early=facts.stopped_early, promises=promises,
     )
 
 

@@ -7,7 +7,8 @@
     subagent-tck explain RULE-ID [--format text|json|markdown]
     subagent-tck certify --target TARGET [--edition E] [--rule ID ...] [--provider NAME ...]
                          [--profile ci|thorough]
-                         [--seed N] [--baseline FILE] [--format text|json|junit|markdown]
+                         [--seed N] [--baseline FILE] [--promises FILE]
+                         [--format text|json|junit|markdown]
                          [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
                          [--deadline S]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (its fuzz campaign)
@@ -144,12 +145,18 @@ def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
     from .targets import load_target
 
     baseline = load_baseline(args.baseline) if args.baseline else None  # ids: checked by certify
+    promises = None
+    if args.promises:  # a bad file is a usage error naming its line, before anything starts
+        from .promises_file import load as load_promises
+
+        promises = load_promises(args.promises)
     suite = _suite(args)
     config = RunConfig(
         target_spec=args.target, edition=args.edition, rules=tuple(args.rule or ()),
         profile=args.profile, seed=fresh_seed() if args.seed is None else args.seed,
         timeout=args.timeout, deadline=args.deadline,
         baseline=baseline, providers=tuple(args.provider or ()),
+        promises=promises, promises_path=args.promises or "",
     )
     with ExitStack() as stack:
         _private_hypothesis_storage(stack)
@@ -352,6 +359,9 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
     certify.add_argument("--seed", type=int, default=None,
                          help="fixes every random choice (default: a fresh seed, printed)")
     certify.add_argument("--baseline", metavar="FILE", help="TOML file of expected failures")
+    certify.add_argument("--promises", metavar="FILE",
+                         help="also check this promises file (docs/promises.md): its items "
+                         "join the certificate; a promise not kept fails the run")
     certify.add_argument("--format", choices=FORMATS, default="text",
                          help="of stdout, or of --output")
     certify.add_argument("--output", metavar="FILE",

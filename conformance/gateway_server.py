@@ -88,7 +88,7 @@ def request_to_chat(request: ModelRequest) -> dict[str, Any]:
         messages.append(item)
     messages += [{"role": "user", "content": f"{CONTEXT_PREFIX} {notice}"}
                  for notice in request.context]
-    body: dict[str, Any] = {"model": MODEL_NAME, "messages": messages}
+    body: dict[str, Any] = {"model": request.model or MODEL_NAME, "messages": messages}
     if request.tools:
         body["tools"] = [{"type": "function", "function": {
             "name": t.name, "description": t.description, "parameters": t.parameters}}
@@ -152,7 +152,8 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
             raise ChatShapeError(f"{where}.role {role!r} is not system, user, assistant or tool")
         content = _content(item.get("content"), where)
         if role in ("user", "system") and content and content.startswith(CONTEXT_PREFIX):
-            context.append(content[len(CONTEXT_PREFIX):].lstrip(" "))
+            notice = content[len(CONTEXT_PREFIX):]  # one separating space, the rest is text
+            context.append(notice[1:] if notice.startswith(" ") else notice)
             continue
         messages.append(Message(
             role=role, content=content, toolCalls=_tool_calls(item.get("tool_calls"), where),
@@ -168,7 +169,13 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
                                 description=function.get("description") or "",
                                 parameters=parameters if isinstance(parameters, dict) else {}))
     return ModelRequest(agent=agent, system=system, tools=tools, messages=messages,
-                        context=context)
+                        context=context, model=_model(body.get("model")))
+
+
+def _model(value: Any) -> str | None:
+    """The model the runtime asked for; the placeholder :data:`MODEL_NAME` (what a runtime that
+    chooses no model sends) and an empty or non-string value are no model reported."""
+    return value if isinstance(value, str) and value and value != MODEL_NAME else None
 
 
 _ids = itertools.count(1)

@@ -21,73 +21,49 @@ from __future__ import annotations
 import contextlib
 import secrets
 import shlex
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from subagent_tck.spec import TckError
 
 from .exitcode import TARGET_CODES
 from .gateway import DEFAULT_REPLY, Exchange, Gateway, Reply, _user_text, call, text
 from .promises_file import Promise, PromisesFile
+from .promises_report import PromiseItem, PromisesReport, Status
 from .protocol import DeploymentConfig, ModelReply, ModelRequest, ToolSpec
 from .target import Deployment, Target
 
-Status = Literal["kept", "broken", "error", "unobservable"]
 PARENT, CHILD, OTHER = "parent", "child", "other"
 TRIGGER_CALL = "promise-trigger"
 DELEGATE_CALL = "forged-delegation"
 
 
-class PromiseItem(BaseModel):
-    """One judged aspect of one promise."""
-
-    promise: str
-    aspect: str
-    status: Status
-    message: str
-    expected: Any = None
-    observed: Any = None
-    replay: str = ""
-    exchange: list[dict[str, Any]] = Field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return f"{self.promise}/{self.aspect}"
-
-
-class PromisesReport(BaseModel):
-    target: str
-    file: str
-    seconds: float
-    items: list[PromiseItem]
-
-    def counts(self) -> dict[str, int]:
-        out = {s: 0 for s in ("kept", "broken", "error", "unobservable")}
-        for item in self.items:
-            out[item.status] += 1
-        return out
-
-    @property
-    def kept(self) -> bool:
-        return all(i.status in ("kept", "unobservable") for i in self.items)
-
-
 class PromiseGateway(Gateway):
     """The gateway for one promise: roles, not markers, bind scripts.
 
-    The agent whose user text carries the parent's marker is the parent; the first other agent
-    that asks is the child; any later one (a grandchild) gets the default reply and is recorded.
+    The agent whose user text carries the parent's marker is the parent; each other agent that
+    asks takes the next role of ``chain`` (the agents ``trigger.via`` starts, then the child);
+    any later one (a grandchild) gets the default reply and is recorded as ``other``.
+    ``trigger_returned`` is set when the agent that calls the trigger sends its model the
+    trigger call's result (a background child is held until then).
     """
 
-    def __init__(self, marker: str, parent: list[Reply], child: list[Reply]) -> None:
+    def __init__(self, marker: str, parent: list[Reply], child: list[Reply],
+                 via: list[list[Reply]] | None = None) -> None:
         super().__init__()
         self.marker = marker
+        self.order = [PARENT, *(via_role(k) for k in range(1, len(via or ()) + 1)), CHILD]
         self._queues: dict[str, deque[Reply]] = {PARENT: deque(parent), CHILD: deque(child)}
+        for k, script in enumerate(via or (), start=1):
+            self._queues[via_role(k)] = deque(script)
+        self.caller = self.order[-2]
         self.roles: dict[str, str] = {}
+        self.trigger_returned = threading.Event()
+        #: a held child whose caller did not get the trigger's result meanwhile
+        self.foreground = False
 
     def complete(self, request: ModelRequest) -> ModelReply:
         with self._lock:
@@ -96,13 +72,16 @@ class PromiseGateway(Gateway):
                 taken = set(self.roles.values())
                 if PARENT not in taken and self.marker in _user_text(request):
                     role = PARENT
-                elif PARENT in taken and CHILD not in taken:
-                    role = CHILD
+                elif PARENT in taken:
+                    role = next((r for r in self.order if r not in taken), OTHER)
                 else:
                     role = OTHER
                 self.roles[request.agent] = role
             queue = self._queues.get(role)
             step: Reply = queue.popleft() if queue else DEFAULT_REPLY
+        if role == self.caller and any(m.role == "tool" and m.toolCallId == TRIGGER_CALL
+                                       for m in request.messages):
+            self.trigger_returned.set()
         reply = step(request) if callable(step) else step
         with self._lock:
             self.exchanges.append(Exchange(request=request, reply=reply, marker=role))
@@ -115,6 +94,27 @@ class PromiseGateway(Gateway):
     def agent_of(self, role: str) -> str | None:
         with self._lock:
             return next((a for a, r in self.roles.items() if r == role), None)
+
+    def hold_child(self, hold: float) -> None:
+        """Give the child's first reply once the caller got the trigger's result, or after
+        ``hold`` s (a child run in the foreground blocks its caller, which never gets it)."""
+        queue = self._queues[CHILD]
+        first = queue[0]
+
+        def held(request: ModelRequest) -> ModelReply:
+            self.foreground = not self.trigger_returned.wait(hold)
+            return first(request) if callable(first) else first
+
+        queue[0] = held
+
+    def script_left(self, role: str) -> int:
+        with self._lock:
+            return len(self._queues.get(role, ()))
+
+
+def via_role(k: int) -> str:
+    """The role of the agent the ``k``-th step of ``trigger.via`` started (1-based)."""
+    return f"via-{k}"
 
 
 def forbidden_tools(file: PromisesFile, promise: Promise) -> list[str]:
@@ -200,15 +200,27 @@ def _child_script(file: PromisesFile, promise: Promise) -> list[Reply]:
     return replies
 
 
+#: The longest a background child's first reply is held for its caller's turn to go on.
+HOLD = 5.0
+
+
+def via_call(k: int) -> str:
+    return f"promise-via-{k}"
+
+
 def check_promise(target: Target, file: PromisesFile, promise: Promise,
                   replay: str = "") -> list[PromiseItem]:
     """Deploy, drive the trigger, and judge one promise."""
     marker = f"tck-promise-{secrets.token_hex(6)}"
-    gateway = PromiseGateway(
-        marker,
-        [call(promise.trigger.tool, dict(promise.trigger.arguments), TRIGGER_CALL), text("done")],
-        _child_script(file, promise),
-    )
+    trigger = promise.trigger
+    calls = [call(step.tool, dict(step.arguments), via_call(k))
+             for k, step in enumerate(trigger.via, start=1)]
+    calls.append(call(trigger.tool, dict(trigger.arguments), TRIGGER_CALL))
+    child = _child_script(file, promise)
+    gateway = PromiseGateway(marker, [calls[0], text("done")], child,
+                             [[c, text("done")] for c in calls[1:]])
+    if trigger.background:
+        gateway.hold_child(min(trigger.wait, HOLD))
     judge = _Judge(file, promise, replay)
     config = DeploymentConfig(
         edition=file.deployment.edition,
@@ -248,6 +260,31 @@ def _failed_while_judging(judge: _Judge, gateway: PromiseGateway, why: str) -> N
               f"judged before it: {', '.join(sorted(judged)) or 'nothing'}")
 
 
+def _step_problem(exchanges: list[Exchange], tool: str, call_id: str, who: str) -> tuple[
+        str, Any, Any] | None:
+    """Why ``who`` did not make its delegation (message, expected, observed), or None."""
+    if not exchanges:
+        return (f"{who} never asked its model, so its call of {tool!r} was never made",
+                f"a model request from {who}", None)
+    offered = _names(exchanges[0].request)
+    if tool not in offered:
+        return (f"{who} was never offered {tool!r}, so the delegation never happened",
+                tool, offered)
+    result = _tool_result(exchanges, call_id)
+    if result is None:
+        return (f"no result of {who}'s {tool!r} call came back to its model",
+                "a tool result", None)
+    if result["isError"]:
+        return f"{who}'s call of {tool!r} was refused", "a delegation", result
+    return None
+
+
+def _who(role: str) -> str:
+    if role.startswith("via-"):  # the agent the k-th step started (0-based in the file)
+        return f"the via[{int(role[4:]) - 1}] child"
+    return f"the {role}"
+
+
 def _drive(deployment: Deployment, gateway: PromiseGateway, judge: _Judge, marker: str) -> None:
     promise = judge.promise
     trigger = promise.trigger
@@ -268,30 +305,46 @@ def _drive(deployment: Deployment, gateway: PromiseGateway, judge: _Judge, marke
         judge.exchange = gateway.transcript()
         judge.add("trigger", "error", f"the target raised {type(exc).__name__}: {exc}")
         return
+    if trigger.background:
+        _await_background(deployment, gateway, trigger.wait)
     judge.exchange = gateway.transcript()
-    parent = gateway.of(PARENT)
-    if not parent:
-        judge.add("trigger", "error", "the parent never asked its model, so the trigger call "
-                  "was never made", expected=f"a request from agent {agent}", observed=None)
-        return
-    offered = _names(parent[0].request)
-    if trigger.tool not in offered:
-        judge.add("trigger", "error", f"the parent's model was never offered {trigger.tool!r}, "
-                  "so the delegation never happened", expected=trigger.tool, observed=offered)
-        return
-    result = _tool_result(parent, TRIGGER_CALL)
-    if result is None:
-        judge.add("trigger", "error", f"no result of the {trigger.tool!r} call came back to "
-                  "the parent's model", expected="a tool result", observed=None)
-        return
-    if result["isError"]:
-        judge.add("trigger", "error", f"the parent's call of {trigger.tool!r} was refused",
-                  expected="a delegation", observed=result)
-        return
+    # the parent makes via[0], the agent it started via[1], ...: the callers are the roles in
+    # order, one more of them than steps (the last caller makes the trigger)
+    steps = [(role, step.tool, via_call(k)) for k, (role, step)
+             in enumerate(zip(gateway.order, trigger.via, strict=False), start=1)]
+    steps.append((gateway.caller, trigger.tool, TRIGGER_CALL))
+    for role, tool, call_id in steps:
+        problem = _step_problem(gateway.of(role), tool, call_id, _who(role))
+        if problem is not None:
+            message, expected, observed = problem
+            judge.add("trigger", "error", message, expected=expected, observed=observed)
+            return
     child = gateway.of(CHILD)
-    judge.add("trigger", "kept", f"the parent called {trigger.tool!r} and got a result")
+    if trigger.background and child and gateway.foreground:
+        judge.add("trigger", "error", f"{_who(gateway.caller)}'s {trigger.tool!r} call ran its "
+                  "child in the foreground: the call did not return while the child waited "
+                  f"{min(trigger.wait, HOLD):g} s for its model, so the target started no "
+                  "background child", expected="the call returns before the child's first "
+                  "reply", observed="the call returned only after the child ran")
+        return
+    path = " -> ".join(t for _, t, _ in steps)
+    judge.add("trigger", "kept", f"{_who(gateway.caller)} called {trigger.tool!r} and got a "
+              "result" + (f" (delegations: {path})" if trigger.via else "")
+              + (", its child ran in the background" if trigger.background else ""))
     _judge_wire(judge, [e.request for e in child])
     _judge_refusals(judge, deployment, gateway, child)
+
+
+def _await_background(deployment: Deployment, gateway: PromiseGateway, wait: float) -> None:
+    """After the caller's turn: wait (up to ``wait`` s) for the background child to ask its
+    model, use its script, and stop (``run.stopped`` of its agent)."""
+    until = time.monotonic() + wait
+    while time.monotonic() < until:
+        agent = gateway.agent_of(CHILD)
+        if agent is not None and not gateway.script_left(CHILD) and any(
+                e.kind == "run.stopped" and e.agent == agent for e in deployment.events()):
+            return
+        time.sleep(0.05)
 
 
 def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
@@ -368,9 +421,35 @@ def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
             judge.add(aspect, "kept", f"the child's {name!r} has the promised parameters",
                       schema, found.parameters)
     if promise.model is not None:
-        judge.add("model", "unobservable", "the model gateway's requests do not carry the "
-                  "model an agent runs with, so this promise cannot be judged on the wire",
-                  promise.model, None)
+        _judge_model(judge, requests, never_asked)
+
+
+def _judge_model(judge: _Judge, requests: list[ModelRequest], never_asked: str) -> None:
+    """``model``: every child request names exactly the promised model (the chat body's
+    ``model``, docs/driver-api.md "Model gateway"). A target that reports none cannot show the
+    promise: an error saying so, never a pass."""
+    want = judge.promise.model
+    if not requests:
+        judge.add("model", "broken", never_asked, want, None)
+        return
+    seen = [r.model for r in requests]
+    if all(m is None for m in seen):
+        judge.add("model", "error", "the target never reported the model its child runs with "
+                  "(each chat request's model was the placeholder or absent), so this promise "
+                  "cannot be shown: the runtime must send the child's model in the chat body",
+                  want, None)
+        return
+    tally: dict[str, list[int]] = {}
+    for n, model in enumerate(seen, start=1):
+        if model != want:
+            got = "no model" if model is None else f"model {model!r}"
+            tally.setdefault(f"the child asked for {got}", []).append(n)
+    observed = sorted({m for m in seen if m is not None})
+    if tally:
+        judge.add("model", "broken", _collapse(tally, len(seen)), want,
+                  observed[0] if len(observed) == 1 else observed)
+    else:
+        judge.add("model", "kept", f"every child request asked for {want!r}", want, want)
 
 
 def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGateway,
@@ -434,8 +513,14 @@ def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGatew
 
 def check_all(target: Target, file: PromisesFile, *, target_spec: str = "", path: str = "",
               only: list[str] | None = None,
-              progress: Callable[[PromiseItem], None] | None = None) -> PromisesReport:
-    """Every promise of the file (or those named by ``only``), in file order."""
+              progress: Callable[[PromiseItem], None] | None = None,
+              keep_going: bool = False, deadline: float | None = None) -> PromisesReport:
+    """Every promise of the file (or those named by ``only``), in file order.
+
+    A target that breaks (unreachable, off-protocol, timed out) ends the command, unless
+    ``keep_going`` (``certify --promises``): then that promise is an ``error`` item and the
+    next one is tried. Past ``deadline`` (a ``time.monotonic()`` value) a promise is not
+    checked and is an ``error`` item saying so."""
     started = time.monotonic()
     items: list[PromiseItem] = []
     for promise in file.promise:
@@ -443,7 +528,21 @@ def check_all(target: Target, file: PromisesFile, *, target_spec: str = "", path
             continue
         replay = (f"subagent-tck promises --target {shlex.quote(target_spec)} "
                   f"{shlex.quote(path)} --only {promise.id}")
-        for item in check_promise(target, file, promise, replay):
+        if deadline is not None and time.monotonic() >= deadline:
+            found = [PromiseItem(promise=promise.id, aspect="trigger", status="error",
+                                 message="the run's deadline (--deadline) expired before this "
+                                 "promise was checked", replay=replay)]
+        else:
+            try:
+                found = check_promise(target, file, promise, replay)
+            except TckError as exc:
+                if not keep_going or exc.code not in TARGET_CODES:
+                    raise
+                found = [PromiseItem(promise=promise.id, aspect="trigger", status="error",
+                                     message=f"the target broke while this promise was "
+                                     f"checked: {exc.code.value}: {exc.message}",
+                                     replay=replay)]
+        for item in found:
             items.append(item)
             if progress is not None:
                 progress(item)

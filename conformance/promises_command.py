@@ -1,8 +1,8 @@
 """``subagent-tck promises --target T FILE``: check a plugin's promises on the model wire.
 
-Exit codes are certify's (docs/certify.md): 0 every promise kept (an ``unobservable`` aspect is
-reported, not counted as kept or broken), 1 a promise broken or not demonstrated (an error
-item), 2 usage (a bad file names its line), 3 the target was unreachable or off-protocol.
+Exit codes are certify's (docs/certify.md): 0 every promise kept, 1 a promise broken or not
+demonstrated (an error item: a trigger never performed, a model the target never reports), 2
+usage (a bad file names its line), 3 the target was unreachable or off-protocol.
 Formats: ``text`` (terminal and CI logs), ``json`` (the :class:`~.promises.PromisesReport`) and
 ``junit`` (one testcase per item) and ``markdown`` (a table, for a CI job summary). See
 docs/promises.md.
@@ -20,7 +20,7 @@ from xml.etree import ElementTree as ET
 from subagent_tck.spec import ErrorCode, TckError
 
 from .exitcode import ExitCode
-from .promises import PromiseItem, PromisesReport
+from .promises_report import PromiseItem, PromisesReport
 
 FORMATS = ("text", "json", "junit", "markdown")
 _LIMIT = 400
@@ -68,7 +68,7 @@ def write_junit(report: PromisesReport, stream: IO[str]) -> None:
     counts = report.counts()
     suite = ET.Element("testsuite", name="promises", tests=str(len(report.items)),
                        failures=str(counts["broken"]), errors=str(counts["error"]),
-                       skipped=str(counts["unobservable"]), time=f"{report.seconds:.3f}")
+                       time=f"{report.seconds:.3f}")
     for item in report.items:
         case = ET.SubElement(suite, "testcase", classname=f"promises.{item.promise}",
                              name=item.aspect)
@@ -78,8 +78,6 @@ def write_junit(report: PromisesReport, stream: IO[str]) -> None:
             ET.SubElement(case, "failure", message=_safe(item.message)).text = body
         elif item.status == "error":
             ET.SubElement(case, "error", message=_safe(item.message)).text = body
-        elif item.status == "unobservable":
-            ET.SubElement(case, "skipped", message=_safe(item.message))
     stream.write(ET.tostring(suite, encoding="unicode") + "\n")
 
 

@@ -73,11 +73,36 @@ class Deployment(_Strict):
         return {t.name for t in self.tool_specs()} | set(self.plugin_tools)
 
 
-class Trigger(_Strict):
-    """How the kit makes the delegation happen: the parent's model calls ``tool``."""
+class Step(_Strict):
+    """One delegation on the way to the judged child (``trigger.via``)."""
 
     tool: str = Field(min_length=1)
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Trigger(_Strict):
+    """How the kit makes the delegation happen: the parent's model calls ``tool`` (or, with
+    ``via``, the agent the last step started does)."""
+
+    tool: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    via: list[Step] = Field(
+        default_factory=list,
+        description="Delegations made first, each by the agent the previous one started: the "
+        "parent's model calls via[0], the child it starts calls via[1], and so on; the last "
+        "agent started calls the trigger, and the agent that call starts is judged (a "
+        "grandchild's promise). A step the target refuses makes the promise an error.",
+    )
+    background: bool = Field(
+        default=False,
+        description="The trigger starts its child in the background: the kit holds the "
+        "child's first model reply until the calling agent's turn has ended, then waits for "
+        "the child's run to stop. A child run in the foreground makes the promise an error.",
+    )
+    wait: float = Field(
+        default=10.0, gt=0, le=600,
+        description="Seconds a background child may take to ask its model and to stop.",
+    )
     agent_depth: int = Field(
         default=0, ge=0,
         description="The durable depth of the agent whose model calls the tool: 0 is the "
@@ -141,8 +166,9 @@ class Promise(_Strict):
         description="Tool name -> the exact parameter schema the child must see for it.",
     )
     model: str | None = Field(
-        default=None, description="The model the child runs with (judged where the wire shows "
-        "it; otherwise reported as unobservable, never as kept).",
+        default=None, description="The model the child runs with, exactly as the runtime names "
+        "it in the chat body's model. A target that reports no model makes this an error, "
+        "never a pass.",
     )
     refuses: RefusesPromise = Field(default_factory=RefusesPromise)
 
@@ -295,6 +321,8 @@ def _check_tool_names(parsed: PromisesFile, source: str, index: LineIndex) -> No
     for i, promise in enumerate(parsed.promise):
         base: tuple[str | int, ...] = ("promise", i)
         check(promise.trigger.tool, (*base, "trigger", "tool"))
+        for k, step in enumerate(promise.trigger.via):
+            check(step.tool, (*base, "trigger", "via", k, "tool"))
         if promise.tools is not None:
             for key in ("exactly", "at_least", "never"):
                 for name in getattr(promise.tools, key) or ():

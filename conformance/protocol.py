@@ -275,14 +275,17 @@ class Message(_Model):
 
 
 class ModelRequest(_Model):
-    """What an agent sent its model: system text, tool schemas, messages, and the runtime
-    context notices (ST-08) that came with this request."""
+    """What an agent sent its model: system text, tool schemas, messages, the runtime
+    context notices (ST-08) that came with this request, and the model it asked for (the chat
+    body's ``model``; ``None`` when the runtime names none, docs/driver-api.md "Model
+    gateway")."""
 
     agent: str
     system: str
     tools: list[ToolSchema]
     messages: list[Message]
     context: list[str] = Field(default_factory=list)
+    model: str | None = None
 
 
 class ModelReply(_Model):

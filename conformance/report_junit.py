@@ -147,10 +147,17 @@ def to_element(cert: Certificate) -> ET.Element:
     totals = {key: str(value) for key, value in counts.items()}
     for key, total in totals.items():
         suite.set(key, total)
-    root = ET.Element("testsuites", {"name": "subagent-tck", "tests": str(len(cert.rules)),
-                                     "failures": totals["failures"], "errors": totals["errors"],
+    suites = [suite]
+    if cert.promises is not None:  # certify --promises: their own testsuite, red when broken
+        from .report_promises import junit_suite
+
+        suites.append(junit_suite(cert.promises))
+    summed = {key: str(sum(int(one.get(key, "0")) for one in suites))
+              for key in ("tests", "failures", "errors")}
+    root = ET.Element("testsuites", {"name": "subagent-tck", "tests": summed["tests"],
+                                     "failures": summed["failures"], "errors": summed["errors"],
                                      "time": f"{cert.duration:.3f}"})
-    root.append(suite)
+    root.extend(suites)
     _scrub(root)
     return root
 

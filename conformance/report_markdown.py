@@ -97,6 +97,10 @@ def render(cert: Certificate) -> str:
         lines += [f"### {len(failing)} failing rule(s)", ""]
         for result in failing:
             lines += _failure(result)
+    if cert.promises is not None:
+        from .report_promises import markdown_lines
+
+        lines += markdown_lines(cert.promises)
     expected = [r for r in cert.rules if r.outcome == Outcome.EXPECTED_FAIL]
     if expected:
         lines += ["### Expected failures (baseline)", ""]

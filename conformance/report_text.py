@@ -199,6 +199,13 @@ def write_text(cert: Certificate, console: Console) -> None:
         shown: dict[str, str] = {}  # a traceback printed once, then referred to
         for result in failing:
             _failure_block(console, result, shown)
+    if cert.promises is not None:
+        from .report_promises import text_lines
+
+        style = "green" if cert.promises.kept else "bold red"
+        for number, text in enumerate(text_lines(cert.promises)):
+            _line(console, Text(text, style=style if number == 0 else ""))
+        console.print()
     code = for_certificate(cert)
     style = "bold green" if cert.succeeded else "bold red"
     partial = ""
@@ -224,6 +231,11 @@ def why(cert: Certificate) -> str:
         return "errors only: the target crashed, hung, or broke the connection or the protocol"
     if cert.verdict == Verdict.NOT_RUN:
         return "none of the selected rules applies, so nothing was judged"
+    promised = cert.promises is not None and not cert.promises.kept
+    if promised and not any(v.verdict == Verdict.FAILED for v in cert.verdicts):
+        return "a promise was not kept: see the promises above"
+    if promised:
+        return "a capability failed (see its blocking rules) and a promise was not kept"
     return "a capability failed: see its blocking rules"
 
 

@@ -18,6 +18,7 @@ and :class:`RunFinished` to handlers; each reporter is a small handler.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import queue
 import threading
 import time
@@ -41,6 +42,8 @@ from .certificate import Certificate, CheckRun, Evidence, RunFacts, assemble
 from .check import Check, CheckContext, run_check
 from .gateway import Gateway
 from .outcome import Failure, Outcome
+from .promises_file import PromisesFile
+from .promises_report import PromiseItem, PromisesReport
 from .protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInfo
 from .suggest import hint, rule_hint
 from .target import Deployment, Target
@@ -93,6 +96,8 @@ class RunConfig:
     deadline: float = DEFAULT_DEADLINE
     baseline: Baseline | None = None
     providers: tuple[str, ...] = ()  # empty: every provider the target advertises
+    promises: PromisesFile | None = None  # certify --promises: checked after the rules
+    promises_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -548,6 +553,25 @@ def _table(suite: Suite, info: TargetInfo, edition: Edition, selected: frozenset
     return table
 
 
+def _check_promises(target: Target, config: RunConfig,
+                    deadline_at: float) -> tuple[PromisesReport, bool]:
+    """``certify --promises``: the file's promises, after the rules (docs/certify.md), and
+    whether Ctrl-C stopped them (the items judged before it are kept)."""
+    from .promises import check_all
+
+    assert config.promises is not None
+    began = time.monotonic()
+    judged: list[PromiseItem] = []
+    try:
+        report = check_all(target, config.promises, target_spec=config.target_spec,
+                           path=config.promises_path, keep_going=True, deadline=deadline_at,
+                           progress=judged.append)
+    except KeyboardInterrupt:
+        return PromisesReport(target=config.target_spec, file=config.promises_path,
+                              seconds=round(time.monotonic() - began, 3), items=judged), True
+    return report, False
+
+
 def certify(target: Target, config: RunConfig | None = None, *,
             handlers: Sequence[Handler] = (), suite: Suite | None = None) -> Certificate:
     """Certify ``target``: plan, run every applicable check, and return the certificate.
@@ -647,7 +671,15 @@ def certify(target: Target, config: RunConfig | None = None, *,
         runs=runs, providers=sorted(chosen) if chosen is not None else None,
         interrupted=interrupted, stopped_early=stopped_early,
     )
-    certificate = assemble(facts, suite.rules, table)
+    promised = None
+    if config.promises is not None and not interrupted:
+        promised, interrupted = _check_promises(target, config, deadline_at)
+        if interrupted:
+            stopped_early = ("interrupted (Ctrl-C) while the promises were checked: the "
+                             "promises left were not checked")
+    facts = dataclasses.replace(facts, interrupted=interrupted, stopped_early=stopped_early,
+                                duration=time.monotonic() - start)
+    certificate = assemble(facts, suite.rules, table, promised)
     for handler in handlers:
         handler(RunFinished(certificate))
     return certificate

@@ -36,4 +36,6 @@ def run_replay(cert: Certificate) -> str:
         parts += ["--rule", rule]
     for provider in cert.selected_providers or ():
         parts += ["--provider", provider]
+    if cert.promises is not None:
+        parts += ["--promises", cert.promises.file]
     return shlex.join(parts)

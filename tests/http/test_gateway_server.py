@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from subagent_tck.conformance.gateway import Gateway, call, text
 from subagent_tck.conformance.gateway_server import (
     CONTEXT_PREFIX,
+    MODEL_NAME,
     ChatShapeError,
     GatewayClient,
     GatewayFailure,
@@ -50,6 +51,7 @@ requests = st.builds(
     tools=st.lists(st.builds(ToolSchema, name=words, description=words,
                              parameters=st.just({"type": "object"})), max_size=3),
     messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2),
+    model=st.none() | words.filter(lambda m: m not in ("", MODEL_NAME)),
 )
 replies = st.builds(ModelReply, text=st.none() | words, toolCalls=calls,
                     stopReason=st.sampled_from(list(StopReason)))
@@ -84,6 +86,14 @@ def test_the_request_has_the_openai_shape() -> None:
                                                                "arguments": '{"path": "x"}'}
 
 
+@given(st.sampled_from([MODEL_NAME, "", None, 7, ["m"]]))
+def test_the_placeholder_model_or_none_is_recorded_as_no_model_reported(value: object) -> None:
+    body = {"model": value, "messages": [{"role": "user", "content": "hi"}]}
+    assert chat_to_request("a", body).model is None
+    assert request_to_chat(ModelRequest(agent="a", system="", tools=[], messages=[]))["model"] \
+        == MODEL_NAME
+
+
 def test_what_an_openai_client_sends_is_understood() -> None:
     body = {"model": "gpt-x", "stream": False, "messages": [
         {"role": "developer", "content": [{"type": "text", "text": "be "}, {"type": "text",
@@ -95,6 +105,7 @@ def test_what_an_openai_client_sends_is_understood() -> None:
         {"role": "system", "content": "[runtime-context]at the cap: work directly"},
     ], "tools": [{"type": "function", "function": {"name": "read"}}], "temperature": 0}
     request = chat_to_request("agent-7", body)
+    assert request.model == "gpt-x"
     assert request.system == "be brief" and request.context == ["at the cap: work directly"]
     assert [m.role for m in request.messages] == ["user", "assistant", "tool"]
     assert request.messages[1].toolCalls == [ToolCall(id="c1", name="read", arguments={})]

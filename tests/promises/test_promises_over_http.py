@@ -33,3 +33,23 @@ def test_the_served_roster_keeps_its_promises_over_http() -> None:
 def test_a_served_child_that_delegates_again_breaks_its_promise_over_http() -> None:
     status = _over_http(broken.delegates_again(), ["researcher"])
     assert status["refuses:delegation"] == "broken" and status["tools"] == "broken"
+
+
+def test_a_background_child_keeps_its_promise_over_http_and_a_foreground_one_is_an_error() -> None:
+    from examples.roster.background import make_target as background_target
+
+    text = FILE.read_text("utf-8").replace(
+        'arguments = { role = "tester", task = "Task for the tester." } }',
+        'arguments = { role = "tester", task = "Task for the tester.", background = true }, '
+        "background = true, wait = 1 }", 1)
+    file = pf.parse(text, "background.toml")
+    for target, kept in ((background_target(), True), (make_target(), False)):
+        with ServerThread(create_app(target, model_timeout=10.0)) as server:
+            http = HttpTarget(server.url, timeout=10.0)
+            try:
+                report = check_all(http, file, only=["tester"])
+            finally:
+                http.close()
+        assert report.kept is kept, [i.message for i in report.items]
+        if not kept:
+            assert "ran its child in the foreground" in report.items[0].message

@@ -7,6 +7,7 @@ not yet (``npm ci``, under the same lock) and a failed install fails the test; i
 from __future__ import annotations
 
 import fcntl
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,12 +15,16 @@ from pathlib import Path
 import pytest
 
 from examples.roster import broken
+from examples.roster.roster import ROLES, Roster
+from subagent_tck.conformance import promises_file as pf
 from subagent_tck.conformance.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "dsh"
 INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
-FILE = str(ROOT / "examples" / "roster" / "promises.toml")
+SHARED = ROOT / "examples" / "roster" / "promises.toml"
+#: the shared file with each role's tier model: DSH's children report their model
+FILE = str(ADAPTER / "examples" / "roster" / "promises.toml")
 PLUGIN = ADAPTER / "examples" / "roster" / "index.mjs"
 
 
@@ -51,7 +56,8 @@ def _run(capsys: pytest.CaptureFixture[str], node: str, variant: str = "") -> tu
 def test_the_dsh_roster_keeps_every_promise(node: str,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _run(capsys, node)
-    assert code == 0 and "all promises kept: 12 promise(s), 70 item(s): 70 kept" in out, out
+    assert code == 0 and "all promises kept: 12 promise(s), 82 item(s): 82 kept" in out, out
+    assert "planner/model: every child request asked for 'large'" in out
 
 
 @pytest.mark.parametrize("variant", sorted(broken.VARIANTS))
@@ -63,3 +69,25 @@ def test_a_broken_dsh_roster_fails_naming_the_role(
     failed = {line.split()[1].rstrip(":") for line in out.splitlines()
               if line.startswith(("BROKEN", "ERROR"))}
     assert code == 1 and failed == {f"{role}/{aspect}" for aspect in aspects}, out
+
+
+def test_the_dsh_promises_are_the_shared_ones_with_each_roles_tier_model() -> None:
+    shared, dsh = pf.load(SHARED), pf.load(FILE)
+    tiers = Roster().tiers
+    assert dsh.deployment == shared.deployment
+    assert [p.model_copy(update={"model": None}) for p in dsh.promise] == shared.promise
+    assert {p.id: p.model for p in dsh.promise} == {r.id: tiers[r.tier]["model"] for r in ROLES}
+
+
+def test_certify_with_the_dsh_roster_promises_joins_them_to_the_certificate(
+    node: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"cmd:{node} {ADAPTER / 'server.mjs'} --provider-module {PLUGIN}"
+    report = tmp_path / "c.json"
+    code = main(["certify", "--target", target, "--edition", "request-controls",
+                 "--rule", "CA-01", "--promises", FILE, "--report", f"json={report}"])
+    capsys.readouterr()
+    cert = json.loads(report.read_text("utf-8"))
+    assert code == 0 and cert["verdict"] == "PASSED"
+    assert len(cert["promises"]["items"]) == 82
+    assert {i["status"] for i in cert["promises"]["items"]} == {"kept"}

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from examples.roster import broken
 from examples.roster.delegate import RosterDelegate
@@ -16,7 +19,9 @@ from examples.roster.target import RosterTarget, make_target
 from subagent_tck.conformance import promises_file as pf
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.cli import main
+from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.promises import check_all
+from subagent_tck.conformance.protocol import ModelReply, ModelRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = str(ROOT / "examples" / "roster" / "promises.toml")
@@ -124,12 +129,69 @@ def test_a_schema_or_an_at_least_the_child_does_not_get_is_broken() -> None:
     assert status["persona"].status == "kept"
 
 
-def test_a_model_promise_is_reported_unobservable_never_kept() -> None:
+def _with_model(model: str, only: str = "planner") -> pf.PromisesFile:
     text = Path(FILE).read_text(encoding="utf-8").replace(
-        'id = "planner"', 'id = "planner"\nmodel = "large"', 1)
-    report = check_all(make_target(), pf.parse(text, "m.toml"), only=["planner"])
-    model = [i for i in report.items if i.aspect == "model"]
-    assert [i.status for i in model] == ["unobservable"] and report.kept
+        f'id = "{only}"', f'id = "{only}"\nmodel = {json.dumps(model)}', 1)
+    return pf.parse(text, "m.toml")
+
+
+class _ModelStamp(Gateway):
+    """What a runtime that names its models sends: ``models(agent)`` in each chat body."""
+
+    def __init__(self, inner: Gateway, models: Callable[[str], str | None]) -> None:
+        super().__init__()
+        self.inner, self.models = inner, models
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        return self.inner.complete(request.model_copy(update={"model": self.models(request.agent)}))
+
+
+class _ModelTarget(RosterTarget):
+    """The roster, its children reporting ``child`` as their model (the root ``parent``)."""
+
+    def __init__(self, child: str | None, parent: str = "root-model") -> None:
+        super().__init__(lambda: RosterDelegate(Roster(), "strict"))
+        self.child, self.parent = child, parent
+
+    def deploy(self, config, gateway):  # type: ignore[no-untyped-def]
+        holder: dict[str, str] = {}
+        stamp = _ModelStamp(gateway, lambda agent: self.parent if agent == holder.get("root")
+                            else self.child)
+        deployment = super().deploy(config, stamp)
+        holder["root"] = deployment.root().agent
+        return deployment
+
+
+MODELS = st.from_regex(r"[a-z][a-z0-9.:-]{0,14}", fullmatch=True).filter(
+    lambda m: m != "subagent-tck")
+
+
+@settings(max_examples=8, deadline=None)
+@given(MODELS)
+def test_a_model_promise_is_kept_when_every_child_request_names_that_model(model: str) -> None:
+    report = check_all(_ModelTarget(model), _with_model(model), only=["planner"])
+    item = next(i for i in report.items if i.aspect == "model")
+    assert item.status == "kept" and item.observed == model and report.kept
+
+
+@settings(max_examples=8, deadline=None)
+@given(MODELS, MODELS)
+def test_a_child_run_with_another_model_breaks_the_promise_naming_what_it_got(
+    promised: str, got: str
+) -> None:
+    assume(promised != got)
+    report = check_all(_ModelTarget(got, parent=promised), _with_model(promised),
+                       only=["planner"])
+    item = next(i for i in report.items if i.aspect == "model")
+    assert item.status == "broken" and item.observed == got
+    assert f"the child asked for model {got!r}" in item.message and not report.kept
+
+
+def test_a_model_promise_the_target_never_reports_is_an_error_that_says_so() -> None:
+    report = check_all(make_target(), _with_model("large"), only=["planner"])
+    item = next(i for i in report.items if i.aspect == "model")
+    assert item.status == "error" and "never reported the model" in item.message
+    assert item.exchange and not report.kept
 
 
 def test_forged_calls_carry_arguments_valid_for_the_tools_schema() -> None:

@@ -64,6 +64,8 @@ export class GatewayLlmAdapter extends LlmAdapter {
     const agent = String(options.sessionId ?? 'unattributed');
     const reply = await this.gateway.complete({
       agent,
+      // the model DSH resolved for this agent (its agentOptions.model): the kit records it
+      model: typeof options.model === 'string' ? options.model : undefined,
       system: options.system ?? '',
       tools: (options.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? '',
         parameters: t.parameters ?? {} })),

@@ -97,6 +97,8 @@ function failed(message) {
   return { text: message, toolCalls: [], stopReason: 'error' };
 }
 
+export const MODEL_PLACEHOLDER = 'subagent-tck';
+
 export function toChat(request) {
   const messages = [{ role: 'system', content: request.system }];
   for (const message of request.messages) {
@@ -122,7 +124,10 @@ export function toChat(request) {
   for (const notice of request.context ?? []) {
     messages.push({ role: 'user', content: `${CONTEXT_PREFIX} ${notice}` });
   }
-  const body = { model: 'subagent-tck', messages };
+  // the model the runtime asked for; a runtime that chooses none sends the placeholder, which
+  // the kit records as no model reported (docs/driver-api.md, "Model gateway")
+  const body = { model: typeof request.model === 'string' && request.model ? request.model
+    : MODEL_PLACEHOLDER, messages };
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       type: 'function',

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 
 import { deriveChildDepth, depthProblem, isDepth, MAX_SAFE } from '../src/depth.mjs';
 import { TckError } from '../src/errors.mjs';
-import { fromChat, toChat } from '../src/gateway.mjs';
+import { MODEL_PLACEHOLDER, fromChat, toChat } from '../src/gateway.mjs';
 import { SessionStore } from '../src/store.mjs';
 import { assembleSections, PERSONA_SECTION, systemText } from '../src/prompt.mjs';
 import { parseRestriction } from '../src/restriction.mjs';
@@ -217,6 +217,13 @@ describe('the Chat Completions mapping', () => {
     assert.equal(body.messages[2].tool_calls[0].function.arguments, '{"a":1}');
     assert.equal(body.messages[3].is_error, true);
     assert.equal(body.tools, undefined);
+  });
+
+  test('the model a runtime names travels in the body; none sends the placeholder', () => {
+    const base = { system: 'S', tools: [], messages: [] };
+    assert.equal(toChat({ ...base, model: 'tier-large' }).model, 'tier-large');
+    assert.equal(toChat(base).model, MODEL_PLACEHOLDER);
+    assert.equal(toChat({ ...base, model: '' }).model, MODEL_PLACEHOLDER);
   });
 
   test('finish reasons map to stop reasons and bad arguments are flagged, not thrown', () => {
