@@ -25,7 +25,8 @@ from subagent_tck.conformance.httpd import Answer, Request, ServerThread
 from subagent_tck.conformance.protocol import ModelReply, ModelRequest
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
-_TOOL_USE = re.compile(r'"type": "tool_use", "id": "(?:[^"\\]|\\.)*", "name": "((?:[^"\\]|\\.)*)"')
+#: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
+PREFIX = "mcp__tck__"
 
 #: A start driver's answer: (the request, its token) -> the reply.
 Driver = Callable[[ModelRequest, str, dict[str, Any]], ModelReply]
@@ -52,22 +53,25 @@ class Route:
         except (ValueError, UnicodeDecodeError):
             model_request = None
         agent = None
-        if model_request is not None and rest.startswith("/v1/messages") \
-                and not rest.startswith("/v1/messages/count_tokens"):
+        data = request.body
+        plain: set[str] = set()
+        if model_request is not None and rest.startswith("/v1/messages"):
             token = START.search(model_request.system)
-            if token is not None:
+            if token is not None and not rest.startswith("/v1/messages/count_tokens"):
                 reply = self.driver(model_request, token.group(1), body)
                 return anthropic.answer(reply, body)
+            plain = to_kit(body)
+            data = json.dumps(body).encode("utf-8")
             agent, system, _ = anthropic.find_marker(model_request.system)
-            if agent is not None:
+            if agent is not None and not rest.startswith("/v1/messages/count_tokens"):
+                seen = anthropic.messages_to_request(agent, body)
                 with self.lock:
-                    self.last[agent] = model_request.model_copy(
-                        update={"agent": agent, "system": system})
+                    self.last[agent] = seen.model_copy(update={"system": system})
                     self.requests += 1
         connection = http.client.HTTPConnection(self.host, self.port, timeout=300)
         try:
-            headers = {"content-type": "application/json"}
-            connection.request("POST", self.base + rest, body=request.body, headers=headers)
+            connection.request("POST", self.base + rest, body=data,
+                               headers={"content-type": "application/json"})
             answer = connection.getresponse()
             data = answer.read()
             kind = answer.getheader("content-type", "application/json")
@@ -78,13 +82,66 @@ class Route:
                 502, f"the kit's model gateway is unreachable: {exc}", "api_error"))
         finally:
             connection.close()
-        if agent is not None and answer.status == 200:
-            names = [json.loads(f'"{n}"') for n in _TOOL_USE.findall(data.decode("utf-8",
-                                                                                 "replace"))]
-            with self.lock:
-                for name in names:
-                    self.told[name] = agent
+        if answer.status == 200 and model_request is not None:
+            data, names = to_claude(data, kind, plain)
+            if agent is not None:
+                with self.lock:
+                    for name in names:
+                        self.told[name] = agent
         return Answer(answer.status, data, kind, extra)
+
+
+def kit_name(name: str) -> str:
+    return name[len(PREFIX):] if name.startswith(PREFIX) else name
+
+
+def to_kit(body: Any) -> set[str]:
+    """Rename, in place, the kit's tools as Claude Code names them (``mcp__tck__NAME``) back to
+    the kit's names, in the tools and in the history's tool calls; returns the names offered
+    without the prefix (Claude Code's built-ins, such as Agent)."""
+    plain: set[str] = set()
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            if not tool["name"].startswith(PREFIX):
+                plain.add(tool["name"])
+            tool["name"] = kit_name(tool["name"])
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" \
+                    and isinstance(block.get("name"), str):
+                block["name"] = kit_name(block["name"])
+    return plain
+
+
+def to_claude(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[str]]:
+    """The kit's answer with every tool call named as Claude Code names the kit's tools
+    (``mcp__tck__NAME``), but for the built-ins the request offered under their own names;
+    and the kit names of the calls."""
+    names: list[str] = []
+
+    def rename(block: dict[str, Any]) -> None:
+        if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+            names.append(block["name"])
+            if block["name"] not in plain:
+                block["name"] = PREFIX + block["name"]
+
+    if kind.startswith("text/event-stream"):
+        events = []
+        for chunk in data.decode("utf-8").split("\n\n"):
+            lines = chunk.split("\n")
+            for i, line in enumerate(lines):
+                if line.startswith("data:"):
+                    event = json.loads(line[5:])
+                    if event.get("type") == "content_block_start":
+                        rename(event["content_block"])
+                    lines[i] = "data: " + json.dumps(event)
+            events.append("\n".join(lines))
+        return "\n\n".join(events).encode("utf-8"), names
+    message = json.loads(data)
+    for block in message.get("content") or []:
+        rename(block)
+    return json.dumps(message).encode("utf-8"), names
 
 
 class Proxy:

@@ -155,6 +155,7 @@ class ClaudeCodeDeployment:
         self._starts: dict[str, dict[str, Any]] = {}
         self._running: set[subprocess.Popen[bytes]] = set()
         self._provider = True
+        self._turns = 0  # root turns running (their Agent calls may start preset children)
         self.name = name
         self.route = Route(gateway_url, self._drive)
         self.url = proxy.mount(name, self.route)
@@ -202,7 +203,7 @@ class ClaudeCodeDeployment:
         process = subprocess.Popen(command, cwd=self.project, env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, start_new_session=False,
-                                   preexec_fn=os.setpgrp)  # noqa: PLW1509 - its own group
+                                   preexec_fn=os.setpgrp)
         with self._lock:
             self._running.add(process)
         try:
@@ -265,7 +266,9 @@ class ClaudeCodeDeployment:
 
     def agents(self) -> list[str]:
         with self._lock:
-            return [ROOT, *self.children] + [f"preset:{p}" for p in self.presets]
+            seen = set(self.route.last)
+            return [ROOT, *self.children] + [  # a root turn's preset children, once they can run
+                f"preset:{p}" for p in self.presets if self._turns or f"preset:{p}" in seen]
 
     def _event(self, kind: str, agent: str | None, data: dict[str, Any] | None = None) -> None:
         with self._lock:
@@ -283,7 +286,7 @@ class ClaudeCodeDeployment:
             for line in lines[self._seen_invocations:]:
                 record = json.loads(line)
                 name = record["tool"]
-                agent = self.route.told.get(wire_name(name), ROOT)
+                agent = self.route.told.get(name, ROOT)
                 self._invocations.append(Invocation(tool=name, agent=agent, origin=Origin.GLOBAL,
                                                     arguments=record.get("arguments")))
             self._seen_invocations = len(lines)
@@ -344,8 +347,8 @@ class ClaudeCodeDeployment:
         if agent != ROOT:
             return []
         return [ToolSchema(name="Agent", parameters={"type": "object"})] + [
-            ToolSchema(name=wire_name(t.name), description=t.description,
-                       parameters=t.parameters) for t in self.tools]
+            ToolSchema(name=t.name, description=t.description, parameters=t.parameters)
+            for t in self.tools]
 
     def view(self, agent: str | None = None) -> list[ViewEntry]:
         if agent is None:
@@ -399,6 +402,8 @@ class ClaudeCodeDeployment:
         controls = request.controls()
         if request.parent not in self.agents():
             raise TckError(ErrorCode.UNKNOWN_AGENT, f"no agent {request.parent!r}")
+        if request.provider != PROVIDER or not self._provider:
+            raise TckError(ErrorCode.NO_PROVIDER, f"no provider {request.provider!r}")
         if "maxDepth" in controls:
             raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "provider agent does not "
                            "advertise depthLimit: Claude Code's Agent tool takes no depth")
@@ -409,8 +414,6 @@ class ClaudeCodeDeployment:
             raise TckError(ErrorCode.REQUEST_CONTROLS_REFUSED, "Claude Code's Agent call takes "
                            "description, prompt and subagent_type: persona and tools come "
                            "from the agent definition (the preset)")
-        if request.provider != PROVIDER or not self._provider:
-            raise TckError(ErrorCode.NO_PROVIDER, f"no provider {request.provider!r}")
         preset = None
         if "preset" in controls:
             preset = self.presets.get(request.preset) if isinstance(request.preset, str) \
@@ -466,7 +469,13 @@ class ClaudeCodeDeployment:
             raise _unsupported("turns of a finished subagent run by the host",
                                "the parent continues it with SendMessage")
         self._event("run.started", ROOT)
-        done = self._claude(prompt, self._system(ROOT))
+        with self._lock:
+            self._turns += 1
+        try:
+            done = self._claude(prompt, self._system(ROOT))
+        finally:
+            with self._lock:
+                self._turns -= 1
         stop = StopReason.COMPLETED
         output: Any = None
         try:
