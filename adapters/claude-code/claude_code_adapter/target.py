@@ -461,7 +461,19 @@ class ClaudeCodeDeployment:
             output = result.content
         self._event("run.stopped", child, {"stopReason": stop.value})
         return RunResult(agent=child, session=f"{child}-session", depth=1, stopReason=stop,
-                         output=output)
+                         output=output, toolResults=self._results(child))
+
+    def _results(self, agent: str) -> list[ToolResult]:
+        """The tool results the agent's last request carried, in order (what Claude Code
+        answered its model's calls). Claude Code's "No such tool available" error, its answer
+        to a call of a tool it did not offer, is translated as UNKNOWN_TOOL."""
+        seen = self._seen(agent)
+        if seen is None:
+            return []
+        return [ToolResult(isError=m.isError, content=m.content,
+                           code="UNKNOWN_TOOL" if m.isError and "No such tool available"
+                           in str(m.content) else None)
+                for m in seen.messages if m.role == "tool"]
 
     def run_turn(self, agent: str, prompt: str) -> RunResult:
         self._known(agent)
@@ -488,7 +500,7 @@ class ClaudeCodeDeployment:
             output = done.stderr.decode("utf-8", "replace")[-500:]
         self._event("run.stopped", ROOT, {"stopReason": stop.value})
         return RunResult(agent=ROOT, session=f"{ROOT}-session", depth=0, stopReason=stop,
-                         output=output)
+                         output=output, toolResults=self._results(ROOT))
 
     def abort_turn(self, agent: str) -> None:
         with self._lock:
