@@ -32,7 +32,7 @@ from subagent_tck.conformance.baseline import load_baseline
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "claude-code"
 INSTALLED = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
-TIMEOUT = 900
+TIMEOUT = 1800
 BASELINE = "adapters/claude-code/baseline.toml"
 
 
@@ -61,6 +61,8 @@ def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProc
     command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
                "--target", f"cmd:{sys.executable} adapters/claude-code/server.py",
                "--edition", "preset-composition", "--seed", "0",
+               # a check makes up to a dozen `claude -p` runs of 1 to 3 s each
+               "--timeout", "180", "--deadline", "1500",
                *(["--baseline", BASELINE] if baseline else []),
                "--format", "json", "--output", str(output)]
     started = time.monotonic()

@@ -281,3 +281,19 @@ def test_a_get_on_a_messages_route_is_not_allowed(server: GatewayServer) -> None
     base = server.mount(Gateway())
     answer = httpx.get(f"{base}/v1/messages")
     assert answer.status_code == 405 and answer.json()["type"] == "error"
+
+
+NESTED = json.loads((Path(__file__).parent / "fixtures" / "claude_code_nested_probe.json")
+                    .read_text(encoding="utf-8"))
+
+
+def test_the_recorded_grandchild_of_a_deny_only_child_gets_the_denied_tool_back() -> None:
+    """What Claude Code 2.1.197 did (docs/claude-code.md, "What Claude Code does instead"): a
+    child whose definition only denies Read is offered Agent, and the grandchild it starts has
+    Read again. The mapping must show it as the wire carried it."""
+    root, child, grandchild = (messages_to_request("a", e["body"])
+                               for e in NESTED["exchanges"][:3])
+    assert [t.name for t in root.tools] == ["Agent", "Bash", "Read"]
+    assert [t.name for t in child.tools] == ["Agent", "Bash"]
+    assert [t.name for t in grandchild.tools] == ["Read", "Bash"]
+    assert "grandchild" in str(grandchild.messages[0].content)
