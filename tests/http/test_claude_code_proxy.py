@@ -109,3 +109,44 @@ def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_4
             assert answer.status_code == 404 and answer.json()["type"] == "error"
     finally:
         proxy.close()
+
+
+def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
+    with TIMEOUT after SUBAGENT_TCK_CLAUDE_TIMEOUT, and its whole process group is gone."""
+    import time
+
+    import psutil
+    from claude_code_adapter import target
+
+    from subagent_tck.conformance.protocol import DeploymentConfig
+    from subagent_tck.spec import ErrorCode, TckError
+
+    pids = tmp_path / "pids"
+    fake = tmp_path / "claude"
+    fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setattr(target, "CLAUDE", fake)
+    monkeypatch.setattr(target, "RUN_TIMEOUT", 1.0)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
+                                             proxy, "d1")
+    try:
+        started = time.monotonic()
+        with pytest.raises(TckError) as refused:
+            deployment.run_turn("root", "hello")
+        assert refused.value.code is ErrorCode.TIMEOUT
+        assert time.monotonic() - started < 5
+        left = int(pids.read_text())
+        deadline = time.monotonic() + 3
+        while psutil.pid_exists(left) and psutil.Process(left).status() != "zombie" \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not psutil.pid_exists(left) or psutil.Process(left).status() == "zombie"
+        assert [(e.kind, e.data) for e in deployment.events()] == [
+            ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
+    finally:
+        deployment.close()
+        proxy.close()
+    assert not deployment.dir.exists()  # the project directory went with the deployment

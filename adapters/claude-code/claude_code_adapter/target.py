@@ -160,9 +160,9 @@ class ClaudeCodeDeployment:
         self.route = Route(gateway_url, self._drive)
         self.url = proxy.mount(name, self.route)
         self._proxy = proxy
-        for preset in config.presets:  # a root turn may call Agent with any preset
-            self._write_agent(_slug(preset.name), preset.persona, preset.toolFilter,
-                              f"preset:{preset.name}")
+        for index, preset in enumerate(config.presets):  # a root turn may call Agent with one
+            self._write_agent(f"tck-preset-{index}-{_slug(preset.name)}", preset.persona,
+                              preset.toolFilter, f"preset:{preset.name}")
 
     # --- files ---------------------------------------------------------------------------
 
@@ -200,10 +200,12 @@ class ClaudeCodeDeployment:
                    "--mcp-config", str(self._mcp), "--strict-mcp-config",
                    "--allowedTools", f"mcp__{SERVER}", "--permission-mode", "acceptEdits",
                    "--setting-sources", "project", "--output-format", "json"]
+        # its own process group (killed whole on a timeout), still in the adapter's session
+        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
+                                 else {"preexec_fn": os.setpgrp})
         process = subprocess.Popen(command, cwd=self.project, env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=False,
-                                   preexec_fn=os.setpgrp)
+                                   stderr=subprocess.PIPE, **group)
         with self._lock:
             self._running.add(process)
         try:
@@ -485,6 +487,9 @@ class ClaudeCodeDeployment:
             self._turns += 1
         try:
             done = self._claude(prompt, self._system(ROOT))
+        except TckError:
+            self._event("run.stopped", ROOT, {"stopReason": StopReason.ERROR.value})
+            raise
         finally:
             with self._lock:
                 self._turns -= 1
