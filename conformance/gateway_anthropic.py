@@ -163,7 +163,8 @@ def _user(blocks: list[dict[str, Any]], where: str, role: str,
                                content=_result_text(block.get("content"), at),
                                isError=block.get("is_error") is True))
     if texts:
-        out.append(Message(role=role, content="".join(texts)))  # type: ignore[arg-type]
+        out.append(Message(role="system" if role == "system" else "user",
+                           content="".join(texts)))
     return out
 
 
@@ -225,7 +226,7 @@ def request_to_messages(request: ModelRequest) -> dict[str, Any]:
             continue
         results = None
         if message.role == "assistant":
-            blocks = [] if message.content is None else [
+            blocks: list[dict[str, Any]] = [] if message.content is None else [
                 {"type": "text", "text": _as_text(message.content)}]
             blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
                        for c in message.toolCalls]
@@ -297,7 +298,7 @@ def reply_to_events(reply: ModelReply, model: str = MODEL_NAME) -> str:
                                                    "stop_reason": None}})]
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            start = {"type": "text", "text": ""}
+            start: dict[str, Any] = {"type": "text", "text": ""}
             text = block["text"]
             deltas = [{"type": "text_delta", "text": text[i:i + DELTA]}
                       for i in range(0, len(text), DELTA)]
@@ -397,7 +398,9 @@ def parse(data: bytes) -> Any:
 
 def answer(reply: ModelReply, body: dict[str, Any]) -> Answer:
     """The reply, as a stream when the request asked for one (``stream: true``)."""
-    model = body.get("model") if isinstance(body.get("model"), str) else MODEL_NAME
+    model = body.get("model")
+    if not isinstance(model, str):
+        model = MODEL_NAME
     if body.get("stream") is True:
         return Answer(200, reply_to_events(reply, model).encode("utf-8"), "text/event-stream",
                       (("cache-control", "no-cache"),))
