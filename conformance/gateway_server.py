@@ -309,6 +309,12 @@ class GatewayServer:
 
     def handle(self, request: Request) -> Answer:
         path = request.path
+        parts = path.split("/", 3)  # "", "d", mount, the rest
+        if len(parts) == 4 and parts[1] == "d":
+            from . import gateway_anthropic  # (it imports this module's mapping helpers)
+            found = gateway_anthropic.route("/" + parts[3])
+            if found is not None:
+                return self._messages(request, unquote(parts[2]), *found)
         parts = path.split("/", 4)  # "", "d", mount, "agents", "{agent}/v1/chat/completions"
         if (len(parts) < 5 or parts[1] != "d" or parts[3] != "agents"
                 or not parts[4].endswith(CHAT_PATH) or len(parts[4]) == len(CHAT_PATH)):
@@ -345,6 +351,55 @@ class GatewayServer:
         with self._lock:
             self.calls += 1
         return _json(reply_to_chat(reply))
+
+    def _messages(self, request: Request, name: str, agent: str | None, kind: str) -> Answer:
+        """The Anthropic Messages routes (conformance/gateway_anthropic.py): ``agent`` from
+        the path, or None to attribute the request by its agent marker."""
+        from . import gateway_anthropic as anthropic
+        if request.method != "POST":
+            return anthropic.error(405, f"{request.method} is not allowed: POST a message")
+        why = foreign(request)
+        if why is not None:
+            return anthropic.error(403, why, "permission_error")
+        with self._lock:
+            mount = self._mounts.get(name)
+        if mount is None:
+            return anthropic.error(404, f"no deployment is served at /d/{name} (it was closed)",
+                                   "not_found_error")
+        gateway, known = mount
+        try:
+            body = anthropic.parse(request.body)
+            if kind == "count":
+                return _json(anthropic.count_tokens(body))
+            model_request = anthropic.messages_to_request(agent or "", body)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            return anthropic.error(400, f"not an Anthropic Messages request: {exc}")
+        marked, system, unmarked = anthropic.find_marker(model_request.system)
+        model_request = model_request.model_copy(update={"system": system})
+        if agent is None:
+            if marked is None:
+                gateway.refuse(model_request, unmarked or "not attributed")
+                return anthropic.error(403, unmarked or "not attributed", "permission_error")
+            agent = marked
+            model_request = model_request.model_copy(update={"agent": agent})
+        if known is not None and not _reported(known, agent):
+            reason = (f"the target never reported an agent {agent!r} (in a result, its agent "
+                      "list or its events): plant the markers of the agents your API reports")
+            gateway.refuse(model_request, reason)
+            return anthropic.error(403, reason, "permission_error")
+        try:
+            reply = call_with_timeout(lambda: gateway.complete(model_request),
+                                      self.reply_timeout)
+        except Stalled:
+            return anthropic.no_retry(anthropic.error(
+                504, f"the scripted model stalled: no reply for agent {agent} within "
+                f"{self.reply_timeout:g} s", "timeout_error"))
+        except Exception as exc:
+            return anthropic.no_retry(anthropic.error(500, str(exc) or type(exc).__name__,
+                                                      "api_error"))
+        with self._lock:
+            self.calls += 1
+        return anthropic.answer(reply, body)
 
     def refuse(self, status: int, message: str) -> Answer:
         """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""

@@ -25,6 +25,7 @@ ONCE = (
     "tests/http/test_http_javascript.py",  # Node: the JavaScript implementation
     "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
     "tests/http/test_dsh_report.py",
+    "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic
     "tests/promises/test_roster_javascript.py",
     "tests/promises/test_roster_dsh.py",
     "tests/fuzz/test_campaign_check.py",  # long campaigns

@@ -1,0 +1,182 @@
+"""The adapter's model endpoint: every ``claude`` it runs posts here (``ANTHROPIC_BASE_URL``).
+
+A request of the adapter's start driver (the parent that stands for the kit's ``start``, its
+system text carrying ``[subagent-tck start=TOKEN]``) is answered here: the parent's scripted
+``Agent`` call, then its end. Every other request is forwarded byte for byte to the kit's
+gateway (``{gatewayUrl}/v1/messages``), which attributes it by the agent marker the adapter
+planted (conformance/gateway_anthropic.py), and the kit's answer is relayed as it came. The
+adapter keeps the last request of each agent (what it sees: ``view``, ``tool-schemas``,
+``prompt``) and which agent was last told to call each tool (whose body ran, for
+``invocations``).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from subagent_tck.conformance import gateway_anthropic as anthropic
+from subagent_tck.conformance.httpd import Answer, Request, ServerThread
+from subagent_tck.conformance.protocol import ModelReply, ModelRequest
+
+START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
+#: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
+PREFIX = "mcp__tck__"
+
+#: A start driver's answer: (the request, its token) -> the reply.
+Driver = Callable[[ModelRequest, str, dict[str, Any]], ModelReply]
+
+
+class Route:
+    """One deployment's side of the proxy."""
+
+    def __init__(self, gateway_url: str, driver: Driver) -> None:
+        parts = urlsplit(gateway_url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.base = parts.path.rstrip("/")
+        self.driver = driver
+        self.lock = threading.Lock()
+        self.last: dict[str, ModelRequest] = {}  # agent -> its last request (markers cut)
+        self.told: dict[str, str] = {}  # tool name -> the agent last told to call it
+        self.requests = 0
+
+    def forward(self, request: Request, rest: str) -> Answer:
+        body: Any = None
+        try:
+            body = anthropic.parse(request.body)
+            model_request = anthropic.messages_to_request("", body)
+        except (ValueError, UnicodeDecodeError):
+            model_request = None
+        agent = None
+        data = request.body
+        plain: set[str] = set()
+        if model_request is not None and rest.startswith("/v1/messages"):
+            token = START.search(model_request.system)
+            if token is not None and not rest.startswith("/v1/messages/count_tokens"):
+                reply = self.driver(model_request, token.group(1), body)
+                return anthropic.answer(reply, body)
+            plain = to_kit(body)
+            data = json.dumps(body).encode("utf-8")
+            agent, system, _ = anthropic.find_marker(model_request.system)
+            if agent is not None and not rest.startswith("/v1/messages/count_tokens"):
+                seen = anthropic.messages_to_request(agent, body)
+                with self.lock:
+                    self.last[agent] = seen.model_copy(update={"system": system})
+                    self.requests += 1
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=300)
+        try:
+            connection.request("POST", self.base + rest, body=data,
+                               headers={"content-type": "application/json"})
+            answer = connection.getresponse()
+            data = answer.read()
+            kind = answer.getheader("content-type", "application/json")
+            extra = tuple((k, v) for k, v in answer.getheaders()
+                          if k.lower() in ("x-should-retry", "cache-control"))
+        except OSError as exc:
+            return anthropic.no_retry(anthropic.error(
+                502, f"the kit's model gateway is unreachable: {exc}", "api_error"))
+        finally:
+            connection.close()
+        if answer.status == 200 and model_request is not None:
+            data, names = to_claude(data, kind, plain)
+            if agent is not None:
+                with self.lock:
+                    for name in names:
+                        self.told[name] = agent
+        return Answer(answer.status, data, kind, extra)
+
+
+def kit_name(name: str) -> str:
+    return name[len(PREFIX):] if name.startswith(PREFIX) else name
+
+
+def to_kit(body: Any) -> set[str]:
+    """Rename, in place, the kit's tools as Claude Code names them (``mcp__tck__NAME``) back to
+    the kit's names, in the tools and in the history's tool calls; returns the names offered
+    without the prefix (Claude Code's built-ins, such as Agent)."""
+    plain: set[str] = set()
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            if not tool["name"].startswith(PREFIX):
+                plain.add(tool["name"])
+            tool["name"] = kit_name(tool["name"])
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" \
+                    and isinstance(block.get("name"), str):
+                block["name"] = kit_name(block["name"])
+    return plain
+
+
+def to_claude(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[str]]:
+    """The kit's answer with every tool call named as Claude Code names the kit's tools
+    (``mcp__tck__NAME``), but for the built-ins the request offered under their own names;
+    and the kit names of the calls."""
+    names: list[str] = []
+
+    def rename(block: dict[str, Any]) -> None:
+        if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+            names.append(block["name"])
+            if block["name"] not in plain:
+                block["name"] = PREFIX + block["name"]
+
+    if kind.startswith("text/event-stream"):
+        events = []
+        for chunk in data.decode("utf-8").split("\n\n"):
+            lines = chunk.split("\n")
+            for i, line in enumerate(lines):
+                if line.startswith("data:"):
+                    event = json.loads(line[5:])
+                    if event.get("type") == "content_block_start":
+                        rename(event["content_block"])
+                    lines[i] = "data: " + json.dumps(event)
+            events.append("\n".join(lines))
+        return "\n\n".join(events).encode("utf-8"), names
+    message = json.loads(data)
+    for block in message.get("content") or []:
+        rename(block)
+    return json.dumps(message).encode("utf-8"), names
+
+
+class Proxy:
+    """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/messages...``."""
+
+    def __init__(self) -> None:
+        self._routes: dict[str, Route] = {}
+        self._lock = threading.Lock()
+        self._thread = ServerThread(self, name="claude-code adapter model endpoint")
+        self._thread.start()
+        self.url = self._thread.url
+
+    def mount(self, name: str, route: Route) -> str:
+        with self._lock:
+            self._routes[name] = route
+        return f"{self.url}/p/{name}"
+
+    def unmount(self, name: str) -> None:
+        with self._lock:
+            self._routes.pop(name, None)
+
+    def close(self) -> None:
+        self._thread.stop()
+
+    def handle(self, request: Request) -> Answer:
+        parts = request.target.split("/", 3)  # "", "p", name, rest (query kept)
+        if len(parts) < 4 or parts[1] != "p" or request.method != "POST":
+            return anthropic.error(404, f"{request.method} {request.path} is not a route here",
+                                   "not_found_error")
+        with self._lock:
+            route = self._routes.get(parts[2])
+        if route is None:
+            return anthropic.error(404, f"no deployment {parts[2]!r} is open", "not_found_error")
+        return route.forward(request, "/" + parts[3])
+
+    def refuse(self, status: int, message: str) -> Answer:
+        return anthropic.error(status, message, "api_error" if status >= 500 else
+                               "invalid_request_error")

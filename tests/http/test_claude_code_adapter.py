@@ -1,0 +1,115 @@
+"""The real Claude Code (pinned in adapters/claude-code/package.json) certifies from its model
+traffic through adapters/claude-code with its baseline (docs/claude-code.md).
+
+One ``subagent-tck certify`` run against ``cmd:python adapters/claude-code/server.py`` in the
+``preset-composition`` edition with ``adapters/claude-code/baseline.toml`` must exit 0: every
+rule passes, is not applicable, or is a listed Claude Code divergence (``expected-fail``), and
+each baseline entry is needed (its rule fails in that run). Without the baseline the same
+command fails, on exactly the listed rules.
+
+Claude Code is installed here when it is not yet (``npm ci`` in adapters/claude-code, under a
+lock so parallel runs install once). That needs the npm registry: when it cannot be reached the
+test fails, loudly, with npm's own words and the command to retry; it never skips. Nothing the
+runs start leaves loopback: Claude Code's model is the adapter's endpoint on 127.0.0.1, with
+``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subagent_tck.conformance.baseline import load_baseline
+
+ROOT = Path(__file__).resolve().parents[2]
+ADAPTER = ROOT / "adapters" / "claude-code"
+INSTALLED = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+TIMEOUT = 1800
+BASELINE = "adapters/claude-code/baseline.toml"
+
+
+def _npm_ci() -> None:
+    """Install Claude Code once (``npm ci``), failing with npm's answer when it cannot."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("`npm` is not on PATH: install Node.js 18 or later (it ships npm), then "
+                    "`cd adapters/claude-code && npm ci`")
+    with open(ADAPTER / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if INSTALLED.is_file():
+            return
+        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ADAPTER,
+                                capture_output=True, text=True, timeout=TIMEOUT,
+                                stdin=subprocess.DEVNULL, check=False)
+        if result.returncode != 0 or not INSTALLED.is_file():
+            tail = "\n".join((result.stdout + result.stderr).splitlines()[-20:])
+            pytest.fail(f"`npm ci` in adapters/claude-code failed (exit {result.returncode}); "
+                        "Claude Code comes from the npm registry, retry `cd adapters/claude-code "
+                        f"&& npm ci` once it is reachable:\n{tail}")
+
+
+def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:
+    _npm_ci()
+    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
+               "--target", f"cmd:{sys.executable} adapters/claude-code/server.py",
+               "--edition", "preset-composition", "--seed", "0",
+               # a check makes up to a dozen `claude -p` runs of 1 to 3 s each
+               "--timeout", "180", "--deadline", "1500",
+               *(["--baseline", BASELINE] if baseline else []),
+               "--format", "json", "--output", str(output)]
+    started = time.monotonic()
+    try:
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                                timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
+    print(f"certify of Claude Code took {time.monotonic() - started:.1f} s")  # the figure
+    return result
+
+
+def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:
+    return {(rule["id"], cell["provider"]): cell["outcome"]
+            for rule in certificate["rules"] for cell in rule["providers"]}
+
+
+def _tail(result: subprocess.CompletedProcess[str]) -> str:
+    return "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
+
+
+def test_claude_code_certifies_with_its_baseline_and_every_entry_is_needed(
+        tmp_path: Path) -> None:
+    output = tmp_path / "claude-code.json"
+    result = _certify(output)
+    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n" \
+        f"{_tail(result)}"
+    cells = _cells(json.loads(output.read_text(encoding="utf-8")))
+    bad = {cell for cell, outcome in cells.items()
+           if outcome not in ("pass", "not-applicable", "expected-fail")}
+    assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{_tail(result)}"
+    assert result.returncode == 0, f"certify exited {result.returncode}:\n{_tail(result)}"
+    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries}
+    expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
+    assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
+
+
+def test_without_its_baseline_claude_code_fails_on_exactly_the_listed_rules(
+        tmp_path: Path) -> None:
+    output = tmp_path / "claude-code.json"
+    result = _certify(output, baseline=False)
+    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n" \
+        f"{_tail(result)}"
+    cells = _cells(json.loads(output.read_text(encoding="utf-8")))
+    failing = {rule for (rule, _), outcome in cells.items()
+               if outcome not in ("pass", "not-applicable")}
+    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries}
+    assert result.returncode == 1, f"certify exited {result.returncode}:\n{_tail(result)}"
+    assert failing == listed, (f"failing but not listed: {sorted(failing - listed)}; listed "
+                               f"but passing: {sorted(listed - failing)}")

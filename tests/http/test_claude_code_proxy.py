@@ -1,0 +1,152 @@
+"""The Claude Code adapter's model endpoint (adapters/claude-code/claude_code_adapter/proxy.py)
+without Claude Code: the renaming of the kit's MCP tools both ways, the start driver, and the
+forwarding to the kit's gateway with attribution by marker."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from subagent_tck.conformance.gateway import Gateway, call
+from subagent_tck.conformance.gateway_anthropic import (
+    agent_marker,
+    events_to_reply,
+    reply_to_events,
+    reply_to_message,
+)
+from subagent_tck.conformance.gateway_server import GatewayServer
+from subagent_tck.conformance.protocol import ModelReply, ModelRequest, ToolCall
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "claude-code"))
+
+from claude_code_adapter.proxy import PREFIX, Proxy, Route, to_claude, to_kit
+
+names = st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=10)
+
+
+@given(st.lists(names, min_size=1, max_size=4, unique=True), st.sampled_from(["Agent", "Read"]))
+def test_the_kits_tools_travel_under_the_kits_names_and_come_back_prefixed(
+        tools: list[str], builtin: str) -> None:
+    body: dict[str, Any] = {
+        "tools": [{"name": PREFIX + t} for t in tools] + [{"name": builtin}],
+        "messages": [{"role": "assistant", "content": [
+            {"type": "tool_use", "id": "x", "name": PREFIX + tools[0], "input": {}}]}]}
+    plain = to_kit(body)
+    assert plain == {builtin}
+    assert [t["name"] for t in body["tools"]] == [*tools, builtin]
+    assert body["messages"][0]["content"][0]["name"] == tools[0]
+    reply = ModelReply(toolCalls=[ToolCall(id="a", name=tools[-1]),
+                                  ToolCall(id="b", name=builtin),
+                                  ToolCall(id="c", name="never-offered")])
+    for data, kind in ((reply_to_events(reply).encode(), "text/event-stream"),
+                       (json.dumps(reply_to_message(reply)).encode(), "application/json")):
+        renamed, called = to_claude(data, kind, plain)
+        assert called == [tools[-1], builtin, "never-offered"]
+        back = events_to_reply(renamed.decode()) if kind.startswith("text") else None
+        calls = back.toolCalls if back else [
+            ToolCall(id=b["id"], name=b["name"]) for b in json.loads(renamed)["content"]]
+        assert [c.name for c in calls] == [PREFIX + tools[-1], builtin, PREFIX + "never-offered"]
+
+
+@pytest.fixture
+def kit() -> Iterator[tuple[Gateway, str]]:
+    server = GatewayServer(reply_timeout=2.0).start()
+    gateway = Gateway()
+    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
+    server.close()
+
+
+def test_a_marked_request_reaches_the_kit_attributed_and_renamed(
+        kit: tuple[Gateway, str]) -> None:
+    gateway, url = kit
+    proxy = Proxy()
+    try:
+        drive_calls: list[str] = []
+
+        def drive(request: ModelRequest, token: str, body: dict[str, Any]) -> ModelReply:
+            drive_calls.append(token)
+            return call("Agent", {"prompt": "go"})
+
+        route = Route(url, drive)
+        base = proxy.mount("d1", route)
+        gateway.script("go read", call("read", {"path": "/x"}))
+        body = {"model": "m", "max_tokens": 5, "stream": True,
+                "system": [{"type": "text", "text": "persona\n" + agent_marker("child-1")}],
+                "tools": [{"name": PREFIX + "read", "input_schema": {"type": "object"}}],
+                "messages": [{"role": "user", "content": "go read"}]}
+        answer = httpx.post(f"{base}/v1/messages?beta=true", json=body)
+        assert answer.status_code == 200
+        reply = events_to_reply(answer.text)
+        assert [c.name for c in reply.toolCalls] == [PREFIX + "read"]
+        [request] = gateway.requests("child-1")
+        assert [t.name for t in request.tools] == ["read"] and request.system == "persona"
+        assert route.told == {"read": "child-1"}
+        assert route.last["child-1"].system == "persona"
+        body["system"] = "root\n[subagent-tck start=s1]"
+        driven = httpx.post(f"{base}/v1/messages", json={**body, "stream": False})
+        assert driven.json()["content"][0]["name"] == "Agent" and drive_calls == ["s1"]
+        assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
+        body["system"] = "no marker"
+        refused = httpx.post(f"{base}/v1/messages", json=body)
+        assert refused.status_code == 403 and len(gateway.unattributed) == 1
+    finally:
+        proxy.close()
+
+
+def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_404() -> None:
+    proxy = Proxy()
+    try:
+        for path in ("/p/nope/v1/messages", "/elsewhere"):
+            answer = httpx.post(f"{proxy.url}{path}", json={})
+            assert answer.status_code == 404 and answer.json()["type"] == "error"
+    finally:
+        proxy.close()
+
+
+def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
+    with TIMEOUT after SUBAGENT_TCK_CLAUDE_TIMEOUT, and its whole process group is gone."""
+    import time
+
+    import psutil
+    from claude_code_adapter import target
+
+    from subagent_tck.conformance.protocol import DeploymentConfig
+    from subagent_tck.spec import ErrorCode, TckError
+
+    pids = tmp_path / "pids"
+    fake = tmp_path / "claude"
+    fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setattr(target, "CLAUDE", fake)
+    monkeypatch.setattr(target, "RUN_TIMEOUT", 1.0)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
+                                             proxy, "d1")
+    try:
+        started = time.monotonic()
+        with pytest.raises(TckError) as refused:
+            deployment.run_turn("root", "hello")
+        assert refused.value.code is ErrorCode.TIMEOUT
+        assert time.monotonic() - started < 5
+        left = int(pids.read_text())
+        deadline = time.monotonic() + 3
+        while psutil.pid_exists(left) and psutil.Process(left).status() != "zombie" \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not psutil.pid_exists(left) or psutil.Process(left).status() == "zombie"
+        assert [(e.kind, e.data) for e in deployment.events()] == [
+            ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
+    finally:
+        deployment.close()
+        proxy.close()
+    assert not deployment.dir.exists()  # the project directory went with the deployment
