@@ -1,5 +1,5 @@
-// The kit's deployment presets as DSH agent presets (docs/dsh.md, "Agent presets"). Each
-// PresetSpec of the deployment config becomes one preset directory of DSH's roster
+// The kit's deployment presets as DSH agent presets (docs/dsh.md, "The preset-composition
+// edition"). Each PresetSpec of the deployment config becomes one preset directory of DSH's roster
 // (dsh-agent-presets: `<root>/<id>/agent.cordis.yml`) whose single plugin row is
 // src/preset_row.mjs with the preset's persona and tool filter; DSH's AgentPresets service
 // (over cordis-plugin-loader) discovers, mounts and joins them. The adapter never composes a
@@ -12,7 +12,7 @@
 // no filter, i.e. the host composition alone, as a rosterless deployment), and the kit's start
 // naming preset P is translated through DSH's own preset switch: for the child's creation window
 // the parent is re-linked to P (AgentPresets.recompose), the start's child joins it, and the
-// parent is re-linked back at once (no turn of the parent runs in between). A kit preset's
+// parent is re-linked back as soon as DSH returns the run (the child exists by then). A kit preset's
 // outputSchema has no place in a DSH preset (a preset is a plugin composition): it travels in
 // the start's outputSchema field, the one DSH field for it, gated by DSH's capability check.
 
@@ -24,14 +24,13 @@ import Loader from '@deepseek-ai/cordis-plugin-loader';
 import AgentPresets from '@deepseek-ai/dsh-agent-presets';
 
 import { Code, TckError } from './errors.mjs';
-import { DSH } from './version.mjs';
 
 const ROW = fileURLToPath(new URL('./preset_row.mjs', import.meta.url));
 
 /** DSH preset ids are `[a-z0-9][a-z0-9-]*` directory names; the kit's names are free text. */
 const dshId = (index) => `tck-preset-${index + 1}`;
 
-/** The deployment's own preset: the host composition alone (docs/dsh.md, "Agent presets"). */
+/** The deployment's own preset: the host composition alone (one row with neither control). */
 export const BASE = 'tck-deployment';
 
 function writePreset(dir, id, displayName, config) {
