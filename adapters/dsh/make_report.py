@@ -2,10 +2,12 @@
 
     python adapters/dsh/make_report.py                 # run certify (seed 0), then write
     python adapters/dsh/make_report.py --certificate dsh.json \
-        --continuable-certificate dsh-continuable.json      # from the two runs' JSON
+        --continuable-certificate dsh-continuable.json \
+        --presets-certificate dsh-presets.json          # from the three runs' JSON
 
-The page also has the continuable path's run (``server.mjs --continuable`` on
-``CONTINUABLE_RULES`` with ``baseline.continuable.toml``).
+The page also has the preset-composition edition's run (the deployment's presets as DSH agent
+presets, with ``baseline.presets.toml``) and the continuable path's run (``server.mjs
+--continuable`` on ``CONTINUABLE_RULES`` with ``baseline.continuable.toml``).
 
 The run is the done-when command of adapters/dsh/README.md with ``--format json``. The page is
 the certificate's rule table, one section per baseline entry (the entry's reason, the run's own
@@ -32,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BASELINE = HERE / "baseline.toml"
 CONTINUABLE_BASELINE = HERE / "baseline.continuable.toml"
+PRESETS_BASELINE = HERE / "baseline.presets.toml"
 #: The rules DSH's continuable path answers (tests/http/test_dsh_adapter.py has the same list).
 CONTINUABLE_RULES = ("FR-04", "CA-01", "CA-03", "CA-05")
 NOTES = HERE / "report_notes.md"
@@ -42,6 +45,8 @@ CONTINUABLE_COMMAND = ["certify", "--target", "cmd:node adapters/dsh/server.mjs 
                        "--edition", "request-controls", "--baseline",
                        "adapters/dsh/baseline.continuable.toml",
                        *(a for rule in CONTINUABLE_RULES for a in ("--rule", rule))]
+PRESETS_COMMAND = ["certify", "--target", "cmd:node adapters/dsh/server.mjs", "--edition",
+                   "preset-composition", "--baseline", "adapters/dsh/baseline.presets.toml"]
 #: Failure messages quoted per baseline entry (the certificate has all of them).
 QUOTED = 3
 
@@ -157,7 +162,39 @@ def continuable_section(certificate: dict[str, Any]) -> str:
 """
 
 
-def render(certificate: dict[str, Any], continuable: dict[str, Any] | None = None) -> str:
+def presets_section(certificate: dict[str, Any]) -> str:
+    counts = certificate["counts"]
+    lead = fill(
+        "In the `preset-composition` edition the deployment's presets are DSH agent presets: "
+        "the adapter writes each as a preset directory of DSH's roster (`agent.cordis.yml` with "
+        "one plugin row that files the preset's persona section and tool restriction into the "
+        "preset's standing scope) and loads `@deepseek-ai/dsh-agent-presets` over "
+        "`cordis-plugin-loader`; the adapter's own agents join the deployment's preset, a child "
+        "joins its parent's composition in its creation window (DSH's `composeFrom`), and a "
+        "resumed session rejoins the preset its header records. DSH has no per-start preset, so "
+        "a start naming preset P runs with its parent re-linked to P for the child's creation "
+        "window (DSH's `recompose`); a preset's outputSchema travels in the start's outputSchema "
+        f"field. Verdict **{certificate['verdict']}** with `baseline.presets.toml`: "
+        f"{counts['pass']} pass, {counts['expected-fail']} listed divergences, "
+        f"{counts['not-applicable']} not applicable.")
+    command = (f"subagent-tck {' '.join(PRESETS_COMMAND[:2])} '{PRESETS_COMMAND[2]}' "
+               f"{' '.join(PRESETS_COMMAND[3:5])} \\\n    {' '.join(PRESETS_COMMAND[5:])}")
+    return f"""## The preset-composition edition (adapters/dsh/baseline.presets.toml)
+
+{lead}
+
+```
+{command}
+```
+
+{table(certificate)}
+
+{divergences(certificate, entries_of(PRESETS_BASELINE))}
+"""
+
+
+def render(certificate: dict[str, Any], continuable: dict[str, Any] | None = None,
+           presets: dict[str, Any] | None = None) -> str:
     entries = entries_of(BASELINE)
     info = certificate["target"]["info"]
     counts = certificate["counts"]
@@ -200,7 +237,8 @@ Each entry says what DSH does, where in its code, and what the rule asks.
 
 {divergences(certificate, entries)}
 """
-    extra = "" if continuable is None else "\n" + continuable_section(continuable)
+    extra = "" if presets is None else "\n" + presets_section(presets)
+    extra += "" if continuable is None else "\n" + continuable_section(continuable)
     return head + extra + "\n" + notes + "\n"
 
 
@@ -209,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--certificate", type=Path, help="a certify run's JSON certificate")
     parser.add_argument("--continuable-certificate", type=Path,
                         help="the continuable path's run (JSON); run when not given")
+    parser.add_argument("--presets-certificate", type=Path,
+                        help="the preset-composition edition's run (JSON); run when not given")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
@@ -220,7 +260,11 @@ def main(argv: list[str] | None = None) -> int:
         continuable = json.loads(args.continuable_certificate.read_text(encoding="utf-8"))
     else:
         continuable = run_certify(args.seed, CONTINUABLE_COMMAND)
-    args.output.write_text(render(certificate, continuable), encoding="utf-8")
+    if args.presets_certificate is not None:
+        presets = json.loads(args.presets_certificate.read_text(encoding="utf-8"))
+    else:
+        presets = run_certify(args.seed, PRESETS_COMMAND)
+    args.output.write_text(render(certificate, continuable, presets), encoding="utf-8")
     print(f"wrote {args.output} ({certificate['verdict']})")
     return 0
 

@@ -22,6 +22,8 @@ from ._composition import (
     Controls,
     Observed,
     as_pairs,
+    carries_composition,
+    composed_in,
     config,
     expected_sections,
     expected_view,
@@ -69,12 +71,15 @@ def _judge_composed_child(
         child = dep.start(request)
     sections = as_pairs(expected_sections(cfg, outcome))
     view = expected_view(outcome, GLOBALS, cfg.mode)
+    # As FR-01 judges it (composed_in): the composed sections stand in order; a runtime's own
+    # guidance sections between them (TF-16) are not the rule's concern (docs/rules.md#en-01).
+    inspected = sections_of(dep, child.agent)
     ctx.expect(
         rule,
-        sections_of(dep, child.agent) == sections,
+        composed_in(inspected, sections),
         f"{what}: the child's prompt carries the composed persona",
         sections,
-        sections_of(dep, child.agent),
+        inspected,
     )
     ctx.expect(
         rule,
@@ -88,7 +93,8 @@ def _judge_composed_child(
     system = assemble_system_prompt(expected_sections(cfg, outcome))
     ctx.expect(
         rule,
-        bool(requests) and wire_names(requests[0]) == wire and requests[0].system == system,
+        bool(requests) and wire_names(requests[0]) == wire
+        and carries_composition(requests[0].system, inspected, sections),
         f"{what}: the child's first request carries the composition",
         {"system": system, "tools": wire},
         {"system": requests[0].system, "tools": wire_names(requests[0])} if requests else None,

@@ -6,7 +6,9 @@ is not applicable, or is a listed DSH divergence (``expected-fail``), and no lis
 Each baseline entry must also be needed: its rule fails in the same run's certificate. Without
 the baseline the same command fails, on exactly the listed rules (and providers).
 
-The same holds for DSH's continuable path (``server.mjs --continuable``: the kit's start, a
+The same holds in the ``preset-composition`` edition, where the deployment's presets are DSH
+agent presets (``adapters/dsh/src/presets.mjs``), with ``adapters/dsh/baseline.presets.toml``;
+and for DSH's continuable path (``server.mjs --continuable``: the kit's start, a
 child's turn and resume go through ``ctx.subagents.startContinuable``/``followup`` and DSH's
 cold resume) on the rules that path answers (``CONTINUABLE_RULES``), with
 ``adapters/dsh/baseline.continuable.toml``.
@@ -36,6 +38,7 @@ INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
 TIMEOUT = 600
 BASELINE = "adapters/dsh/baseline.toml"
 CONTINUABLE_BASELINE = "adapters/dsh/baseline.continuable.toml"
+PRESETS_BASELINE = "adapters/dsh/baseline.presets.toml"
 #: The rules DSH's continuable path answers through the driver API (docs/dsh.md, "The
 #: continuable path"): its children are resident only while they have work, so rules that
 #: address an idle child as a parent or read it live (DE, FR-01/02/05, EN-03...) stay with the
@@ -63,19 +66,20 @@ def _npm_ci() -> None:
                         f"ci` once it is reachable:\n{tail}")
 
 
-def _certify(output: Path, *, baseline: bool = True,
-             continuable: bool = False) -> subprocess.CompletedProcess[str]:
+def _certify(output: Path, path: str, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:
+    """One certify run of ``path``: ``one-shot``, ``continuable`` or ``presets``."""
     _npm_ci()
     node = shutil.which("node")
     if node is None:
         pytest.fail("`node` is not on PATH: install Node.js (20 or later; the adapter runs DSH "
                     "with the Node 22 that `npm ci` installs)")
+    continuable = path == "continuable"
     command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
                "--target", f"cmd:{node} adapters/dsh/server.mjs"
                + (" --continuable" if continuable else ""),
-               "--edition", "request-controls", "--seed", "0",
-               *(["--baseline", CONTINUABLE_BASELINE if continuable else BASELINE]
-                 if baseline else []),
+               "--edition", "preset-composition" if path == "presets" else "request-controls",
+               "--seed", "0",
+               *(["--baseline", BASELINES[path]] if baseline else []),
                *(arg for rule in CONTINUABLE_RULES for arg in ("--rule", rule)
                  if continuable),
                "--format", "json", "--output", str(output)]
@@ -94,14 +98,17 @@ def _cells(certificate: dict[str, Any], *,
             if not continuable or rule["id"] in CONTINUABLE_RULES}
 
 
-PATHS = [pytest.param(False, id="one-shot"), pytest.param(True, id="continuable")]
+BASELINES = {"one-shot": BASELINE, "continuable": CONTINUABLE_BASELINE,
+             "presets": PRESETS_BASELINE}
+PATHS = list(BASELINES)
 
 
-@pytest.mark.parametrize("continuable", PATHS)
+@pytest.mark.parametrize("path", PATHS)
 def test_dsh_certifies_with_its_baseline_and_every_entry_is_needed(
-        tmp_path: Path, continuable: bool) -> None:
+        tmp_path: Path, path: str) -> None:
     output = tmp_path / "dsh.json"
-    result = _certify(output, continuable=continuable)
+    continuable = path == "continuable"
+    result = _certify(output, path)
     tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
     assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
     certificate = json.loads(output.read_text(encoding="utf-8"))
@@ -110,36 +117,37 @@ def test_dsh_certifies_with_its_baseline_and_every_entry_is_needed(
            if outcome not in ("pass", "not-applicable", "expected-fail")}
     assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{tail}"
     assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
-    listed = {entry.rule for entry in _entries(continuable)}
+    listed = {entry.rule for entry in _entries(path)}
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
     assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
 
 
-def _entries(continuable: bool) -> list[Any]:
-    return load_baseline(ROOT / (CONTINUABLE_BASELINE if continuable else BASELINE)).entries
+def _entries(path: str) -> list[Any]:
+    return load_baseline(ROOT / BASELINES[path]).entries
 
 
 def _listed(cells: dict[tuple[str, str | None], str],
-            continuable: bool) -> set[tuple[str, str | None]]:
+            path: str) -> set[tuple[str, str | None]]:
     """The cells the baseline lists: an entry with a provider lists that provider's cell, one
     without lists every cell of its rule."""
     listed: set[tuple[str, str | None]] = set()
-    for entry in _entries(continuable):
+    for entry in _entries(path):
         listed |= {(rule, provider) for rule, provider in cells
                    if rule == entry.rule and entry.provider in (None, provider)}
     return listed
 
 
-@pytest.mark.parametrize("continuable", PATHS)
+@pytest.mark.parametrize("path", PATHS)
 def test_without_its_baseline_dsh_fails_on_exactly_the_listed_rules(
-        tmp_path: Path, continuable: bool) -> None:
+        tmp_path: Path, path: str) -> None:
     output = tmp_path / "dsh.json"
-    result = _certify(output, baseline=False, continuable=continuable)
+    continuable = path == "continuable"
+    result = _certify(output, path, baseline=False)
     tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
     assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
     cells = _cells(json.loads(output.read_text(encoding="utf-8")), continuable=continuable)
     failing = {cell for cell, outcome in cells.items() if outcome not in ("pass", "not-applicable")}
-    listed = _listed(cells, continuable)
+    listed = _listed(cells, path)
     assert result.returncode == 1, f"certify exited {result.returncode}:\n{tail}"
     assert failing <= listed, f"failing but not listed: {sorted(failing - listed, key=str)}"
     unfailed = {(rule, p) for rule, p in listed if cells[(rule, p)] != "not-applicable"} - failing

@@ -66,3 +66,20 @@ def test_the_continuable_run_gets_its_own_section_with_only_the_rules_that_path_
     assert "### CA-01 unsupported-rejected (provider persona-only)" in section
     assert "`accepted maxDepth on persona-only`" in section
     assert "--continuable" in section
+
+
+def test_the_preset_composition_run_gets_its_own_section_with_its_baseline_entries() -> None:
+    module = _module()
+    presets = _certificate("a request persona: accepted")
+    presets["edition"] = "preset-composition"
+    presets["rules"][1] = {**presets["rules"][1], "id": "EN-02",
+                           "title": "EN-02 request-overrides-refused",
+                           "failures": [{"provider": "spawn",
+                                         "message": "a request persona: accepted"}]}
+    page = module.render(_certificate("accepted {allow: null}"), None, presets)
+    section = page.split("## The preset-composition edition", 1)[1].split("## How the adapter",
+                                                                          1)[0]
+    assert "| [EN-02 request-overrides-refused](rules.md#en-02) |" in section
+    assert "### EN-02 request-overrides-refused" in section  # an entry of baseline.presets.toml
+    assert "`a request persona: accepted`" in section
+    assert "--edition preset-composition" in section

@@ -27,8 +27,8 @@ import { SubagentDepthError, SubagentError } from '@deepseek-ai/dsh-subagent';
 import { SessionId } from '@deepseek-ai/dsh-session';
 
 import { Code, TckError } from './errors.mjs';
-import { DSH } from './version.mjs';
 import { outcomeOf } from './dsh_host.mjs';
+import { withRequestPreset } from './delegation.mjs';
 
 /** Set by `server.mjs --continuable`: the kit's start goes through DSH's continuable path. */
 export const PATH = { continuable: false };
@@ -91,10 +91,6 @@ async function result(host, child, disposed, boundary) {
 
 /** The kit's start on DSH's continuable path. */
 export async function startContinuable(host, request) {
-  if (Object.hasOwn(request, 'preset')) {
-    throw new TckError(Code.UNKNOWN_PRESET, `${DSH} subagent requests have no preset `
-      + 'field (the request-controls edition): leave preset out', { preset: request.preset });
-  }
   const children = state(host);
   const parent = host.agent(request.parent);
   const fields = {};
@@ -109,9 +105,10 @@ export async function startContinuable(host, request) {
   children.set(childId, child);
   const done = settled(child);
   try {
-    await host.ctx.subagents.startContinuable({ provider: request.provider, label: 'subagent-tck',
-      childId: SessionId(childId), signal: controller.signal,
-      request: { parent, prompt: [{ type: 'text', text: request.prompt }], ...fields } });
+    await withRequestPreset(host, request, parent, fields, (controls) => host.ctx.subagents
+      .startContinuable({ provider: request.provider, label: 'subagent-tck',
+        childId: SessionId(childId), signal: controller.signal,
+        request: { parent, prompt: [{ type: 'text', text: request.prompt }], ...controls } }));
   } catch (error) {
     children.delete(childId);
     throw refusal(error, Code.SETUP_FAILED);

@@ -16,6 +16,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm';
 import { Code, TckError } from './errors.mjs';
 import { DSH } from './version.mjs';
 import { outcomeOf } from './dsh_host.mjs';
+import { presetOutputSchema, withPreset } from './presets.mjs';
 
 const KNOWN_CODES = new Set(Object.values(Code));
 
@@ -93,19 +94,34 @@ function controls(request) {
 }
 
 /** ctx.subagents.start with the request's provider and controls; run to completion. */
-export async function start(host, request) {
-  if (Object.hasOwn(request, 'preset')) {
+/**
+ * The request's preset, the DSH way: DSH requests have no preset field (the request-controls
+ * edition refuses one); in the preset-composition edition the start runs with its parent
+ * re-linked to the preset, so that DSH's child composition joins it (src/presets.mjs). The
+ * preset's outputSchema travels in the request's outputSchema field.
+ */
+export function withRequestPreset(host, request, parent, fields, create) {
+  if (!Object.hasOwn(request, 'preset')) return create(fields);
+  if (host.config.edition === 'request-controls') {
     throw new TckError(Code.UNKNOWN_PRESET, `${DSH} subagent requests have no preset `
       + 'field (the request-controls edition): leave preset out', { preset: request.preset });
   }
+  const schema = presetOutputSchema(host, request.preset);
+  const withSchema = schema === undefined || Object.hasOwn(fields, 'outputSchema') ? fields
+    : { ...fields, outputSchema: schema };
+  return withPreset(host, parent, request.preset, () => create(withSchema));
+}
+
+export async function start(host, request) {
   const parent = host.agent(request.parent);
   const controller = new AbortController();
   host.starts.add(controller);
   let run;
   try {
-    run = await host.ctx.subagents.start(request.provider, {
-      parent, prompt: [{ type: 'text', text: request.prompt }], signal: controller.signal,
-      ...controls(request) });
+    run = await withRequestPreset(host, request, parent, controls(request),
+      (fields) => host.ctx.subagents.start(request.provider, {
+        parent, prompt: [{ type: 'text', text: request.prompt }], signal: controller.signal,
+        ...fields }));
   } catch (error) {
     host.starts.delete(controller);
     throw refusal(error);

@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { Code, TckError } from './errors.mjs';
 import { GatewayLlmAdapter, ROUTE } from './model.mjs';
 import { observe } from './delegation.mjs';
+import { BASE, loadPresets } from './presets.mjs';
 
 /** The kit's presentation modes in DSH's vocabulary (DSH calls programmatic tool calls "code"). */
 const MODE = { native: 'native', ptc: 'code', both: 'both' };
@@ -143,6 +144,11 @@ export class DshHost {
     ctx.plugin(LlmRuntime);
     ctx.plugin(AgentLoop, { agents: [] });
     ctx.plugin(SubagentRuntime);
+    // The deployment's presets as DSH agent presets (src/presets.mjs): DSH's roster composes the
+    // children started with one. Without presets the deployment is DSH's rosterless one.
+    if ((config.presets ?? []).length > 0) {
+      this.presetIds = await loadPresets(ctx, config.presets, join(this.storeDir, 'presets'));
+    }
     // name -> {module, fiber}: which plugin registered which provider (remove/add-provider)
     this.providerPlugins = new Map();
     for (const module of PROVIDER_PLUGINS()) {
@@ -154,7 +160,8 @@ export class DshHost {
       }
     }
     observe(this);
-    const services = ['tools', 'agents', 'subagents', 'agentLoop', 'sessionPersistence'];
+    const services = ['tools', 'agents', 'subagents', 'agentLoop', 'sessionPersistence',
+      ...(this.presetIds === undefined ? [] : ['agentPresets'])];
     for (let i = 0; i < 50 && !services.every((k) => ctx.get(k)); i += 1) {
       await settle();
     }
@@ -188,7 +195,11 @@ export class DshHost {
     this.sessionCount = (this.sessionCount ?? 0) + 1;
     let handle;
     try {
+      // with a roster every agent joins a preset; the adapter's own agents join the
+      // deployment's (src/presets.mjs BASE), in the unpublished setup as DSH's hosts do
       handle = await this.ctx.agents.create({ sessionId: SessionId(`session-${this.sessionCount}`),
+        ...(this.presetIds === undefined ? {} : {
+          setup: async (agentCtx) => { await this.ctx.agentPresets.mount(agentCtx, BASE); } }),
         ...(headerDepth === undefined ? {} : { meta: { delegationDepth: headerDepth } }),
         agentOptions: { provider: ROUTE, model: 'scripted',
           ...(runtimeDepth === undefined ? {} : { subagentDepth: runtimeDepth }) } });
@@ -232,12 +243,17 @@ export class DshHost {
 
   async resume(sessionId) {
     // a live agent on that session: DSH refuses a second live owner, so release it first
+    const preset = await this.sessionPreset(sessionId);
     await this.release(sessionId);
     let handle;
     try {
-      // the model route is host configuration (which LlmAdapter serves the agent), not state
+      // the model route is host configuration (which LlmAdapter serves the agent), not state;
+      // a session that ran on a preset joins it again in the unpublished setup, as DSH's host
+      // does (the header's agentPreset, dsh-agent-presets "Which preset a session runs")
       handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId),
-        agentOptions: { provider: ROUTE, model: 'scripted' } });
+        agentOptions: { provider: ROUTE, model: 'scripted' },
+        ...(preset === undefined ? {} : {
+          setup: async (agentCtx) => { await this.ctx.agentPresets.mount(agentCtx, preset); } }) });
     } catch (error) {
       const missing = /not found|no session|unknown|does not exist|ENOENT/i.test(error?.message ?? '');
       throw new TckError(missing ? Code.UNKNOWN_SESSION : Code.NOT_RESUMABLE,
@@ -248,6 +264,15 @@ export class DshHost {
     this.agents.set(agent.id, { handle, agent });
     if (!this.locals.has(agent.id)) this.locals.set(agent.id, new Map());
     return agent;
+  }
+
+  /** The preset a stored session was created on (its header's agentPreset), if any. */
+  async sessionPreset(sessionId) {
+    if (this.presetIds === undefined) return undefined;
+    const live = [...this.agents.values()].find((e) => String(e.agent.session.id) === sessionId);
+    const headers = live === undefined ? await this.ctx.sessionPersistence.list() : [];
+    const header = live?.agent.session.header ?? headers.find((h) => String(h.id) === sessionId);
+    return typeof header?.agentPreset === 'string' ? header.agentPreset : undefined;
   }
 
   agent(id) {
@@ -342,6 +367,9 @@ export class DshHost {
   originOf(agent, name) {
     if (name === 'run_code') return 'reserved';
     if (agent !== null && this.locals.get(agent.id)?.has(name)) return 'local';
+    // a tool DSH itself registered in the agent's scope (the in-process driver's
+    // structured_output, in the child's creation window) is absent from the global view
+    if (agent !== null && this.ctx.tools.get(name) === undefined) return 'local';
     return 'global';
   }
 

@@ -13,7 +13,7 @@ export function targetInfo(providers, dshVersion) {
     name: 'dsh (via subagent-tck adapters/dsh)',
     version: dshVersion,
     protocol: PROTOCOL_VERSION,
-    editions: ['request-controls'],
+    editions: ['request-controls', 'preset-composition'],
     components: ['subagent-tool'],
     providers,
   };
