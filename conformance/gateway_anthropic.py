@@ -33,7 +33,7 @@ from urllib.parse import quote, unquote
 
 from subagent_tck.spec import StopReason
 
-from .gateway_server import CONTEXT_PREFIX, MODEL_NAME, parse_chat
+from .gateway_server import CONTEXT_PREFIX, MODEL_NAME, parse_chat, reported_model
 from .httpd import Answer
 from .protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
 
@@ -205,7 +205,8 @@ def messages_to_request(agent: str, body: Any) -> ModelRequest:
         else:
             messages += _user(blocks, where, role, context)
     return ModelRequest(agent=agent, system=_system(body.get("system")),
-                        tools=_tools(body.get("tools")), messages=messages, context=context)
+                        tools=_tools(body.get("tools")), messages=messages, context=context,
+                        model=reported_model(body.get("model")))
 
 
 def request_to_messages(request: ModelRequest) -> dict[str, Any]:
@@ -237,7 +238,7 @@ def request_to_messages(request: ModelRequest) -> dict[str, Any]:
     if request.context:
         messages.append({"role": "user", "content": [
             {"type": "text", "text": f"{CONTEXT_PREFIX} {notice}"} for notice in request.context]})
-    body: dict[str, Any] = {"model": MODEL_NAME, "max_tokens": 1024, "messages": messages}
+    body: dict[str, Any] = {"model": request.model or MODEL_NAME, "max_tokens": 1024, "messages": messages}
     if request.system:
         body["system"] = [{"type": "text", "text": request.system}]
     if request.tools:

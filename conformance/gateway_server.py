@@ -169,10 +169,10 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
                                 description=function.get("description") or "",
                                 parameters=parameters if isinstance(parameters, dict) else {}))
     return ModelRequest(agent=agent, system=system, tools=tools, messages=messages,
-                        context=context, model=_model(body.get("model")))
+                        context=context, model=reported_model(body.get("model")))
 
 
-def _model(value: Any) -> str | None:
+def reported_model(value: Any) -> str | None:
     """The model the runtime asked for; the placeholder :data:`MODEL_NAME` (what a runtime that
     chooses no model sends) and an empty or non-string value are no model reported."""
     return value if isinstance(value, str) and value and value != MODEL_NAME else None
