@@ -24,6 +24,7 @@ from ..check import CheckContext, check
 from ..gateway import text
 from ..protocol import SubagentToolConfig
 from ..target import Deployment
+from ._nonce import nonce
 from ._subagent_driver import (
     SECONDARY,
     Driver,
@@ -51,7 +52,7 @@ def schema(ctx: CheckContext) -> None:
     names = (SUBAGENT_TOOL_NAME, SECONDARY)
     for name in names:
         load(ctx, dep, "ST-01", provider, toolName=name)
-    turn = Driver(ctx, dep).turn(root, text("nothing to delegate"))
+    turn = Driver(ctx, dep).turn(root, text(f"nothing to delegate {nonce(ctx, 'schema')}"))
     wire = {t.name: t for t in turn.requests[0].tools} if turn.requests else {}
     for name in names:
         listed = (("tool_schemas", schema_of(dep, root, name)), ("wire", wire.get(name)))
@@ -65,20 +66,20 @@ def schema(ctx: CheckContext) -> None:
             ctx.expect(
                 "ST-01",
                 keys == sorted(SUBAGENT_TOOL_PARAMETERS),
-                f"the {where} schema of {name!r} must have exactly the parameters "
-                "description and prompt",
+                f"the {where} schema of {name!r}: the model must see exactly two "
+                "parameters, description and prompt, and nothing that selects a provider",
                 sorted(SUBAGENT_TOOL_PARAMETERS),
                 keys,
             )
+            # Which of the two is required is the tool's choice (the rule fixes what the
+            # model sees, docs/rules.md#st-01): only a required name outside them is judged.
             required = found.parameters.get("required", [])
             ctx.expect(
                 "ST-01",
-                isinstance(required, list)
-                and "prompt" in required
-                and set(required) <= set(SUBAGENT_TOOL_PARAMETERS),
-                f"the {where} schema of {name!r} must require prompt and nothing else but "
-                "description",
-                ["description", "prompt"],
+                isinstance(required, list) and set(required) <= set(SUBAGENT_TOOL_PARAMETERS),
+                f"the {where} schema of {name!r} requires {required!r}: the model must see "
+                "exactly two parameters, description and prompt",
+                "a subset of ['description', 'prompt']",
                 required,
             )
 
@@ -194,7 +195,8 @@ def distinct_names(ctx: CheckContext) -> None:
             f"a second load named {name!r} (bound to {provider!r})",
         )
     count = sum(e.name == name for e in dep.view(root))
-    ctx.expect("ST-04", count == 1, "the first load must stay, alone", 1, count)
+    ctx.expect("ST-04", count == 1, "loading the tool twice with the same toolName must fail "
+               "loudly: the first load must stay, alone", 1, count)
     load(ctx, dep, "ST-04", info.name, toolName=SECONDARY)
     with ctx.step("ST-04", f"removing provider {info.name!r}"):
         dep.remove_provider(info.name)
@@ -209,12 +211,8 @@ def distinct_names(ctx: CheckContext) -> None:
     driver = Driver(ctx, dep)
     for tool in (name, SECONDARY):
         expect_child_ran(ctx, "ST-04", driver.delegate(root, tool), f"calling {tool!r}")
-    with ctx.step("ST-04", f"unloading {name!r} and loading it again"):
-        dep.unload_subagent_tool(name)
-        dep.load_subagent_tool(SubagentToolConfig(provider=info.name))
-    seen = presence(dep, root, name)
-    ctx.expect("ST-04", all(seen.values()), "unloading frees the name for a new load",
-               "present", seen)
+    # Unloading is not ST-04's subject (docs/rules.md#st-04 speaks of loads only), so what a
+    # load after an unload does is not judged here.
 
 
 # --- ST-05 ---------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from ..gateway import call, text
 from ..protocol import ModelReply, ModelRequest, ToolSpec
 from ..target import Deployment
 from ._names import MAX_NAME, strangers, tool_names
+from ._nonce import nonce
 from ._support import (
     composition,
     duplicate_names,
@@ -470,7 +471,7 @@ def child_view(ctx: CheckContext) -> None:
             """Call a global the child's first request does not offer, if there is one."""
             offered = {t.name for t in request.tools}
             forged.extend(n for n in names if n not in offered)
-            return call(forged[0]) if forged else text("done")
+            return call(forged[0]) if forged else text(f"done {nonce(ctx, repr(state))}")
 
         mark = ctx.gateway.script(marker("tf-child"), forge)
         request = start_request(root, provider.name, f"child task {mark}", comp.fields)

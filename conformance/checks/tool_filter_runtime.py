@@ -32,6 +32,7 @@ from ..gateway import call, text
 from ..protocol import SectionSpec, StartRequest, ToolSpec
 from ..target import Deployment, Target
 from ._names import tool_names
+from ._nonce import nonce
 from ._support import marker, oracle_view
 from .tool_filter import (
     ABC,
@@ -226,7 +227,7 @@ def unused(taken: set[str]) -> str:
 def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
     """The agent's model forges a call to ``name``: an error result, no body, the turn goes on."""
     mark = marker("tf-forged")
-    ctx.gateway.script(mark, call(name, call_id="tf-forged"), text("done"))
+    ctx.gateway.script(mark, call(name, call_id="tf-forged"), text(f"done {nonce(ctx, mark)}"))
     ran = len(dep.invocations())
     with ctx.step("TF-12", f"running a turn whose model forges a call to {name}"):
         result = dep.run_turn(agent, f"use the tools {mark}")
@@ -423,15 +424,16 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
     for label, agent in agents.items():
         visible = ("bravo", GLOBAL) in observe(ctx, "TF-16", dep, agent)
         sections = {s.name: s.text for s in dep.prompt(agent)}
-        mark = marker("tf-guide")
+        mark = ctx.gateway.script(marker("tf-guide"), text(f"noted {nonce(ctx, label)}"))
         dep.run_turn(agent, f"hello {mark}")
         sent = ctx.gateway.requests(agent)
         system = sent[-1].system if sent else ""
         want_guide = guide.text if visible else None
         ctx.expect("TF-16", sections.get(guide.name) == want_guide
                    and (guide.text in system) == visible,
-                   f"the bravo guide for a scope where bravo is {label}",
+                   f"bravo is {label}: a section that explains how to use bravo is left out "
+                   "of the prompt where bravo is hidden (and kept where it is visible)",
                    want_guide, {"section": sections.get(guide.name), "system": system})
         ctx.expect("TF-16", sections.get(prose.name) == prose.text and prose.text in system,
-                   f"unrelated prose for a scope where bravo is {label}", prose.text,
+                   f"bravo is {label}: unrelated prose must stay untouched", prose.text,
                    {"section": sections.get(prose.name), "system": system})
