@@ -98,7 +98,8 @@ def mirrors_provider(ctx: CheckContext) -> None:
         ctx.expect(
             "ST-02",
             all(v == present for v in seen.values()),
-            f"{when}: the tool must {'exist' if present else 'not exist'} everywhere",
+            f"{when}: the tool exists only while the provider it is bound to is registered, so it "
+            f"must {'exist' if present else 'not exist'} everywhere",
             {k: present for k in seen},
             seen,
         )
@@ -117,8 +118,9 @@ def mirrors_provider(ctx: CheckContext) -> None:
     expect_presence(dep, root, True, "after its provider was added again")
     again = schema_of(dep, root, name)
     if first is not None and again is not None:
-        ctx.expect("ST-02", wording_of(again) == wording_of(first), "the returned tool's wording "
-                   "must be derived from the same provider again", wording_of(first),
+        ctx.expect("ST-02", wording_of(again) == wording_of(first), "the tool returns with freshly "
+                   "derived wording when the provider is added again (the same provider: the "
+                   "same wording)", wording_of(first),
                    wording_of(again))
     # Tool loaded first, provider registered afterwards (no load-order requirement).
     dep = ctx.deploy()
@@ -159,7 +161,8 @@ def wording(ctx: CheckContext) -> None:
         ctx.expect(
             "ST-03",
             not problems,
-            f"the {part} must carry {kind} wording for provider {info.name!r}",
+            f"the {part} must be derived from inheritsParentContext: {kind} wording for "
+            f"provider {info.name!r}",
             f"{kind} wording",
             {"text": words, "problems": problems},
         )
@@ -244,14 +247,16 @@ def mount_gates(ctx: CheckContext) -> None:
             "ST-05",
             codes,
             loader(dep, SubagentToolConfig(provider=info.name, maxDepth=value)),
-            f"loading with maxDepth {value!r} (provider absent: the load itself must refuse)",
+            f"a maxDepth outside the depth domain fails when the tool loads: loading with maxDepth "
+            f"{value!r} (provider absent: the load itself must refuse)",
         ) is None
         if accepted:  # already a failure; free the name so the next value is judged alone
             dep.unload_subagent_tool(SUBAGENT_TOOL_NAME)
     with ctx.step("ST-05", f"adding provider {info.name!r} again"):
         dep.add_provider(info.name)
     seen = presence(dep, root, SUBAGENT_TOOL_NAME)
-    ctx.expect("ST-05", not any(seen.values()), "a refused load must register nothing",
+    ctx.expect("ST-05", not any(seen.values()), "a maxDepth outside the depth domain fails "
+               "when the tool loads: the refused load must register nothing",
                "absent", seen)
     # A numeric cap: mounted only on a provider with depthLimit.
     if has_limit:
@@ -266,7 +271,8 @@ def mount_gates(ctx: CheckContext) -> None:
             f"maxDepth 2 mounted on {info.name!r}, which lacks depthLimit",
         )
         ctx.expect("ST-05", not any(presence(dep, root, SUBAGENT_TOOL_NAME).values()),
-                   "the refused mount must register nothing", "absent",
+                   "a numeric maxDepth fails at provider mount when the provider "
+                   "lacks depthLimit: the refused mount must register nothing", "absent",
                    presence(dep, root, SUBAGENT_TOOL_NAME))
         dep = ctx.deploy()
         root = dep.root().agent

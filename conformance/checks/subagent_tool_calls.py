@@ -241,7 +241,8 @@ def run_lifecycle(ctx: CheckContext) -> None:
         ctx.expect(
             "ST-09",
             child is not None and live[-1:] == [True] and not after,
-            f"{what}: the child must be published while it runs and gone once the call returns",
+            f"{what}: every run the tool starts is disposed on every path: the child must be "
+            "published while it runs and gone once the call returns",
             {"child ran": True, "published while running": True, "published after": False},
             {"child ran": child is not None, "published while running": live[-1:] == [True],
              "published after": after},
@@ -250,7 +251,7 @@ def run_lifecycle(ctx: CheckContext) -> None:
     done = nonce(ctx, "completed")
     turn = delegate(watched(text(f"child output {done}")))
     expect_child_ran(ctx, "ST-09", turn, "a completed child")
-    ctx.expect("ST-09", done in turn.content, "a completed child's output is the "
+    ctx.expect("ST-09", done in turn.content, "a completed run's output is the "
                "tool result", done, turn.content)
     expect_disposed(turn, "completed")
     for reason in (r for r in StopReason if r is not StopReason.COMPLETED):
@@ -262,7 +263,8 @@ def run_lifecycle(ctx: CheckContext) -> None:
         ctx.expect(
             "ST-09",
             message is not None and message.isError,
-            f"a child stopping with {reason.value} must give an errored tool result (isError), "
+            f"a stop reason other than completed ({reason.value}) yields an error tool result "
+            "(isError), "
             "not its partial output as success",
             {"isError": True},
             None if message is None else message.model_dump(),

@@ -136,11 +136,14 @@ RULES: tuple[Rule, ...] = (
     _st(
         5,
         "mount-gates",
-        "A numeric maxDepth outside the depth domain fails when the tool loads; a numeric "
-        "maxDepth fails at provider mount when the provider lacks depthLimit; the value "
-        "provider-managed sends no cap at all.",
+        "A maxDepth other than provider-managed that lies outside the depth domain (a "
+        "negative or fractional number, one past the safe integers, or a value that is no "
+        "number at all) fails when the tool loads; a numeric maxDepth fails at provider mount "
+        "when the provider lacks depthLimit; the value provider-managed sends no cap at all.",
         "Configuration errors surface at load or mount, not on the model's first call; an "
-        "out-of-process provider may own its recursion budget, which provider-managed states.",
+        "out-of-process provider may own its recursion budget, which provider-managed states. "
+        "The tool's configuration is one of the public entry points where DE-05 refuses every "
+        "value outside the domain, numeric or not.",
         _TREE_CAP,
         (
             Example(
