@@ -36,6 +36,7 @@ from subagent_tck.spec import (
 from ..check import CheckContext, check
 from ..protocol import PresetSpec, ProviderInfo, StartRequest
 from ..target import Deployment
+from ._clauses import said
 from ._nonce import nonce
 from ._support import (
     Composition,
@@ -148,16 +149,17 @@ def judged(ctx: CheckContext, rule: str, dep: Deployment, action: Any, unsupport
     except TckError as exc:
         refused = exc
     else:  # no refusal at all: a silent downgrade, whatever the check's rule (CA-01)
-        ctx.fail("CA-01", f"{what}: accepted, expected UNSUPPORTED_CAPABILITY",
+        ctx.fail("CA-01", said("CA-01", f"{what}: accepted, expected UNSUPPORTED_CAPABILITY"),
                  ErrorCode.UNSUPPORTED_CAPABILITY.value, accepted)
         return
     if ctx.expect(rule, refused.code is ErrorCode.UNSUPPORTED_CAPABILITY,
-                  f"{what}: refused with {refused.code.value}",
+                  said(rule, f"{what}: refused with {refused.code.value}"),
                   ErrorCode.UNSUPPORTED_CAPABILITY.value, refused.to_json()):
         names, exact = named(refused, ctx.provider.name if ctx.provider else None)
         ok = bool(names) and (names <= unsupported if exact else bool(names & unsupported))
         ctx.expect(rule, ok,
-                   f"{what}: the failure must be UNSUPPORTED_CAPABILITY naming the capability",
+                   said(rule, f"{what}: refused with UNSUPPORTED_CAPABILITY, but the refusal "
+                        "does not name the capability"),
                    sorted(unsupported), {"named": sorted(names), "error": refused.to_json()})
     if "CA-02" in ctx.check.rules:
         expect_unchanged(ctx, "CA-02", before, dep, what)
@@ -250,10 +252,11 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
         root = dep.root().agent
         ctx.expect_error("CA-04", ErrorCode.DEPTH_EXCEEDED, lambda: dep.start(
             start_request(root, name, "capped child", {"maxDepth": 0})),
-            f"{name} advertises depthLimit: maxDepth 0 must forbid a child")
+            said("CA-04", f"{name} advertises depthLimit: maxDepth 0 must forbid a child"))
         with ctx.step("CA-04", f"{name} advertises depthLimit: maxDepth 5 allows a child"):
             result = dep.start(start_request(root, name, "capped child", {"maxDepth": 5}))
-        ctx.expect("CA-04", result.depth == 1, "a child under maxDepth 5", 1, result.depth)
+        ctx.expect("CA-04", result.depth == 1,
+                   said("CA-04", "a child under maxDepth 5"), 1, result.depth)
         return
     # A persona with a per-case nonce: only a child composed with it can show it.
     value = VALID[cap] if cap is not Capability.PERSONA else (
@@ -274,8 +277,8 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
     if cap is Capability.PERSONA:
         ctx.expect("CA-04", first is not None and outcome.persona is not None
                    and outcome.persona in first.system,
-                   f"{name} advertises persona, which must pass every rule of its family: the "
-                   "child's first request must carry the persona (PE-01)",
+                   said("CA-04", f"{name} advertises persona: the child's first request must "
+                        "carry the persona (PE-01)"),
                    outcome.persona, first.system if first else None)
         return
     restrictions = []
@@ -287,8 +290,9 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
     mode = PresentationMode.NATIVE
     want = sorted(wire_tool_names(resolve_view(TOOLS, restrictions, locals_, mode), mode))
     wire = sorted(t.name for t in first.tools) if first else None
-    ctx.expect("CA-04", wire == want, f"{name} advertises {cap.value}: the child's first "
-               "request must offer the tools it implies", want, wire)
+    ctx.expect("CA-04", wire == want,
+               said("CA-04", f"{name} advertises {cap.value}: the child's first "
+               "request must offer the tools it implies"), want, wire)
 
 
 @check("CA-04", name="gating-honest-advertising")
@@ -325,7 +329,7 @@ def no_provider(ctx: CheckContext) -> None:
             raise AssertionError(f"check bug: the oracle does not say NO_PROVIDER for {name!r}")
         before = snapshot(dep, ctx.gateway)
         exc = ctx.expect_error("CA-05", ErrorCode.NO_PROVIDER, lambda: dep.start(request),
-                               f"a start on the provider {name!r}")
+                               said("CA-05", f"a start on the provider {name!r}"))
         if exc is not None:
             expect_unchanged(ctx, "CA-05", before, dep, f"a start on the provider {name!r}")
 
