@@ -402,11 +402,11 @@ def check_tool_schemas(lock: Lockstep, label: str, schemas: list[ToolSchema]) ->
         props = schema.parameters.get("properties")
         keys = sorted(props) if isinstance(props, dict) else props
         required = schema.parameters.get("required", [])
+        # Which of the two is required is the tool's choice (docs/rules.md#st-01).
         if keys != sorted(SUBAGENT_TOOL_PARAMETERS) or not (
-                isinstance(required, list) and "prompt" in required
-                and set(required) <= set(SUBAGENT_TOOL_PARAMETERS)):
+                isinstance(required, list) and set(required) <= set(SUBAGENT_TOOL_PARAMETERS)):
             raise lock.diverge("tool-schema", f"the schema of {schema.name!r} must have "
-                               "exactly description and prompt (prompt required)",
+                               "exactly description and prompt",
                                sorted(SUBAGENT_TOOL_PARAMETERS),
                                {"properties": keys, "required": required}, "ST-01")
         prompt = props.get("prompt") if isinstance(props, dict) else None

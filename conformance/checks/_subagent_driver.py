@@ -24,7 +24,7 @@ from typing import Any
 from subagent_tck.spec import SUBAGENT_TOOL_NAME, ErrorCode
 
 from ..check import CheckContext
-from ..gateway import call
+from ..gateway import call, text
 from ..protocol import (
     Message,
     ModelReply,
@@ -35,6 +35,7 @@ from ..protocol import (
     ToolSchema,
 )
 from ..target import Deployment
+from ._nonce import nonce
 
 _FRESH = re.compile(
     r"stand-?alone|self-contained|(does not|doesn't|cannot|can't|will not|won't|never) see|"
@@ -103,9 +104,16 @@ class Driver:
         return f"<<{kind}-{self._count}>>"
 
     def child(self, *replies: Any) -> tuple[str, dict[str, str]]:
-        """Script a child (no replies: the gateway's default, so that a child that must not
-        start leaves nothing unconsumed); returns its marker and the arguments that start it."""
-        marker = self.ctx.gateway.script(self.marker("child"), *replies)
+        """Script a child; returns its marker and the arguments that start it. Without replies
+        the child answers a per-case nonce (docs/rules.md: scripted text no target produces by
+        echoing), scripted as optional so that a child that must not start leaves nothing
+        unconsumed."""
+        label = self.marker("child")
+        if replies:
+            marker = self.ctx.gateway.script(label, *replies)
+        else:
+            marker = self.ctx.gateway.script(label, text(f"child output {nonce(self.ctx, label)}"),
+                                             required=False)
         return marker, {"description": "a delegated task", "prompt": f"{marker} do the task"}
 
     def delegate(
@@ -236,7 +244,7 @@ def expect_child_ran(ctx: CheckContext, rule: str, turn: Turn, what: str) -> boo
     ctx.expect(
         rule,
         ok,
-        f"{what}: the call must start the child and return its output",
+        f"{what}: the call must start the child and give a result that is not an error",
         {"isError": False, "child ran": True},
         {
             "tool message": None if turn.tool_message is None else turn.tool_message.model_dump(),

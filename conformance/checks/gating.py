@@ -13,6 +13,7 @@ Expectations come from :func:`~subagent_tck.spec.decide_start`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -35,6 +36,8 @@ from subagent_tck.spec import (
 from ..check import CheckContext, check
 from ..protocol import PresetSpec, ProviderInfo, StartRequest
 from ..target import Deployment
+from ._clauses import said
+from ._nonce import nonce
 from ._support import (
     Composition,
     composition,
@@ -85,14 +88,25 @@ def missing(provider: ProviderInfo | None) -> list[Capability]:
     return [c for c in CONTROLS if provider is not None and c not in provider.capabilities]
 
 
-def named(exc: TckError, provider: str | None = None) -> set[str]:
-    """The capabilities an error names: ``details["capability"]``, else those in its message
-    (the provider's own name left out: a provider called ``persona-only`` names no control)."""
+def named(exc: TckError, provider: str | None = None) -> tuple[set[str], bool]:
+    """The capabilities an error names, and whether it names them exactly.
+
+    ``details["capability"]`` (the adapter's translation, docs/driver-api.md) is exact. Else the
+    message is read: a capability is named by its own word or by the control that needs it
+    (``maxDepth`` names depthLimit), as a whole word, the provider's own name left out (a
+    provider called ``persona-only`` names no control). A message may mention other
+    capabilities too (what the provider does offer): CA-01 asks that it name the missing one,
+    not that it name nothing else."""
     said = exc.details.get("capability")
     if isinstance(said, str):
-        return {said}
+        return {said}, True
     message = exc.message.replace(provider, "") if provider else exc.message
-    return {c.value for c in CONTROLS if c.value in message}
+    found = set()
+    for cap in CONTROLS:
+        if any(re.search(rf"(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", message)
+               for word in {cap.value, FIELD[cap]}):
+            found.add(cap.value)
+    return found, False
 
 
 def compose(asks: dict[Capability, tuple[str, Any]]) -> Composition:
@@ -135,15 +149,17 @@ def judged(ctx: CheckContext, rule: str, dep: Deployment, action: Any, unsupport
     except TckError as exc:
         refused = exc
     else:  # no refusal at all: a silent downgrade, whatever the check's rule (CA-01)
-        ctx.fail("CA-01", f"{what}: accepted, expected UNSUPPORTED_CAPABILITY",
+        ctx.fail("CA-01", said("CA-01", f"{what}: accepted, expected UNSUPPORTED_CAPABILITY"),
                  ErrorCode.UNSUPPORTED_CAPABILITY.value, accepted)
         return
     if ctx.expect(rule, refused.code is ErrorCode.UNSUPPORTED_CAPABILITY,
-                  f"{what}: refused with {refused.code.value}",
+                  said(rule, f"{what}: refused with {refused.code.value}"),
                   ErrorCode.UNSUPPORTED_CAPABILITY.value, refused.to_json()):
-        names = named(refused, ctx.provider.name if ctx.provider else None)
-        ctx.expect(rule, bool(names) and names <= unsupported,
-                   f"{what}: the error must name the unsupported capability",
+        names, exact = named(refused, ctx.provider.name if ctx.provider else None)
+        ok = bool(names) and (names <= unsupported if exact else bool(names & unsupported))
+        ctx.expect(rule, ok,
+                   said(rule, f"{what}: refused with UNSUPPORTED_CAPABILITY, but the refusal "
+                        "does not name the capability"),
                    sorted(unsupported), {"named": sorted(names), "error": refused.to_json()})
     if "CA-02" in ctx.check.rules:
         expect_unchanged(ctx, "CA-02", before, dep, what)
@@ -160,7 +176,9 @@ def descriptor_route(ctx: CheckContext, cap: Capability) -> None:
                                         prompt="plain child"))
     stored = header_of(dep, result.session)
     if stored is None:
-        ctx.fail("CA-01", "a started child has no session header to resume", "a header", None)
+        # No stored header, no descriptor to ask through: this route is not judged (CA-01 asks
+        # only that a descriptor asking for a control be refused; whether a child has a header
+        # is the DE rules' subject, docs/rules.md#de-01).
         return
     if not stored.descriptor or stored.descriptor.get("provider") != ctx.provider.name:
         return  # not a descriptor in the wire-named form this route writes into: not judged
@@ -234,12 +252,15 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
         root = dep.root().agent
         ctx.expect_error("CA-04", ErrorCode.DEPTH_EXCEEDED, lambda: dep.start(
             start_request(root, name, "capped child", {"maxDepth": 0})),
-            f"{name} advertises depthLimit: maxDepth 0 must forbid a child")
+            said("CA-04", f"{name} advertises depthLimit: maxDepth 0 must forbid a child"))
         with ctx.step("CA-04", f"{name} advertises depthLimit: maxDepth 5 allows a child"):
             result = dep.start(start_request(root, name, "capped child", {"maxDepth": 5}))
-        ctx.expect("CA-04", result.depth == 1, "a child under maxDepth 5", 1, result.depth)
+        ctx.expect("CA-04", result.depth == 1,
+                   said("CA-04", "a child under maxDepth 5"), 1, result.depth)
         return
-    value = VALID[cap]
+    # A persona with a per-case nonce: only a child composed with it can show it.
+    value = VALID[cap] if cap is not Capability.PERSONA else (
+        f"GATED-PERSONA {nonce(ctx, 'persona')}: you review diffs.")
     comp = composition(ctx.edition, **{{Capability.PERSONA: "persona",
                                          Capability.TOOL_FILTER: "tool_filter",
                                          Capability.OUTPUT_SCHEMA: "output_schema"}[cap]: value})
@@ -256,7 +277,8 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
     if cap is Capability.PERSONA:
         ctx.expect("CA-04", first is not None and outcome.persona is not None
                    and outcome.persona in first.system,
-                   f"{name} advertises persona: the child's first request must carry it",
+                   said("CA-04", f"{name} advertises persona: the child's first request must "
+                        "carry the persona (PE-01)"),
                    outcome.persona, first.system if first else None)
         return
     restrictions = []
@@ -268,8 +290,9 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
     mode = PresentationMode.NATIVE
     want = sorted(wire_tool_names(resolve_view(TOOLS, restrictions, locals_, mode), mode))
     wire = sorted(t.name for t in first.tools) if first else None
-    ctx.expect("CA-04", wire == want, f"{name} advertises {cap.value}: the child's first "
-               "request must offer the tools it implies", want, wire)
+    ctx.expect("CA-04", wire == want,
+               said("CA-04", f"{name} advertises {cap.value}: the child's first "
+               "request must offer the tools it implies"), want, wire)
 
 
 @check("CA-04", name="gating-honest-advertising")
@@ -306,7 +329,7 @@ def no_provider(ctx: CheckContext) -> None:
             raise AssertionError(f"check bug: the oracle does not say NO_PROVIDER for {name!r}")
         before = snapshot(dep, ctx.gateway)
         exc = ctx.expect_error("CA-05", ErrorCode.NO_PROVIDER, lambda: dep.start(request),
-                               f"a start on the provider {name!r}")
+                               said("CA-05", f"a start on the provider {name!r}"))
         if exc is not None:
             expect_unchanged(ctx, "CA-05", before, dep, f"a start on the provider {name!r}")
 

@@ -7,7 +7,7 @@ and the run's lifecycle (ST-09). The shared driver is :mod:`._subagent_driver`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from subagent_tck.spec import (
@@ -31,7 +31,11 @@ from ._subagent_driver import (
     presence,
 )
 
-_WORK_DIRECTLY = re.compile(r"direct|yourself|(not|n't|no longer) (delegate|start|spawn)", re.I)
+#: What makes a runtime-context item the at-cap notice: it tells the agent to do the work
+#: directly (docs/rules.md#st-08). Other runtime context (a working directory, the time) may sit
+#: beside it; the rule speaks of the notice only.
+_WORK_DIRECTLY = re.compile(
+    r"\bdirect(ly)?\b|yourself|(not|n't|no longer) (delegate|start|spawn)", re.I)
 
 
 # --- ST-06 ---------------------------------------------------------------------------------
@@ -48,7 +52,8 @@ def live_default_cap(ctx: CheckContext) -> None:
 
     def nested(cap: int) -> None:
         grand, arguments = driver.child()
-        child_replies = (call(SUBAGENT_TOOL_NAME, arguments, "call-grand"), text("child done"))
+        child_replies = (call(SUBAGENT_TOOL_NAME, arguments, "call-grand"),
+                         text(f"child done {nonce(ctx, f'nested-{cap}')}"))
         turn = driver.delegate(root, child=child_replies)
         if not expect_child_ran(ctx, "ST-06", turn, f"depth 1 child with the setting {cap}"):
             return
@@ -112,7 +117,8 @@ def at_cap_result(ctx: CheckContext) -> None:
     driver = Driver(ctx, dep)
     grand, arguments = driver.child()
     turn = driver.delegate(
-        root, child=(call(SUBAGENT_TOOL_NAME, arguments, "call-grand"), text("child done"))
+        root, child=(call(SUBAGENT_TOOL_NAME, arguments, "call-grand"),
+                     text(f"child done {nonce(ctx, 'at-cap-child')}"))
     )
     if not expect_child_ran(ctx, "ST-07", turn, "a depth-1 child at the cap 1"):
         return
@@ -139,9 +145,18 @@ def _mentions(notice: str, number: int) -> bool:
     return re.search(rf"(?<![\d.]){number}(?![\d.]\d|\d)", notice) is not None
 
 
+def notices(context: Sequence[str]) -> list[str]:
+    """The at-cap notices among a request's runtime-context items."""
+    return [item for item in context if _WORK_DIRECTLY.search(item)]
+
+
 def _quiet(turn: Turn) -> bool:
-    """The turn made requests and none of them carried a notice."""
-    return bool(turn.requests) and not any(r.context for r in turn.requests)
+    """The turn made requests and none of them carried an at-cap notice."""
+    return bool(turn.requests) and not any(notices(r.context) for r in turn.requests)
+
+
+def _notices_of(turn: Turn) -> list[list[str]]:
+    return [notices(r.context) for r in turn.requests]
 
 
 @check("ST-08", name="subagent-tool-at-cap-notice")
@@ -158,41 +173,40 @@ def at_cap_notice(ctx: CheckContext) -> None:
         dep.set_host_depth(2)
 
     def expect_notice(turn: Turn, cap: int, when: str) -> None:
-        first = turn.requests[0].context if turn.requests else []
+        context = list(turn.requests[0].context) if turn.requests else []
+        first = notices(context)
         ctx.expect(
             "ST-08",
-            len(first) == 1
-            and _mentions(first[0], cap)
-            and _mentions(first[0], 3)
-            and _WORK_DIRECTLY.search(first[0]) is not None,
-            f"{when}: the first request must carry one notice to work directly that names the "
-            f"cap {cap} and the depth 3",
+            len(first) == 1 and _mentions(first[0], cap) and _mentions(first[0], 3),
+            f"{when}: the calling agent's request must carry a notice to do the work directly, "
+            f"built from the live cap {cap} and the durable depth 3",
             f"one notice naming {cap} and 3",
-            first,
+            context,
         )
-        later = [r.context for r in turn.requests[1:]]
+        later = [notices(r.context) for r in turn.requests[1:]]
         ctx.expect("ST-08", not any(later), f"{when}: the notice must not be appended again "
                    "while the cap and depth are unchanged", [], later)
 
     turn = driver.delegate(deep)
     expect_notice(turn, 2, "at the cap 2 with depth 3")
     expect_refused(ctx, "ST-08", turn, "at the cap with runtime context on")
-    again = driver.turn(deep, text("still here"))
+    again = driver.turn(deep, text(f"still here {nonce(ctx, 'still')}"))
     ctx.expect("ST-08", _quiet(again), "a later turn with the "
                "same cap and depth must carry no new notice", [],
-               [r.context for r in again.requests])
+               _notices_of(again))
     with ctx.step("ST-08", "setting the host depth to 1"):
         dep.set_host_depth(1)
-    expect_notice(driver.turn(deep, text("again")), 1, "after the cap changed to 1")
-    below = driver.turn(root, text("root works"))
+    expect_notice(driver.turn(deep, text(f"again {nonce(ctx, 'again')}")), 1,
+                  "after the cap changed to 1")
+    below = driver.turn(root, text(f"root works {nonce(ctx, 'below')}"))
     ctx.expect("ST-08", _quiet(below), "an agent below the cap "
-               "must get no notice", [], [r.context for r in below.requests])
+               "must get no notice", [], _notices_of(below))
     with ctx.step("ST-08", "disabling runtime context and setting the host depth to 2"):
         dep.set_runtime_context(False)
         dep.set_host_depth(2)
     quiet = driver.delegate(deep)
     ctx.expect("ST-08", _quiet(quiet), "with runtime context "
-               "disabled no notice may be sent", [], [r.context for r in quiet.requests])
+               "disabled there is no notice", [], _notices_of(quiet))
     expect_refused(ctx, "ST-08", quiet, "at the cap with runtime context off")
 
 
@@ -227,7 +241,8 @@ def run_lifecycle(ctx: CheckContext) -> None:
         ctx.expect(
             "ST-09",
             child is not None and live[-1:] == [True] and not after,
-            f"{what}: the child must be published while it runs and gone once the call returns",
+            f"{what}: every run the tool starts is disposed on every path: the child must be "
+            "published while it runs and gone once the call returns",
             {"child ran": True, "published while running": True, "published after": False},
             {"child ran": child is not None, "published while running": live[-1:] == [True],
              "published after": after},
@@ -236,7 +251,7 @@ def run_lifecycle(ctx: CheckContext) -> None:
     done = nonce(ctx, "completed")
     turn = delegate(watched(text(f"child output {done}")))
     expect_child_ran(ctx, "ST-09", turn, "a completed child")
-    ctx.expect("ST-09", done in turn.content, "a completed child's output is the "
+    ctx.expect("ST-09", done in turn.content, "a completed run's output is the "
                "tool result", done, turn.content)
     expect_disposed(turn, "completed")
     for reason in (r for r in StopReason if r is not StopReason.COMPLETED):
@@ -248,7 +263,8 @@ def run_lifecycle(ctx: CheckContext) -> None:
         ctx.expect(
             "ST-09",
             message is not None and message.isError,
-            f"a child stopping with {reason.value} must give an errored tool result (isError), "
+            f"a stop reason other than completed ({reason.value}) yields an error tool result "
+            "(isError), "
             "not its partial output as success",
             {"isError": True},
             None if message is None else message.model_dump(),

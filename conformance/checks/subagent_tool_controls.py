@@ -43,7 +43,7 @@ def tool_request_controls(ctx: CheckContext) -> None:
     dep = ctx.deploy(tools=list(GLOBALS), persona=DEPLOYMENT_PERSONA)
     root = dep.root().agent
     load(ctx, dep, "EN-03", info.name, **fields)
-    turn = Driver(ctx, dep).delegate(root, child=(text("child done"),))
+    turn = Driver(ctx, dep).delegate(root, child=(text(f"child done {nonce(ctx, 'child')}"),))
     if not expect_child_ran(ctx, "EN-03", turn, "a call of the tool configured with controls"):
         return
     requests = ctx.gateway.requests(turn.child_agents[0])

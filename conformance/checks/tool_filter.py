@@ -34,7 +34,9 @@ from ..check import CheckContext, check
 from ..gateway import call, text
 from ..protocol import ModelReply, ModelRequest, ToolSpec
 from ..target import Deployment
+from ._clauses import said
 from ._names import MAX_NAME, strangers, tool_names
+from ._nonce import nonce
 from ._support import (
     composition,
     duplicate_names,
@@ -125,7 +127,8 @@ def observe(ctx: CheckContext, rule: str, dep: Deployment, agent: str | None) ->
     """The agent's view as a set; more than one entry of a name fails ``rule``."""
     entries = dep.view(agent)
     dup = duplicate_names(entries)
-    ctx.expect(rule, not dup, f"the view offers {dup} more than once: one entry per name",
+    ctx.expect(rule, not dup,
+               said(rule, f"the view offers {dup} more than once: one entry per name"),
                "one entry per name", [e.model_dump(mode="json") for e in entries])
     return view_set(entries)
 
@@ -159,7 +162,7 @@ def only(view: frozenset[Any], origin: str) -> frozenset[Any]:
 def judge_whole(ctx: CheckContext, rule: str, state: dict[str, Any], what: str) -> None:
     dep, agent = build(ctx, rule, state)
     seen, want = observe(ctx, rule, dep, agent), expected(state)
-    ctx.expect(rule, seen == want, what, sorted(want), sorted(seen))
+    ctx.expect(rule, seen == want, said(rule, what), sorted(want), sorted(seen))
 
 
 # --- TF-01..TF-05: resolving a view -------------------------------------------------------
@@ -201,8 +204,9 @@ def intersection(ctx: CheckContext) -> None:
             with ctx.step("TF-02", f"installing the valid restriction {raw}"):
                 dep.install_restriction(agent, raw)
         seen, want = observe(ctx, "TF-02", dep, agent), expected(state)
-        ctx.expect("TF-02", seen == want, f"the same restrictions installed in the order "
-                   f"{permuted}", sorted(want), sorted(seen))
+        ctx.expect("TF-02", seen == want,
+                   said("TF-02", f"the same restrictions installed in the order "
+                   f"{permuted}"), sorted(want), sorted(seen))
 
     pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
     body({"globals": ABC, "restrictions": pair}, [1, 0])
@@ -262,8 +266,9 @@ def locals_after_filter(ctx: CheckContext) -> None:
         seen = observe(ctx, "TF-04", dep, agent)
         want = frozenset((n, LOCAL) for n in state["locals"])
         got = frozenset(e for e in seen if e[0] in state["locals"])
-        ctx.expect("TF-04", got == want, f"local tools {state['locals']} under restrictions "
-                   f"{state['restrictions']} (registered {'before' if locals_first else 'after'})",
+        ctx.expect("TF-04", got == want,
+                   said("TF-04", f"local tools {state['locals']} under restrictions "
+                   f"{state['restrictions']} (registered {'before' if locals_first else 'after'})"),
                    sorted(want), sorted(got))
 
     body({"globals": ["alpha", "bravo"], "restrictions": [{"allow": ["alpha"]}],
@@ -288,30 +293,34 @@ def local_shadows_global(ctx: CheckContext) -> None:
         dep.register_tool(local_spec("bravo"), agent)
     seen = observe(ctx, "TF-05", dep, agent)
     got = sorted(e for e in seen if e[0] == "bravo")
-    ctx.expect("TF-05", got == [("bravo", LOCAL)], "a local bravo over a global bravo",
+    ctx.expect("TF-05", got == [("bravo", LOCAL)],
+               said("TF-05", "a local bravo over a global bravo"),
                [("bravo", LOCAL)], got)
     schema = next((s for s in dep.tool_schemas(agent) if s.name == "bravo"), None)
     want_schema = local_spec("bravo")
     ctx.expect("TF-05", schema is not None and schema.description == want_schema.description
                and schema.parameters.get("properties") == want_schema.parameters["properties"],
-               "the wire schema of a shadowed name is the local tool's",
+               said("TF-05", "the wire schema of a shadowed name is the local tool's"),
                want_schema.model_dump(), schema.model_dump() if schema else None)
     for who, origin in ((agent, Origin.LOCAL), (root, Origin.GLOBAL)):
         ran = len(dep.invocations())
         dep.execute(who, "bravo", {})
         new = [(i.tool, i.origin.value, i.agent) for i in dep.invocations()[ran:]]
         ctx.expect("TF-05", new == [("bravo", origin.value, who)],
-                   f"executing bravo in {'the shadowing' if who == agent else 'another'} scope "
-                   f"runs the {origin.value} body", [("bravo", origin.value, who)], new)
+                   said("TF-05", f"executing bravo in "
+                        f"{'the shadowing' if who == agent else 'another'} scope runs the "
+                        f"{origin.value} body"), [("bravo", origin.value, who)], new)
     root_view = observe(ctx, "TF-05", dep, root)
-    ctx.expect("TF-05", ("bravo", GLOBAL) in root_view, "another scope still gets the global",
+    ctx.expect("TF-05", ("bravo", GLOBAL) in root_view,
+               said("TF-05", "another scope still gets the global"),
                ("bravo", GLOBAL), sorted(root_view))
     for raw in ({"deny": ["bravo"]}, {"deny": ["alpha", "bravo"]}):
         state = {"globals": ABC, "restrictions": [raw], "locals": ["bravo"]}
         dep2, agent2 = build(ctx, "TF-05", state)
         got = sorted(e for e in observe(ctx, "TF-05", dep2, agent2) if e[0] == "bravo")
         ctx.expect("TF-05", got == [("bravo", LOCAL)],
-                   f"a local bravo where {raw} filters the global bravo", [("bravo", LOCAL)], got)
+                   said("TF-05", f"a local bravo where {raw} filters the global bravo"),
+                   [("bravo", LOCAL)], got)
 
     def drawn(state: dict[str, Any]) -> None:
         dep, agent = build(ctx, "TF-05", state)
@@ -319,10 +328,12 @@ def local_shadows_global(ctx: CheckContext) -> None:
         seen = observe(ctx, "TF-05", dep, agent)
         got = frozenset(e for e in seen if e[0] in shadows)
         want = frozenset((n, LOCAL) for n in shadows)
-        ctx.expect("TF-05", got == want, "locals named like globals", sorted(want), sorted(got))
+        ctx.expect("TF-05", got == want,
+                   said("TF-05", "locals named like globals"), sorted(want), sorted(got))
         other = observe(ctx, "TF-05", dep, dep.create_agent().agent)
         keep = frozenset((n, GLOBAL) for n in shadows)
-        ctx.expect("TF-05", keep <= other, "a fresh scope still gets the shadowed globals",
+        ctx.expect("TF-05", keep <= other,
+                   said("TF-05", "a fresh scope still gets the shadowed globals"),
                    sorted(keep), sorted(other))
 
     ctx.for_all(scope_st(restrictions=(0, 1), empty=False, shadows=True,
@@ -344,9 +355,11 @@ def reserved_run_code(ctx: CheckContext) -> None:
         views = (dep.view(None), dep.view(root))
         ctx.expect_error("TF-06", ErrorCode.RESERVED_NAME,
                          partial(dep.register_tool, ToolSpec(name=RUN_CODE), where),
-                         f"registering a {'global' if where is None else 'scope-local'} run_code")
+                         said("TF-06", f"registering a "
+                              f"{'global' if where is None else 'scope-local'} run_code"))
         after = (dep.view(None), dep.view(root))
-        ctx.expect("TF-06", views == after, "a refused run_code registration changed a view",
+        ctx.expect("TF-06", views == after,
+                   said("TF-06", "a refused run_code registration changed a view"),
                    [[e.model_dump(mode="json") for e in v] for v in views],
                    [[e.model_dump(mode="json") for e in v] for v in after])
         expect_unchanged(ctx, "TF-06", before, dep, "a refused run_code registration")
@@ -356,8 +369,9 @@ def reserved_run_code(ctx: CheckContext) -> None:
         entries = [(e.name, e.origin.value) for e in dep.view(agent) if e.name == RUN_CODE]
         offered = state["mode"] is not PresentationMode.NATIVE
         want = [(RUN_CODE, RESERVED)] if offered else []
-        ctx.expect("TF-06", entries == want, f"run_code in mode {state['mode'].value} under "
-                   f"{state['restrictions']}", want, entries)
+        ctx.expect("TF-06", entries == want,
+                   said("TF-06", f"run_code in mode {state['mode'].value} under "
+                   f"{state['restrictions']}"), want, entries)
 
     for mode in MODES:
         cases: list[list[dict[str, list[str]]]] = [
@@ -378,13 +392,13 @@ def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: obje
     before = snapshot(dep, ctx.gateway)
     exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER,
                            lambda: dep.install_restriction(agent, raw),
-                           f"installing the restriction {raw!r}")
+                           said(rule, f"installing the restriction {raw!r}"))
     if exc is not None and offending:
         missing = missing_names(exc, offending)
-        ctx.expect(rule, not missing, f"the error for {raw!r} does not list {missing}",
+        ctx.expect(rule, not missing, said(rule, f"the error for {raw!r} does not list {missing}"),
                    list(offending), exc.to_json())
     after = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    ctx.expect(rule, after == views, f"the refused restriction {raw!r} changed a view",
+    ctx.expect(rule, after == views, said(rule, f"the refused restriction {raw!r} changed a view"),
                {str(k): sorted(v) for k, v in views.items()},
                {str(k): sorted(v) for k, v in after.items()})
     expect_unchanged(ctx, rule, before, dep, f"the refused restriction {raw!r}")
@@ -470,7 +484,7 @@ def child_view(ctx: CheckContext) -> None:
             """Call a global the child's first request does not offer, if there is one."""
             offered = {t.name for t in request.tools}
             forged.extend(n for n in names if n not in offered)
-            return call(forged[0]) if forged else text("done")
+            return call(forged[0]) if forged else text(f"done {nonce(ctx, repr(state))}")
 
         mark = ctx.gateway.script(marker("tf-child"), forge)
         request = start_request(root, provider.name, f"child task {mark}", comp.fields)
@@ -479,15 +493,17 @@ def child_view(ctx: CheckContext) -> None:
         requests = ctx.gateway.requests(result.agent)
         wire = sorted(t.name for t in requests[0].tools) if requests else None
         want = sorted(wire_tool_names([SpecEntry(n, Origin(o)) for n, o in view], mode))
-        ctx.expect(rule, wire == want, f"the first request of a child filtered by {raw} in "
-                   f"mode {mode.value}", want, wire)
+        ctx.expect(rule, wire == want,
+                   said(rule, f"the first request of a child filtered by {raw} in "
+                   f"mode {mode.value}"), want, wire)
         if forged:
             name = forged[0]
             results = [(r.isError, r.code) for r in result.toolResults]
             ran = [i.model_dump(mode="json") for i in dep.invocations() if i.tool == name]
             ctx.expect("TF-12", (True, ErrorCode.UNKNOWN_TOOL.value) in results and not ran
                        and result.stopReason is StopReason.COMPLETED,
-                       f"a forged call to {name}, which the child's first request does not offer",
+                       said("TF-12", f"a forged call to {name}, which the child's first "
+                            "request does not offer"),
                        "an UNKNOWN_TOOL error result, no body run, the run completed",
                        {"toolResults": results, "invocations": ran,
                         "stopReason": result.stopReason.value})

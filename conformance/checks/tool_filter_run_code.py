@@ -6,8 +6,9 @@ driver's ``run-code`` operation (docs/driver-api.md#run-code): the agent's model
 other (one program per round: a runtime that starts a fresh sandbox per program pays that once,
 not once per name). For every name the
 scope's SDK binds (the visible tools other than ``run_code``, in ``ptc`` and ``both`` modes;
-none in ``native``, docs/rules.md#tf-12) the body of *that* view entry runs once, with the
-arguments as sent (where a scope-local tool shadows a global, the local body: docs/rules.md#tf-05),
+none in ``native``, docs/rules.md#tf-12) the body of *that* view entry runs once (where a
+scope-local tool shadows a global, the local body: docs/rules.md#tf-05; what arguments reach it
+is not TF-12's subject and is not compared),
 and its result comes back; every other name (a filtered global, a name never registered, one
 that differs from a bound name only by case or is a prefix of one, ``run_code`` itself, and
 every name in ``native`` mode) gets an ``UNKNOWN_TOOL`` error result and runs no body. Then
@@ -235,7 +236,10 @@ def round_of_calls(ctx: CheckContext, dep: Deployment, agent: str, state: dict[s
             ctx.expect(RULE, unknown_tool(answer),
                        f"run_code calling {name!r} ({why}) in mode {mode.value} {when}",
                        "an UNKNOWN_TOOL error", shown(answer))
-    want = [[n, origins[n], arguments] for n in names if n in bound]
+    # Which bodies ran is TF-12's (execution comes from the view); what arguments reached them
+    # is not, so an invocation is compared by tool and origin only.
+    want = [[n, origins[n]] for n in names if n in bound]
+    new = [r[:2] for r in new]
     strays = [r for r in new if r[0] not in bound]
     ctx.expect(RULE, new == want,
                f"the bodies a run_code program ran in mode {mode.value} {when}"

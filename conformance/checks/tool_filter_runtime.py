@@ -31,7 +31,9 @@ from ..check import CheckContext, check
 from ..gateway import call, text
 from ..protocol import SectionSpec, StartRequest, ToolSpec
 from ..target import Deployment, Target
+from ._clauses import said
 from ._names import tool_names
+from ._nonce import nonce
 from ._support import marker, oracle_view
 from .tool_filter import (
     ABC,
@@ -74,8 +76,9 @@ def live(ctx: CheckContext, rule: str, state: dict[str, Any]) -> None:
             current.append(name)
     seen = observe(ctx, rule, dep, agent)
     want = oracle_view(current, [state["restriction"]], valid_over=state["globals"])
-    ctx.expect(rule, seen == want, f"{state['restriction']} installed, then {state['again']} "
-               f"registered again and {state['later']} registered later", sorted(want),
+    ctx.expect(rule, seen == want,
+               said(rule, f"{state['restriction']} installed, then {state['again']} "
+               f"registered again and {state['later']} registered later"), sorted(want),
                sorted(seen))
 
 
@@ -115,8 +118,9 @@ def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
         dep.unregister_tool(shadowed, agent)
     seen = observe(ctx, "TF-11", dep, agent)
     want = oracle_view([n for n in names if n != shadowed], [])
-    ctx.expect("TF-11", seen == want, f"the global {shadowed} unregistered while a local "
-               "shadowed it, then the local unregistered", sorted(want), sorted(seen))
+    ctx.expect("TF-11", seen == want,
+               said("TF-11", f"the global {shadowed} unregistered while a local "
+               "shadowed it, then the local unregistered"), sorted(want), sorted(seen))
 
 
 def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
@@ -133,13 +137,14 @@ def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
     for who, rules in ((None, []), (root, []), (a, [state["a"]]), (b, [state["b"]])):
         seen = observe(ctx, "TF-11", dep, who)
         want = oracle_view(left, rules, valid_over=names)
-        ctx.expect("TF-11", seen == want, f"the view of {who or 'the registry'} once "
-                   f"{state['removed']} is unregistered (restrictions {rules})", sorted(want),
+        ctx.expect("TF-11", seen == want, said("TF-11", f"the view of {who or 'the registry'} once "
+                   f"{state['removed']} is unregistered (restrictions {rules})"), sorted(want),
                    sorted(seen))
     with ctx.step("TF-11", "disposing a restriction that named an unregistered tool"):
         dep.dispose_restriction(a, handle)
     seen, want = observe(ctx, "TF-11", dep, a), oracle_view(left, [])
-    ctx.expect("TF-11", seen == want, "disposed after the removal", sorted(want), sorted(seen))
+    ctx.expect("TF-11", seen == want,
+               said("TF-11", "disposed after the removal"), sorted(want), sorted(seen))
 
 
 @check("TF-11", name="tool-filter-live-removal", per_provider=False)
@@ -168,19 +173,23 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
     names = {e.name for e in entries}
     schemas = sorted(s.name for s in dep.tool_schemas(agent))
     want = sorted(wire_tool_names(view, mode))
-    ctx.expect("TF-12", schemas == want, f"wire schemas against the view in mode {mode.value}",
+    ctx.expect("TF-12", schemas == want,
+               said("TF-12", f"wire schemas against the view in mode {mode.value}"),
                want, schemas)
     sdk, want_sdk = sorted(dep.sdk_bindings(agent)), sorted(sdk_binding_names(view, mode))
-    ctx.expect("TF-12", sdk == want_sdk, "SDK bindings against the view", want_sdk, sdk)
+    ctx.expect("TF-12", sdk == want_sdk,
+               said("TF-12", "SDK bindings against the view"), want_sdk, sdk)
     for entry in entries:
         found = dep.lookup(agent, entry.name)
         ctx.expect("TF-12", found is not None and found.origin == entry.origin,
-                   f"looking up the visible {entry.name}", entry.model_dump(mode="json"),
+                   said("TF-12", f"looking up the visible {entry.name}"),
+                   entry.model_dump(mode="json"),
                    found.model_dump(mode="json") if found else None)
     taken = {*state["globals"], *state.get("locals", ()), *names}
     hidden = [n for n in state["globals"] if n not in names] + [unused(taken)]
     for name in hidden:
-        ctx.expect("TF-12", dep.lookup(agent, name) is None, f"looking up the hidden {name}",
+        ctx.expect("TF-12", dep.lookup(agent, name) is None,
+                   said("TF-12", f"looking up the hidden {name}"),
                    None, dep.lookup(agent, name))
         ran = len(dep.invocations())
         try:
@@ -190,7 +199,7 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         except TckError as exc:  # a refusal with the code is the same answer over the driver
             observed, ok = exc.to_json(), exc.code is ErrorCode.UNKNOWN_TOOL
         bodies = [i.model_dump(mode="json") for i in dep.invocations()[ran:]]
-        ctx.expect("TF-12", ok and not bodies, f"executing the hidden {name}",
+        ctx.expect("TF-12", ok and not bodies, said("TF-12", f"executing the hidden {name}"),
                    "an UNKNOWN_TOOL error, no body run", {"result": observed, "ran": bodies})
     for entry in entries:
         # In ptc mode only run_code is on the wire: whether a direct call to an SDK-only tool
@@ -202,7 +211,8 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         dep.execute(agent, entry.name, {})
         new = [(i.tool, i.origin.value) for i in dep.invocations()[ran:]]
         want_run = [(entry.name, entry.origin.value)]
-        ctx.expect("TF-12", new == want_run, f"executing the visible {entry.name}", want_run, new)
+        ctx.expect("TF-12", new == want_run,
+                   said("TF-12", f"executing the visible {entry.name}"), want_run, new)
         break
     # The SDK follows the registry as the view does: bind a global registered now.
     fresh = unused(taken | set(hidden))
@@ -210,8 +220,9 @@ def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
         dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
     view = [SpecEntry(e.name, Origin(e.origin)) for e in dep.view(agent)]
     sdk, want_sdk = sorted(dep.sdk_bindings(agent)), sorted(sdk_binding_names(view, mode))
-    ctx.expect("TF-12", sdk == want_sdk, f"SDK bindings against the view once {fresh} is "
-               "registered", want_sdk, sdk)
+    ctx.expect("TF-12", sdk == want_sdk,
+               said("TF-12", f"SDK bindings against the view once {fresh} is "
+               "registered"), want_sdk, sdk)
     forged(ctx, dep, agent, hidden[0])
 
 
@@ -226,7 +237,7 @@ def unused(taken: set[str]) -> str:
 def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
     """The agent's model forges a call to ``name``: an error result, no body, the turn goes on."""
     mark = marker("tf-forged")
-    ctx.gateway.script(mark, call(name, call_id="tf-forged"), text("done"))
+    ctx.gateway.script(mark, call(name, call_id="tf-forged"), text(f"done {nonce(ctx, mark)}"))
     ran = len(dep.invocations())
     with ctx.step("TF-12", f"running a turn whose model forges a call to {name}"):
         result = dep.run_turn(agent, f"use the tools {mark}")
@@ -237,7 +248,7 @@ def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
                    for r in later for m in r.messages)
     ctx.expect("TF-12", (True, ErrorCode.UNKNOWN_TOOL.value) in codes and not new and answered
                and result.stopReason is StopReason.COMPLETED,
-               f"a forged model call to {name}",
+               said("TF-12", f"a forged model call to {name}"),
                "an UNKNOWN_TOOL error result, answered to the model, no body run, the turn "
                "completed",
                {"toolResults": codes, "invocations": new, "answered": answered,
@@ -274,9 +285,10 @@ def isolation(ctx: CheckContext, state: dict[str, Any]) -> None:
             dep.install_restriction(a, raw)
     for who in others:
         seen = observe(ctx, "TF-13", dep, who)
-        ctx.expect("TF-13", seen == before[who], f"the view of {who or 'the registry'} after "
+        ctx.expect("TF-13", seen == before[who],
+                   said("TF-13", f"the view of {who or 'the registry'} after "
                    f"another scope installed {state['restrictions']} and locals "
-                   f"{state['locals']}", sorted(before[who]), sorted(seen))
+                   f"{state['locals']}"), sorted(before[who]), sorted(seen))
 
 
 def parent_and_child(ctx: CheckContext) -> None:
@@ -295,15 +307,17 @@ def parent_and_child(ctx: CheckContext) -> None:
             dep.install_restriction(child, {"allow": ["alpha"]})
             dep.register_tool(ToolSpec(name="lima", description="local lima"), child)
         seen = observe(ctx, "TF-13", dep, parent)
-        ctx.expect("TF-13", seen == mine, f"the parent's view after its {info.name} child "
-                   "installed a restriction and a local", sorted(mine), sorted(seen))
+        ctx.expect("TF-13", seen == mine,
+                   said("TF-13", f"the parent's view after its {info.name} child "
+                   "installed a restriction and a local"), sorted(mine), sorted(seen))
         theirs = observe(ctx, "TF-13", dep, child)
         with ctx.step("TF-13", "installing in the parent's scope"):
             dep.install_restriction(parent, {"deny": ["alpha", "bravo"]})
             dep.register_tool(ToolSpec(name="mike", description="local mike"), parent)
         seen = observe(ctx, "TF-13", dep, child)
-        ctx.expect("TF-13", seen == theirs, f"the view of a {info.name} child after its parent "
-                   "installed a restriction and a local", sorted(theirs), sorted(seen))
+        ctx.expect("TF-13", seen == theirs,
+                   said("TF-13", f"the view of a {info.name} child after its parent "
+                   "installed a restriction and a local"), sorted(theirs), sorted(seen))
 
 
 @check("TF-13", name="tool-filter-scope-isolation", per_provider=False)
@@ -333,13 +347,15 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
             for j in sorted(left):
                 dep.install_restriction(control, rules[j])
         seen, want = observe(ctx, "TF-14", dep, agent), observe(ctx, "TF-14", dep, control)
-        ctx.expect("TF-14", seen == want, f"after disposing {rules[i]}: the view of a scope "
-                   f"that only ever had {[rules[j] for j in sorted(left)]}", sorted(want),
+        ctx.expect("TF-14", seen == want,
+                   said("TF-14", f"after disposing {rules[i]}: the view of a scope "
+                   f"that only ever had {[rules[j] for j in sorted(left)]}"), sorted(want),
                    sorted(seen))
         with ctx.step("TF-14", f"disposing {rules[i]} a second time"):
             dep.dispose_restriction(agent, handles[i])
         again = observe(ctx, "TF-14", dep, agent)
-        ctx.expect("TF-14", again == seen, "a second dispose changed the view", sorted(seen),
+        ctx.expect("TF-14", again == seen,
+                   said("TF-14", "a second dispose changed the view"), sorted(seen),
                    sorted(again))
     # Dispose gives back a live view: a registry change after the disposes reaches the scope as
     # it reaches a scope made before the change (so a registry that is not live at all fails
@@ -353,8 +369,9 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
         dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
         dep.unregister_tool(gone)
     seen, want = observe(ctx, "TF-14", dep, agent), observe(ctx, "TF-14", dep, control)
-    ctx.expect("TF-14", seen == want, f"{fresh} registered and {gone} unregistered after the "
-               "disposes: the view of a scope made before that change", sorted(want),
+    ctx.expect("TF-14", seen == want,
+               said("TF-14", f"{fresh} registered and {gone} unregistered after the "
+               "disposes: the view of a scope made before that change"), sorted(want),
                sorted(seen))
 
 
@@ -403,8 +420,9 @@ def values_copied(ctx: CheckContext) -> None:
     deny.clear()
     for who, raw in ((a, {"allow": ["alpha"]}), (b, {"deny": ["bravo"]})):
         seen, want = observe(ctx, "TF-15", dep, who), oracle_view(ABC, [raw])
-        ctx.expect("TF-15", seen == want, f"the caller changed its lists after installing "
-                   f"{raw}", sorted(want), sorted(seen))
+        ctx.expect("TF-15", seen == want,
+                   said("TF-15", f"the caller changed its lists after installing "
+                   f"{raw}"), sorted(want), sorted(seen))
 
 
 @check("TF-16", name="tool-filter-guidance-follows-visibility", per_provider=False)
@@ -423,15 +441,17 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
     for label, agent in agents.items():
         visible = ("bravo", GLOBAL) in observe(ctx, "TF-16", dep, agent)
         sections = {s.name: s.text for s in dep.prompt(agent)}
-        mark = marker("tf-guide")
+        mark = ctx.gateway.script(marker("tf-guide"), text(f"noted {nonce(ctx, label)}"))
         dep.run_turn(agent, f"hello {mark}")
         sent = ctx.gateway.requests(agent)
         system = sent[-1].system if sent else ""
         want_guide = guide.text if visible else None
         ctx.expect("TF-16", sections.get(guide.name) == want_guide
                    and (guide.text in system) == visible,
-                   f"the bravo guide for a scope where bravo is {label}",
+                   said("TF-16", f"bravo is {label}: the section explaining bravo must be left "
+                        "out of the prompt where bravo is hidden and kept where it is visible"),
                    want_guide, {"section": sections.get(guide.name), "system": system})
         ctx.expect("TF-16", sections.get(prose.name) == prose.text and prose.text in system,
-                   f"unrelated prose for a scope where bravo is {label}", prose.text,
+                   said("TF-16", f"bravo is {label}: unrelated prose must stay untouched"),
+                   prose.text,
                    {"section": sections.get(prose.name), "system": system})

@@ -136,11 +136,14 @@ RULES: tuple[Rule, ...] = (
     _st(
         5,
         "mount-gates",
-        "A numeric maxDepth outside the depth domain fails when the tool loads; a numeric "
-        "maxDepth fails at provider mount when the provider lacks depthLimit; the value "
-        "provider-managed sends no cap at all.",
+        "A maxDepth other than provider-managed that lies outside the depth domain (a "
+        "negative or fractional number, one past the safe integers, or a value that is no "
+        "number at all) fails when the tool loads; a numeric maxDepth fails at provider mount "
+        "when the provider lacks depthLimit; the value provider-managed sends no cap at all.",
         "Configuration errors surface at load or mount, not on the model's first call; an "
-        "out-of-process provider may own its recursion budget, which provider-managed states.",
+        "out-of-process provider may own its recursion budget, which provider-managed states. "
+        "The tool's configuration is one of the public entry points where DE-05 refuses every "
+        "value outside the domain, numeric or not.",
         _TREE_CAP,
         (
             Example(
@@ -238,16 +241,20 @@ RULES: tuple[Rule, ...] = (
         9,
         "run-lifecycle",
         "Every run the tool starts is disposed on every path, whether it completed, failed or "
-        "was aborted; aborting the tool cancels the run; and a stop reason other than "
-        "completed yields an error tool result naming it rather than partial output as success.",
+        "was aborted; aborting the tool cancels the run; a completed run's output is the tool "
+        "result; and a stop reason other than completed yields an error tool result rather "
+        "than partial output as success. How the result's text describes the reason is the "
+        "runtime's own.",
         "A leaked child keeps resources and sessions alive; partial output presented as "
-        "success would mislead the parent model.",
+        "success would mislead the parent model. The model reads the error flag; a runtime "
+        "words the reason in its own language (a code, a word, a sentence), so no wording is "
+        "fixed.",
         _LIFECYCLE,
         (
             Example(
                 title="the child stops with max-tokens",
                 given={"stop reason": "max-tokens"},
-                observed={"isError": True, "text mentions": "max-tokens", "disposed": True},
+                observed={"isError": True, "disposed": True},
                 holds=True,
             ),
             Example(

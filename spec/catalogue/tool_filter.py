@@ -476,8 +476,9 @@ RULES: tuple[Rule, ...] = (
     _tf(
         15,
         "values-copied",
-        "Mutating the caller's allow or deny lists after the restriction was installed has no "
-        "effect on it. This applies to in-process targets only.",
+        "Mutating the caller's allow or deny lists, or the object that holds them, after the "
+        "restriction was installed has no effect on it. This applies to in-process targets "
+        "only.",
         "A restriction validated at installation must stay the one that was validated; "
         "sharing the caller's list would let later edits bypass the checks.",
         (

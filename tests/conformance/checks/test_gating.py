@@ -52,9 +52,39 @@ def test_a_conforming_zoo_entry_passes_every_gating_check(name: str) -> None:
 def test_a_capability_is_read_from_the_details_first_then_from_the_message() -> None:
     detailed = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "no persona",
                         {"capability": "toolFilter"})
-    assert gating.named(detailed) == {"toolFilter"}
+    assert gating.named(detailed) == ({"toolFilter"}, True)
     plain = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp does not advertise depthLimit")
-    assert gating.named(plain) == {"depthLimit"}
+    assert gating.named(plain) == ({"depthLimit"}, False)
+
+
+def test_a_message_names_a_capability_by_its_request_field_as_a_whole_word() -> None:
+    by_field = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp cannot honour maxDepth")
+    assert gating.named(by_field) == ({"depthLimit"}, False)
+    inside = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp refused: maxDepthX, toolFilters")
+    assert gating.named(inside) == (set(), False)
+    # The provider's own name names nothing (a provider called persona-only).
+    own = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "persona-only cannot honour toolFilter")
+    assert gating.named(own, "persona-only") == ({"toolFilter"}, False)
+
+
+def test_a_refusal_in_prose_that_also_lists_what_the_provider_offers_passes_ca_01() -> None:
+    """CA-01 asks that the refusal name the capability, not that it name nothing else."""
+    _, verdicts = judge("capability_refusal_in_prose", "CA")
+    assert not verdicts.bad(), verdicts.explain()
+    assert {rule for (rule, _, _), outcome in verdicts.outcomes.items()
+            if outcome == "pass"} >= {"CA-01", "CA-03"}
+
+
+def test_a_refusal_in_prose_that_names_another_control_fails_ca_01(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    module = entry("capability_refusal_in_prose")
+    caps = list(module.FIELD)
+    wrong = {cap: module.FIELD[caps[(i + 1) % len(caps)]] for i, cap in enumerate(caps)}
+    monkeypatch.setattr(module, "FIELD", wrong)  # each refusal names the next control
+    _, verdicts = judge("capability_refusal_in_prose", "CA")
+    failures = [f for f in verdicts.failures if f.rule == "CA-01"]
+    assert failures, verdicts.explain()
+    assert all("naming the capability" in f.message for f in failures if not f.error)
 
 
 def test_request_routes_follow_the_edition() -> None:

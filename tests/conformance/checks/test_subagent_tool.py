@@ -94,3 +94,40 @@ def test_fork_wording_may_exclude_the_in_flight_turn_but_not_the_conversation() 
     assert wording_problems(dsh_like, fork=True) == []
     denying = "The child is seeded with completed turns but does not see this conversation."
     assert wording_problems(denying, fork=True) == ["says the child does not see the conversation"]
+
+
+def _entry(name: str) -> object:
+    root = str(Path(__file__).resolve().parents[3])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module(f"examples.providers.{name}")
+
+
+def test_a_tool_that_requires_no_parameter_and_a_runtime_with_its_own_context_pass_st() -> None:
+    """ST-01 fixes the parameters the model sees, not which are required; ST-08 speaks of the
+    at-cap notice, not of every runtime-context item (examples/providers/
+    tool_conventions_of_its_own.py)."""
+    module = _entry("tool_conventions_of_its_own")
+    assert failing_rules(module.provider()) == set()  # type: ignore[attr-defined]
+
+
+def test_other_runtime_context_that_also_says_work_directly_is_a_repeated_notice(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side: context that tells the agent to work directly is a notice, and one
+    appended on every request while the cap is unchanged fails ST-08."""
+    module = _entry("tool_conventions_of_its_own")
+    monkeypatch.setattr(module, "WORKSPACE", "Turn {turn}: work directly where you can.")
+    assert "ST-08" in failing_rules(module.provider())  # type: ignore[attr-defined]
+
+
+def test_a_schema_requiring_a_third_name_fails_st_01(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = _entry("tool_conventions_of_its_own")
+
+    def parameters(self: object, prompt_text: str) -> dict[str, object]:
+        schema = super(module.NothingRequiredTool, self).parameters(  # type: ignore[attr-defined]
+            prompt_text)
+        schema["required"] = ["prompt", "provider"]
+        return schema
+
+    monkeypatch.setattr(module.NothingRequiredTool, "parameters", parameters)  # type: ignore[attr-defined]
+    assert failing_rules(module.provider()) == {"ST-01"}  # type: ignore[attr-defined]

@@ -1,0 +1,75 @@
+"""A conforming target that refuses an unadvertised control in prose (BREAKS None).
+
+Its providers advertise fewer controls (as in ``fewer_capabilities``), and its
+UNSUPPORTED_CAPABILITY refusals carry no structured ``capability`` detail: the message names the
+control the start asked for by its request field (``maxDepth``, not ``depthLimit``) and then
+lists what the backend does offer, the way a runtime helps its caller pick another route:
+"provider 'spawn' cannot honour toolFilter: this backend offers depthLimit, persona".
+
+CA-01 asks that the refusal name the capability; it does not forbid naming the others the
+provider has. A certifier that reads every capability word in the message as "the capability
+named", or that knows a control only by its capability name, gives a false failure here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from examples.providers.fewer_capabilities import providers
+from subagent_tck.conformance.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.spec import Capability, ErrorCode, TckError
+
+BREAKS = None
+
+#: The request field of each control (how this runtime's users know them).
+FIELD = {
+    Capability.DEPTH_LIMIT: "maxDepth",
+    Capability.PERSONA: "persona",
+    Capability.TOOL_FILTER: "toolFilter",
+    Capability.OUTPUT_SCHEMA: "outputSchema",
+}
+
+
+def in_prose(deployment: ReferenceDeployment, exc: TckError) -> TckError:
+    capability, name = exc.details.get("capability"), exc.details.get("provider")
+    if exc.code is not ErrorCode.UNSUPPORTED_CAPABILITY or not isinstance(capability, str):
+        return exc
+    bound = deployment.host.providers.get(name)
+    offers = sorted(c.value for c in bound.capabilities) if bound is not None else []
+    field = FIELD[Capability(capability)]
+    message = (f"provider {name!r} cannot honour {field}: this backend offers "
+               f"{', '.join(offers) if offers else 'no controls'}")
+    return TckError(exc.code, message, {"provider": name})
+
+
+def _in_prose(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def wrapper(self: ReferenceDeployment, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except TckError as exc:
+            reworded = in_prose(self, exc)
+            if reworded is exc:
+                raise
+            raise reworded from None
+
+    return wrapper
+
+
+class ProseDeployment(ReferenceDeployment):
+    pass
+
+
+for _name, _value in vars(ReferenceDeployment).items():
+    if callable(_value) and not _name.startswith("_"):
+        setattr(ProseDeployment, _name, _in_prose(_value))
+
+
+class ProseTarget(ReferenceTarget):
+    deployment_class = ProseDeployment
+
+
+def provider() -> Any:
+    return ProseTarget(providers=providers, name="capability-refusal-in-prose")
