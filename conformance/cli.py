@@ -60,7 +60,8 @@ PLUGGED: dict[str, tuple[str, str]] = {
                  "fuzz a target's HTTP driver API (Schemathesis)"),
     "serve": ("subagent_tck.conformance.http_server",
               "serve a target (default: the reference) behind the HTTP driver API"),
-    "openapi": ("subagent_tck.conformance.openapi", "print the HTTP driver API document"),
+    "openapi": ("subagent_tck.conformance.openapi",
+                "print the HTTP driver API document"),
     "promises": ("subagent_tck.conformance.promises_command",
                  "check a plugin's promises (what each child gets) on the model wire"),
 }

@@ -4,7 +4,8 @@ deployments) as in ``thorough`` (a minute by default).
 
 The conformance runner never imports fuzz (DESIGN.md, "The four parts"): the command line builds
 this check lazily and adds it to the run's suite. It is *supplementary*
-(:attr:`~subagent_tck.conformance.check.Check.supplementary`): a divergence becomes a failure of
+(:attr:`~subagent_tck.conformance.check.Check.supplementary`): a divergence becomes a
+failure of
 the rule the divergent observation belongs to (:mod:`.rulemap`), filed beside what the fixed
 cases found, with the shrunk steps as its example and the ``subagent-tck fuzz --replay`` command
 that shows it alone; a campaign that finds nothing decides nothing (the fixed cases do). A target

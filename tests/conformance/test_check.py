@@ -1,4 +1,5 @@
-"""conformance/check.py: checks registered under stable names, misuse refused at definition."""
+"""conformance/check.py: checks registered under stable names, misuse refused at
+definition."""
 
 from __future__ import annotations
 
