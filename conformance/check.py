@@ -24,6 +24,7 @@ from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
+from .exitcode import TARGET_CODES
 from .gateway import Gateway
 from .outcome import Failure
 from .protocol import DeploymentConfig, ProviderInfo, ToolSpec
@@ -324,8 +325,7 @@ class CheckContext:
 
 
 #: Codes that mean the connection or the protocol broke: errors of the target, not refusals.
-TARGET_FAULTS = frozenset({ErrorCode.PROTOCOL_ERROR, ErrorCode.TARGET_UNREACHABLE,
-                           ErrorCode.TIMEOUT})
+TARGET_FAULTS = TARGET_CODES
 _FAULT_WORDS = {
     ErrorCode.TARGET_UNREACHABLE: "the connection to the target failed",
     ErrorCode.PROTOCOL_ERROR: "the target answered off-protocol",
