@@ -26,6 +26,7 @@ from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
 from .exitcode import TARGET_CODES
 from .gateway import Gateway
+from .jsonsafe import plain
 from .outcome import Failure
 from .protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from .target import Deployment, Target
@@ -340,19 +341,7 @@ def fault_text(exc: TckError) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_jsonable(v) for v in value), key=repr)
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, float) and value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return str(value)
-    return value
+    return plain(value)
 
 
 def run_check(ctx: CheckContext) -> None:

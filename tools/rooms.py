@@ -56,6 +56,7 @@ ROOMS: dict[str, str] = {
     "transport": "core",
     "suggest": "core",
     "untrusted": "core",
+    "jsonsafe": "core",
     "clierror": "core",
     "promises_file": "core",
     "promises.schema.json": "core",
