@@ -41,6 +41,7 @@ from .certificate import Certificate, CheckRun, Evidence, RunFacts, assemble
 from .check import Check, CheckContext, run_check
 from .gateway import Gateway
 from .outcome import Failure, Outcome
+from .profiles import PROFILES, Profile
 from .protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInfo
 from .suggest import hint, rule_hint
 from .target import Deployment, Target
@@ -49,35 +50,6 @@ from .target import Deployment, Target
 DEFAULT_SEED = 0
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_DEADLINE = 600.0
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How hard a run searches: Hypothesis ``max_examples`` per property, and the generated
-    fuzz campaign every whole run adds (docs/certify.md#profiles).
-
-    The campaign's budget is counted in deployments (``fuzz_examples``, each up to 60 driver
-    operations), not seconds, so that a seed runs the same steps on a fast laptop and on a
-    loaded CI runner and finds the same things; ``fuzz_seconds`` (``--fuzz-budget``) is a
-    wall-clock cap on top, which in ``ci`` binds only for a slow target (a driver over HTTP:
-    the certificate's note then says the campaign was cut by time), not for an in-process one.
-    """
-
-    name: str
-    max_examples: int
-    #: deployments the fuzz campaign runs (rounds of 3, 6, 12, ... 96)
-    fuzz_examples: int = 0
-    #: a wall-clock cap on the campaign's search (None: the examples alone decide)
-    fuzz_seconds: float | None = None
-
-
-PROFILES: Mapping[str, Profile] = {
-    # ~20,000 operations: about 8 s against the in-process reference on 2 shared cores; the
-    # cap keeps a target behind HTTP (a few hundred operations per second) within a minute
-    "ci": Profile("ci", 10, fuzz_examples=381, fuzz_seconds=25.0),
-    # 60 s of fuzzing (--fuzz-budget), with no practical cap on deployments
-    "thorough": Profile("thorough", 200, fuzz_examples=1_000_000, fuzz_seconds=60.0),
-}
 
 
 @dataclass(frozen=True)

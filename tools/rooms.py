@@ -65,6 +65,7 @@ ROOMS: dict[str, str] = {
     "runner": "engine",
     "checks": "engine",
     "seed": "engine",
+    "profiles": "engine",
     "promises": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",
