@@ -214,7 +214,7 @@ class RuleItem(pytest.Item):
             pytest.skip(f"{self.rule.id} not applicable: {reasons}")
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
-        from .report_text import failure_lines, traceback_lines
+        from .report_failure import failure_lines, traceback_lines
         from .untrusted import for_terminal
 
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]

@@ -11,11 +11,9 @@ reader can take for a certificate.
 from __future__ import annotations
 
 import json
-from typing import IO
 
 from .certificate import SCHEMA_VERSION, Certificate, kit_version
 from .jsonsafe import plain
-from .runner import Event, RunFinished
 from .untrusted import json_surrogates
 
 
@@ -34,15 +32,3 @@ def render_error(target_spec: str, message: str, kind: str, exit_code: int) -> s
         "target": {"spec": target_spec}, "verdict": "ERROR", "exit_code": exit_code,
         "error": {"code": kind, "message": message},
     })
-
-
-class JsonReporter:
-    """A handler writing the certificate to ``stream`` when the run finishes."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, RunFinished):
-            self.stream.write(render(event.certificate))
-            self.stream.flush()

@@ -73,6 +73,8 @@ ROOMS: dict[str, str] = {
     "report_junit": "report",
     "report_markdown": "report",
     "report_text": "report",
+    "report_failure": "report",
+    "report_stream": "report",
     # transports: how the kit reaches a target (built-in, HTTP client and server, cmd:).
     "builtin": "transports",
     "targets": "transports",
