@@ -37,7 +37,7 @@ from subagent_tck.spec import (
 )
 
 from .baseline import Baseline
-from .certificate import Certificate, CheckRun, Evidence, RunFacts, assemble
+from .certificate import Certificate, CheckRun, Evidence, RunFacts, RunStatus, assemble
 from .check import Check, CheckContext, run_check
 from .gateway import Gateway
 from .outcome import Failure, Outcome
@@ -345,7 +345,7 @@ def _error(planned: PlannedCheck, rule: str, message: str, title: str,
 
 
 def _judge_run(planned: PlannedCheck, ctx: _RunContext,
-               titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str]:
+               titles: Mapping[str, str]) -> tuple[dict[str, Evidence], RunStatus]:
     """Turn a finished check context into evidence per decided rule, and the run's status.
 
     A check that stopped on an exception leaves its undecided rules ``error`` (never pass);
@@ -354,17 +354,17 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
     """
     void: str | None = None
     trace: str | None = None
-    status = "finished"
+    status = RunStatus.FINISHED
     crash = next((f for f in ctx.failures if f.traceback), None)
     if crash is not None:
-        status, trace = "crashed", crash.traceback
+        status, trace = RunStatus.CRASHED, crash.traceback
         void = f"not decided: check {planned.check.name} stopped early ({crash.message})"
     elif not ctx.failures:
         left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
         if left:
             markers = ", ".join(f"{m!r} ({n} repl{'y' if n == 1 else 'ies'} left)"
                                 for m, n in sorted(left.items()))
-            status = "unconsumed-script"
+            status = RunStatus.UNCONSUMED_SCRIPT
             void = (f"the target never asked for the model replies scripted for {markers}: "
                     f"the scenario of check {planned.check.name} did not happen, so its "
                     "verdict is void")
@@ -433,7 +433,7 @@ def _describe(exc: BaseException) -> str:
 
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
-             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str, str | None]:
+             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], RunStatus, str | None]:
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
@@ -449,13 +449,13 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
                    f"({timeout_reason}): the target hung or is too slow")
-        return _all_errors(planned, message, titles), "timeout", None
+        return _all_errors(planned, message, titles), RunStatus.TIMEOUT, None
     if escaped:
         head, trace = escaped[0]
         results = {rule: Evidence(Outcome.ERROR, "", [_error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             titles[rule], trace)]) for rule in planned.rules}
-        return results, "crashed", ctx.note
+        return results, RunStatus.CRASHED, ctx.note
     return (*_judge_run(planned, ctx, titles), ctx.note)
 
 
@@ -568,7 +568,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
             remaining = deadline_at - began
             if remaining <= 0:
                 message = f"{expired} before check {item.check.name} could run"
-                results, status, note = _all_errors(item, message, titles), "deadline", None
+                results, status, note = _all_errors(item, message, titles), RunStatus.DEADLINE, None
             else:
                 allowed = max(config.timeout, item.check.timeout or 0.0)
                 budget = min(allowed, remaining)
@@ -577,11 +577,12 @@ def certify(target: Target, config: RunConfig | None = None, *,
                           else f"the time check {item.check.name} asks for")
                 results, status, note = _run_one(worker, item, target, info, edition, profile,
                                                  config.seed, budget, reason, titles)
-                if status == "timeout":
+                if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = _Worker()
-                if status == "timeout" and budget < allowed:  # the kit's limit, not the target
-                    status = "deadline"
+                # the kit's limit, not the target's:
+                if status is RunStatus.TIMEOUT and budget < allowed:
+                    status = RunStatus.DEADLINE
                     results = _all_errors(
                         item, f"{expired} during check {item.check.name}", titles)
         except KeyboardInterrupt:  # Ctrl-C: stop here, keep what ran (exit code 130)
@@ -589,7 +590,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
             stopped_early = (f"interrupted (Ctrl-C) after {index} of {len(planned)} check "
                              "runs: the rules left did not run")
             break
-        if status == "deadline" and stopped_early is None:
+        if status is RunStatus.DEADLINE and stopped_early is None:
             stopped_early = f"{expired} after {index} of {len(planned)} check runs"
         duration = time.monotonic() - began
         key = item.provider.name if item.provider else None
