@@ -189,7 +189,13 @@ class CheckContext:
         *,
         example: str | None = None,
         error: bool = False,
+        traceback: str | None = None,
+        provider: str | None = None,
+        replay: str | None = None,
     ) -> None:
+        """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
+        after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
+        context's provider (a campaign that found the failure elsewhere)."""
         self._cited(rule)
         self.exercised.add(rule)
         self.failures.append(
@@ -200,10 +206,12 @@ class CheckContext:
                 message=message,
                 expected=_jsonable(expected),
                 observed=_jsonable(observed),
-                provider=self.provider.name if self.provider else None,
+                provider=provider or (self.provider.name if self.provider else None),
                 error=error,
                 transcript=self.gateway.transcript(),
                 example=example,
+                traceback=traceback,
+                replay=replay,
             )
         )
 
@@ -286,8 +294,8 @@ class CheckContext:
                     pass
                 finally:
                     trial, self.failures = self.failures, kept
-                for failure in trial:
-                    failure.example = failure.example or repr(state)
+                trial = [f if f.example else f.model_copy(update={"example": repr(state)})
+                         for f in trial]
                 if trial:
                     failing[key] = trial
             if trial:
@@ -358,11 +366,11 @@ def run_check(ctx: CheckContext) -> None:
             fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}",
             observed=exc.to_json(),
             error=fault,
+            traceback=traceback.format_exc(),
         )
-        ctx.failures[-1].traceback = traceback.format_exc()
     except Exception as exc:
         rule = ctx.check.rules[0]
-        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True)
-        ctx.failures[-1].traceback = traceback.format_exc()
+        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
+                 traceback=traceback.format_exc())
     finally:
         ctx.close()

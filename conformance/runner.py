@@ -323,17 +323,22 @@ MAX_CAUSES = 5
 MAX_CAUSE_CHARS = 1000
 
 
-def _with_causes(ctx: _RunContext, failures: Iterable[Failure]) -> None:
-    """Give every failure of the check that has no cause yet the causes its children left."""
-    failures = list(failures)
-    if not failures:
-        return
+def _with_causes(ctx: _RunContext, out: dict[str, Evidence]) -> dict[str, Evidence]:
+    """``out`` with every failure that has no cause yet given the causes the check's children
+    left (new failures: a :class:`Failure` is never changed after it is made)."""
+    if not any(e.failures for e in out.values()):
+        return out
     cause, trace = ctx.causes()
-    for failure in failures:
-        if failure.cause is None and cause is not None:
-            failure.cause = cause
-        if failure.traceback is None and trace is not None:
-            failure.traceback = trace
+    update = {k: v for k, v in (("cause", cause), ("traceback", trace)) if v is not None}
+    if not update:
+        return out
+
+    def caused(failure: Failure) -> Failure:
+        missing = {k: v for k, v in update.items() if getattr(failure, k) is None}
+        return failure.model_copy(update=missing) if missing else failure
+
+    return {rule: Evidence(e.outcome, e.reason, [caused(f) for f in e.failures])
+            for rule, e in out.items()}
 
 
 def _error(planned: PlannedCheck, rule: str, message: str, title: str,
@@ -384,8 +389,7 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
         else:
             out[rule] = Evidence(
                 Outcome.NOT_RUN, f"check {planned.check.name} ran but never verified this rule")
-    _with_causes(ctx, (f for e in out.values() for f in e.failures))
-    return out, status
+    return _with_causes(ctx, out), status
 
 
 def _all_errors(planned: PlannedCheck, message: str,

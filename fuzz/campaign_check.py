@@ -114,12 +114,9 @@ def _file_finding(ctx: CheckContext, result: CampaignResult, target_spec: str) -
     ctx.fail(rule, message, finding.expected, finding.observed,
              example=f"{setup}; shrunk to {len(steps)} step{'' if len(steps) == 1 else 's'}:\n"
              + "\n".join(lines),
-             error=crash)
-    failure = ctx.failures[-1]
-    failure.provider = _provider_of(result, ctx)
-    if result.replay_path:
-        failure.replay = shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
-                                     "--target", target_spec])
+             error=crash, provider=_provider_of(result, ctx),
+             replay=shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
+                                "--target", target_spec]) if result.replay_path else None)
 
 
 def _rule_of_operation(op: str) -> str:
