@@ -8,8 +8,8 @@ Public surface (DESIGN.md, "conformance/")::
     certificate = certify(target, RunConfig(target_spec="reference"))
     print(certificate.verdict, exit_code(certificate))
 
-Writing a check: ``from subagent_tck.conformance.check import check, CheckContext`` (the
-decorator is not re-exported here: its name is also its module's). Implementing a target:
+Writing a check: ``from subagent_tck.conformance.check import check, CheckContext``
+(the decorator is not re-exported here: its name is also its module's). Implementing a target:
 :class:`Target` and :class:`Deployment`. The command line is ``cli.main``.
 
 Names load on first use, so importing the package (as the pytest plugin's entry point does in
@@ -21,21 +21,23 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-_EXPORTS = {
-    "Baseline": "baseline", "BaselineEntry": "baseline", "load_baseline": "baseline",
-    "parse_baseline": "baseline",
-    "CapabilityVerdict": "certificate", "Certificate": "certificate",
-    "ProviderOutcome": "certificate", "RuleResult": "certificate", "Verdict": "certificate",
-    "Check": "check", "CheckContext": "check",
-    "ExitCode": "exitcode", "exit_code": "exitcode",
-    "Gateway": "gateway",
-    "Failure": "outcome", "Outcome": "outcome",
-    "PROFILES": "runner", "CheckFinished": "runner", "CheckStarted": "runner",
-    "Profile": "runner", "RunConfig": "runner", "RunFinished": "runner",
-    "RunStarted": "runner", "Suite": "runner", "certify": "runner",
-    "Deployment": "target", "Target": "target",
-    "load_target": "targets",
+#: module (by its full name: tools/rooms.py rewrites it when a module moves) -> names it exports
+_MODULES = {
+    "subagent_tck.conformance.baseline": (
+        "Baseline", "BaselineEntry", "load_baseline", "parse_baseline"),
+    "subagent_tck.conformance.certificate": (
+        "CapabilityVerdict", "Certificate", "ProviderOutcome", "RuleResult", "Verdict"),
+    "subagent_tck.conformance.check": ("Check", "CheckContext"),
+    "subagent_tck.conformance.exitcode": ("ExitCode", "exit_code"),
+    "subagent_tck.conformance.gateway": ("Gateway",),
+    "subagent_tck.conformance.outcome": ("Failure", "Outcome"),
+    "subagent_tck.conformance.runner": (
+        "PROFILES", "CheckFinished", "CheckStarted", "Profile", "RunConfig", "RunFinished",
+        "RunStarted", "Suite", "certify"),
+    "subagent_tck.conformance.target": ("Deployment", "Target"),
+    "subagent_tck.conformance.targets": ("load_target",),
 }
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 _RENAMED = {"exit_code": "for_certificate"}
 
 __all__ = [
@@ -51,7 +53,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), _RENAMED.get(name, name))
+    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
     globals()[name] = value
     return value
 

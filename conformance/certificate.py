@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -109,11 +109,21 @@ class CapabilityVerdict(BaseModel):
     blocking: list[str] = Field(default_factory=list, description="'RULE-ID outcome' items")
 
 
+class RunStatus(str, Enum):
+    """How one check's run ended (the ``status`` of a certificate's ``checks`` entry)."""
+
+    FINISHED = "finished"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    DEADLINE = "deadline"
+    UNCONSUMED_SCRIPT = "unconsumed-script"
+
+
 class CheckRun(BaseModel):
     check: str
     provider: str | None
     rules: list[str]
-    status: Literal["finished", "crashed", "timeout", "deadline", "unconsumed-script"]
+    status: RunStatus
     duration: float = Field(description="seconds")
     note: str | None = Field(None, description="what the check did, when it says (the fuzz "
                              "campaign: steps, rules compared)")

@@ -24,7 +24,9 @@ from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
+from .exitcode import TARGET_CODES
 from .gateway import Gateway
+from .jsonsafe import plain
 from .outcome import Failure
 from .protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from .target import Deployment, Target
@@ -187,7 +189,13 @@ class CheckContext:
         *,
         example: str | None = None,
         error: bool = False,
+        traceback: str | None = None,
+        provider: str | None = None,
+        replay: str | None = None,
     ) -> None:
+        """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
+        after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
+        context's provider (a campaign that found the failure elsewhere)."""
         self._cited(rule)
         self.exercised.add(rule)
         self.failures.append(
@@ -198,10 +206,12 @@ class CheckContext:
                 message=message,
                 expected=_jsonable(expected),
                 observed=_jsonable(observed),
-                provider=self.provider.name if self.provider else None,
+                provider=provider or (self.provider.name if self.provider else None),
                 error=error,
                 transcript=self.gateway.transcript(),
                 example=example,
+                traceback=traceback,
+                replay=replay,
             )
         )
 
@@ -284,8 +294,8 @@ class CheckContext:
                     pass
                 finally:
                     trial, self.failures = self.failures, kept
-                for failure in trial:
-                    failure.example = failure.example or repr(state)
+                trial = [f if f.example else f.model_copy(update={"example": repr(state)})
+                         for f in trial]
                 if trial:
                     failing[key] = trial
             if trial:
@@ -324,8 +334,7 @@ class CheckContext:
 
 
 #: Codes that mean the connection or the protocol broke: errors of the target, not refusals.
-TARGET_FAULTS = frozenset({ErrorCode.PROTOCOL_ERROR, ErrorCode.TARGET_UNREACHABLE,
-                           ErrorCode.TIMEOUT})
+TARGET_FAULTS = TARGET_CODES
 _FAULT_WORDS = {
     ErrorCode.TARGET_UNREACHABLE: "the connection to the target failed",
     ErrorCode.PROTOCOL_ERROR: "the target answered off-protocol",
@@ -340,19 +349,7 @@ def fault_text(exc: TckError) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_jsonable(v) for v in value), key=repr)
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, float) and value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return str(value)
-    return value
+    return plain(value)
 
 
 def run_check(ctx: CheckContext) -> None:
@@ -369,11 +366,11 @@ def run_check(ctx: CheckContext) -> None:
             fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}",
             observed=exc.to_json(),
             error=fault,
+            traceback=traceback.format_exc(),
         )
-        ctx.failures[-1].traceback = traceback.format_exc()
     except Exception as exc:
         rule = ctx.check.rules[0]
-        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True)
-        ctx.failures[-1].traceback = traceback.format_exc()
+        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
+                 traceback=traceback.format_exc())
     finally:
         ctx.close()

@@ -39,6 +39,8 @@ from . import busypoll
 from .clierror import report_error
 from .cliparse import Parser, VersionAction
 from .exitcode import ExitCode, for_certificate, for_error
+from .profiles import DEFAULT as DEFAULT_PROFILE
+from .profiles import PROFILES, profile_help
 from .suggest import rule_hint
 
 if TYPE_CHECKING:
@@ -61,7 +63,8 @@ PLUGGED: dict[str, tuple[str, str]] = {
                  "fuzz a target's HTTP driver API (Schemathesis)"),
     "serve": ("subagent_tck.conformance.http_server",
               "serve a target (default: the reference) behind the HTTP driver API"),
-    "openapi": ("subagent_tck.conformance.openapi", "print the HTTP driver API document"),
+    "openapi": ("subagent_tck.conformance.openapi",
+                "print the HTTP driver API document"),
     "promises": ("subagent_tck.conformance.promises_command",
                  "check a plugin's promises (what each child gets) on the model wire"),
 }
@@ -238,7 +241,7 @@ def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = Non
     campaign, so that it stays quick and shows that case alone; None then (the default
     suite). Shared by the command line and the pytest plugin; their options for profile, fuzz
     budget and fuzz output directory are ``options``, named so in the usage errors."""
-    from .runner import PROFILES, Suite
+    from .runner import Suite
 
     profile_option, *names = options
     fuzz_options = [o for o, v in zip(names, (fuzz_budget, fuzz_output_dir), strict=True)
@@ -348,9 +351,8 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                          help="certify only this provider (repeatable): the rules that bind "
                               "the whole target still run; the others' capabilities are not "
                               "judged")
-    certify.add_argument("--profile", choices=("ci", "thorough"), default="ci",
-                         help="ci: 10 examples per property; thorough: 200, then a fuzz "
-                              "campaign whose findings join the certificate")
+    certify.add_argument("--profile", choices=tuple(PROFILES), default=DEFAULT_PROFILE,
+                         help=profile_help())
     certify.add_argument("--fuzz-budget", type=seconds, default=None, metavar="S",
                          help="cap the fuzz campaign at S seconds (ci: none, its "
                          "deployments decide; thorough: 60)")

@@ -37,7 +37,9 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # 128 + SIGINT, as shells report a process that Ctrl-C stopped
 
 
-#: Error codes of the kit that mean "the target, not the user, is at fault".
+#: Error codes of the kit that mean "the target, not the user, is at fault": the one home of
+#: that decision (docs/architecture.md#one-home-per-concept). A check turns them into an error
+#: of the target (not a refusal), the CLI into exit 3, the HTTP client keeps them as the kit's.
 TARGET_CODES = frozenset(
     {ErrorCode.TARGET_UNREACHABLE, ErrorCode.PROTOCOL_ERROR, ErrorCode.TIMEOUT}
 )

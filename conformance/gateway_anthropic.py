@@ -238,7 +238,8 @@ def request_to_messages(request: ModelRequest) -> dict[str, Any]:
     if request.context:
         messages.append({"role": "user", "content": [
             {"type": "text", "text": f"{CONTEXT_PREFIX} {notice}"} for notice in request.context]})
-    body: dict[str, Any] = {"model": request.model or MODEL_NAME, "max_tokens": 1024, "messages": messages}
+    body: dict[str, Any] = {"model": request.model or MODEL_NAME, "max_tokens": 1024,
+                            "messages": messages}
     if request.system:
         body["system"] = [{"type": "text", "text": request.system}]
     if request.tools:

@@ -356,7 +356,8 @@ run = serve_main
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m subagent_tck.conformance.http_server``: the same as ``subagent-tck serve``."""
+    """``python -m subagent_tck.conformance.http_server``: the same as
+    ``subagent-tck serve``."""
     parser = argparse.ArgumentParser(prog="subagent-tck serve",
                                      description="Serve a target behind the HTTP driver API.")
     add_arguments(parser)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Outcome(str, Enum):
@@ -26,7 +26,10 @@ RAN = frozenset({Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.EXPECTED_FAI
 
 
 class Failure(BaseModel):
-    """One broken expectation: everything a provider author needs to fix it."""
+    """One broken expectation: everything a provider author needs to fix it. Frozen: whole
+    when made, never changed after (a copy with ``model_copy(update=...)`` adds to one)."""
+
+    model_config = ConfigDict(frozen=True)
 
     rule: str
     check: str

@@ -13,11 +13,11 @@ job control moves each job into a process group of its own, and a daemon calls `
   unless it clears its environment.
 
 :meth:`Family.stop` sends SIGTERM to all of them, SIGKILL to what is left after the grace, and
-returns the processes it could not stop: the launcher names them in a warning. The same module
-is the watchdog (``python -m subagent_tck.conformance.processes``): the launcher starts it in its
-own session with a pipe; on every descendant it tracks the launcher writes a line to the pipe,
-and when the pipe closes without the word ``stopped`` (the kit died), the watchdog stops the
-family itself.
+returns the processes it could not stop: the launcher names them in a warning. The same
+module is the watchdog (``python -m subagent_tck.conformance.processes``): the launcher
+starts it in its own session with a pipe; on every descendant it tracks the launcher writes
+a line to the pipe, and when the pipe closes without the word ``stopped`` (the kit died), the
+watchdog stops the family itself.
 """
 
 from __future__ import annotations

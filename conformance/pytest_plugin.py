@@ -94,9 +94,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seed of every random choice (default 0)")
     group.addoption("--subagent-tck-baseline", metavar="FILE", default=None,
                     help="TOML file of expected failures")
-    group.addoption(PROFILE, choices=("ci", "thorough"), default="ci",
-                    help="examples per property-based check, 10 (ci) or 200 (thorough); "
-                         "thorough also fuzzes the target (default ci)")
+    from .profiles import DEFAULT, PROFILES, profile_help
+
+    group.addoption(PROFILE, choices=tuple(PROFILES), default=DEFAULT,
+                    help=f"{profile_help()} (default {DEFAULT})")
     group.addoption(FUZZ_BUDGET, metavar="S", type=_seconds, default=None,
                     help="seconds of fuzzing with the thorough profile (default 60)")
     group.addoption(FUZZ_OUTPUT_DIR, metavar="DIR", default=None,
@@ -213,7 +214,7 @@ class RuleItem(pytest.Item):
             pytest.skip(f"{self.rule.id} not applicable: {reasons}")
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
-        from .report_text import failure_lines, traceback_lines
+        from .report_failure import failure_lines, traceback_lines
         from .untrusted import for_terminal
 
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]

@@ -11,44 +11,18 @@ reader can take for a certificate.
 from __future__ import annotations
 
 import json
-import math
-from datetime import datetime
-from enum import Enum
-from typing import IO, Any
-
-from pydantic import TypeAdapter
 
 from .certificate import SCHEMA_VERSION, Certificate, kit_version
-from .runner import Event, RunFinished
+from .jsonsafe import plain
 from .untrusted import json_surrogates
-
-_DATETIME = TypeAdapter(datetime)
 
 
 def _dump(document: object) -> str:
     return json_surrogates(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
-def _plain(value: Any) -> Any:
-    """A Python-mode dump made JSON-ready by hand: pydantic's JSON mode replaces a lone
-    surrogate in a dict key (a provider name, a key of an observed value) with U+FFFD."""
-    if isinstance(value, dict):
-        return {str(_plain(k)): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_plain(v) for v in value), key=repr)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, datetime):
-        return _DATETIME.dump_python(value, mode="json")
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
 def render(cert: Certificate) -> str:
-    return _dump(_plain(cert.model_dump(mode="python")))
+    return _dump(plain(cert.model_dump(mode="python")))
 
 
 def render_error(target_spec: str, message: str, kind: str, exit_code: int) -> str:
@@ -58,15 +32,3 @@ def render_error(target_spec: str, message: str, kind: str, exit_code: int) -> s
         "target": {"spec": target_spec}, "verdict": "ERROR", "exit_code": exit_code,
         "error": {"code": kind, "message": message},
     })
-
-
-class JsonReporter:
-    """A handler writing the certificate to ``stream`` when the run finishes."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, RunFinished):
-            self.stream.write(render(event.certificate))
-            self.stream.flush()

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from typing import IO, Any
+from typing import Any
 
 from subagent_tck.spec import Level
 
 from .certificate import Certificate, RuleResult
-from .outcome import Failure, Outcome
-from .runner import Event, RunFinished
+from .outcome import Outcome
+from .report_failure import failure_lines
 from .untrusted import for_xml
 
 
@@ -32,29 +32,10 @@ def _dump(value: Any) -> str:
 def _body(result: RuleResult) -> str:
     parts = []
     for failure in result.failures:
-        parts.append(_failure_text(failure))
+        parts.append("\n".join(failure_lines(failure, "", whole=True)))
     if result.replay:
         parts.append(f"replay: {result.replay}")
     return "\n\n".join(parts)
-
-
-def _failure_text(failure: Failure) -> str:
-    lines = [f"[{failure.provider or 'target'}] {failure.message}  (check {failure.check})"]
-    if failure.expected is not None:
-        lines.append(f"expected: {_dump(failure.expected)}")
-    if failure.observed is not None:
-        lines.append(f"observed: {_dump(failure.observed)}")
-    if failure.cause:
-        lines.append(f"cause: {failure.cause}")
-    if failure.example:
-        lines.append(f"example: {failure.example}")
-    if failure.replay:
-        lines.append(f"replay this failure: {failure.replay}")
-    if failure.transcript:
-        lines.append(f"transcript: {_dump(failure.transcript)}")
-    if failure.traceback:
-        lines.append(failure.traceback.rstrip())
-    return "\n".join(lines)
 
 
 #: The ``classname`` of every testcase, from the CLI and the pytest plugin alike.
@@ -188,15 +169,3 @@ def _serialise(root: ET.Element) -> str:
 
 def render(cert: Certificate) -> str:
     return _serialise(to_element(cert))
-
-
-class JUnitReporter:
-    """A handler writing JUnit XML to ``stream`` when the run finishes."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, RunFinished):
-            self.stream.write(render(event.certificate))
-            self.stream.flush()

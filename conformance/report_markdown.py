@@ -11,11 +11,10 @@ value interpolated into running text goes through :func:`_md`, into a ``<summary
 from __future__ import annotations
 
 import json
-from typing import IO, Any
+from typing import Any
 
 from .certificate import Certificate, RuleResult, Verdict
 from .outcome import Outcome
-from .runner import Event, RunFinished
 from .untrusted import for_html, for_markdown_inline, markdown_fence
 
 MAX_VALUE_CHARS = 2000
@@ -115,15 +114,3 @@ def render_error(target_spec: str, message: str, kind: str) -> str:
     pass from an earlier run)."""
     return (f"## ❌ subagent-tck: {_md(kind)} {_md(target_spec)}\n\n"
             f"The run ended before any check ran: {_md(message)}\n")
-
-
-class MarkdownReporter:
-    """A handler writing the Markdown summary to ``stream`` when the run finishes."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, RunFinished):
-            self.stream.write(render(event.certificate))
-            self.stream.flush()

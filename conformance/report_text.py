@@ -13,7 +13,6 @@ no untrusted text is parsed as Rich markup (docs/certify.md#outputs).
 from __future__ import annotations
 
 import io
-import json
 import os
 from typing import IO, Any
 
@@ -25,14 +24,14 @@ from rich.text import Text
 
 from .certificate import Certificate, RuleResult, Verdict
 from .exitcode import ExitCode, for_certificate
-from .outcome import Failure, Outcome
+from .outcome import Outcome
+from .report_failure import failure_lines, traceback_lines
 from .runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
 from .seed import run_replay
 from .untrusted import for_rich_markup, for_terminal
 
 #: Failures printed per rule; the JSON certificate has them all.
 MAX_FAILURES_SHOWN = 3
-MAX_VALUE_CHARS = 600
 
 
 def progress_wanted(stream: IO[str]) -> bool:
@@ -77,42 +76,6 @@ def _line(console: Console, text: Text) -> None:
 def _cell(text: str, style: str | Any = "") -> Text:
     """Untrusted text as a terminal-safe, markup-free Rich ``Text``."""
     return Text(for_terminal(text), style=style)
-
-
-def failure_lines(failure: Failure, indent: str = "  ") -> list[str]:
-    """One failure as plain lines (message, expected, observed, cause, example, replay,
-    traceback): what the text summary and the pytest plugin's failing item show. Lines are
-    not yet terminal-safe: print them through a boundary (``_line``, pytest's report)."""
-    prefix = f"[{failure.provider}] " if failure.provider else ""
-    lines = [f"{indent}{prefix}{failure.message}"]
-    deeper = indent + "  "
-    if failure.expected is not None:
-        lines.append(f"{deeper}expected: {_value(failure.expected)}")
-    if failure.observed is not None:
-        lines.append(f"{deeper}observed: {_value(failure.observed)}")
-    if failure.cause:
-        lines.append(f"{deeper}cause:    {_value(failure.cause)}")
-    if failure.example and "\n" in failure.example:  # a sequence: one step per line
-        lines.append(f"{deeper}example:")
-        lines += [f"{deeper}  {step}" for step in failure.example.split("\n")]
-    elif failure.example:
-        lines.append(f"{deeper}example:  {_value(failure.example)}")
-    if failure.replay:
-        lines.append(f"{deeper}replay this failure: {failure.replay}")
-    return lines
-
-
-def traceback_lines(failure: Failure, indent: str = "    ") -> list[str]:
-    """The traceback of a failure (a provider's exception, a crashed check), indented."""
-    if not failure.traceback:
-        return []
-    return [f"{indent}{line}" for line in failure.traceback.rstrip().split("\n")]
-
-
-def _value(value: Any) -> str:
-    plain = isinstance(value, str) and "\n" not in value  # keep one value on one log line
-    out = value if plain else json.dumps(value, sort_keys=True, default=str)
-    return out if len(out) <= MAX_VALUE_CHARS else out[:MAX_VALUE_CHARS] + " …"
 
 
 def _provider_table(cert: Certificate, provider: str) -> Table:

@@ -38,10 +38,11 @@ from subagent_tck.spec import (
 )
 
 from .baseline import Baseline
-from .certificate import Certificate, CheckRun, Evidence, RunFacts, assemble
+from .certificate import Certificate, CheckRun, Evidence, RunFacts, RunStatus, assemble
 from .check import Check, CheckContext, run_check
 from .gateway import Gateway
 from .outcome import Failure, Outcome
+from .profiles import PROFILES, Profile
 from .promises_file import PromisesFile
 from .promises_report import PromiseItem, PromisesReport
 from .protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInfo
@@ -52,35 +53,6 @@ from .target import Deployment, Target
 DEFAULT_SEED = 0
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_DEADLINE = 600.0
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How hard a run searches: Hypothesis ``max_examples`` per property, and the generated
-    fuzz campaign every whole run adds (docs/certify.md#profiles).
-
-    The campaign's budget is counted in deployments (``fuzz_examples``, each up to 60 driver
-    operations), not seconds, so that a seed runs the same steps on a fast laptop and on a
-    loaded CI runner and finds the same things; ``fuzz_seconds`` (``--fuzz-budget``) is a
-    wall-clock cap on top, which in ``ci`` binds only for a slow target (a driver over HTTP:
-    the certificate's note then says the campaign was cut by time), not for an in-process one.
-    """
-
-    name: str
-    max_examples: int
-    #: deployments the fuzz campaign runs (rounds of 3, 6, 12, ... 96)
-    fuzz_examples: int = 0
-    #: a wall-clock cap on the campaign's search (None: the examples alone decide)
-    fuzz_seconds: float | None = None
-
-
-PROFILES: Mapping[str, Profile] = {
-    # ~20,000 operations: about 8 s against the in-process reference on 2 shared cores; the
-    # cap keeps a target behind HTTP (a few hundred operations per second) within a minute
-    "ci": Profile("ci", 10, fuzz_examples=381, fuzz_seconds=25.0),
-    # 60 s of fuzzing (--fuzz-budget), with no practical cap on deployments
-    "thorough": Profile("thorough", 200, fuzz_examples=1_000_000, fuzz_seconds=60.0),
-}
 
 
 @dataclass(frozen=True)
@@ -356,17 +328,22 @@ MAX_CAUSES = 5
 MAX_CAUSE_CHARS = 1000
 
 
-def _with_causes(ctx: _RunContext, failures: Iterable[Failure]) -> None:
-    """Give every failure of the check that has no cause yet the causes its children left."""
-    failures = list(failures)
-    if not failures:
-        return
+def _with_causes(ctx: _RunContext, out: dict[str, Evidence]) -> dict[str, Evidence]:
+    """``out`` with every failure that has no cause yet given the causes the check's children
+    left (new failures: a :class:`Failure` is never changed after it is made)."""
+    if not any(e.failures for e in out.values()):
+        return out
     cause, trace = ctx.causes()
-    for failure in failures:
-        if failure.cause is None and cause is not None:
-            failure.cause = cause
-        if failure.traceback is None and trace is not None:
-            failure.traceback = trace
+    update = {k: v for k, v in (("cause", cause), ("traceback", trace)) if v is not None}
+    if not update:
+        return out
+
+    def caused(failure: Failure) -> Failure:
+        missing = {k: v for k, v in update.items() if getattr(failure, k) is None}
+        return failure.model_copy(update=missing) if missing else failure
+
+    return {rule: Evidence(e.outcome, e.reason, [caused(f) for f in e.failures])
+            for rule, e in out.items()}
 
 
 def _error(planned: PlannedCheck, rule: str, message: str, title: str,
@@ -378,7 +355,7 @@ def _error(planned: PlannedCheck, rule: str, message: str, title: str,
 
 
 def _judge_run(planned: PlannedCheck, ctx: _RunContext,
-               titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str]:
+               titles: Mapping[str, str]) -> tuple[dict[str, Evidence], RunStatus]:
     """Turn a finished check context into evidence per decided rule, and the run's status.
 
     A check that stopped on an exception leaves its undecided rules ``error`` (never pass);
@@ -387,17 +364,17 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
     """
     void: str | None = None
     trace: str | None = None
-    status = "finished"
+    status = RunStatus.FINISHED
     crash = next((f for f in ctx.failures if f.traceback), None)
     if crash is not None:
-        status, trace = "crashed", crash.traceback
+        status, trace = RunStatus.CRASHED, crash.traceback
         void = f"not decided: check {planned.check.name} stopped early ({crash.message})"
     elif not ctx.failures:
         left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
         if left:
             markers = ", ".join(f"{m!r} ({n} repl{'y' if n == 1 else 'ies'} left)"
                                 for m, n in sorted(left.items()))
-            status = "unconsumed-script"
+            status = RunStatus.UNCONSUMED_SCRIPT
             void = (f"the target never asked for the model replies scripted for {markers}: "
                     f"the scenario of check {planned.check.name} did not happen, so its "
                     "verdict is void")
@@ -417,8 +394,7 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
         else:
             out[rule] = Evidence(
                 Outcome.NOT_RUN, f"check {planned.check.name} ran but never verified this rule")
-    _with_causes(ctx, (f for e in out.values() for f in e.failures))
-    return out, status
+    return _with_causes(ctx, out), status
 
 
 def _all_errors(planned: PlannedCheck, message: str,
@@ -466,7 +442,7 @@ def _describe(exc: BaseException) -> str:
 
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
-             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], str, str | None]:
+             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], RunStatus, str | None]:
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
@@ -482,13 +458,13 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
                    f"({timeout_reason}): the target hung or is too slow")
-        return _all_errors(planned, message, titles), "timeout", None
+        return _all_errors(planned, message, titles), RunStatus.TIMEOUT, None
     if escaped:
         head, trace = escaped[0]
         results = {rule: Evidence(Outcome.ERROR, "", [_error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             titles[rule], trace)]) for rule in planned.rules}
-        return results, "crashed", ctx.note
+        return results, RunStatus.CRASHED, ctx.note
     return (*_judge_run(planned, ctx, titles), ctx.note)
 
 
@@ -620,7 +596,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
             remaining = deadline_at - began
             if remaining <= 0:
                 message = f"{expired} before check {item.check.name} could run"
-                results, status, note = _all_errors(item, message, titles), "deadline", None
+                results, status, note = _all_errors(item, message, titles), RunStatus.DEADLINE, None
             else:
                 allowed = max(config.timeout, item.check.timeout or 0.0)
                 budget = min(allowed, remaining)
@@ -629,11 +605,12 @@ def certify(target: Target, config: RunConfig | None = None, *,
                           else f"the time check {item.check.name} asks for")
                 results, status, note = _run_one(worker, item, target, info, edition, profile,
                                                  config.seed, budget, reason, titles)
-                if status == "timeout":
+                if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = _Worker()
-                if status == "timeout" and budget < allowed:  # the kit's limit, not the target
-                    status = "deadline"
+                # the kit's limit, not the target's:
+                if status is RunStatus.TIMEOUT and budget < allowed:
+                    status = RunStatus.DEADLINE
                     results = _all_errors(
                         item, f"{expired} during check {item.check.name}", titles)
         except KeyboardInterrupt:  # Ctrl-C: stop here, keep what ran (exit code 130)
@@ -641,7 +618,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
             stopped_early = (f"interrupted (Ctrl-C) after {index} of {len(planned)} check "
                              "runs: the rules left did not run")
             break
-        if status == "deadline" and stopped_early is None:
+        if status is RunStatus.DEADLINE and stopped_early is None:
             stopped_early = f"{expired} after {index} of {len(planned)} check runs"
         duration = time.monotonic() - began
         key = item.provider.name if item.provider else None

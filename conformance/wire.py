@@ -31,6 +31,7 @@ from .codec import (
     validate,
     validation_summary,
 )
+from .exitcode import TARGET_CODES
 from .protocol import PROTOCOL_VERSION, DeploymentConfig, TargetInfo
 from .target import Deployment
 
@@ -281,9 +282,7 @@ def error_status(code: ErrorCode) -> int:
 
 
 #: Codes that belong to the kit and the wire, not to a runtime's refusals.
-KIT_CODES = frozenset(
-    {ErrorCode.USAGE, ErrorCode.TARGET_UNREACHABLE, ErrorCode.PROTOCOL_ERROR, ErrorCode.TIMEOUT}
-)
+KIT_CODES = TARGET_CODES | {ErrorCode.USAGE}
 
 __all__ = [
     "BY_SEGMENT", "CONFIG_ADAPTER", "DEPLOYMENTS_PATH", "DEPLOYMENT_PATH", "GATEWAY_FIELD",

@@ -4,7 +4,8 @@ deployments) as in ``thorough`` (a minute by default).
 
 The conformance runner never imports fuzz (DESIGN.md, "The four parts"): the command line builds
 this check lazily and adds it to the run's suite. It is *supplementary*
-(:attr:`~subagent_tck.conformance.check.Check.supplementary`): a divergence becomes a failure of
+(:attr:`~subagent_tck.conformance.check.Check.supplementary`): a divergence becomes a
+failure of
 the rule the divergent observation belongs to (:mod:`.rulemap`), filed beside what the fixed
 cases found, with the shrunk steps as its example and the ``subagent-tck fuzz --replay`` command
 that shows it alone; a campaign that finds nothing decides nothing (the fixed cases do). A target
@@ -113,12 +114,9 @@ def _file_finding(ctx: CheckContext, result: CampaignResult, target_spec: str) -
     ctx.fail(rule, message, finding.expected, finding.observed,
              example=f"{setup}; shrunk to {len(steps)} step{'' if len(steps) == 1 else 's'}:\n"
              + "\n".join(lines),
-             error=crash)
-    failure = ctx.failures[-1]
-    failure.provider = _provider_of(result, ctx)
-    if result.replay_path:
-        failure.replay = shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
-                                     "--target", target_spec])
+             error=crash, provider=_provider_of(result, ctx),
+             replay=shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
+                                "--target", target_spec]) if result.replay_path else None)
 
 
 def _rule_of_operation(op: str) -> str:

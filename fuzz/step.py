@@ -10,10 +10,11 @@ observation, the rules it belongs to (primary first, see :mod:`.rulemap`), expec
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from subagent_tck.conformance.jsonsafe import plain
 
 
 class Step(BaseModel):
@@ -37,20 +38,8 @@ def _show(value: Any) -> str:
 
 
 def jsonable(value: Any) -> Any:
-    """A JSON-safe copy: sets sorted, non-finite floats as their JSON tokens."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if isinstance(value, (set, frozenset)):
-        return sorted((jsonable(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
-    if hasattr(value, "value") and isinstance(value.value, str):  # enums
-        return value.value
-    return value
+    """A JSON-safe copy (the kit's one converter: sets sorted, non-finite floats by name)."""
+    return plain(value)
 
 
 class Finding(BaseModel):

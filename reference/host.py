@@ -37,7 +37,7 @@ from .events import AGENT_PUBLISHED, AGENT_RETIRED, PROVIDER_ADDED, PROVIDER_REM
 from .loop import AgentLoop, RunResult
 from .model import Message, Model, ModelRequest
 from .prompt import PromptSection, assemble_sections, validate_section
-from .provider import Provider, ProviderRegistry, default_providers
+from .provider import Provider, ProviderEvent, ProviderRegistry, default_providers
 from .registry import ToolRegistry
 from .resolver import ResolvedTool, Resolver
 from .scope import Scope, parse_mode
@@ -384,8 +384,8 @@ class Host:
     def remove_provider(self, name: str) -> None:
         self.providers.remove(name)
 
-    def _on_provider(self, kind: str, provider: Provider) -> None:
-        event = PROVIDER_ADDED if kind == "added" else PROVIDER_REMOVED
+    def _on_provider(self, kind: ProviderEvent, provider: Provider) -> None:
+        event = PROVIDER_ADDED if kind is ProviderEvent.ADDED else PROVIDER_REMOVED
         self.events.emit(event, data={"provider": provider.name})
 
     # --- children, turns, resume -----------------------------------------------------------

@@ -5,13 +5,14 @@ the descriptive ``inheritsParentContext``. The in-process ``spawn`` (fresh child
 prompt) and ``fork`` (child seeded with the parent's completed turns) share one implementation
 and advertise every control; ``acp`` stands for an out-of-process agent and advertises no
 control, so the CA refusals are exercised too. The registry is live: providers are added and
-removed at run time and listeners learn of it (``"added"``/``"removed"``), which is what the
+removed at run time and listeners learn of it (a :class:`ProviderEvent`), which is what the
 ``subagent`` tool mirrors (ST-02).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from subagent_tck.spec import CONTROLS, Capability, ErrorCode, TckError
@@ -85,7 +86,14 @@ def default_providers() -> list[Provider]:
     ]
 
 
-ProviderListener = Callable[[str, Provider], None]
+class ProviderEvent(str, Enum):
+    """What happened to a provider of the live registry."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+
+
+ProviderListener = Callable[[ProviderEvent, Provider], None]
 
 
 class ProviderRegistry:
@@ -103,7 +111,7 @@ class ProviderRegistry:
             )
         self._providers[provider.name] = provider
         for listener in list(self._listeners):
-            listener("added", provider)
+            listener(ProviderEvent.ADDED, provider)
 
     def remove(self, name: str) -> Provider:
         if not isinstance(name, str) or name not in self._providers:
@@ -113,7 +121,7 @@ class ProviderRegistry:
             )
         provider = self._providers.pop(name)
         for listener in list(self._listeners):
-            listener("removed", provider)
+            listener(ProviderEvent.REMOVED, provider)
         return provider
 
     def get(self, name: object) -> Provider | None:

@@ -3,18 +3,27 @@
 The registry is live: views are resolved from it on every use, so a tool registered after a
 restriction was installed is judged by that restriction at once (TF-09, TF-10), and an
 unregistered tool leaves every view at once (TF-11). Names keep registration order.
-Listeners learn of each change (``"registered"`` / ``"unregistered"``, the tool).
+Listeners learn of each change (a :class:`RegistryEvent`, the tool).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from enum import Enum
 
 from subagent_tck.spec import ErrorCode, Origin, TckError
 
 from .tool import ResolvedTool, Tool, validate_tool
 
-RegistryListener = Callable[[str, Tool], None]
+
+class RegistryEvent(str, Enum):
+    """What happened to a global tool."""
+
+    REGISTERED = "registered"
+    UNREGISTERED = "unregistered"
+
+
+RegistryListener = Callable[[RegistryEvent, Tool], None]
 
 
 class ToolRegistry:
@@ -37,7 +46,7 @@ class ToolRegistry:
             )
         self._tools[tool.name] = tool
         self._entries[tool.name] = ResolvedTool(tool.name, Origin.GLOBAL, tool)
-        self._notify("registered", tool)
+        self._notify(RegistryEvent.REGISTERED, tool)
 
     def unregister(self, name: str) -> Tool:
         """Remove a global tool (TF-11); a name not registered is UNKNOWN_TOOL."""
@@ -48,7 +57,7 @@ class ToolRegistry:
             )
         tool = self._tools.pop(name)
         del self._entries[name]
-        self._notify("unregistered", tool)
+        self._notify(RegistryEvent.UNREGISTERED, tool)
         return tool
 
     def names(self) -> tuple[str, ...]:
@@ -78,6 +87,6 @@ class ToolRegistry:
 
         return remove
 
-    def _notify(self, kind: str, tool: Tool) -> None:
+    def _notify(self, kind: RegistryEvent, tool: Tool) -> None:
         for listener in list(self._listeners):
             listener(kind, tool)

@@ -46,6 +46,7 @@ from subagent_tck.spec import (
     validate_restriction,
 )
 
+from .provider import ProviderEvent
 from .tool import ExecutionContext, Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -193,10 +194,10 @@ class SubagentTool:
         self._removers.clear()
         self.unmount()
 
-    def on_provider(self, kind: str, provider: Provider) -> None:
+    def on_provider(self, kind: ProviderEvent, provider: Provider) -> None:
         if provider.name != self.config.provider:
             return
-        if kind == "removed":
+        if kind is ProviderEvent.REMOVED:
             self.unmount()
             return
         try:

@@ -1,4 +1,5 @@
-"""conformance/check.py: checks registered under stable names, misuse refused at definition."""
+"""conformance/check.py: checks registered under stable names, misuse refused at
+definition."""
 
 from __future__ import annotations
 
@@ -78,3 +79,14 @@ def test_a_module_imported_again_registers_its_checks_again(registry, tmp_path: 
     importlib.reload(again)  # and importlib.reload
     assert registry["reimported"].function is sys.modules["tck_reimported_checks"].reimported
     del sys.modules["tck_reimported_checks"]
+
+
+def test_a_failure_once_made_cannot_be_changed() -> None:
+    from pydantic import ValidationError
+
+    from subagent_tck.conformance.outcome import Failure
+
+    failure = Failure(rule="FR-01", check="c", title="t", message="m")
+    with pytest.raises(ValidationError, match="frozen"):
+        failure.cause = "later"  # type: ignore[misc]
+    assert failure.model_copy(update={"cause": "later"}).cause == "later" and not failure.cause

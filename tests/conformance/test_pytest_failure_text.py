@@ -11,7 +11,7 @@ import pytest
 
 from subagent_tck.conformance import report_junit
 from subagent_tck.conformance.outcome import Failure
-from subagent_tck.conformance.report_text import failure_lines, traceback_lines
+from subagent_tck.conformance.report_failure import failure_lines, traceback_lines
 from subagent_tck.conformance.runner import RunConfig, certify
 
 pytest_plugins = ["pytester"]

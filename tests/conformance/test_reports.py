@@ -13,6 +13,7 @@ from rich.console import Console
 from subagent_tck.conformance import report_json, report_junit, report_markdown, report_text
 from subagent_tck.conformance.baseline import parse_baseline
 from subagent_tck.conformance.certificate import Certificate
+from subagent_tck.conformance.report_stream import StreamReporter
 from subagent_tck.conformance.runner import RunConfig, RunFinished, certify
 
 MIXED = {("TF-92", "spawn"): "break", ("CA-91", "acp"): "protocol", ("DE-91", "acp"): "skip"}
@@ -83,7 +84,7 @@ def test_the_progress_bar_is_off_outside_a_terminal_and_in_ci(
 def test_json_is_the_certificate(mixed: Certificate) -> None:
     assert Certificate.model_validate_json(report_json.render(mixed)) == mixed
     out = io.StringIO()
-    report_json.JsonReporter(out)(RunFinished(mixed))
+    StreamReporter(report_json.render, out)(RunFinished(mixed))
     assert json.loads(out.getvalue())["verdict"] == "FAILED"
 
 

@@ -29,9 +29,8 @@ def test_a_supplements_finding_fails_the_rule_in_the_providers_cell_it_names(
     fakes: ModuleType,
 ) -> None:
     def finds(ctx: CheckContext) -> None:
-        ctx.fail("TF-91", "found by fuzzing", "a", "b", example="1. step")
-        ctx.failures[-1].provider = "spawn"
-        ctx.failures[-1].replay = "subagent-tck fuzz --replay f.json --target t"
+        ctx.fail("TF-91", "found by fuzzing", "a", "b", example="1. step", provider="spawn",
+                 replay="subagent-tck fuzz --replay f.json --target t")
 
     cert = certify(fakes.FakeTarget(), RunConfig(), suite=with_supplement(fakes, finds))
     assert outcome(cert, "TF-91", "spawn") == Outcome.FAIL
@@ -57,8 +56,7 @@ def test_a_finding_without_a_provider_fails_every_provider_cell_where_the_rule_a
 
 def test_a_finding_on_a_target_wide_rule_lands_in_its_target_cell(fakes: ModuleType) -> None:
     def finds(ctx: CheckContext) -> None:
-        ctx.fail("FR-91", "found by fuzzing")
-        ctx.failures[-1].provider = "spawn"  # FR-91 is decided target-wide
+        ctx.fail("FR-91", "found by fuzzing", provider="spawn")  # FR-91 is decided target-wide
 
     cert = certify(fakes.FakeTarget(), RunConfig(), suite=with_supplement(fakes, finds))
     assert [(p.provider, p.outcome) for p in cert.rule("FR-91").providers] == [

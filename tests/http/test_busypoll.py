@@ -1,4 +1,5 @@
-"""conformance/busypoll.py: a short busy poll before a blocking read, and when it stays off."""
+"""conformance/busypoll.py: a short busy poll before a blocking read, and when it stays
+off."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The driver API's OpenAPI document (conformance/openapi.py, docs/driver-api.openapi.json)."""
+"""The driver API's OpenAPI document (conformance/openapi.py,
+docs/driver-api.openapi.json)."""
 
 from __future__ import annotations
 

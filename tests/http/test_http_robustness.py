@@ -1,5 +1,6 @@
 """Broken adapters give the right TckError within a bounded time and leave nothing running
-(conformance/http_target.py and conformance/launcher.py against tests/http/fixtures)."""
+(conformance/http_target.py and conformance/launcher.py against
+tests/http/fixtures)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The driver API server in front of an in-process target (conformance/http_server.py)."""
+"""The driver API server in front of an in-process target
+(conformance/http_server.py)."""
 
 from __future__ import annotations
 

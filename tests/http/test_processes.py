@@ -1,4 +1,5 @@
-"""An adapter's processes and output (conformance/launcher.py, conformance/processes.py):
+"""An adapter's processes and output (conformance/launcher.py,
+conformance/processes.py):
 nothing outlives the run, output never blocks the adapter, the ready host is loopback."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Waiting for an ``http://`` target (``certify --wait``), and the typed transport errors of
-the HTTP client (conformance/launcher.py, conformance/targets.py, conformance/http_target.py)."""
+the HTTP client (conformance/launcher.py, conformance/targets.py,
+conformance/http_target.py)."""
 
 from __future__ import annotations
 

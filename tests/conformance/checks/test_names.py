@@ -1,4 +1,5 @@
-"""The generated tool-name vocabulary of the checks (conformance/checks/_names.py): names in the
+"""The generated tool-name vocabulary of the checks (conformance/checks/_names.py): names in
+the
 grammar, varied with the seed, often related to each other, judged as whole tokens."""
 
 from __future__ import annotations
