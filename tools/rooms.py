@@ -60,6 +60,7 @@ ROOMS: dict[str, str] = {
     "clierror": "core",
     "promises_file": "core",
     "promises.schema.json": "core",
+    "promises_report": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",
@@ -75,6 +76,7 @@ ROOMS: dict[str, str] = {
     "report_text": "report",
     "report_failure": "report",
     "report_stream": "report",
+    "report_promises": "report",
     # transports: how the kit reaches a target (built-in, HTTP client and server, cmd:).
     "builtin": "transports",
     "targets": "transports",
@@ -82,6 +84,7 @@ ROOMS: dict[str, str] = {
     "processes": "transports",
     "http_target": "transports",
     "http_server": "transports",
+    "gateway_anthropic": "transports",
     "httpd": "transports",
     "connections": "transports",
     "loopback": "transports",
