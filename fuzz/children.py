@@ -27,6 +27,7 @@ from subagent_tck.spec import (
     TckError,
     assemble_system_prompt,
     check_depth,
+    decide_start,
     render_template,
 )
 
@@ -125,10 +126,16 @@ def start(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
+            or _runtime_rule(lock, parent_model, request, None)
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
         )
     if error is not None:
+        if outcome.ok and _runtime_rule(lock, parent_model, request, error.code):
+            raise lock.diverge(
+                "start", f"the start was refused with {error.code.value}: {error.message}; "
+                "expected it to be accepted (the parent's effective depth is the larger of its "
+                "header and runtime depths)", "accepted", error.to_json(), "DE-02")
         _refused(lock, outcome, error, request, controls_edition, before)
         return
     assert result is not None and outcome.child_depth is not None
@@ -155,6 +162,24 @@ def start(
 
 
 _COMPOSITION_CODES = frozenset({ErrorCode.INVALID_TEMPLATE, ErrorCode.INVALID_TOOL_FILTER})
+
+
+def _runtime_rule(
+    lock: Lockstep, parent: AgentModel, request: Mapping[str, Any], refused: ErrorCode | None
+) -> str | None:
+    """DE-02 when the target decided the start as if the parent's runtime depth replaced its
+    (deeper) header depth: the outcome with the header set to the runtime depth is what it
+    showed (accepted when ``refused`` is None, else refused with that code)."""
+    state = lock.model.start_state(parent)
+    header, runtime = check_depth(state.parent_header_depth), check_depth(parent.runtime)
+    if parent.runtime is ABSENT or not (header.ok and runtime.ok) or (
+            runtime.value >= header.value):  # type: ignore[operator]
+        return None
+    alone = decide_start(replace(state, parent_header_depth=parent.runtime,
+                                 parent_runtime_depth=ABSENT), request)
+    if refused is None:
+        return "DE-02" if alone.ok else None
+    return "DE-02" if not alone.ok and refused in alone.codes else None
 
 
 def _composition_rule(

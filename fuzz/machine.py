@@ -199,7 +199,9 @@ class FuzzMachine(RuleBasedStateMachine):
     def create_agent(self, c: fs.Code) -> None:
         assert self.lock is not None
         header = fs.pick_header(c)
-        runtime = fs.pick_depth(c) if c.take(2) == 1 else None
+        # a runtime depth half the time, then mostly a small valid one, so that header and
+        # runtime depths both count and either may be the larger (DE-02)
+        runtime = fs.pick_header(c) if c.take(2) == 1 else None
         self._apply(
             "create_agent", header={"json": header.text},
             runtime=None if runtime is None else {"json": runtime.text},
