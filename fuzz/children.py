@@ -143,6 +143,7 @@ def start(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
+            or _unvalidated_rule(lock, request, result, outcome.faults[0].code)
             or _runtime_rule(lock, parent_model, request, None)
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
@@ -247,6 +248,24 @@ class MidTurn:
                     f"global {self.name!r} was {self.kind}ed during the turn, must carry the "
                     "registry as it is now", {"tools": wire, "system": system},
                     {"tools": tools, "system": request.system}, "FR-05")
+
+
+def _unvalidated_rule(lock: Lockstep, request: Mapping[str, Any], result: Any,
+                      code: ErrorCode) -> str | None:
+    """EN-03 when a start whose request-controls toolFilter must be refused was accepted and
+    the target refuses the same value as a restriction: its restriction path validates, the
+    start never gave the request's filter to it. (Diagnosis only: the lockstep stops at this
+    divergence, so the restriction the probe may install does not matter.)"""
+    if (code is not ErrorCode.INVALID_TOOL_FILTER or request.get("toolFilter") is None
+            or lock.setup.edition is not Edition.REQUEST_CONTROLS or result is None):
+        return None
+    try:
+        lock.deployment.install_restriction(result.agent, copy.deepcopy(request["toolFilter"]))
+    except TckError as exc:
+        return "EN-03" if exc.code is ErrorCode.INVALID_TOOL_FILTER else None
+    except Exception:  # the child may be retired already: no evidence, no diagnosis
+        return None
+    return None
 
 
 def _runtime_rule(

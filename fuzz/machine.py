@@ -216,8 +216,9 @@ class FuzzMachine(RuleBasedStateMachine):
             fs.CALL_NAMES, [n.swapcase() for n in visible], self.names)
         names = []
         for _ in range(1 + c.take(4)):
-            pool = [n for n in pools[c.take(len(pools))]] or visible or list(self.names)
-            names.append(c.choose(pool))
+            # never a subagent tool: a program calling one could start a child
+            pool = [n for n in pools[c.take(len(pools))] if n not in TOOL_NAMES]
+            names.append(c.choose(pool or self.names))
         self._apply("run_code", agent=agent, names=names)
 
     def create_agent(self, c: fs.Code) -> None:
@@ -297,8 +298,8 @@ class FuzzMachine(RuleBasedStateMachine):
         else:
             stop = c.choose((*([StopReason.COMPLETED.value] * 4),
                              *(r.value for r in StopReason)))
-            # one call in four aborts the caller's turn while the child waits (ST-09)
-            args: dict[str, Any] = {"abort": True} if c.take(4) == 0 else {}
+            # one call in three aborts the caller's turn while the child waits (ST-09)
+            args: dict[str, Any] = {"abort": True} if c.take(3) == 0 else {}
             self._apply("call_tool", agent=self._agent(c.take(8)), name=name, stop=stop,
                         **args)
 

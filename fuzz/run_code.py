@@ -27,9 +27,10 @@ from subagent_tck.conformance.checks.tool_filter_run_code import (
     unknown_tool,
 )
 from subagent_tck.conformance.protocol import SdkCall
-from subagent_tck.spec import RUN_CODE
+from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT
 
 from .lockstep import Lockstep
+from .subagent import TOOL_NAMES
 
 
 def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
@@ -51,9 +52,15 @@ def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
     ran = [(i.tool, i.origin.value, i.agent)
            for i in lock._guard("invocations", lock.deployment.invocations)[before:]
            if i.tool != RUN_CODE]
-    wanted = [(name, origins[name], target) for name in names if name in bound]
+    # the target's own tools (structured_output, a subagent tool): their bodies and answers
+    # are the target's; only whether the SDK binds them is judged
+    owned = {STRUCTURED_OUTPUT, *TOOL_NAMES}
+    ran = [r for r in ran if r[0] not in owned]
+    wanted = [(name, origins[name], target) for name in names
+              if name in bound and name not in owned]
     wrong = {name for name, answer in zip(names, answers, strict=True)
-             if (_errored(answer) if name in bound else not unknown_tool(answer))}
+             if (not unknown_tool(answer) if name not in bound
+                 else unknown_tool(answer) if name in owned else _errored(answer))}
     if wrong or ran != wanted:
         # the names answered or run wrongly (a body of the wrong origin counts; a body run
         # twice or out of order names every body run)
