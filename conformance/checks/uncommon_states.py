@@ -120,7 +120,7 @@ def filter_beyond_parent_view(ctx: CheckContext) -> None:
             before = sorted(dep.agents())
             kind = "run_code" if name == RUN_CODE else "a name only the parent's scope has"
             exc = ctx.expect_error("TF-08", ErrorCode.INVALID_TOOL_FILTER,
-                                   lambda: _start(ctx, dep, root, asked),
+                                   lambda d=dep, r=root, a=asked: _start(ctx, d, r, a),
                                    f"a filter naming {name!r} ({kind}, in the parent's view)")
             if exc is not None and exc.code is ErrorCode.INVALID_TOOL_FILTER:
                 ctx.expect("TF-08", _listed(exc, name), "the refusal must list the offending "
