@@ -216,7 +216,11 @@ class MidTurn:
         return call(f"fz_midturn_probe_{len(self.lock.steps)}", {}, "fz-midturn-call")
 
     def judge(self, child: AgentModel, agent_id: str) -> None:
+        from .subagent import tools
+
         lock, model = self.lock, self.lock.model
+        # the gateway bound the child to this marker: its later turns are scripted by it
+        tools(lock).callers[child.label] = self.marker
         if not self.fired:
             raise lock.diverge("turn-request", f"the child {child.label} made no model request",
                                "one request or more", [], "FR-01")

@@ -24,10 +24,14 @@ After every change the schemas of a mounted tool are read: exactly ``description
 ``prompt`` (ST-01), wording that matches the provider's ``inheritsParentContext`` by the
 certifier's cues, and the same wording again after a re-mount (ST-02, ST-03).
 
-**What the oracle cannot say** (left to ``certify``): the at-cap notice (ST-08: its wording is
-the runtime's), the abort path of ST-09 (a turn aborted while the child waits needs a callback
-inside the model call, which a replayable step does not carry), and the exact text of the
-wording (ST-03 is judged by cues, as the certifier judges it). A load bound to a provider name
+A call with ``abort`` aborts the caller's turn from inside the child's model call (the callback
+is the operation's, so the step stays data and replays): the child must stop there (ST-09).
+Within a turn a context notice is never appended again (ST-08).
+
+**What the oracle cannot say** (left to ``certify``): the at-cap notice beyond its repetition
+within a turn (ST-08: its wording, and when one is due, are the runtime's), what an aborted
+caller does next, and the exact text of the wording (ST-03 is judged by cues, as the certifier
+judges it). A load bound to a provider name
 the target does not ship is never drawn: the rules do not say when that must fail.
 """
 

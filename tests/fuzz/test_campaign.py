@@ -26,24 +26,38 @@ from .conftest import ROOT, subtle_names, zoo_module
 BUDGET = 300.0
 
 
-#: Zoo entries the ci campaign (default certify's) must find by itself, at both seeds, with the
-#: rule each breaks: the states the fixed cases build for these rules only since they were
-#: SUBTLE (the first three), and the operations the machine once never built: an abort while a
-#: child waits, several requests in one turn (a notice repeated, a registry change during a
-#: child's turn), a runtime depth below the stored header, a request filter never applied, and
-#: run_code executed.
+#: Zoo entries the ci campaign (default certify's, in one edition) must find by itself, at both
+#: seeds, with the rule each breaks: the operations the machine once never built (an abort
+#: while a child waits; several requests in one turn: a notice repeated, a registry change
+#: during a child's turn; a runtime depth below the stored header; a request filter never
+#: applied; run_code executed).
 CAMPAIGN_FINDS = (
-    "filter_checked_against_parent_view", "resume_rederives_depth", "empty_variable_left_raw",
     "abort_not_bridged", "notice_on_every_request", "tools_frozen_per_turn",
     "runtime_overrides_header", "request_filter_dropped", "run_code_reaches_hidden_global",
     "run_code_runs_global_under_local", "run_code_bindings_frozen",
 )
+#: Entries that were SUBTLE until a check of theirs caught them
+#: (conformance/checks/uncommon_states.py): a campaign over every edition finds them too.
+ONCE_SUBTLE = (
+    "filter_checked_against_parent_view", "resume_rederives_depth", "empty_variable_left_raw")
 
 
 def test_every_subtle_entry_is_one_the_campaign_must_find() -> None:
     # entries leave SUBTLE once a check catches them (docs/fuzz.md); any that remain are bugs
-    # only the campaign is sure to reach, and this test's list must hold them
+    # only the campaign is sure to reach, and its list must hold them
     assert set(subtle_names()) <= set(CAMPAIGN_FINDS)
+
+
+@pytest.mark.parametrize("name", ONCE_SUBTLE)
+def test_fuzzing_in_every_edition_finds_an_entry_that_was_subtle(
+    at_root: Path, tmp_path: Path, name: str
+) -> None:
+    module = zoo_module(name)
+    result = run_campaign(module.provider(), seed=0, budget_seconds=BUDGET, max_examples=10**6,
+                          database_dir=None, output_dir=tmp_path)
+    assert result.finding is not None, f"{name}: no divergence in {result.seconds:.0f}s"
+    assert result.finding.rule == module.BREAKS, result.report()
+    assert len(result.counterexample) <= 8, result.report()
 
 
 @pytest.mark.parametrize("seed", [0, 7])

@@ -202,3 +202,17 @@ def test_a_step_no_lockstep_can_run_is_a_usage_error(
     with pytest.raises(TckError) as raised:
         run_steps(reference, Setup(), steps(bad))
     assert raised.value.code is ErrorCode.USAGE
+
+
+def test_a_child_whose_turn_changed_the_registry_can_call_a_subagent_tool_later(
+    reference: Target,
+) -> None:
+    # the gateway bound the child to its mid-turn script: a later turn must be scripted there
+    sequence = steps(
+        ("load_tool", {"name": "subagent", "provider": "spawn", "max_depth": None}),
+        ("start", {"parent": "root", "provider": "fork", "controls": {},
+                   "change": {"register": "web"}}),
+        ("call_tool", {"agent": "c1", "name": "subagent", "stop": "completed"}),
+        ("run_code", {"agent": "c1", "names": ["web", "subagent", "run_code"]}),
+    )
+    assert run_steps(reference, Setup(), sequence) is None
