@@ -293,7 +293,11 @@ class FuzzMachine(RuleBasedStateMachine):
         elif kind == 4:
             self._apply("set_host_depth", depth=c.take(4))
         elif kind == 5 and len(self.lock.model.sessions) > 1:
-            self._apply("rebind", session=self._session(c.take(8)), provider=provider,
+            # mostly a child's session: only a composed descriptor can be rebound (CA-01)
+            composed = [label for label, s in self.lock.model.sessions.items() if s.composed]
+            session = (c.choose(composed) if composed and c.take(4)
+                       else self._session(c.take(8)))
+            self._apply("rebind", session=session, provider=provider,
                         label=self.lock.model.new_label("r"))
         else:
             stop = c.choose((*([StopReason.COMPLETED.value] * 4),
