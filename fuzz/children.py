@@ -245,13 +245,13 @@ class MidTurn:
         wire = sorted(model.wire(child))
         system = assemble_system_prompt(model.prompt(child))
         for number, request in enumerate(later, 2):
-            tools = sorted(t.name for t in request.tools)
-            if tools != wire or request.system != system:
+            names = sorted(t.name for t in request.tools)
+            if names != wire or request.system != system:
                 raise lock.diverge(
                     "turn-request", f"request {number} of {child.label}'s turn, after the "
                     f"global {self.name!r} was {self.kind}ed during the turn, must carry the "
                     "registry as it is now", {"tools": wire, "system": system},
-                    {"tools": tools, "system": request.system}, "FR-05")
+                    {"tools": names, "system": request.system}, "FR-05")
 
 
 def _unvalidated_rule(lock: Lockstep, request: Mapping[str, Any], result: Any,

@@ -119,12 +119,15 @@ def filter_beyond_parent_view(ctx: CheckContext) -> None:
             dep, root = deploy(state, asked)
             before = sorted(dep.agents())
             kind = "run_code" if name == RUN_CODE else "a name only the parent's scope has"
-            exc = ctx.expect_error("TF-08", ErrorCode.INVALID_TOOL_FILTER,
-                                   lambda d=dep, r=root, a=asked: _start(ctx, d, r, a),
-                                   f"a filter naming {name!r} ({kind}, in the parent's view)")
-            if exc is not None and exc.code is ErrorCode.INVALID_TOOL_FILTER:
-                ctx.expect("TF-08", _listed(exc, name), "the refusal must list the offending "
-                           "name", [name], exc.to_json())
+            def refused_start(d: Any = dep, r: str = root, a: object = asked) -> Any:
+                return _start(ctx, d, r, a)
+
+            refusal = ctx.expect_error(
+                "TF-08", ErrorCode.INVALID_TOOL_FILTER, refused_start,
+                f"a filter naming {name!r} ({kind}, in the parent's view)")
+            if refusal is not None and refusal.code is ErrorCode.INVALID_TOOL_FILTER:
+                ctx.expect("TF-08", _listed(refusal, name), "the refusal must list the "
+                           "offending name", [name], refusal.to_json())
                 ctx.expect("TF-08", sorted(dep.agents()) == before, "a refused filter starts "
                            "nothing", before, sorted(dep.agents()))
 
