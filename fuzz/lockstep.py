@@ -387,7 +387,8 @@ class Lockstep:
         """EN-03 when a child started with the request's own toolFilter shows the view the
         preset's filter would give (the preset won over the request), or, in request-controls,
         the view it would have without the request's filter (the filter was gated but never
-        applied; only for a filter without an empty list, whose misreading is TF-03's)."""
+        applied; a filter with an empty list, which a TF-03 misreading would also drop, is
+        told apart by :func:`_dropped`'s probe)."""
         if agent is None or agent.kind != "child" or "toolFilter" not in agent.overrides:
             return None
         if self.setup.edition is Edition.REQUEST_CONTROLS and _dropped(self, agent, seen):
