@@ -44,9 +44,8 @@ def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
     calls = [SdkCall(name=name, arguments={"probe": len(lock.steps), "call": n})
              for n, name in enumerate(names)]
     before = len(lock._guard("invocations", lock.deployment.invocations))
-    try:
-        answers = lock._guard("run_code", lambda: run_program(lock.deployment, target, calls))
-    except Unsupported:
+    answers = lock._guard("run_code", lambda: _program(lock, target, calls))
+    if answers is None:  # no run-code operation: not judged here, nor again
         lock.no_run_code = True  # type: ignore[attr-defined]
         return
     ran = [(i.tool, i.origin.value, i.agent)
@@ -73,6 +72,15 @@ def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
             {"answers": [shown(a) for a in answers], "bodies run": ran},
             lock.resolver_rule(agent, strays),
         )
+
+
+def _program(lock: Lockstep, target: str, calls: list[SdkCall]) -> list[Any] | None:
+    """The program's answers (see ``run_program``), or None when the target has no run-code
+    operation (a driver protocol 1.0 adapter)."""
+    try:
+        return run_program(lock.deployment, target, calls)
+    except Unsupported:
+        return None
 
 
 def _errored(answer: Any) -> bool:

@@ -216,3 +216,44 @@ def test_a_child_whose_turn_changed_the_registry_can_call_a_subagent_tool_later(
         ("run_code", {"agent": "c1", "names": ["web", "subagent", "run_code"]}),
     )
     assert run_steps(reference, Setup(), sequence) is None
+
+
+class _WithoutRunCode:
+    """The reference behind a driver protocol 1.0 adapter: no run-code operation."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+
+    def info(self) -> Any:
+        return self.inner.info()
+
+    def deploy(self, config: Any, gateway: Any) -> Any:
+        deployment = self.inner.deploy(config, gateway)
+
+        class Older:
+            def __getattr__(self, name: str) -> Any:
+                if name == "run_code":
+                    raise AttributeError(name)
+                return getattr(deployment, name)
+
+        return Older()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_target_without_the_run_code_operation_is_not_judged_by_the_fuzzers_programs(
+    reference: Target,
+) -> None:
+    # the fixed check tool-filter-run-code-reach reports such a target's TF-12 as an error
+    sequence = steps(
+        ("restrict", {"agent": "root", "value": {"deny": ["web"]}}),
+        ("run_code", {"agent": "root", "names": ["read", "web"]}),
+        ("run_code", {"agent": "root", "names": ["web"]}),
+    )
+    setup = Setup(mode=PresentationMode.PTC, tools=("read", "web"))
+    assert run_steps(_WithoutRunCode(reference), setup, sequence) is None  # type: ignore[arg-type]
+    # and the same programs do judge a target that has it
+    broken = zoo_module("run_code_reaches_hidden_global").provider()
+    divergence = run_steps(broken, setup, sequence)
+    assert divergence is not None and divergence.finding.rule == "TF-12"
