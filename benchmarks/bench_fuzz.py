@@ -1,8 +1,8 @@
 """Fuzzer speed and power: steps per second against the reference, time to find each subtle bug.
 
 Goals: the state machine runs at least 2,000 steps/s against the in-process reference, and
-fuzzing finds every ``SUBTLE`` zoo entry (``examples/providers``) in under 10 s median over 5
-seeds, naming the rule the entry breaks.
+fuzzing finds every ``SUBTLE`` zoo entry and every entry of :data:`CAMPAIGN_ENTRIES`
+(``examples/providers``) in under 10 s median over 5 seeds, naming the rule the entry breaks.
 
 Run from the repository root: ``python benchmarks/bench_fuzz.py [--seconds 10]
 [--http-seconds 10] [--seeds 5] [--budget 60] [ENTRY ...]``. Steps per second are also measured
@@ -42,12 +42,22 @@ def load() -> str:
         return "n/a"
 
 
+#: Entries only the campaign's operations reach (an abort mid-turn, several requests in one
+#: turn, a runtime depth below the header, a request filter never applied, run_code executed).
+CAMPAIGN_ENTRIES = (
+    "abort_not_bridged", "notice_on_every_request", "tools_frozen_per_turn",
+    "runtime_overrides_header", "request_filter_dropped", "run_code_reaches_hidden_global",
+    "run_code_runs_global_under_local", "run_code_bindings_frozen",
+)
+
+
 def subtle_entries() -> list[str]:
+    """The SUBTLE zoo entries and :data:`CAMPAIGN_ENTRIES`."""
     zoo = ROOT / "examples" / "providers"
-    return sorted(
+    return sorted({*CAMPAIGN_ENTRIES, *(
         p.stem for p in zoo.glob("*.py")
         if not p.stem.startswith("_") and "\nSUBTLE = True" in p.read_text(encoding="utf-8")
-    )
+    )})
 
 
 def steps_per_second(seconds: float) -> tuple[float, float, int]:

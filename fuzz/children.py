@@ -17,16 +17,26 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from subagent_tck.conformance.protocol import SessionHeader, StartRequest, snapshot_of
+from subagent_tck.conformance.gateway import call, text
+from subagent_tck.conformance.protocol import (
+    ModelReply,
+    ModelRequest,
+    SessionHeader,
+    StartRequest,
+    ToolSpec,
+    snapshot_of,
+)
 from subagent_tck.spec import (
     ABSENT,
     PERSONA_SECTION,
+    RUN_CODE,
     Edition,
     ErrorCode,
     Fault,
     TckError,
     assemble_system_prompt,
     check_depth,
+    decide_start,
     render_template,
 )
 
@@ -104,10 +114,18 @@ def _nothing_created_rule(fault: Fault) -> str:
 
 def start(
     lock: Lockstep, parent: str, provider: str, controls: Mapping[str, Any],
-    label: str | None = None,
+    label: str | None = None, change: Mapping[str, str] | None = None,
 ) -> None:
+    """Start a child. With ``change`` (``{"register": name}`` or ``{"unregister": name}``)
+    the child's model, at its first request, changes the global registry and asks for a tool
+    call, so that the child makes a second request in the same turn: that request must carry
+    the registry as it is now (FR-05 within one turn)."""
     parent_model = lock.agent(parent)
     request: dict[str, Any] = {"provider": provider, "prompt": PROMPT}
+    midturn: MidTurn | None = None
+    if change:
+        midturn = MidTurn(lock, dict(change))
+        request["prompt"] = f"{PROMPT} {midturn.marker}"
     for key, value in controls.items():
         request[key] = _value(value) if key == "maxDepth" else copy.deepcopy(value)
     outcome = lock.model.decide_start(parent_model, request)
@@ -125,10 +143,17 @@ def start(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
+            or _unvalidated_rule(lock, request, result, outcome.faults[0].code)
+            or _runtime_rule(lock, parent_model, request, None)
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
         )
     if error is not None:
+        if outcome.ok and _runtime_rule(lock, parent_model, request, error.code):
+            raise lock.diverge(
+                "start", f"the start was refused with {error.code.value}: {error.message}; "
+                "expected it to be accepted (the parent's effective depth is the larger of its "
+                "header and runtime depths)", "accepted", error.to_json(), "DE-02")
         _refused(lock, outcome, error, request, controls_edition, before)
         return
     assert result is not None and outcome.child_depth is not None
@@ -148,13 +173,121 @@ def start(
     if not published:  # the target retires a child after its run: keep only its session
         lock.model.agents.pop(label, None)
         lock.model.sessions[label].agent = None
+    if midturn is not None:  # the first request and the snapshot came before the change
+        _check_snapshot(lock, child, result.agent)
+        _check_first_request(lock, child, result.agent, published)
+        midturn.judge(child, result.agent)
     lock.check_all_views()
-    _check_snapshot(lock, child, result.agent)
-    _check_first_request(lock, child, result.agent, published)
+    if midturn is None:
+        _check_snapshot(lock, child, result.agent)
+        _check_first_request(lock, child, result.agent, published)
     lock.check_prompt(parent)  # PE-01: the parent's prompt is unchanged
 
 
 _COMPOSITION_CODES = frozenset({ErrorCode.INVALID_TEMPLATE, ErrorCode.INVALID_TOOL_FILTER})
+
+
+class MidTurn:
+    """A registry change made by a child's model at its first request (see :func:`start`)."""
+
+    def __init__(self, lock: Lockstep, change: dict[str, str]) -> None:
+        self.lock = lock
+        [(self.kind, self.name)] = change.items()
+        if self.kind not in ("register", "unregister"):
+            raise TckError(ErrorCode.USAGE, f"a start's change is register or unregister, "
+                           f"not {self.kind!r}; the replay file is corrupt")
+        n = len(lock.steps)
+        self.error: TckError | None = None
+        self.fired = False
+        self.marker = lock.gateway.script(
+            f"<<fz-midturn-{n}>>", self._change, text(f"child done {n}"), required=False)
+
+    def _change(self, request: ModelRequest) -> ModelReply:
+        self.fired = True
+        deployment = self.lock.deployment
+        try:
+            if self.kind == "register":
+                spec = ToolSpec(name=self.name, description=f"global {self.name}")
+                deployment.register_tool(spec, None)
+            else:
+                deployment.unregister_tool(self.name, None)
+        except TckError as exc:
+            self.error = exc
+        return call(f"fz_midturn_probe_{len(self.lock.steps)}", {}, "fz-midturn-call")
+
+    def judge(self, child: AgentModel, agent_id: str) -> None:
+        from .subagent import tools
+
+        lock, model = self.lock, self.lock.model
+        # the gateway bound the child to this marker: its later turns are scripted by it
+        tools(lock).callers[child.label] = self.marker
+        if not self.fired:
+            raise lock.diverge("turn-request", f"the child {child.label} made no model request",
+                               "one request or more", [], "FR-01")
+        if self.kind == "register":
+            expect = model.expect_register_global(self.name)
+            if lock.check_outcome("register-global", expect.codes, expect.may_accept,
+                                  self.error, "TF-06" if self.name == RUN_CODE else None,
+                                  expect.reason):
+                model.register_global(self.name)
+        else:
+            expect = model.expect_unregister_global(self.name)
+            lock.check_outcome("unregister-global", expect.codes, expect.may_accept,
+                               self.error, "TF-11", expect.reason)
+            if self.name in model.globals:
+                model.unregister_global(self.name)
+        lock.changed()
+        later = lock.gateway.requests(agent_id)[1:]
+        if not later:
+            raise lock.diverge(
+                "turn-request", f"{child.label} asked for a tool call and got its result, but "
+                "made no further request in its turn", "a second request", [], "FR-05")
+        wire = sorted(model.wire(child))
+        system = assemble_system_prompt(model.prompt(child))
+        for number, request in enumerate(later, 2):
+            names = sorted(t.name for t in request.tools)
+            if names != wire or request.system != system:
+                raise lock.diverge(
+                    "turn-request", f"request {number} of {child.label}'s turn, after the "
+                    f"global {self.name!r} was {self.kind}ed during the turn, must carry the "
+                    "registry as it is now", {"tools": wire, "system": system},
+                    {"tools": names, "system": request.system}, "FR-05")
+
+
+def _unvalidated_rule(lock: Lockstep, request: Mapping[str, Any], result: Any,
+                      code: ErrorCode) -> str | None:
+    """EN-03 when a start whose request-controls toolFilter must be refused was accepted and
+    the target refuses the same value as a restriction: its restriction path validates, the
+    start never gave the request's filter to it. (Diagnosis only: the lockstep stops at this
+    divergence, so the restriction the probe may install does not matter.)"""
+    if (code is not ErrorCode.INVALID_TOOL_FILTER or request.get("toolFilter") is None
+            or lock.setup.edition is not Edition.REQUEST_CONTROLS or result is None):
+        return None
+    try:
+        lock.deployment.install_restriction(result.agent, copy.deepcopy(request["toolFilter"]))
+    except TckError as exc:
+        return "EN-03" if exc.code is ErrorCode.INVALID_TOOL_FILTER else None
+    except Exception:  # the child may be retired already: no evidence, no diagnosis
+        return None
+    return None
+
+
+def _runtime_rule(
+    lock: Lockstep, parent: AgentModel, request: Mapping[str, Any], refused: ErrorCode | None
+) -> str | None:
+    """DE-02 when the target decided the start as if the parent's runtime depth replaced its
+    (deeper) header depth: the outcome with the header set to the runtime depth is what it
+    showed (accepted when ``refused`` is None, else refused with that code)."""
+    state = lock.model.start_state(parent)
+    header, runtime = check_depth(state.parent_header_depth), check_depth(parent.runtime)
+    if parent.runtime is ABSENT or not (header.ok and runtime.ok) or (
+            runtime.value >= header.value):  # type: ignore[operator]
+        return None
+    alone = decide_start(replace(state, parent_header_depth=parent.runtime,
+                                 parent_runtime_depth=ABSENT), request)
+    if refused is None:
+        return "DE-02" if alone.ok else None
+    return "DE-02" if not alone.ok and refused in alone.codes else None
 
 
 def _composition_rule(

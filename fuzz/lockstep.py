@@ -20,6 +20,7 @@ The operations themselves live in :mod:`.operations`; this module holds set-up a
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,6 +114,36 @@ def _tool_view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
     from .subagent import view_rule as tool_view_rule
 
     return tool_view_rule(lock, agent, names, observed)
+
+
+def _dropped(lock: Lockstep, agent: AgentModel, seen: set[tuple[str, str]]) -> bool:
+    """Whether ``seen`` is ``agent``'s view without its composed filter (and with its preset's
+    filter when it has one): the request's toolFilter was dropped (EN-03)."""
+    asked = agent.overrides.get("toolFilter")
+    if not isinstance(asked, dict):
+        return False
+    rules = [r for label, r in agent.scope.restrictions.items() if label != COMPOSED]
+    preset = lock.model.presets.get(str(agent.preset))
+    if preset is not None and preset.tool_filter is not None:
+        verdict = validate_restriction(preset.tool_filter, lock.model.globals)
+        if verdict.restriction is not None:
+            rules.append(verdict.restriction)
+    view = resolve_view(lock.model.globals, rules, agent.scope.locals, agent.scope.mode)
+    expected = {(e.name, e.origin.value) for e in lock.model.view(agent)}
+    if not expected != seen == {(e.name, e.origin.value) for e in view}:
+        return False
+    if not any(v == [] for v in asked.values()):
+        return True
+    # An empty list dropped looks like an empty list read as absent (TF-03). Installing the
+    # same value on the child tells them apart: a target that reads it right as a restriction
+    # shows the expected view then, so it was the start that dropped the filter. (Diagnosis
+    # only: the lockstep stops at this divergence, so the change does not matter.)
+    try:
+        lock.deployment.install_restriction(lock.ids[agent.label], copy.deepcopy(asked))
+        again = {(e.name, e.origin.value) for e in lock.deployment.view(lock.ids[agent.label])}
+    except Exception:  # no evidence, no diagnosis
+        return False
+    return again == expected
 
 
 def _check_tool_schemas(lock: Lockstep, label: str, found: list[Any]) -> None:
@@ -353,10 +384,15 @@ class Lockstep:
                 break
 
     def override_rule(self, agent: AgentModel | None, seen: set[tuple[str, str]]) -> str | None:
-        """EN-03 when a child started with a preset and the request's own toolFilter shows the
-        view the preset's filter would give: the preset won over the request."""
+        """EN-03 when a child started with the request's own toolFilter shows the view the
+        preset's filter would give (the preset won over the request), or, in request-controls,
+        the view it would have without the request's filter (the filter was gated but never
+        applied; a filter with an empty list, which a TF-03 misreading would also drop, is
+        told apart by :func:`_dropped`'s probe)."""
         if agent is None or agent.kind != "child" or "toolFilter" not in agent.overrides:
             return None
+        if self.setup.edition is Edition.REQUEST_CONTROLS and _dropped(self, agent, seen):
+            return "EN-03"
         preset = self.model.presets.get(str(agent.preset))
         if preset is None or preset.tool_filter is None:
             return None

@@ -29,7 +29,14 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from subagent_tck.conformance.protocol import TargetInfo
 from subagent_tck.conformance.target import Target
-from subagent_tck.spec import PROVIDER_MANAGED, Component, Edition, PresentationMode, StopReason
+from subagent_tck.spec import (
+    PROVIDER_MANAGED,
+    RUN_CODE,
+    Component,
+    Edition,
+    PresentationMode,
+    StopReason,
+)
 
 from . import strategies as fs
 from .lockstep import DEPLOYMENT_PERSONAS, NO_SUCH_PROVIDER, PRESETS, Lockstep, Setup
@@ -196,10 +203,30 @@ class FuzzMachine(RuleBasedStateMachine):
         else:
             self._apply(kind, agent=agent)
 
+    def run_code(self, c: fs.Code) -> None:
+        """A run_code program of one to four SDK calls (TF-12): names the scope sees, globals
+        it may not see, its locals, ``run_code`` itself, names never registered and case
+        variants of visible ones."""
+        assert self.lock is not None
+        agent = self._agent(c.take(8))
+        model = self.lock.model.agents[agent]
+        visible = [e.name for e in self.lock.model.view(model)]
+        pools: tuple[Sequence[str], ...] = (
+            visible, self.lock.model.globals, model.scope.locals, (RUN_CODE,),
+            fs.CALL_NAMES, [n.swapcase() for n in visible], self.names)
+        names = []
+        for _ in range(1 + c.take(4)):
+            # never a subagent tool: a program calling one could start a child
+            pool = [n for n in pools[c.take(len(pools))] if n not in TOOL_NAMES]
+            names.append(c.choose(pool or self.names))
+        self._apply("run_code", agent=agent, names=names)
+
     def create_agent(self, c: fs.Code) -> None:
         assert self.lock is not None
         header = fs.pick_header(c)
-        runtime = fs.pick_depth(c) if c.take(2) == 1 else None
+        # a runtime depth half the time, then mostly a small valid one, so that header and
+        # runtime depths both count and either may be the larger (DE-02)
+        runtime = fs.pick_header(c) if c.take(2) == 1 else None
         self._apply(
             "create_agent", header={"json": header.text},
             runtime=None if runtime is None else {"json": runtime.text},
@@ -231,8 +258,16 @@ class FuzzMachine(RuleBasedStateMachine):
                 controls["toolFilter"] = tool_filter
         if output_schema is not fs.OMIT:
             controls["outputSchema"] = output_schema
+        # one start in four: the child's model changes the registry at its first request
+        # and asks for a tool call, so that its second request shows the change (FR-05)
+        extra: dict[str, Any] = {}
+        if c.take(4) == 0:
+            if c.take(2) and self.lock.model.globals:
+                extra["change"] = {"unregister": _name(c, self.lock.model.globals, self.names)}
+            else:
+                extra["change"] = {"register": c.choose(self.names)}
         self._apply("start", parent=parent, provider=provider, controls=controls,
-                    label=self.lock.model.new_label("c"))
+                    label=self.lock.model.new_label("c"), **extra)
 
     def subagent_tool(self, c: fs.Code) -> None:
         """The ``subagent`` tool's component (:mod:`.subagent`): a load, an unload, a
@@ -258,12 +293,19 @@ class FuzzMachine(RuleBasedStateMachine):
         elif kind == 4:
             self._apply("set_host_depth", depth=c.take(4))
         elif kind == 5 and len(self.lock.model.sessions) > 1:
-            self._apply("rebind", session=self._session(c.take(8)), provider=provider,
+            # mostly a child's session: only a composed descriptor can be rebound (CA-01)
+            composed = [label for label, s in self.lock.model.sessions.items() if s.composed]
+            session = (c.choose(composed) if composed and c.take(4)
+                       else self._session(c.take(8)))
+            self._apply("rebind", session=session, provider=provider,
                         label=self.lock.model.new_label("r"))
         else:
             stop = c.choose((*([StopReason.COMPLETED.value] * 4),
                              *(r.value for r in StopReason)))
-            self._apply("call_tool", agent=self._agent(c.take(8)), name=name, stop=stop)
+            # one call in three aborts the caller's turn while the child waits (ST-09)
+            args: dict[str, Any] = {"abort": True} if c.take(3) == 0 else {}
+            self._apply("call_tool", agent=self._agent(c.take(8)), name=name, stop=stop,
+                        **args)
 
     def resume(self, c: fs.Code) -> None:
         """Cold-resume a session, after writing its stored header depth two times in three
@@ -294,6 +336,7 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
     "dispose": FuzzMachine.dispose,
     "set_mode": FuzzMachine.set_mode,
     "observe": FuzzMachine.observe,
+    "run_code": FuzzMachine.run_code,
     "create_agent": FuzzMachine.create_agent,
     "start": FuzzMachine.start,
     "resume": FuzzMachine.resume,

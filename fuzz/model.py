@@ -319,9 +319,9 @@ class DeploymentModel:
             composed=True,
             provider=str(request["provider"]),
         )
-        if child.preset is not None:
-            child.overrides = {k: request[k] for k in ("persona", "toolFilter")
-                               if request.get(k) is not None}
+        # the request's own persona / toolFilter (with or without a preset): EN-03 diagnosis
+        child.overrides = {k: request[k] for k in ("persona", "toolFilter")
+                           if request.get(k) is not None}
         self.add_agent(child, session)
         return child
 

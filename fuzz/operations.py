@@ -228,6 +228,7 @@ def _same_depth(a: object, b: object) -> bool:
 
 
 from .children import create_agent, plant, resume, start  # noqa: E402
+from .run_code import run_code  # noqa: E402
 from .subagent import (  # noqa: E402
     add_provider,
     call_tool,
@@ -251,6 +252,7 @@ OPERATIONS: dict[str, Operation] = {
     "sdk": sdk,
     "lookup": lookup,
     "execute": execute,
+    "run_code": run_code,
     "prompt": prompt,
     "headers": headers,
     "create_agent": create_agent,

@@ -47,6 +47,7 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "lookup": ("TF-12",),
     "execute": ("TF-12", "TF-05"),
     "sdk": ("TF-12", "TF-06"),
+    "run-code": ("TF-12", "TF-06", "TF-05"),
     "prompt": ("PE-01", "PE-02", "PE-03", "PE-04", "TF-16"),
     "headers": ("DE-01", "DE-09"),
     "create-agent": ("DE-06", "DE-07"),
@@ -70,6 +71,8 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "tool-schema": ("ST-01", "ST-02", "ST-03"),
     "tool-call": ("ST-07", "ST-06", "ST-09"),
     "turn-request": ("FR-05", "FR-01", "PE-05", "TF-05"),
+    "notice": ("ST-08",),
+    "abort": ("ST-09",),
     "crash": (),
 }
 
@@ -89,12 +92,14 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     "sdk": ("sdk",),
     "lookup": ("lookup",),
     "execute": ("execute",),
+    "run_code": ("run-code",),
     "prompt": ("prompt",),
     "headers": ("headers",),
     "create_agent": ("create-agent", "nothing-created", *_PRESENTED),
     "start": (
         "start", "nothing-created", "start-depth", "published", "first-request-tools",
-        "first-request-system", *_PRESENTED,
+        "first-request-system", "turn-request", "register-global", "unregister-global",
+        *_PRESENTED,
     ),
     "plant": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
     "resume": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
@@ -103,7 +108,7 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     "remove_provider": ("provider", "tool-schema", *_PRESENTED),
     "add_provider": ("provider", "tool-schema", *_PRESENTED),
     "set_host_depth": ("host-depth",),
-    "call_tool": ("tool-call", "turn-request", "tool-schema", *_PRESENTED),
+    "call_tool": ("tool-call", "turn-request", "notice", "abort", "tool-schema", *_PRESENTED),
     "rebind": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
 }
 

@@ -24,10 +24,14 @@ After every change the schemas of a mounted tool are read: exactly ``description
 ``prompt`` (ST-01), wording that matches the provider's ``inheritsParentContext`` by the
 certifier's cues, and the same wording again after a re-mount (ST-02, ST-03).
 
-**What the oracle cannot say** (left to ``certify``): the at-cap notice (ST-08: its wording is
-the runtime's), the abort path of ST-09 (a turn aborted while the child waits needs a callback
-inside the model call, which a replayable step does not carry), and the exact text of the
-wording (ST-03 is judged by cues, as the certifier judges it). A load bound to a provider name
+A call with ``abort`` aborts the caller's turn from inside the child's model call (the callback
+is the operation's, so the step stays data and replays): the child must stop there (ST-09).
+Within a turn a context notice is never appended again (ST-08).
+
+**What the oracle cannot say** (left to ``certify``): the at-cap notice beyond its repetition
+within a turn (ST-08: its wording, and when one is due, are the runtime's), what an aborted
+caller does next, and the exact text of the wording (ST-03 is judged by cues, as the certifier
+judges it). A load bound to a provider name
 the target does not ship is never drawn: the rules do not say when that must fail.
 """
 
@@ -266,9 +270,12 @@ def _kit_description(lock: Lockstep, agent: AgentModel, name: str) -> str | None
     return None
 
 
-def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed") -> None:
+def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
+              abort: bool = False) -> None:
     """A turn of ``agent`` that calls tool ``name`` once (only when ``agent``'s model is
-    offered it; otherwise the step only reads the view)."""
+    offered it; otherwise the step only reads the view). With ``abort`` the caller's turn is
+    aborted while the child waits for its model, whose reply then asks for a tool call: the
+    child's run must stop there (ST-09)."""
     model = tools(lock)
     caller = lock.agent(agent)
     if name not in lock.model.wire(caller) or name not in model.loads:
@@ -287,17 +294,22 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed") ->
     outcome = lock.model.decide_start(caller, request)
     refused = at_cap or not outcome.ok
     gateway = lock.gateway
-    child_marker = gateway.script(f"<<fz-child-{n}>>", ModelReply(
-        text=f"child output {n}", stopReason=reason), required=False)
+    target = lock.agent_id(agent)
+    reply: Any = ModelReply(text=f"child output {n}", stopReason=reason)
+    if abort:
+        def aborting(request: ModelRequest) -> ModelReply:
+            lock.deployment.abort_turn(target)
+            return call(f"fz_after_abort_{n}", {}, f"fz-child-call-{n}")
+        reply = aborting
+    child_marker = gateway.script(f"<<fz-child-{n}>>", reply, required=False)
     call_id = f"fz-call-{n}"
     # the gateway binds an agent to the first marker it saw: one marker per caller, refilled
     marker = model.callers.setdefault(agent, f"<<fz-caller-{n}>>")
     caller_marker = gateway.script(marker, call(name, {
         "description": "a delegated task", "prompt": f"{child_marker} do the task"}, call_id),
         required=False)
-    target = lock.agent_id(agent)
     seen = len(gateway.requests(target))
-    _, error = lock.call("run_turn", lambda: lock.deployment.run_turn(
+    result, error = lock.call("run_turn", lambda: lock.deployment.run_turn(
         target, f"{caller_marker} go on"))
     if error is not None:
         raise lock.diverge("tool-call", f"the turn of {agent} failed: {error.message}",
@@ -305,6 +317,7 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed") ->
     requests = gateway.requests(target)[seen:]
     if requests:
         _caller_request_rule(lock, caller, requests[0])
+    check_notices(lock, agent, requests)
     found = [m for r in requests for m in r.messages if m.role == "tool"
              and m.toolCallId == call_id]
     message = found[0] if found else None
@@ -325,6 +338,9 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed") ->
                                {"isError": True, "child ran": False}, observed, rule)
         lock.check_all_views()
         return
+    if abort and children:
+        _check_aborted(lock, agent, name, children[0], message, result)
+        return
     if message is None or not children:
         rule = ("ST-06" if load.max_depth is None else "ST-05" if cap is None else "ST-07")
         raise lock.diverge("tool-call", f"a call of {name!r} by {agent} below the cap "
@@ -343,6 +359,45 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed") ->
     if leaked:
         raise lock.diverge("tool-call", "the tool's child run must be disposed once the call "
                            "returned", [], leaked, "ST-09")
+    lock.check_all_views()
+
+
+def check_notices(lock: Lockstep, agent: str, requests: list[ModelRequest]) -> None:
+    """ST-08: within one turn the cap and the depth do not change, so a context notice that
+    an earlier request of the turn carried must not be appended again. (What a notice says,
+    and when one is due, is the runtime's wording and is left to certify's fixed case.)"""
+    told: set[str] = set()
+    for number, request in enumerate(requests, 1):
+        again = [text for text in request.context if text in told]
+        if again:
+            raise lock.diverge(
+                "notice", f"request {number} of {agent}'s turn repeats a notice an earlier "
+                "request of the turn carried, while the cap and depth are unchanged",
+                [], again, "ST-08")
+        told.update(request.context)
+
+
+def _check_aborted(lock: Lockstep, agent: str, name: str, child: str,
+                   message: Any, result: Any) -> None:
+    """ST-09's abort path: the caller's turn was aborted while the child waited for its
+    model; the child must make no further request or tool call, every result of the call is
+    errored, and the child is disposed of once the call returned."""
+    went_on = len(lock.gateway.requests(child)) - 1
+    ran = [i.tool for i in lock._guard("invocations", lock.deployment.invocations)
+           if i.agent == child]
+    results = [] if result is None else [r.isError for r in result.toolResults]
+    if message is not None:
+        results.append(message.isError)
+    live = set(lock._guard("agents", lock.deployment.agents))
+    leaked = child in live and child not in set(lock.ids.values())
+    if went_on or ran or not all(results) or leaked:
+        raise lock.diverge(
+            "abort", f"aborting {agent}'s turn while its {name!r} call's child waited for its "
+            "model must cancel the child: no further request or tool call, an errored result, "
+            "the child disposed of", {"child requests after abort": 0, "tool calls": [],
+                                      "isError": True, "child live after": False},
+            {"child requests after abort": went_on, "tool calls": ran,
+             "isError": results, "child live after": leaked}, "ST-09")
     lock.check_all_views()
 
 

@@ -30,6 +30,7 @@ ONCE = (
     "tests/promises/test_roster_dsh.py",
     "tests/fuzz/test_campaign_check.py",  # long campaigns
     "tests/fuzz/test_campaign.py",
+    "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
 )
 
 

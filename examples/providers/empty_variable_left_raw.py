@@ -1,10 +1,11 @@
-"""A template variable whose value is empty leaves its placeholder raw (breaks PE-05; subtle).
+"""A template variable whose value is empty leaves its placeholder raw (breaks PE-05).
 
 Templates are checked strictly (unknown and malformed placeholders are refused), but the
 substitution step writes ``variables[name] || placeholder``: a known variable whose value is the
 empty string is taken for "missing", and the raw ``{{name}}`` reaches the model. The fixed cases
 use non-empty values; drawn personas and variables find it. The JavaScript ``||`` default idiom
-produces exactly this bug.
+produces exactly this bug. It was SUBTLE; the check ``persona-empty-variable`` draws an empty
+value in every case.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from subagent_tck.reference.prompt import render_strict
 from subagent_tck.spec import Section, resolve_sections
 
 BREAKS = "PE-05"
-SUBTLE = True
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 

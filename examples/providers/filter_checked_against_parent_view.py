@@ -1,12 +1,13 @@
-"""A child's tool filter is validated against its parent's view (breaks TF-08). SUBTLE.
+"""A child's tool filter is validated against its parent's view (breaks TF-08).
 
 TF-08 validates a filter against the global restrictable set: the names of the global tools
 registered now. This runtime validates it against what the *parent* can see, as if a child had
 to be a subset of its parent (a non-escalation rule that seed 000 explicitly disclaims). A
 parent's scope-local tool or the reserved ``run_code`` of a ``ptc`` parent then passes as a
-filter name, and a global the parent's own restriction hides is refused. The fixed checks start
-children from an unrestricted parent without locals, where the two sets coincide; the fuzzer
-restricts or extends the parent first.
+filter name, and a global the parent's own restriction hides is refused. The other TF-08
+checks start children from an unrestricted parent without locals, where the two sets coincide
+(it was SUBTLE); the check ``tool-filter-beyond-the-parent-view`` restricts the parent, gives it
+locals and ``ptc`` mode first, and so does the fuzzer.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from subagent_tck.reference import Agent, ChildStart, Host
 from subagent_tck.spec import ABSENT, ErrorCode, TckError, validate_restriction
 
 BREAKS = "TF-08"
-SUBTLE = True
 
 
 class ParentViewStart(ChildStart):

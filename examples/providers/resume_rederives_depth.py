@@ -1,12 +1,13 @@
-"""A resumed child's depth is re-derived from its parent (breaks DE-09). SUBTLE.
+"""A resumed child's depth is re-derived from its parent (breaks DE-09).
 
 On cold resume this runtime validates the child's stored header but then sets the child's depth
 to its parent's header depth plus one, trusting the tree over the durable record. For a child
 that was started normally the two agree, which is all the fixed checks resume; a stored header
 that records a deeper position (a child resumed under another deployment's tree, or a header
 written by a newer runtime) is lowered on resume, which DE-09 forbids: resume restores the
-header depth and a restart can never lower the count. The fuzzer writes such a header and
-resumes.
+header depth and a restart can never lower the count. The check
+``depth-resume-keeps-a-deeper-header`` writes such a header and resumes (it was SUBTLE), and so
+does the fuzzer.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from subagent_tck.conformance.builtin import ReferenceTarget
 from subagent_tck.reference import Agent, Descriptor, Host, Resume
 
 BREAKS = "DE-09"
-SUBTLE = True
 
 
 class RederivingResume(Resume):

@@ -1,5 +1,6 @@
-"""Campaigns: fuzzing finds every subtle zoo entry and names its rule; the reference shows no
-divergence; a replay file reproduces a finding alone; workers share findings through a database.
+"""Campaigns: the ci campaign finds the zoo entries listed for it and names their rules; the
+reference shows no divergence; a replay file reproduces a finding alone; workers share findings
+through a database.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from subagent_tck.conformance.runner import PROFILES
 from subagent_tck.conformance.target import Target
 from subagent_tck.fuzz.campaign import replay, run_campaign
 from subagent_tck.fuzz.replay import load_replay
+from subagent_tck.spec import RULES_BY_ID
 
 from .conftest import ROOT, subtle_names, zoo_module
 
@@ -23,22 +26,61 @@ from .conftest import ROOT, subtle_names, zoo_module
 BUDGET = 300.0
 
 
-def test_the_zoo_has_subtle_entries_for_the_campaign_to_find() -> None:
-    # entries leave SUBTLE once the checks' generated cases catch them (docs/fuzz.md): the ones
-    # that remain are the bugs only the campaign is sure to reach
-    assert len(subtle_names()) >= 3
+#: Zoo entries the ci campaign (default certify's, in one edition) must find by itself, at both
+#: seeds, with the rule each breaks: the operations the machine once never built (an abort
+#: while a child waits; several requests in one turn: a notice repeated, a registry change
+#: during a child's turn; a runtime depth below the stored header; a request filter never
+#: applied; run_code executed).
+CAMPAIGN_FINDS = (
+    "abort_not_bridged", "notice_on_every_request", "tools_frozen_per_turn",
+    "runtime_overrides_header", "request_filter_dropped", "run_code_reaches_hidden_global",
+    "run_code_runs_global_under_local", "run_code_bindings_frozen",
+)
+#: Entries that were SUBTLE until a check of theirs caught them
+#: (conformance/checks/uncommon_states.py): a campaign over every edition finds them too.
+ONCE_SUBTLE = (
+    "filter_checked_against_parent_view", "resume_rederives_depth", "empty_variable_left_raw")
 
 
-@pytest.mark.parametrize("name", subtle_names())
-def test_fuzzing_finds_a_subtle_entry_and_names_the_rule_it_breaks(
+def test_every_subtle_entry_is_one_the_campaign_must_find() -> None:
+    # entries leave SUBTLE once a check catches them (docs/fuzz.md); any that remain are bugs
+    # only the campaign is sure to reach, and its list must hold them
+    assert set(subtle_names()) <= set(CAMPAIGN_FINDS)
+
+
+@pytest.mark.parametrize("name", ONCE_SUBTLE)
+def test_fuzzing_in_every_edition_finds_an_entry_that_was_subtle(
     at_root: Path, tmp_path: Path, name: str
 ) -> None:
     module = zoo_module(name)
-    target = module.provider()
-    result = run_campaign(target, seed=0, budget_seconds=BUDGET, max_examples=10**6,
+    result = run_campaign(module.provider(), seed=0, budget_seconds=BUDGET, max_examples=10**6,
                           database_dir=None, output_dir=tmp_path)
     assert result.finding is not None, f"{name}: no divergence in {result.seconds:.0f}s"
     assert result.finding.rule == module.BREAKS, result.report()
+    assert len(result.counterexample) <= 8, result.report()
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+@pytest.mark.parametrize("name", CAMPAIGN_FINDS)
+def test_the_ci_campaign_finds_a_zoo_entry_and_names_the_rule_it_breaks(
+    at_root: Path, tmp_path: Path, name: str, seed: int,
+) -> None:
+    module = zoo_module(name)
+    edition = RULES_BY_ID[module.BREAKS].edition
+    # a target that advertises one edition only is fuzzed in it
+    editions = (edition,) if edition else tuple(module.provider().info().editions)[:1]
+    target = module.provider()
+    try:
+        result = run_campaign(target, seed=seed, budget_seconds=BUDGET,
+                              max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
+                              output_dir=tmp_path, editions=editions)
+    finally:
+        target.close()
+    assert result.finding is not None, f"{name}: no divergence in {result.examples} examples"
+    # the rule it breaks; an entry that breaks others as explained consequences may be met
+    # through one of them first (request_filter_dropped's preset filters: TF-08)
+    named = {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}
+    assert result.finding.rule in named, result.report()
     assert result.replay_path is not None and Path(result.replay_path).is_file()
     assert len(result.counterexample) <= 8, result.report()  # shrunk to a readable size
 

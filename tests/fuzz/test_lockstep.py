@@ -88,6 +88,11 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
         ("create_agent", {"header": depth("3"), "runtime": depth("1")}),
         ("start", {"parent": "a1", "provider": "spawn", "controls": {}}),
     ), 2, "DE-02"),
+    # the same bug seen in a start's verdict: the cap 3 refuses a child of depth 4, not of 2
+    "runtime_overrides_header#cap": (Setup(), steps(
+        ("create_agent", {"header": depth("3"), "runtime": depth("1")}),
+        ("start", {"parent": "a1", "provider": "spawn", "controls": {"maxDepth": depth("3")}}),
+    ), 2, "DE-02"),
     "cap_refuses_equal": (Setup(), steps(
         ("start", {"parent": "root", "provider": "spawn", "controls": {"maxDepth": depth("1")}}),
     ), 1, "DE-03"),
@@ -98,6 +103,33 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
         ("start", {"parent": "root", "provider": "spawn", "controls": {}}),
         ("resume", {"session": "c1"}),
     ), 2, "DE-09"),
+    "abort_not_bridged": (Setup(), steps(
+        ("load_tool", {"name": "subagent", "provider": "spawn"}),
+        ("call_tool", {"agent": "root", "name": "subagent", "abort": True}),
+    ), 2, "ST-09"),
+    "notice_on_every_request": (Setup(), steps(
+        ("load_tool", {"name": "subagent", "provider": "spawn", "max_depth": depth("1")}),
+        ("create_agent", {"header": depth("1"), "runtime": None}),
+        ("call_tool", {"agent": "a1", "name": "subagent"}),
+    ), 3, "ST-08"),
+    "tools_frozen_per_turn": (Setup(tools=("read",)), steps(
+        ("start", {"parent": "root", "provider": "spawn", "controls": {},
+                   "change": {"unregister": "read"}}),
+    ), 1, "FR-05"),
+    "request_filter_dropped": (Setup(REQUEST, tools=("read", "write")), steps(
+        ("start", {"parent": "root", "provider": "spawn",
+                   "controls": {"toolFilter": {"allow": []}}}),
+    ), 1, "EN-03"),
+    "run_code_reaches_hidden_global": (Setup(mode=PresentationMode.PTC, tools=("read", "web")),
+                                       steps(
+        ("restrict", {"agent": "root", "value": {"deny": ["web"]}}),
+        ("run_code", {"agent": "root", "names": ["read", "web", "ghost"]}),
+    ), 2, "TF-12"),
+    "run_code_runs_global_under_local": (Setup(mode=PresentationMode.BOTH, tools=("read",)),
+                                         steps(
+        ("register_local", {"agent": "root", "name": "read"}),
+        ("run_code", {"agent": "root", "names": ["read"]}),
+    ), 2, "TF-12"),
     "no_overflow_check": (Setup(), steps(
         ("create_agent", {"header": depth("9007199254740991"), "runtime": None}),
         ("start", {"parent": "a1", "provider": "spawn", "controls": {}}),
@@ -118,7 +150,7 @@ def test_a_broken_target_diverges_at_the_step_that_shows_its_bug_and_names_its_r
     at_root: object, name: str
 ) -> None:
     setup, sequence, at, rule = CASES[name]
-    module = zoo_module(name)
+    module = zoo_module(name.split("#")[0])
     assert rule == module.BREAKS
     divergence = run_steps(module.provider(), setup, sequence)
     assert divergence is not None, f"{name}: no divergence"
@@ -170,3 +202,58 @@ def test_a_step_no_lockstep_can_run_is_a_usage_error(
     with pytest.raises(TckError) as raised:
         run_steps(reference, Setup(), steps(bad))
     assert raised.value.code is ErrorCode.USAGE
+
+
+def test_a_child_whose_turn_changed_the_registry_can_call_a_subagent_tool_later(
+    reference: Target,
+) -> None:
+    # the gateway bound the child to its mid-turn script: a later turn must be scripted there
+    sequence = steps(
+        ("load_tool", {"name": "subagent", "provider": "spawn", "max_depth": None}),
+        ("start", {"parent": "root", "provider": "fork", "controls": {},
+                   "change": {"register": "web"}}),
+        ("call_tool", {"agent": "c1", "name": "subagent", "stop": "completed"}),
+        ("run_code", {"agent": "c1", "names": ["web", "subagent", "run_code"]}),
+    )
+    assert run_steps(reference, Setup(), sequence) is None
+
+
+class _WithoutRunCode:
+    """The reference behind a driver protocol 1.0 adapter: no run-code operation."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+
+    def info(self) -> Any:
+        return self.inner.info()
+
+    def deploy(self, config: Any, gateway: Any) -> Any:
+        deployment = self.inner.deploy(config, gateway)
+
+        class Older:
+            def __getattr__(self, name: str) -> Any:
+                if name == "run_code":
+                    raise AttributeError(name)
+                return getattr(deployment, name)
+
+        return Older()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_target_without_the_run_code_operation_is_not_judged_by_the_fuzzers_programs(
+    reference: Target,
+) -> None:
+    # the fixed check tool-filter-run-code-reach reports such a target's TF-12 as an error
+    sequence = steps(
+        ("restrict", {"agent": "root", "value": {"deny": ["web"]}}),
+        ("run_code", {"agent": "root", "names": ["read", "web"]}),
+        ("run_code", {"agent": "root", "names": ["web"]}),
+    )
+    setup = Setup(mode=PresentationMode.PTC, tools=("read", "web"))
+    assert run_steps(_WithoutRunCode(reference), setup, sequence) is None  # type: ignore[arg-type]
+    # and the same programs do judge a target that has it
+    broken = zoo_module("run_code_reaches_hidden_global").provider()
+    divergence = run_steps(broken, setup, sequence)
+    assert divergence is not None and divergence.finding.rule == "TF-12"
