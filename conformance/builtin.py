@@ -127,6 +127,17 @@ def _provider_info(provider: ref.Provider) -> ProviderInfo:
     )
 
 
+def _fresh(name: Any) -> Any:
+    """An equal string that is not the caller's object, as one read off a wire would be: a
+    target that compares names by identity (``is``) fails in-process as it fails over HTTP,
+    instead of passing because the kit hands back the very string it registered
+    (docs/certify.md#generated-cases). One-character strings are shared by Python whatever is
+    done; anything that is not a string is passed as it is."""
+    if not isinstance(name, str):
+        return name
+    return name.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+
+
 def _result(result: ref.ToolResult) -> ToolResult:
     return ToolResult(isError=result.is_error, code=result.code, content=result.content)
 
@@ -255,17 +266,17 @@ class ReferenceDeployment:
         ]
 
     def lookup(self, agent: str, name: str) -> ViewEntry | None:
-        entry = self.host.lookup(agent, name)
+        entry = self.host.lookup(agent, _fresh(name))
         return None if entry is None else self._entry(entry)
 
     def execute(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
-        return _result(self.host.execute(agent, name, arguments))
+        return _result(self.host.execute(agent, _fresh(name), arguments))
 
     def sdk_bindings(self, agent: str) -> list[str]:
         return list(self.host.sdk_bindings(agent))
 
     def run_code(self, agent: str, calls: list[SdkCall]) -> list[ToolResult]:
-        program = [(c.name, c.arguments) for c in calls]
+        program = [(_fresh(c.name), c.arguments) for c in calls]
         return [_result(r) for r in self.host.run_code(agent, program)]
 
     def prompt(self, agent: str) -> list[Section]:
@@ -277,7 +288,7 @@ class ReferenceDeployment:
         return [_provider_info(p) for p in self.host.providers.all()]
 
     def remove_provider(self, name: str) -> None:
-        self.host.remove_provider(name)
+        self.host.remove_provider(_fresh(name))
 
     def add_provider(self, name: str) -> None:
         provider = self._catalogue.get(name)
@@ -319,7 +330,7 @@ class ReferenceDeployment:
     # --- the subagent tool component and host settings --------------------------------------
 
     def load_subagent_tool(self, config: SubagentToolConfig) -> None:
-        self.host.load_subagent_tool(given(config))
+        self.host.load_subagent_tool({k: _fresh(v) for k, v in given(config).items()})
 
     def unload_subagent_tool(self, tool_name: str) -> None:
         self.host.unload_subagent_tool(tool_name)
@@ -393,7 +404,8 @@ class ReferenceTarget:
             edition=config.edition,
             persona=config.persona,
             variables=config.variables,
-            sections=[ref.PromptSection(s.name, s.text, s.guides) for s in config.sections],
+            sections=[ref.PromptSection(_fresh(s.name), s.text, s.guides)
+                      for s in config.sections],
             providers=providers,
             host_depth=config.hostDepth,
             runtime_context=config.runtimeContext,

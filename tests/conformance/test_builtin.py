@@ -290,3 +290,31 @@ def test_a_failed_file_deployment_leaves_no_temporary_store(
         with pytest.raises(TckError):
             ReferenceTarget(store="file").deploy(config, gateway)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_in_process_target_gets_equal_copies_of_names_never_the_kits_own_objects(
+    gateway: Gateway,
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    class Recording(Host):
+        def execute(self, agent: str, name: str, arguments: Any, signal: Any = None) -> Any:
+            seen.append(("execute", name))
+            return super().execute(agent, name, arguments, signal)
+
+        def remove_provider(self, name: str) -> None:
+            seen.append(("remove_provider", name))
+            super().remove_provider(name)
+
+    tool_name = "".join(["read", "_file"])  # a runtime-built string, not a shared literal
+    config = CONFIG.model_copy(update={"tools": [ToolSpec(name=tool_name)]})
+    dep = ReferenceTarget(host_class=Recording).deploy(config, gateway)
+    try:
+        provider = dep.providers()[0].name
+        assert dep.execute(dep.root().agent, tool_name, {}).isError is False
+        dep.remove_provider(provider)
+    finally:
+        dep.close()
+    (_, executed), (_, removed) = seen
+    assert executed == tool_name and executed is not tool_name
+    assert removed == provider and removed is not provider
