@@ -141,7 +141,7 @@ def at_cap_result(ctx: CheckContext) -> None:
 # --- ST-08 ---------------------------------------------------------------------------------
 
 
-def _mentions(notice: str, number: int) -> bool:
+def mentions(notice: str, number: int) -> bool:
     return re.search(rf"(?<![\d.]){number}(?![\d.]\d|\d)", notice) is not None
 
 
@@ -177,7 +177,7 @@ def at_cap_notice(ctx: CheckContext) -> None:
         first = notices(context)
         ctx.expect(
             "ST-08",
-            len(first) == 1 and _mentions(first[0], cap) and _mentions(first[0], 3),
+            len(first) == 1 and mentions(first[0], cap) and mentions(first[0], 3),
             f"{when}: the calling agent's request must carry a notice to do the work directly, "
             f"built from the live cap {cap} and the durable depth 3",
             f"one notice naming {cap} and 3",

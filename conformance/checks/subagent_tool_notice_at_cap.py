@@ -10,22 +10,18 @@ the depth, and the call is refused; an agent one level below the cap gets no not
 
 from __future__ import annotations
 
-import re
 
 from hypothesis import strategies as st
 
 from ..check import CheckContext, check
 from ..gateway import text
+from ._nonce import nonce
 from ._subagent_driver import Driver, bound_provider, expect_refused, load
+from .subagent_tool_calls import mentions, notices
 
 RULE = "ST-08"
 #: Hand-written caps that run at every seed: no delegation at all, and one level.
 EXAMPLES = (0, 1)
-_WORK_DIRECTLY = re.compile(r"direct|yourself|(not|n't|no longer) (delegate|start|spawn)", re.I)
-
-
-def _mentions(notice: str, number: int) -> bool:
-    return re.search(rf"(?<![\d.]){number}(?![\d.]\d|\d)", notice) is not None
 
 
 @check(RULE, name="subagent-tool-notice-on-the-cap")
@@ -42,11 +38,12 @@ def notice_on_the_cap(ctx: CheckContext) -> None:
             dep.set_host_depth(cap)
             on_cap = dep.create_agent(header_depth=cap).agent
         turn = driver.delegate(on_cap)
-        first = turn.requests[0].context if turn.requests else []
+        # the notice is the context item that says to work directly; other runtime context
+        # (a working directory, the time) may sit beside it (docs/rules.md#st-08)
+        first = notices(turn.requests[0].context) if turn.requests else []
         ctx.expect(
             RULE,
-            len(first) == 1 and _mentions(first[0], cap)
-            and _WORK_DIRECTLY.search(first[0]) is not None,
+            len(first) == 1 and mentions(first[0], cap),
             f"at depth {cap} with the cap {cap} (a child would be too deep) the first request "
             f"must carry one notice to work directly that names {cap}",
             f"one notice naming {cap}", first,
@@ -55,11 +52,11 @@ def notice_on_the_cap(ctx: CheckContext) -> None:
         if cap >= 1:
             with ctx.step(RULE, f"an agent at durable depth {cap - 1}, below the cap"):
                 below = dep.create_agent(header_depth=cap - 1).agent
-            quiet = driver.turn(below, text("work below the cap"))
-            notices = [r.context for r in quiet.requests if r.context]
-            ctx.expect(RULE, bool(quiet.requests) and not notices,
+            quiet = driver.turn(below, text(f"below the cap {nonce(ctx, f'below-{cap}')}"))
+            seen = [found for r in quiet.requests if (found := notices(r.context))]
+            ctx.expect(RULE, bool(quiet.requests) and not seen,
                        f"an agent at depth {cap - 1} below the cap {cap} gets no notice", [],
-                       notices)
+                       seen)
 
     for cap in EXAMPLES:
         case(cap)
