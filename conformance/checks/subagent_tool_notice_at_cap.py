@@ -10,7 +10,6 @@ the depth, and the call is refused; an agent one level below the cap gets no not
 
 from __future__ import annotations
 
-
 from hypothesis import strategies as st
 
 from ..check import CheckContext, check
