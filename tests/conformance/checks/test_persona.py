@@ -15,7 +15,7 @@ import pytest
 
 from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
 from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
-from subagent_tck.conformance.checks.persona import TEMPLATES, VARIABLE_SETS
+from subagent_tck.conformance.checks._texts import Vocabulary, template_cases
 from subagent_tck.conformance.target import Target
 from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import ABSENT, Edition, render_template
@@ -89,10 +89,11 @@ def test_drawn_personas_cover_valid_and_invalid_templates() -> None:
     seen: set[bool] = set()
 
     @settings(max_examples=60, database=None, deadline=None)
-    @given(TEMPLATES, VARIABLE_SETS)
-    def draw(template: str, variables: dict[str, str]) -> None:
+    @given(template_cases())
+    def draw(case: tuple[str, Vocabulary]) -> None:
+        template, texts = case
         assert template
-        seen.add(render_template(template, variables).ok)
+        seen.add(render_template(template, texts.variables).ok)
 
     draw()
     assert seen == {True, False}
