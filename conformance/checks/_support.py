@@ -3,7 +3,7 @@ controls, starts and the oracle's answer for them, and what a composed child mus
 
 Nothing here decides a rule: the helpers observe through the :class:`~..target.Deployment`
 protocol and compute expectations with the spec oracle; checks call ``ctx.expect``/``ctx.fail``.
-Each concept has one home here (docs/architecture.md):
+Each concept has one home here:
 
 - :class:`Snapshot` / :func:`snapshot` / :func:`expect_unchanged`: "a rejection changes
   nothing" (DE-04..08, CA-02, CA-05, TF-07, TF-08, FR-02, FR-03, FR-04, EN-02, PE-03) judged
@@ -508,12 +508,12 @@ def missing_names(exc: TckError, names: Iterable[str], key: str = "offending") -
 
 def each_case(
     ctx: CheckContext, rules: Sequence[str], body: Callable[[Vocabulary], None],
-    strategy: st.SearchStrategy[Vocabulary] | None = None,
+    strategy: st.SearchStrategy[Vocabulary] | None = None, example: Vocabulary = EXAMPLE,
 ) -> None:
-    """Run ``body`` on the hand-written :data:`~._texts.EXAMPLE`, then, unless one of
-    ``rules`` already failed, on vocabularies drawn by ``strategy`` (default
+    """Run ``body`` on the hand-written ``example`` (default :data:`~._texts.EXAMPLE`), then,
+    unless one of ``rules`` already failed, on vocabularies drawn by ``strategy`` (default
     :func:`~._texts.vocabularies`; seeded by the run's seed, shrunk on failure)."""
-    body(EXAMPLE)
+    body(example)
     if any(f.rule in rules for f in ctx.failures):
         return  # already decided; drawn cases would only shrink to a case like the example
     ctx.for_all(vocabularies() if strategy is None else strategy, body)

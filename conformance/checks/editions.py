@@ -10,6 +10,7 @@ capability (EN-03). Expected compositions and refusals are the spec oracle's
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from subagent_tck.spec import Edition, ErrorCode, assemble_system_prompt
@@ -36,7 +37,7 @@ from ._support import (
     view_pairs,
     wire_names,
 )
-from ._texts import Vocabulary
+from ._texts import EXAMPLE, Vocabulary
 
 
 def _preset(name: str, controls: dict[str, Any]) -> PresetSpec:
@@ -108,7 +109,10 @@ def _judge_refused(
 def preset_composes(ctx: CheckContext) -> None:
     """A child started with preset P gets P's persona, tool filter and output schema (each as
     far as the provider advertises it); another preset gives another composition."""
-    each_case(ctx, ["EN-01"], lambda texts: _preset_composes(ctx, texts))
+    # The hand-written case names its presets P and Q: capitals, which a lookup that folds
+    # case loses.
+    example = replace(EXAMPLE, presets=("P", "Q", "plain"))
+    each_case(ctx, ["EN-01"], lambda texts: _preset_composes(ctx, texts), example=example)
 
 
 def _preset_composes(ctx: CheckContext, texts: Vocabulary) -> None:

@@ -118,3 +118,16 @@ def test_drawn_personas_find_an_empty_variable_left_raw() -> None:
     drawn = run(module.provider(), ["persona-strict-template"], max_examples=10,
                 editions=(Edition.PRESET_COMPOSITION,))
     assert drawn.failed_rules() == {"PE-05"}, drawn.explain()  # ... drawn personas find it
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_a_target_right_only_for_the_kits_former_lower_case_variables_fails_pe_05(
+    seed: int,
+) -> None:
+    # lower_case_variables_only substitutes only {{[a-z]+}} names: the former fixed vocabulary
+    # (team, role, ghost) certified it; drawn variable names find it at any seed.
+    module = zoo("lower_case_variables_only")
+    drawn = run(module.provider(), ["persona-strict-template"], max_examples=10, seed=seed,
+                editions=(Edition.PRESET_COMPOSITION,))
+    assert "PE-05" in drawn.failed_rules(), drawn.explain()
+    assert drawn.failed_rules() <= {module.BREAKS, *module.ALSO_BREAKS}
