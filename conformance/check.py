@@ -261,12 +261,16 @@ class CheckContext:
         kept = self.failures
         found: list[Failure] = []
         # Shrinking runs the body on ever smaller states; past SHRINK_RUNS runs after the first
-        # failure the body runs no more (the smallest failure so far is kept), and a state that
-        # failed before fails again without running (Hypothesis replays its final one).
+        # failure the body runs no more (the smallest failure so far is kept, other states
+        # pass), and a state that failed before fails again without running (Hypothesis replays
+        # its final one).
         failing: dict[str, list[Failure]] = {}
         shrink_runs = [0]
 
         class _Found(Exception):
+            pass
+
+        class _Spent(BaseException):
             pass
 
         @settings(
@@ -300,15 +304,19 @@ class CheckContext:
                     failing[key] = trial
             if trial:
                 found[:] = trial
-            if trial or spent:
-                # One place: Hypothesis tells failures apart by where they rise. Once the
-                # budget is spent every state counts as failing, so shrinking ends at once and
-                # the smallest real failure (``found``) is the one recorded.
+            if spent:
+                # The budget is spent: end the search here (a BaseException passes through
+                # Hypothesis's engine untouched; counting the state as failing would let the
+                # shrinker go on through a large state choice by choice, for minutes). The
+                # smallest real failure so far (``found``) is the one recorded.
+                raise _Spent()
+            if trial:
+                # One place: Hypothesis tells failures apart by where they rise.
                 raise _Found()
 
         try:
             prop()
-        except _Found:
+        except (_Found, _Spent):
             kept.extend(found)
         finally:
             self.failures = kept

@@ -40,6 +40,7 @@ from ._support import (
     expected_start,
     header_depth,
     header_of,
+    provider_name,
     snapshot,
     start_request,
     start_state,
@@ -99,6 +100,18 @@ anything_st = st.one_of(
     st.dictionaries(st.sampled_from("ab"), st.integers(0, 3), max_size=1),
 )
 small_st = st.integers(min_value=0, max_value=6)
+#: Chain lengths: none, one, around the explicit cases, and deeper than any of them.
+length_st = st.one_of(st.sampled_from((0, 1, 2, 5, 6)), st.integers(0, 12))
+
+
+@st.composite
+def chain_cap_st(draw: Any) -> tuple[int, int]:
+    """A chain length and a cap for a start from its deepest child: the cap one below, at and
+    one above the new child's depth, or far above it (limit-1, limit, limit+1, big)."""
+    length = draw(length_st)
+    child = length + 1
+    limit = draw(st.sampled_from((child - 1, child, child + 1, child + 1000)))
+    return length, max(limit, 0)
 
 
 def label(value: object) -> str:
@@ -252,6 +265,11 @@ def chain(ctx: CheckContext, rule: str, dep: Deployment, length: int) -> list[Ru
     return out
 
 
+def _chain_alone(ctx: CheckContext, rule: str, length: int) -> None:
+    """A chain of ``length`` uncapped children in a fresh deployment (judged by ``rule``)."""
+    chain(ctx, rule, ctx.deploy(), length)
+
+
 @check("DE-01", "DE-10", name="depth-derivation")
 def derivation(ctx: CheckContext) -> None:
     """A top-level agent is at depth 0; a child one deeper than its parent, recorded in its
@@ -265,6 +283,8 @@ def derivation(ctx: CheckContext) -> None:
     chain(ctx, "DE-01", dep, 3)
     ctx.for_all(st.one_of(small_st, st.integers(MAX - 3, MAX - 1)),
                 lambda h: from_parent(ctx, "DE-01", header=h))
+    if not any(f.rule == "DE-01" for f in ctx.failures):
+        ctx.for_all(length_st, lambda n: _chain_alone(ctx, "DE-01", n))
 
 
 @check("DE-02", "DE-10", name="depth-effective-parent")
@@ -296,6 +316,28 @@ def cap(ctx: CheckContext) -> None:
                 f"a grandchild under maxDepth {limit}", fields)
     ctx.for_all(st.tuples(small_st, small_st),
                 lambda t: from_parent(ctx, "DE-03", header=t[0], cap=t[1]))
+    if not any(f.rule == "DE-03" for f in ctx.failures):
+        ctx.for_all(chain_cap_st(), lambda t: capped_under_chain(ctx, *t))
+
+
+def capped_under_chain(ctx: CheckContext, length: int, limit: int) -> None:
+    """A chain of ``length`` children reached as parents, then a start from its deepest agent
+    under ``maxDepth`` ``limit`` (DE-03: refused iff the new child would be deeper)."""
+    dep = ctx.deploy()
+    parent = dep.root()
+    for depth in range(1, length + 1):
+        # The chain itself is DE-01's and DE-10's to judge: a link that fails here ends the
+        # case without a verdict on the cap.
+        try:
+            result = dep.start(start_request(parent.agent, provider_name(ctx), "depth child"))
+            parent = reach(dep, result)
+        except TckError:
+            return
+        if result.depth != depth or parent.depth != depth:
+            return
+    fields = {"maxDepth": limit}
+    attempt(ctx, "DE-03", dep, parent.agent, oracle(ctx, length, ABSENT, fields),
+            f"a start under maxDepth {limit} from the end of a chain of {length}", fields)
 
 
 @check("DE-05", "DE-04", "DE-03", "DE-08", name="depth-cap-domain")
@@ -409,3 +451,5 @@ def omitted_cap(ctx: CheckContext) -> None:
         from_parent(ctx, "DE-10", header=header)
     chain(ctx, "DE-10", ctx.deploy(), 5)
     ctx.for_all(st.integers(0, MAX - 1), lambda h: from_parent(ctx, "DE-10", header=h))
+    if not any(f.rule == "DE-10" for f in ctx.failures):
+        ctx.for_all(length_st, lambda n: _chain_alone(ctx, "DE-10", n))

@@ -10,6 +10,7 @@ capability (EN-03). Expected compositions and refusals are the spec oracle's
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from subagent_tck.spec import Edition, ErrorCode, assemble_system_prompt
@@ -17,42 +18,32 @@ from subagent_tck.spec import Edition, ErrorCode, assemble_system_prompt
 from ..check import CheckContext, check
 from ..protocol import DeploymentConfig, PresetSpec, StartRequest
 from ..target import Deployment
-from ._composition import (
+from ._support import (
     OUTPUT_SCHEMA,
-    Controls,
-    Observed,
     as_pairs,
     carries_composition,
     composed_in,
     config,
+    each_case,
+    expect_unchanged,
     expected_sections,
     expected_view,
     expected_wire,
     judge,
     oracle_accepts,
+    provider_name,
     sections_of,
+    snapshot,
     start_request,
     supported_controls,
     view_pairs,
     wire_names,
 )
-
-GLOBALS = ("read", "write", "search")
-P_CONTROLS = Controls.of(
-    persona="PRESET-P: a {{role}}.",
-    tool_filter={"allow": ["read", "search"]},
-    output_schema=OUTPUT_SCHEMA,
-)
-Q_CONTROLS = Controls.of(persona="PRESET-Q: a writer.", tool_filter={"deny": ["read"]})
+from ._texts import EXAMPLE, Vocabulary
 
 
-def _preset(name: str, controls: Controls) -> PresetSpec:
-    return PresetSpec(
-        name=name,
-        persona=controls.persona,
-        toolFilter=controls.tool_filter,
-        outputSchema=controls.output_schema,
-    )
+def _preset(name: str, controls: dict[str, Any]) -> PresetSpec:
+    return PresetSpec(name=name, **controls)
 
 
 def _judge_composed_child(
@@ -65,12 +56,13 @@ def _judge_composed_child(
 ) -> None:
     """Start ``request``, which the oracle accepts, and compare the child's prompt, view and
     first model request with the oracle's composition."""
-    outcome = judge(dep, cfg, GLOBALS, request)
+    globals_ = [t.name for t in cfg.tools]
+    outcome = judge(ctx, cfg, globals_, request)
     oracle_accepts(outcome, what)
     with ctx.step(rule, f"starting {what}"):
         child = dep.start(request)
     sections = as_pairs(expected_sections(cfg, outcome))
-    view = expected_view(outcome, GLOBALS, cfg.mode)
+    view = expected_view(outcome, globals_, cfg.mode)
     # As FR-01 judges it (composed_in): the composed sections stand in order; a runtime's own
     # guidance sections between them (TF-16) are not the rule's concern (docs/rules.md#en-01).
     inspected = sections_of(dep, child.agent)
@@ -111,57 +103,70 @@ def _judge_refused(
     must_include: ErrorCode,
 ) -> None:
     """``request`` must be refused with a code the oracle gives, and create nothing."""
-    outcome = judge(dep, cfg, GLOBALS, request)
+    outcome = judge(ctx, cfg, [t.name for t in cfg.tools], request)
     if must_include not in outcome.codes:
         raise AssertionError(f"the oracle should refuse {what} with {must_include.value}")
-    root = dep.root().agent
-    before = Observed.take(dep, ctx.gateway, [root])
+    before = snapshot(dep, ctx.gateway, [dep.root().agent])
     ctx.expect_error(rule, outcome.codes, lambda: dep.start(request), what)
-    changes = before.changes(Observed.take(dep, ctx.gateway, [root]))
-    ctx.expect(rule, not changes, f"{what}: nothing is created or changed", {}, changes)
+    expect_unchanged(ctx, rule, before, dep, what)
 
 
 @check("EN-01", name="preset-composes", edition=Edition.PRESET_COMPOSITION)
 def preset_composes(ctx: CheckContext) -> None:
     """A child started with preset P gets P's persona, tool filter and output schema (each as
     far as the provider advertises it); another preset gives another composition."""
-    p_controls = supported_controls(ctx.provider, P_CONTROLS)
-    q_controls = supported_controls(ctx.provider, Q_CONTROLS)
-    if not p_controls.asked:
+    # The hand-written case names its presets P and Q: capitals, which a lookup that folds
+    # case loses.
+    example = replace(EXAMPLE, presets=("P", "Q", "plain"))
+    each_case(ctx, ["EN-01"], lambda texts: _preset_composes(ctx, texts), example=example)
+
+
+def _preset_composes(ctx: CheckContext, texts: Vocabulary) -> None:
+    t = texts.tools
+    p_controls = supported_controls(ctx.provider, {
+        "persona": texts.child_persona, "toolFilter": {"allow": [t[0], t[2]]},
+        "outputSchema": OUTPUT_SCHEMA})
+    q_controls = supported_controls(ctx.provider, {
+        "persona": texts.sibling_persona, "toolFilter": {"deny": [t[0]]}})
+    if not p_controls:
         ctx.skip(
             "EN-01",
             "the provider advertises none of persona, toolFilter, outputSchema: a preset "
             "composing them is refused (CA-01 decides)",
         )
         return
-    presets = [_preset("P", p_controls), _preset("Q", q_controls)]
-    cfg = config(Edition.PRESET_COMPOSITION, tools=GLOBALS, presets=presets)
+    p_name, q_name, _ = texts.presets
+    presets = [_preset(p_name, p_controls), _preset(q_name, q_controls)]
+    cfg = config(Edition.PRESET_COMPOSITION, tools=t, texts=texts, presets=presets)
     dep = ctx.deploy(cfg)
-    for name in ("P", "Q"):
-        request = start_request(dep, ctx.provider, f"task for {name}", {"preset": name})
-        _judge_composed_child(ctx, "EN-01", dep, cfg, request, f"a child of preset {name}")
+    for name in (p_name, q_name):
+        request = start_request(dep.root().agent, provider_name(ctx), f"task for {name}",
+                                {"preset": name})
+        _judge_composed_child(ctx, "EN-01", dep, cfg, request, f"a child of preset {name!r}")
 
 
 @check("EN-02", name="request-overrides-refused", edition=Edition.PRESET_COMPOSITION)
 def request_overrides_refused(ctx: CheckContext) -> None:
     """A new start request carrying ``persona`` or ``toolFilter`` is refused
     (``REQUEST_CONTROLS_REFUSED``), with or without a preset; nothing is created."""
-    cfg = config(
-        Edition.PRESET_COMPOSITION,
-        tools=GLOBALS,
-        presets=[PresetSpec(name="plain", outputSchema=None)],
-    )
+    each_case(ctx, ["EN-02"], lambda texts: _request_overrides_refused(ctx, texts))
+
+
+def _request_overrides_refused(ctx: CheckContext, texts: Vocabulary) -> None:
+    t, plain, persona = texts.tools, texts.presets[2], texts.child_persona
+    cfg = config(Edition.PRESET_COMPOSITION, tools=t, texts=texts,
+                 presets=[PresetSpec(name=plain, outputSchema=None)])
     dep = ctx.deploy(cfg)
     cases: list[tuple[str, dict[str, Any]]] = [
-        ("a request persona", {"persona": "REQUEST-PERSONA"}),
+        ("a request persona", {"persona": persona}),
         ("an empty request persona", {"persona": ""}),
-        ("a request tool filter", {"toolFilter": {"deny": ["write"]}}),
+        ("a request tool filter", {"toolFilter": {"deny": [t[1]]}}),
         ("a request persona and tool filter",
-         {"persona": "REQUEST-PERSONA", "toolFilter": {"allow": ["read"]}}),
-        ("a request persona beside a preset", {"preset": "plain", "persona": "REQUEST-PERSONA"}),
+         {"persona": persona, "toolFilter": {"allow": [t[0]]}}),
+        ("a request persona beside a preset", {"preset": plain, "persona": persona}),
     ]
     for what, extra in cases:
-        request = start_request(dep, ctx.provider, "child task", extra)
+        request = start_request(dep.root().agent, provider_name(ctx), "child task", extra)
         _judge_refused(ctx, "EN-02", dep, cfg, request, what, ErrorCode.REQUEST_CONTROLS_REFUSED)
 
 
@@ -170,17 +175,22 @@ def request_controls(ctx: CheckContext) -> None:
     """The start request's ``persona`` and ``toolFilter`` compose the child, each gated by the
     provider's capability. The request names no preset: docs/rules.md#editions says a check may
     not ask a request-controls start to select one."""
-    cfg = config(Edition.REQUEST_CONTROLS, tools=GLOBALS)
+    each_case(ctx, ["EN-03"], lambda texts: _request_controls(ctx, texts))
+
+
+def _request_controls(ctx: CheckContext, texts: Vocabulary) -> None:
+    t = texts.tools
+    cfg = config(Edition.REQUEST_CONTROLS, tools=t, texts=texts)
     dep = ctx.deploy(cfg)
     cases: list[tuple[str, dict[str, Any]]] = [
-        ("a request persona", {"persona": "REQUEST-PERSONA for {{team}}"}),
-        ("a request tool filter", {"toolFilter": {"allow": ["read", "write"], "deny": ["write"]}}),
+        ("a request persona", {"persona": texts.child_persona}),
+        ("a request tool filter", {"toolFilter": {"allow": [t[0], t[1]], "deny": [t[1]]}}),
         ("a request persona and deny-only filter",
-         {"persona": "REQUEST-PERSONA", "toolFilter": {"deny": ["search"]}}),
+         {"persona": texts.sibling_persona, "toolFilter": {"deny": [t[2]]}}),
     ]
     for what, extra in cases:
-        request = start_request(dep, ctx.provider, "child task", extra)
-        outcome = judge(dep, cfg, GLOBALS, request)
+        request = start_request(dep.root().agent, provider_name(ctx), "child task", extra)
+        outcome = judge(ctx, cfg, t, request)
         if outcome.ok:
             _judge_composed_child(ctx, "EN-03", dep, cfg, request, what)
         else:

@@ -34,35 +34,33 @@ from ..protocol import (
     snapshot_of,
 )
 from ..target import Deployment
-from ._composition import (
+from ._support import (
     OUTPUT_SCHEMA,
-    Controls,
-    Observed,
     as_pairs,
     carries_composition,
-    child_setup,
     composed_in,
+    composition,
     config,
     deploy_or_refusal,
+    each_case,
+    expect_unchanged,
     expected_sections,
     expected_system,
     expected_view,
     expected_wire,
     judge,
+    marker,
     oracle_accepts,
+    provider_name,
     sections_of,
+    snapshot,
     start_request,
     supported_controls,
     view_pairs,
     wire_names,
 )
+from ._texts import EXAMPLE, Vocabulary, strangers
 
-GLOBALS = ("read", "write", "search", "doomed")
-PERSONA = "FR-PERSONA: a {{role}} for {{team}}."
-#: Allow minus deny: of the globals the child sees ``read`` and ``doomed``.
-ALLOW_FILTER = {"allow": ["read", "search", "doomed"], "deny": ["search"]}
-DENY_FILTER = {"deny": ["write"]}
-EVERYTHING = Controls.of(persona=PERSONA, tool_filter=ALLOW_FILTER, output_schema=OUTPUT_SCHEMA)
 #: Codes a target may give when it refuses a broken preset as soon as it is configured.
 CONFIGURATION_CODES = frozenset({
     ErrorCode.INVALID_TOOL_FILTER,
@@ -77,6 +75,26 @@ NO_SETUP_CONTROL = (
 )
 
 
+def doomed(texts: Vocabulary) -> str:
+    """The global a case unregisters after deploying (the last of its tools)."""
+    return texts.tools[-1]
+
+
+def allow_filter(texts: Vocabulary) -> dict[str, list[str]]:
+    """Allow minus deny: of the globals the child sees the first one and :func:`doomed`."""
+    t = texts.tools
+    return {"allow": [t[0], t[2], doomed(texts)], "deny": [t[2]]}
+
+
+def deny_filter(texts: Vocabulary) -> dict[str, list[str]]:
+    return {"deny": [texts.tools[1]]}
+
+
+def everything(texts: Vocabulary) -> dict[str, Any]:
+    return {"persona": texts.child_persona, "toolFilter": allow_filter(texts),
+            "outputSchema": OUTPUT_SCHEMA}
+
+
 class _Child:
     """A deployment with one composed child started through the provider under test."""
 
@@ -84,17 +102,21 @@ class _Child:
         self,
         ctx: CheckContext,
         rule: str,
-        controls: Controls,
+        texts: Vocabulary,
+        controls: dict[str, Any],
         *,
         mode: PresentationMode = PresentationMode.NATIVE,
         prompt: str = "child task",
     ) -> None:
-        presets, self.extra = child_setup(ctx.edition, controls)
-        self.cfg: DeploymentConfig = config(ctx.edition, tools=GLOBALS, presets=presets, mode=mode)
+        comp = composition(ctx.edition, controls, texts.presets[0])
+        self.globals = texts.tools
+        self.cfg: DeploymentConfig = config(ctx.edition, tools=self.globals, texts=texts,
+                                            presets=comp.presets, mode=mode)
         self.mode = mode
         self.dep: Deployment = ctx.deploy(self.cfg)
-        self.request: StartRequest = start_request(self.dep, ctx.provider, prompt, self.extra)
-        self.outcome: StartOutcome = judge(self.dep, self.cfg, GLOBALS, self.request)
+        self.request: StartRequest = start_request(self.dep.root().agent, provider_name(ctx),
+                                                   prompt, comp.fields)
+        self.outcome: StartOutcome = judge(ctx, self.cfg, self.globals, self.request)
         oracle_accepts(self.outcome, "child start")
         with ctx.step(rule, "starting a composed child"):
             result = self.dep.start(self.request)
@@ -106,8 +128,8 @@ class _Child:
     def system(self) -> str:
         return expected_system(self.cfg, self.outcome)
 
-    def wire(self, globals_: tuple[str, ...] = GLOBALS) -> list[str]:
-        view = expected_view(self.outcome, globals_, self.mode, installed_over=GLOBALS)
+    def wire(self) -> list[str]:
+        view = expected_view(self.outcome, self.globals, self.mode)
         return expected_wire(view, self.mode)
 
 
@@ -127,9 +149,13 @@ def _requests(ctx: CheckContext, agent: str, rule: str, at_least: int = 1) -> li
 def first_request_complete(ctx: CheckContext) -> None:
     """The child's first request already carries persona, filtered tool schemas,
     ``structured_output`` for an output schema and ``run_code`` where the mode offers it."""
-    controls = supported_controls(ctx.provider, EVERYTHING)
+    each_case(ctx, ["FR-01"], lambda texts: _first_request_complete(ctx, texts))
+
+
+def _first_request_complete(ctx: CheckContext, texts: Vocabulary) -> None:
+    controls = supported_controls(ctx.provider, everything(texts))
     for mode in PresentationMode:
-        child = _Child(ctx, "FR-01", controls, mode=mode)
+        child = _Child(ctx, "FR-01", texts, controls, mode=mode)
         requests = _requests(ctx, child.agent, "FR-01")
         if not requests:
             continue
@@ -152,23 +178,28 @@ def first_request_complete(ctx: CheckContext) -> None:
         )
 
 
-def _failing_controls(ctx: CheckContext) -> list[tuple[str, Controls]]:
+def _failing_controls(
+    ctx: CheckContext, texts: Vocabulary
+) -> list[tuple[str, dict[str, Any]]]:
     """Setup failures the provider under test can be asked for (FR-02, FR-03)."""
     caps = ctx.provider.capabilities if ctx.provider else []
-    cases: list[tuple[str, Controls]] = []
+    cases: list[tuple[str, dict[str, Any]]] = []
     if Capability.TOOL_FILTER in caps:
         # ``doomed`` is registered when the deployment is made and unregistered before the start.
-        cases.append(("a filter naming an unknown tool", Controls.of(tool_filter=ALLOW_FILTER)))
+        cases.append(("a filter naming an unknown tool", {"toolFilter": allow_filter(texts)}))
     if Capability.PERSONA in caps:
-        cases.append(("a bad persona template", Controls.of(persona="FR {{ghost}} persona")))
+        ghost = strangers(list(texts.variables))[0]
+        cases.append(("a bad persona template",
+                      {"persona": f"{texts.child_persona} {{{{{ghost}}}}}"}))
     if Capability.OUTPUT_SCHEMA in caps:
-        cases.append(("a string output schema", Controls.of(output_schema={"type": "string"})))
-        cases.append(("a non-schema output schema", Controls.of(output_schema="nope")))
+        cases.append(("a string output schema", {"outputSchema": {"type": "string"}}))
+        cases.append(("a non-schema output schema", {"outputSchema": "nope"}))
     return cases
 
 
 def _failed_start(
-    ctx: CheckContext, rule: str, what: str, controls: Controls, *, must_refuse: bool = True
+    ctx: CheckContext, rule: str, texts: Vocabulary, what: str, controls: dict[str, Any], *,
+    must_refuse: bool = True,
 ) -> None:
     """Deploy, start a sibling, then a child whose setup fails: it must be refused with a clear
     error and leave everything as it was (the parent and the sibling unchanged).
@@ -176,8 +207,8 @@ def _failed_start(
     With ``must_refuse`` false (FR-02, whose statement is about what is observable, not about
     refusing) an accepted start is not judged here: whether the failure had to refuse the start
     is FR-03's statement; a refused one must still have been unobservable."""
-    presets, extra = child_setup(ctx.edition, controls, "broken")
-    cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+    comp = composition(ctx.edition, controls, texts.presets[2])
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts, presets=comp.presets)
     dep = deploy_or_refusal(ctx, cfg)
     if isinstance(dep, TckError):
         # Refusing the broken preset when it is configured is refusing it before any start.
@@ -189,16 +220,16 @@ def _failed_start(
             dep.to_json(),
         )
         return
+    root = dep.root().agent
     with ctx.step(rule, "starting a sibling child"):
-        sibling = dep.start(start_request(dep, ctx.provider, "sibling task", {}))
-    dep.unregister_tool("doomed")
-    globals_ = [g for g in GLOBALS if g != "doomed"]
-    request = start_request(dep, ctx.provider, "child task", extra)
-    outcome = judge(dep, cfg, globals_, request)
+        sibling = dep.start(start_request(root, provider_name(ctx), "sibling task", {}))
+    dep.unregister_tool(doomed(texts))
+    globals_ = [g for g in texts.tools if g != doomed(texts)]
+    request = start_request(root, provider_name(ctx), "child task", comp.fields)
+    outcome = judge(ctx, cfg, globals_, request)
     if outcome.ok:
         raise AssertionError(f"the check's broken start ({what}) is accepted by the oracle")
-    root = dep.root().agent
-    before = Observed.take(dep, ctx.gateway, [root, sibling.agent])
+    before = snapshot(dep, ctx.gateway, [root, sibling.agent])
     schemas_before = [s.model_dump(mode="json") for s in dep.tool_schemas(root)]
     if must_refuse:
         ctx.expect_error(
@@ -212,16 +243,9 @@ def _failed_start(
             pass
         else:
             return
-    after = Observed.take(dep, ctx.gateway, [root, sibling.agent])
-    changes = before.changes(after)
-    ctx.expect(
-        rule,
-        not changes,
-        f"a start with {what} publishes nothing, sends no model request, and leaves the "
-        "parent and its other children as they were",
-        {},
-        changes,
-    )
+    expect_unchanged(ctx, rule, before, dep, f"a start with {what} (it must publish nothing, "
+                     "send no model request, and leave the parent and its other children as "
+                     "they were)")
     schemas_after = [s.model_dump(mode="json") for s in dep.tool_schemas(root)]
     ctx.expect(
         rule,
@@ -237,14 +261,18 @@ def unpublished_setup(ctx: CheckContext) -> None:
     """The child becomes observable once, already final: the ``agent.published`` snapshot is
     the final view and prompt, no event names the child before it; a failed start is never
     observable."""
-    controls = supported_controls(ctx.provider, EVERYTHING)
-    presets, extra = child_setup(ctx.edition, controls)
-    cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+    each_case(ctx, ["FR-02"], lambda texts: _unpublished_setup(ctx, texts))
+
+
+def _unpublished_setup(ctx: CheckContext, texts: Vocabulary) -> None:
+    controls = supported_controls(ctx.provider, everything(texts))
+    comp = composition(ctx.edition, controls, texts.presets[0])
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts, presets=comp.presets)
     dep = ctx.deploy(cfg)
     seen = len(dep.events())
     sessions_before = {h.session for h in dep.sessions()}
-    request = start_request(dep, ctx.provider, "child task", extra)
-    outcome = judge(dep, cfg, GLOBALS, request)
+    request = start_request(dep.root().agent, provider_name(ctx), "child task", comp.fields)
+    outcome = judge(ctx, cfg, texts.tools, request)
     oracle_accepts(outcome, "child start")
     with ctx.step("FR-02", "starting a composed child"):
         child = dep.start(request)
@@ -270,7 +298,7 @@ def unpublished_setup(ctx: CheckContext) -> None:
     if published:
         prompt, names = snapshot_of(published[0].data)
         expected_prompt = as_pairs(expected_sections(cfg, outcome))
-        view = expected_view(outcome, GLOBALS, cfg.mode)
+        view = expected_view(outcome, texts.tools, cfg.mode)
         ctx.expect(
             "FR-02",
             prompt is not None and composed_in(prompt, expected_prompt),
@@ -285,38 +313,45 @@ def unpublished_setup(ctx: CheckContext) -> None:
             sorted(e.name for e in view),
             published[0].data.get("snapshot"),
         )
-    failing = _failing_controls(ctx)
+    failing = _failing_controls(ctx, texts)
     if not failing:
         return
     what, broken = failing[0]
-    _failed_start(ctx, "FR-02", what, broken, must_refuse=False)
+    _failed_start(ctx, "FR-02", texts, what, broken, must_refuse=False)
 
 
 @check("FR-03", name="setup-rollback")
 def setup_rollback(ctx: CheckContext) -> None:
     """A setup failure (unknown tool in the filter, bad persona template, invalid output
     schema) fails the start clearly: nothing published, no model request, parent unchanged."""
-    failing = _failing_controls(ctx)
-    if not failing:
+    if not _failing_controls(ctx, EXAMPLE):
         ctx.skip("FR-03", NO_SETUP_CONTROL)
         return
-    for what, broken in failing:
-        _failed_start(ctx, "FR-03", what, broken)
+    each_case(ctx, ["FR-03"], lambda texts: _setup_rollback(ctx, texts))
+
+
+def _setup_rollback(ctx: CheckContext, texts: Vocabulary) -> None:
+    for what, broken in _failing_controls(ctx, texts):
+        _failed_start(ctx, "FR-03", texts, what, broken)
 
 
 @check("FR-04", name="cold-resume")
 def cold_resume(ctx: CheckContext) -> None:
     """A cold-resumed child is composed from its descriptor before its first resumed request;
     a descriptor that no longer applies fails the resume and publishes nothing."""
-    historical = Controls.of(persona=PERSONA, tool_filter=ALLOW_FILTER)
+    each_case(ctx, ["FR-04"], lambda texts: _cold_resume(ctx, texts))
+
+
+def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
+    historical = {"persona": texts.child_persona, "toolFilter": allow_filter(texts)}
     controls = supported_controls(ctx.provider, historical)
-    child = _Child(ctx, "FR-04", controls)
+    child = _Child(ctx, "FR-04", texts, controls)
     dep = child.dep
     with ctx.step("FR-04", "cold-resuming the child's session"):
         resumed = dep.resume(child.session)
     seen = len(ctx.gateway.requests(resumed.agent))
     with ctx.step("FR-04", "running a turn of the resumed child"):
-        dep.run_turn(resumed.agent, "FR04 resumed task")
+        dep.run_turn(resumed.agent, "resumed task")
     requests = ctx.gateway.requests(resumed.agent)[seen:]
     ctx.expect("FR-04", bool(requests), "the resumed child made a model request", ">= 1", 0)
     if requests:
@@ -343,32 +378,26 @@ def cold_resume(ctx: CheckContext) -> None:
         child.sections(),
         sections_of(dep, resumed.agent),
     )
-    if Capability.TOOL_FILTER not in controls.capabilities:
+    if "toolFilter" not in controls:
         return
     # A second child whose allow list names ``doomed``; unregistering it makes its descriptor
     # unappliable (TF-08 at re-installation).
     with ctx.step("FR-04", "starting a second composed child"):
         second = dep.start(child.request)
-    dep.unregister_tool("doomed")
-    verdict = validate_restriction(ALLOW_FILTER, [g for g in GLOBALS if g != "doomed"])
+    dep.unregister_tool(doomed(texts))
+    verdict = validate_restriction(allow_filter(texts),
+                                   [g for g in texts.tools if g != doomed(texts)])
     codes = {ErrorCode.NOT_RESUMABLE, ErrorCode.SETUP_FAILED}
     if verdict.code is not None:
         codes.add(verdict.code)
-    before = Observed.take(dep, ctx.gateway, [dep.root().agent])
+    before = snapshot(dep, ctx.gateway, [dep.root().agent])
     ctx.expect_error(
         "FR-04",
         codes,
         lambda: dep.resume(second.session),
         "resuming a child whose descriptor names a tool that is gone",
     )
-    changes = before.changes(Observed.take(dep, ctx.gateway, [dep.root().agent]))
-    ctx.expect(
-        "FR-04",
-        not changes,
-        "a failed resume publishes nothing and changes nothing",
-        {},
-        changes,
-    )
+    expect_unchanged(ctx, "FR-04", before, dep, "a failed resume")
 
 
 def _registering(dep: Deployment, name: str, then: ModelReply) -> Any:
@@ -386,26 +415,32 @@ def stable_composition(ctx: CheckContext) -> None:
     """Later requests keep the first request's composition and change only as the live registry
     changes: a deny-only child sees a global registered between two requests, an allow-list
     child does not."""
-    cases: list[tuple[str, Controls]] = []
+    each_case(ctx, ["FR-05"], lambda texts: _stable_composition(ctx, texts))
+
+
+def _stable_composition(ctx: CheckContext, texts: Vocabulary) -> None:
+    persona = texts.child_persona
+    cases: list[tuple[str, dict[str, Any]]] = []
     if ctx.provider is not None and Capability.TOOL_FILTER in ctx.provider.capabilities:
-        cases.append(("a deny-only child", Controls.of(persona=PERSONA, tool_filter=DENY_FILTER)))
-        cases.append(("an allow-list child", Controls.of(tool_filter=ALLOW_FILTER)))
+        cases.append(("a deny-only child", {"persona": persona, "toolFilter": deny_filter(texts)}))
+        cases.append(("an allow-list child", {"toolFilter": allow_filter(texts)}))
     else:
-        cases.append(("an unfiltered child", Controls.of(persona=PERSONA)))
+        cases.append(("an unfiltered child", {"persona": persona}))
+    globals_, late, first = texts.tools, texts.late, texts.tools[0]
     for what, wanted in cases:
         controls = supported_controls(ctx.provider, wanted)
-        marker = "FR05-MARK"
-        presets, extra = child_setup(ctx.edition, controls)
-        cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+        comp = composition(ctx.edition, controls, texts.presets[0])
+        cfg = config(ctx.edition, tools=globals_, texts=texts, presets=comp.presets)
         dep = ctx.deploy(cfg)
-        ctx.gateway.script(
-            marker,
-            call("read", call_id="call-1"),
-            _registering(dep, "late", call("read", call_id="call-2")),
+        mark = ctx.gateway.script(
+            marker("fr05"),
+            call(first, call_id="call-1"),
+            _registering(dep, late, call(first, call_id="call-2")),
             text("done"),
         )
-        request = start_request(dep, ctx.provider, f"{marker} child task", extra)
-        outcome = judge(dep, cfg, GLOBALS, request)
+        request = start_request(dep.root().agent, provider_name(ctx), f"{mark} child task",
+                                comp.fields)
+        outcome = judge(ctx, cfg, globals_, request)
         oracle_accepts(outcome, what)
         with ctx.step("FR-05", f"starting {what}"):
             result = dep.start(request)
@@ -421,9 +456,9 @@ def stable_composition(ctx: CheckContext) -> None:
             {"composed": composed},
             {"inspected": sections_of(dep, result.agent), "system": system},
         )
-        before = expected_wire(expected_view(outcome, GLOBALS, cfg.mode), cfg.mode)
+        before = expected_wire(expected_view(outcome, globals_, cfg.mode), cfg.mode)
         later = expected_wire(
-            expected_view(outcome, (*GLOBALS, "late"), cfg.mode, installed_over=GLOBALS),
+            expected_view(outcome, (*globals_, late), cfg.mode, installed_over=globals_),
             cfg.mode,
         )
         for number, req, wire in ((1, requests[0], before), (2, requests[1], before),
@@ -446,8 +481,8 @@ def stable_composition(ctx: CheckContext) -> None:
         ctx.expect(
             "FR-05",
             view_pairs(dep.view(result.agent))
-            == view_pairs(expected_view(outcome, (*GLOBALS, "late"), cfg.mode,
-                                        installed_over=GLOBALS)),
+            == view_pairs(expected_view(outcome, (*globals_, late), cfg.mode,
+                                        installed_over=globals_)),
             f"{what}: the child's view follows the live registry",
             later,
             view_pairs(dep.view(result.agent)),

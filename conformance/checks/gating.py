@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from subagent_tck.spec import (
     CONTROLS,
+    FIELD_CAPABILITY,
     STRUCTURED_OUTPUT,
     Capability,
     Edition,
@@ -51,12 +52,8 @@ from ._support import (
 )
 
 TOOLS = ["alpha", "bravo"]
-FIELD = {
-    Capability.DEPTH_LIMIT: "maxDepth",
-    Capability.PERSONA: "persona",
-    Capability.TOOL_FILTER: "toolFilter",
-    Capability.OUTPUT_SCHEMA: "outputSchema",
-}
+#: The request field that asks for each capability (the spec's map, read the other way).
+FIELD = {cap: name for name, cap in FIELD_CAPABILITY.items()}
 #: A valid value for each control (CA-01, CA-04) and an invalid one (CA-03).
 VALID: dict[Capability, Any] = {
     Capability.DEPTH_LIMIT: 5,
@@ -261,9 +258,7 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
     # A persona with a per-case nonce: only a child composed with it can show it.
     value = VALID[cap] if cap is not Capability.PERSONA else (
         f"GATED-PERSONA {nonce(ctx, 'persona')}: you review diffs.")
-    comp = composition(ctx.edition, **{{Capability.PERSONA: "persona",
-                                         Capability.TOOL_FILTER: "tool_filter",
-                                         Capability.OUTPUT_SCHEMA: "output_schema"}[cap]: value})
+    comp = composition(ctx.edition, {FIELD[cap]: value})
     dep = ctx.deploy(tools=TOOLS, presets=comp.presets)
     request = start_request(dep.root().agent, name, f"composed child {marker('ca')}", comp.fields)
     outcome: StartOutcome = expected_start(

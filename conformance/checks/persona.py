@@ -1,7 +1,7 @@
 """Checks of the persona family (PE-01..PE-05), per provider and in the run's edition.
 
 A child persona comes from a preset in ``preset-composition`` and from the start request in
-``request-controls`` (see :mod:`._composition`); the child's prompt is read twice, through
+``request-controls`` (see :func:`._support.composition`); the child's prompt is read twice, through
 prompt inspection (``Deployment.prompt``) and on the wire (the gateway's record of what the
 child's model received), and both are compared with the spec oracle
 (:func:`~subagent_tck.spec.compose_persona` through ``decide_start``,
@@ -14,9 +14,8 @@ deployment persona every child inherits.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
-
-from hypothesis import strategies as st
 
 from subagent_tck.spec import (
     PERSONA_SECTION,
@@ -30,39 +29,62 @@ from subagent_tck.spec import (
 
 from ..check import CheckContext, check
 from ..gateway import call, text
-from ..protocol import DeploymentConfig, PresetSpec
-from ._composition import (
-    DEPLOYMENT_PERSONA_MARK,
-    Controls,
-    Observed,
+from ..protocol import DeploymentConfig, ModelRequest, PresetSpec
+from ._support import (
     as_pairs,
     capable,
-    child_setup,
+    composition,
     config,
     deploy_or_refusal,
-    deployment_sections,
+    each_case,
+    expect_unchanged,
     expected_sections,
     judge,
+    marker,
     message_text,
     named,
     oracle_accepts,
+    provider_name,
     request_text,
     sections_of,
+    snapshot,
     start_request,
 )
 from ._template_grammar import Placeholders, classify
+from ._texts import EXAMPLE, Vocabulary, template_cases
 
-GLOBALS = ("read", "write", "search")
-CHILD_PERSONA = "CHILD-PERSONA: review as {{role}} for {{team}}."
-SIBLING_PERSONA = "SIBLING-PERSONA: research only."
-PRESET_PERSONA = "PRESET-PERSONA: a {{role}}."
 #: A deployment persona without placeholders, valid whatever variables a case draws.
 PLAIN_PERSONA = "DEPLOYMENT-PERSONA: a careful generalist."
 NO_PERSONA = "the provider does not advertise persona (CA-01 decides that it refuses one)"
+#: A persona text this long is searched for in what a request carries outside its system text
+#: (PE-03, PE-04); a shorter one could stand there by chance (a word of the kit's prompt).
+DISTINCTIVE = 16
 
 
-def _no_placeholder_reached_a_model(ctx: CheckContext, rule: str) -> None:
-    carried = [r.agent for r in ctx.gateway.requests() if "{{" in request_text(r)]
+def _distinctive(needle: str, *kit_texts: str) -> bool:
+    """Whether finding ``needle`` in a request proves it was sent as persona: long enough, and
+    in none of the texts the kit itself sent."""
+    return len(needle) >= DISTINCTIVE and not any(needle in t for t in kit_texts)
+
+
+def _without_values(carried: str, variables: Mapping[str, str]) -> str:
+    """``carried`` without the variable values that contain ``{{`` (a value that looks like a
+    placeholder is substituted as text, docs/rules.md#PE-05)."""
+    for value in variables.values():
+        if "{{" in value:
+            carried = carried.replace(value, "")
+    return carried
+
+
+def _raw_placeholders(request: ModelRequest, texts: Vocabulary) -> bool:
+    """Whether a request carries ``{{`` other than inside a variable value."""
+    return "{{" in _without_values(request_text(request), texts.variables)
+
+
+def _no_placeholder_reached_a_model(
+    ctx: CheckContext, rule: str, texts: Vocabulary = EXAMPLE
+) -> None:
+    carried = [r.agent for r in ctx.gateway.requests() if _raw_placeholders(r, texts)]
     ctx.expect(
         rule,
         not carried,
@@ -79,28 +101,26 @@ def child_shadow(ctx: CheckContext) -> None:
     if not capable(ctx.provider, Capability.PERSONA):
         ctx.skip("PE-01", NO_PERSONA)
         return
-    child_presets, child_extra = child_setup(
-        ctx.edition, Controls.of(persona=CHILD_PERSONA), "child"
-    )
-    sibling_presets, sibling_extra = child_setup(
-        ctx.edition, Controls.of(persona=SIBLING_PERSONA), "sibling"
-    )
-    cfg = config(ctx.edition, tools=GLOBALS, presets=child_presets + sibling_presets)
+    each_case(ctx, ["PE-01"], lambda texts: _child_shadow(ctx, texts))
+
+
+def _child_shadow(ctx: CheckContext, texts: Vocabulary) -> None:
+    name = provider_name(ctx)
+    child_preset, sibling_preset, _ = texts.presets
+    child_comp = composition(ctx.edition, {"persona": texts.child_persona}, child_preset)
+    sibling_comp = composition(ctx.edition, {"persona": texts.sibling_persona}, sibling_preset)
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts,
+                 presets=child_comp.presets + sibling_comp.presets)
     dep = ctx.deploy(cfg)
     root = dep.root().agent
+    # What the parent's prompt is, is PE-02's and PE-04's to judge; PE-01 asks only that the
+    # child's persona does not change it (docs/rules.md#PE-01).
     root_before = sections_of(dep, root)
-    ctx.expect(
-        "PE-01",
-        root_before == as_pairs(deployment_sections(cfg)),
-        "the top-level agent's prompt is the deployment's (persona first)",
-        as_pairs(deployment_sections(cfg)),
-        root_before,
-    )
     with ctx.step("PE-01", "starting a sibling child with its own persona"):
-        sibling = dep.start(start_request(dep, ctx.provider, "sibling task", sibling_extra))
+        sibling = dep.start(start_request(root, name, "sibling task", sibling_comp.fields))
     sibling_before = sections_of(dep, sibling.agent)
-    request = start_request(dep, ctx.provider, "child task", child_extra)
-    outcome = judge(dep, cfg, GLOBALS, request)
+    request = start_request(root, name, "child task", child_comp.fields)
+    outcome = judge(ctx, cfg, texts.tools, request)
     oracle_accepts(outcome, "child start")
     with ctx.step("PE-01", "starting a child with a persona"):
         child = dep.start(request)
@@ -142,36 +162,41 @@ def child_shadow(ctx: CheckContext) -> None:
 def omitted_inherits(ctx: CheckContext) -> None:
     """Without a child persona the child carries the composed persona: the preset's, else the
     deployment's (and no persona section at all when the deployment has none)."""
+    each_case(ctx, ["PE-02"], lambda texts: _omitted_inherits(ctx, texts))
+
+
+def _omitted_inherits(ctx: CheckContext, texts: Vocabulary) -> None:
+    tools = texts.tools
+    _, _, preset_name = texts.presets
     cases: list[tuple[str, DeploymentConfig, dict[str, Any]]] = []
-    cases.append(("no persona asked", config(ctx.edition, tools=GLOBALS), {}))
-    cases.append(
-        ("no persona asked, no deployment persona", config(ctx.edition, persona=None), {})
-    )
+    cases.append(("no persona asked", config(ctx.edition, tools=tools, texts=texts), {}))
+    cases.append(("no persona asked, no deployment persona",
+                  config(ctx.edition, tools=tools, texts=texts, persona=None), {}))
     # A start may name a preset only in preset-composition: docs/rules.md#editions says a check
     # may not ask a request-controls start to select a preset.
     presets_selectable = ctx.edition is Edition.PRESET_COMPOSITION
     if presets_selectable and capable(ctx.provider, Capability.PERSONA):
-        preset = PresetSpec(name="composed", persona=PRESET_PERSONA)
+        preset = PresetSpec(name=preset_name, persona=texts.preset_persona)
         cases.append(
             (
                 "a preset persona, none in the request",
-                config(ctx.edition, tools=GLOBALS, presets=[preset]),
-                {"preset": "composed"},
+                config(ctx.edition, tools=tools, texts=texts, presets=[preset]),
+                {"preset": preset_name},
             )
         )
     if presets_selectable and capable(ctx.provider, Capability.TOOL_FILTER):
-        preset = PresetSpec(name="filtered", toolFilter={"deny": ["write"]})
+        preset = PresetSpec(name=preset_name, toolFilter={"deny": [tools[1]]})
         cases.append(
             (
                 "a preset without persona",
-                config(ctx.edition, tools=GLOBALS, presets=[preset]),
-                {"preset": "filtered"},
+                config(ctx.edition, tools=tools, texts=texts, presets=[preset]),
+                {"preset": preset_name},
             )
         )
     for what, cfg, extra in cases:
         dep = ctx.deploy(cfg)
-        request = start_request(dep, ctx.provider, "child task", extra)
-        outcome = judge(dep, cfg, GLOBALS, request)
+        request = start_request(dep.root().agent, provider_name(ctx), "child task", extra)
+        outcome = judge(ctx, cfg, tools, request)
         oracle_accepts(outcome, what)
         with ctx.step("PE-02", f"starting a child ({what})"):
             child = dep.start(request)
@@ -198,29 +223,27 @@ def omitted_inherits(ctx: CheckContext) -> None:
 def empty_shadows(ctx: CheckContext) -> None:
     """An explicit empty persona shadows the deployment persona with an empty section; to a
     provider without ``persona`` it is a persona request all the same, and refused."""
-    presets, extra = child_setup(ctx.edition, Controls.of(persona=""))
-    cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+    each_case(ctx, ["PE-03"], lambda texts: _empty_shadows(ctx, texts))
+
+
+def _empty_shadows(ctx: CheckContext, texts: Vocabulary) -> None:
+    comp = composition(ctx.edition, {"persona": ""}, texts.presets[0])
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts, presets=comp.presets)
     dep = ctx.deploy(cfg)
-    request = start_request(dep, ctx.provider, "child task", extra)
-    outcome = judge(dep, cfg, GLOBALS, request)
+    root = dep.root().agent
+    request = start_request(root, provider_name(ctx), "child task", comp.fields)
+    outcome = judge(ctx, cfg, texts.tools, request)
     if not capable(ctx.provider, Capability.PERSONA):
         if ErrorCode.UNSUPPORTED_CAPABILITY not in outcome.codes:
             raise AssertionError("the oracle should gate an empty persona by capability")
-        before = Observed.take(dep, ctx.gateway, [dep.root().agent])
+        before = snapshot(dep, ctx.gateway, [root])
         ctx.expect_error(
             "PE-03",
             outcome.codes,
             lambda: dep.start(request),
             "an empty persona to a provider without persona",
         )
-        changes = before.changes(Observed.take(dep, ctx.gateway, [dep.root().agent]))
-        ctx.expect(
-            "PE-03",
-            not changes,
-            "a refused empty persona creates nothing and changes nothing",
-            {},
-            changes,
-        )
+        expect_unchanged(ctx, "PE-03", before, dep, "a refused empty persona")
         return
     oracle_accepts(outcome, "empty persona")
     with ctx.step("PE-03", "starting a child with an empty persona"):
@@ -236,14 +259,17 @@ def empty_shadows(ctx: CheckContext) -> None:
     )
     requests = ctx.gateway.requests(child.agent)
     ctx.expect("PE-03", bool(requests), "the child made a model request", ">= 1", len(requests))
+    # The deployment persona of this case, as rendered: it must reach the child nowhere.
+    shadowed = texts.rendered(texts.deployment_persona)
+    system = assemble_system_prompt(expected)
+    searched = _distinctive(shadowed, system, request.prompt)
     for number, req in enumerate(requests, 1):
         ctx.expect(
             "PE-03",
-            DEPLOYMENT_PERSONA_MARK not in request_text(req)
-            and req.system == assemble_system_prompt(expected),
+            req.system == system and not (searched and shadowed in message_text(req)),
             f"request {number} of the child carries no deployment persona text",
-            assemble_system_prompt(expected),
-            req.system,
+            system,
+            {"system": req.system, "messages": message_text(req)},
         )
 
 
@@ -251,26 +277,26 @@ def empty_shadows(ctx: CheckContext) -> None:
 def one_channel(ctx: CheckContext) -> None:
     """The system text the model received is exactly the prompt inspection reports, and the
     persona reaches the model through no other channel (a message, a context notice)."""
+    each_case(ctx, ["PE-04"], lambda texts: _one_channel(ctx, texts))
+
+
+def _one_channel(ctx: CheckContext, texts: Vocabulary) -> None:
     persona_capable = capable(ctx.provider, Capability.PERSONA)
-    controls = Controls.of(persona=CHILD_PERSONA) if persona_capable else Controls.of()
-    presets, extra = child_setup(ctx.edition, controls)
-    cfg = config(ctx.edition, tools=GLOBALS, presets=presets)
+    controls = {"persona": texts.child_persona} if persona_capable else {}
+    comp = composition(ctx.edition, controls, texts.presets[0])
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts, presets=comp.presets)
     dep = ctx.deploy(cfg)
-    request = start_request(dep, ctx.provider, "child task", extra)
-    outcome = judge(dep, cfg, GLOBALS, request)
+    request = start_request(dep.root().agent, provider_name(ctx), "child task", comp.fields)
+    outcome = judge(ctx, cfg, texts.tools, request)
     oracle_accepts(outcome, "child start")
-    script = ctx.gateway.script("PE04-MARK", call("read"), text("ok"))
+    script = ctx.gateway.script(marker("pe04"), call(texts.tools[0]), text("ok"))
+    prompt = f"{script} child task"
     with ctx.step("PE-04", "starting a child"):
-        child = dep.start(request.model_copy(update={"prompt": f"{script} child task"}))
+        child = dep.start(request.model_copy(update={"prompt": prompt}))
+    # Whether the inspected prompt is the right composition is PE-01/PE-02's question; PE-04
+    # asks that the model received what inspection reports, through one channel
+    # (docs/rules.md#PE-04).
     inspected = dep.prompt(child.agent)
-    expected = expected_sections(cfg, outcome)
-    ctx.expect(
-        "PE-04",
-        as_pairs(inspected) == as_pairs(expected),
-        "prompt inspection reports the composed persona section",
-        as_pairs(expected),
-        as_pairs(inspected),
-    )
     persona_names = [s.name for s in inspected if s.name == PERSONA_SECTION]
     ctx.expect(
         "PE-04",
@@ -280,28 +306,31 @@ def one_channel(ctx: CheckContext) -> None:
         len(persona_names),
     )
     persona_text = outcome.persona or ""
+    system = assemble_system_prompt(inspected)
+    searched = _distinctive(persona_text, prompt, *texts.tools)
     requests = ctx.gateway.requests(child.agent)
     ctx.expect("PE-04", len(requests) >= 2, "the child made its scripted requests", 2,
                len(requests))
     for number, req in enumerate(requests, 1):
         ctx.expect(
             "PE-04",
-            req.system == assemble_system_prompt(inspected),
+            req.system == system,
             f"request {number}: the system text is the inspected sections, assembled",
-            assemble_system_prompt(inspected),
+            system,
             req.system,
         )
         ctx.expect(
             "PE-04",
-            req.system.count(persona_text) == 1 and persona_text not in message_text(req),
-            f"request {number}: the persona reaches the model once, in the system text only",
+            not (searched and persona_text in message_text(req)),
+            f"request {number}: the persona reaches the model in the system text only",
             persona_text,
             message_text(req),
         )
 
 
 def _template_case(
-    ctx: CheckContext, template: str, variables: dict[str, str], what: str
+    ctx: CheckContext, template: str, variables: dict[str, str], what: str,
+    texts: Vocabulary = EXAMPLE,
 ) -> None:
     """Start a child whose persona is ``template``; judge substitution or refusal (PE-05).
 
@@ -310,10 +339,9 @@ def _template_case(
     never sent raw". When the refusal comes (at start, or when the child's first request is
     built and its run stops with ``error``) is FR-03's concern, not PE-05's.
     """
-    presets, extra = child_setup(ctx.edition, Controls.of(persona=template))
-    cfg = config(
-        ctx.edition, tools=GLOBALS, persona=PLAIN_PERSONA, presets=presets, variables=variables
-    )
+    comp = composition(ctx.edition, {"persona": template}, texts.presets[0])
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts, persona=PLAIN_PERSONA,
+                 presets=comp.presets, variables=variables)
     marks = classify(template, variables)
     deployed = deploy_or_refusal(ctx, cfg)
     if isinstance(deployed, TckError):
@@ -321,12 +349,12 @@ def _template_case(
         _judge_refusal(ctx, deployed, marks, what)
         return
     dep = deployed
-    request = start_request(dep, ctx.provider, "child task", extra)
+    request = start_request(dep.root().agent, provider_name(ctx), "child task", comp.fields)
     try:
         result = dep.start(request)
     except TckError as exc:
         _judge_refusal(ctx, exc, marks, what)
-        _no_placeholder_reached_a_model(ctx, "PE-05")
+        _no_placeholder_reached_a_model(ctx, "PE-05", texts)
         return
     try:
         observed: list[list[str]] | TckError = sections_of(dep, result.agent)
@@ -337,10 +365,10 @@ def _template_case(
     ):
         # The template was refused when the child's first request was built: the error is the
         # run's (its output) or prompt inspection's.
-        texts = [str(result.output or "")]
+        said = [str(result.output or "")]
         if isinstance(observed, TckError):
-            texts.append(observed.message)
-        _judge_named(ctx, " ".join(texts), marks, f"{what} (refused when the run began)")
+            said.append(observed.message)
+        _judge_named(ctx, " ".join(said), marks, f"{what} (refused when the run began)")
     elif isinstance(observed, TckError):
         ctx.fail("PE-05", f"{what}: the child ran but prompt inspection was refused",
                  "the child's sections", observed.to_json())
@@ -349,11 +377,11 @@ def _template_case(
                  "accepted and the child ran; the rule makes it an error that names it",
                  "an error naming it", {"run": result.model_dump(), "prompt": observed})
     elif marks.lenient:
-        raw = [text for _, text in observed if "{{" in text]
+        raw = [body for _, body in observed if "{{" in _without_values(body, variables)]
         ctx.expect("PE-05", not raw, f"{what}: an accepted persona with "
                    f"{', '.join(marks.lenient)} is substituted, never kept raw", [], raw)
     else:
-        outcome = judge(dep, cfg, GLOBALS, request)
+        outcome = judge(ctx, cfg, texts.tools, request)
         oracle_accepts(outcome, what)
         expected = expected_sections(cfg, outcome)
         ctx.expect(
@@ -363,7 +391,7 @@ def _template_case(
             as_pairs(expected),
             observed,
         )
-    _no_placeholder_reached_a_model(ctx, "PE-05")
+    _no_placeholder_reached_a_model(ctx, "PE-05", texts)
 
 
 def _judge_refusal(ctx: CheckContext, exc: TckError, marks: Placeholders, what: str) -> None:
@@ -395,40 +423,16 @@ def _judge_named(ctx: CheckContext, message: str, marks: Placeholders, what: str
     )
 
 
-_TOKENS = ("x", " ", "{", "}", "{{team}}", "{{ role }}", "{{ghost}}", "{{}}", "{{a b}}",
-           "{{1x}}", "{{team")
-#: Non-empty: the empty persona is PE-03's case.
-TEMPLATES = st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=5).map("".join)
-VARIABLE_SETS = st.dictionaries(
-    st.sampled_from(("team", "role", "ghost")), st.text("xyz -", max_size=4), max_size=3
-)
-
-
 @check("PE-05", name="persona-strict-template")
 def strict_template(ctx: CheckContext) -> None:
     """Known ``{{variables}}`` are substituted; an unknown ``{{name}}`` or an unclosed ``{{`` is
     an error naming it (at start with ``INVALID_TEMPLATE``, or as the child's run error); other
     spellings are substituted or refused; no model request ever carries ``{{``."""
     # Every child inherits the deployment persona with its variables substituted.
-    cfg = config(ctx.edition, tools=GLOBALS)
-    dep = ctx.deploy(cfg)
-    request = start_request(dep, ctx.provider, "child task", {})
-    outcome = judge(dep, cfg, GLOBALS, request)
-    oracle_accepts(outcome, "plain child start")
-    with ctx.step("PE-05", "starting a child that inherits the deployment persona"):
-        child = dep.start(request)
-    expected = expected_sections(cfg, outcome)
-    ctx.expect(
-        "PE-05",
-        sections_of(dep, child.agent) == as_pairs(expected),
-        "the inherited deployment persona has its variables substituted",
-        as_pairs(expected),
-        sections_of(dep, child.agent),
-    )
-    _no_placeholder_reached_a_model(ctx, "PE-05")
+    each_case(ctx, ["PE-05"], lambda texts: _inherited_template(ctx, texts))
     if not capable(ctx.provider, Capability.PERSONA):
         return
-    variables = {"team": "TEAM-SEVEN", "role": "REVIEWER"}
+    variables = dict(EXAMPLE.variables)
     for template, what in (
         ("Act as {{role}} of {{team}}.", "known variables"),
         ("Act as {{ role }}.", "a known variable with spaces in the braces"),
@@ -440,6 +444,26 @@ def strict_template(ctx: CheckContext) -> None:
     if any(f.rule == "PE-05" for f in ctx.failures):
         return  # already decided; drawn cases would only shrink to a case like the above
     ctx.for_all(
-        st.tuples(TEMPLATES, VARIABLE_SETS),
-        lambda state: _template_case(ctx, state[0], state[1], "a drawn persona"),
+        template_cases(),
+        lambda state: _template_case(ctx, state[0], dict(state[1].variables), "a drawn persona",
+                                     state[1]),
     )
+
+
+def _inherited_template(ctx: CheckContext, texts: Vocabulary) -> None:
+    cfg = config(ctx.edition, tools=texts.tools, texts=texts)
+    dep = ctx.deploy(cfg)
+    request = start_request(dep.root().agent, provider_name(ctx), "child task", {})
+    outcome = judge(ctx, cfg, texts.tools, request)
+    oracle_accepts(outcome, "plain child start")
+    with ctx.step("PE-05", "starting a child that inherits the deployment persona"):
+        child = dep.start(request)
+    expected = expected_sections(cfg, outcome)
+    ctx.expect(
+        "PE-05",
+        sections_of(dep, child.agent) == as_pairs(expected),
+        "the inherited deployment persona has its variables substituted",
+        as_pairs(expected),
+        sections_of(dep, child.agent),
+    )
+    _no_placeholder_reached_a_model(ctx, "PE-05", texts)

@@ -21,16 +21,16 @@ from subagent_tck.spec import PERSONA_SECTION, Capability
 
 from ..check import CheckContext, check
 from ..protocol import SectionSpec
-from ._composition import (
-    Controls,
+from ._support import (
     as_pairs,
     capable,
-    child_setup,
+    composition,
     config,
     deployment_sections,
     expected_sections,
     judge,
     oracle_accepts,
+    provider_name,
     sections_of,
     start_request,
 )
@@ -75,10 +75,10 @@ def section_order(ctx: CheckContext) -> None:
     if not capable(ctx.provider, Capability.PERSONA):
         ctx.skip(RULE, NO_PERSONA)
         return
-    presets, extra = child_setup(ctx.edition, Controls.of(persona=CHILD_PERSONA), "child")
+    comp = composition(ctx.edition, {"persona": CHILD_PERSONA}, "child")
 
     def case(names: tuple[str, ...] | list[str]) -> None:
-        cfg = config(ctx.edition, tools=GLOBALS, presets=presets).model_copy(
+        cfg = config(ctx.edition, tools=GLOBALS, presets=comp.presets).model_copy(
             update={"sections": _sections(names)})
         dep = ctx.deploy(cfg)
         root = dep.root().agent
@@ -87,8 +87,8 @@ def section_order(ctx: CheckContext) -> None:
         ctx.expect(RULE, got_root == want_root,
                    f"the top-level agent's prompt is the persona, then the sections "
                    f"{list(names)!r} in the deployment's order", want_root, got_root)
-        request = start_request(dep, ctx.provider, "child task", extra)
-        outcome = judge(dep, cfg, GLOBALS, request)
+        request = start_request(root, provider_name(ctx), "child task", comp.fields)
+        outcome = judge(ctx, cfg, GLOBALS, request)
         oracle_accepts(outcome, "child start")
         with ctx.step(RULE, "starting a child with a persona"):
             child = dep.start(request)

@@ -472,7 +472,7 @@ def child_view(ctx: CheckContext) -> None:
     def body(state: dict[str, Any]) -> None:
         names, raw, mode = state["globals"], state["filter"], state["mode"]
         rule = "TF-03" if any(v == [] for v in raw.values()) else "TF-01"
-        comp = composition(ctx.edition, tool_filter=raw)
+        comp = composition(ctx.edition, {"toolFilter": raw})
         dep = ctx.deploy(tools=names, mode=mode, presets=comp.presets)
         root = dep.root().agent
         with ctx.step(rule, f"setting the presentation mode {mode.value}"):

@@ -21,9 +21,10 @@ spec's :func:`~subagent_tck.spec.sdk_binding_names`): a wrong view is TF-01's bu
 execution that strays from the view is TF-12's. Invocations of ``run_code`` itself are not
 counted (a runtime may log its transport as a tool run).
 
-Names are drawn, not listed: identifiers of every shape a tool name takes in the wild
-(``get_weather``, ``mcp__github__create_issue``, camelCase, digits, non-ASCII letters, long),
-with names that differ only by case or are prefixes of each other; arguments are drawn JSON
+Names are drawn, not listed, from the kit's tool-name vocabulary (:mod:`._names`: every shape a
+tool name takes in the wild, ``get_weather``, ``mcp__github__create_issue``, ``web-fetch``,
+digits, non-ASCII letters, 64 characters long), with names that differ only by case or are
+prefixes of each other; arguments are drawn JSON
 objects (nested, unicode, quotes and backticks, integers up to 2^53).
 
 A target without the operation (a driver protocol 1.0 adapter) cannot show that TF-12 holds:
@@ -50,6 +51,7 @@ from subagent_tck.spec import ViewEntry as SpecEntry
 from ..check import REGISTRY, CheckContext, check
 from ..protocol import SdkCall, ToolResult, ToolSpec
 from ..target import Deployment
+from ._names import strangers, tool_names
 
 RULE = "TF-12"
 NAME = "tool-filter-run-code-reach"
@@ -58,51 +60,8 @@ MAX_SAFE = 2**53 - 1
 
 # --- strategies ---------------------------------------------------------------------------
 
-_FIRST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
-_REST = _FIRST + "0123456789"
-_WIDE = "éßüøñçł名字дж"
-
-# Strategies are built once, here: drawing is the cost of a state, not building strategies.
-_word = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=1, max_size=10)
-_snake = st.lists(_word, min_size=1, max_size=4).map("_".join)
-_mcp = st.tuples(_word, _snake).map(lambda t: f"mcp__{t[0]}__{t[1]}")
-_camel = st.lists(_word, min_size=2, max_size=4).map(
-    lambda p: p[0] + "".join(w.title() for w in p[1:]))
-_identifier = st.tuples(st.sampled_from(_FIRST), st.text(st.sampled_from(_REST), max_size=20)
-                        ).map("".join)
-_wide = st.tuples(_word, st.text(st.sampled_from(_WIDE + "_"), min_size=1, max_size=6)
-                  ).map("_".join)
-_long = st.lists(_word, min_size=8, max_size=14).map("_".join)  # up to ~150 characters
-_name = st.one_of(_snake, _mcp, _camel, _identifier, _wide, _long)
-
-
-def name_st() -> st.SearchStrategy[str]:
-    """One tool name, in one of the shapes real tool names have: snake_case, MCP-style
-    (``mcp__server__tool``), camelCase, any identifier, non-ASCII letters, long."""
-    return _name
-
-
-def kin(name: str) -> list[str]:
-    """Names a sloppy resolver confuses with ``name``: another case, a prefix, an extension."""
-    out = [name.swapcase(), name.upper(), name[:-1], name + "_"]
-    return [n for n in dict.fromkeys(out) if n and n != name]
-
-
-@st.composite
-def names_st(draw: st.DrawFn, count: tuple[int, int]) -> list[str]:
-    """Distinct names, some of them kin of others (same letters in another case, prefixes)."""
-    names: list[str] = []
-    for _ in range(draw(st.integers(*count))):
-        kindred: bool = draw(st.booleans())
-        if names and kindred:
-            name = draw(st.sampled_from(kin(draw(st.sampled_from(names))) or ["x"]))
-        else:
-            name = draw(_name)
-        if name != RUN_CODE and name not in names:
-            names.append(name)
-    return names or ["x"]
-
-
+# Tool names come from the kit's one vocabulary (:mod:`._names`): realistic and awkward names,
+# case twins, prefixes of each other, non-ASCII, 64 characters long.
 _key = st.text(max_size=8).map(lambda k: k.lstrip("$"))  # "$..." keys are the wire's tags
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(-MAX_SAFE, MAX_SAFE),
                     st.text(st.characters(exclude_categories=["Cs"]), max_size=12),
@@ -113,18 +72,11 @@ _json = st.one_of(_scalar, st.lists(_scalar, max_size=3),
 arguments_st = st.dictionaries(_key, _json, max_size=4)
 
 
-def unused(name: str, taken: list[str]) -> str:
-    """``name``, made distinct from ``taken`` and from run_code (no filter: no rejected draws)."""
-    while name in taken or name == RUN_CODE:
-        name += "_"
-    return name
-
-
 @st.composite
 def state_st(draw: st.DrawFn) -> dict[str, Any]:
     """Globals, locals (some shadowing globals), valid restrictions over the globals, a mode,
     call arguments and one live change made between two rounds of calls."""
-    names = draw(names_st((1, 6)))
+    names = draw(tool_names(1, 6))
     split = draw(st.integers(1, len(names)))
     globals_, local_only = names[:split], names[split:]
     shadows = draw(st.lists(st.sampled_from(globals_), unique=True, max_size=2))
@@ -133,8 +85,7 @@ def state_st(draw: st.DrawFn) -> dict[str, Any]:
         key = draw(st.sampled_from(("allow", "deny")))
         restrictions.append({key: draw(st.lists(st.sampled_from(globals_), min_size=1,
                                                 unique=True, max_size=len(globals_)))})
-    fresh = unused(draw(_name), names)
-    added = unused(draw(_name), [*names, fresh])
+    fresh, added = draw(tool_names(2, 2, avoid=names))
     change = draw(st.sampled_from(("deny", "unregister", "register")))
     later: dict[str, Any] = {"register": added} if change == "register" else {
         change: draw(st.sampled_from(globals_))}
@@ -251,7 +202,7 @@ def round_of_calls(ctx: CheckContext, dep: Deployment, agent: str, state: dict[s
 def first_round(state: dict[str, Any], known: list[str]) -> list[str]:
     """Every known name and the kin of each (another case, a prefix, an extension), a name
     never registered, and run_code itself."""
-    kinship = [k for n in known for k in kin(n)]
+    kinship = strangers(known)
     return list(dict.fromkeys([*known, *kinship, state["fresh"], RUN_CODE]))
 
 

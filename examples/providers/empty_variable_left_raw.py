@@ -20,6 +20,10 @@ from subagent_tck.reference.prompt import render_strict
 from subagent_tck.spec import Section, resolve_sections
 
 BREAKS = "PE-05"
+#: Drawn deployment personas carry empty variables too: every rule that compares a composed
+#: prompt with the oracle's sees the same raw placeholder.
+ALSO_BREAKS = ("PE-01", "PE-02", "PE-03", "PE-04", "FR-01", "FR-02", "FR-04", "FR-05", "EN-01",
+               "EN-03", "CA-04", "ST-02", "ST-03", "ST-04")
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 

@@ -74,8 +74,9 @@ RULES: tuple[Rule, ...] = (
         2,
         "request-overrides-refused",
         Edition.PRESET_COMPOSITION,
-        "A new start request that carries persona or toolFilter is refused, and nothing is "
-        "created.",
+        "A new start request that carries persona or toolFilter is refused with "
+        "REQUEST_CONTROLS_REFUSED (or with the code of another rejection that also applies to "
+        "it, such as UNSUPPORTED_CAPABILITY), and nothing is created.",
         "New requests no longer accept these overrides; accepting and ignoring them would "
         "hand the caller a child that is not what it asked for.",
         (

@@ -15,7 +15,7 @@ import pytest
 
 from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
 from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
-from subagent_tck.conformance.checks.persona import TEMPLATES, VARIABLE_SETS
+from subagent_tck.conformance.checks._texts import Vocabulary, template_cases
 from subagent_tck.conformance.target import Target
 from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import ABSENT, Edition, render_template
@@ -89,10 +89,11 @@ def test_drawn_personas_cover_valid_and_invalid_templates() -> None:
     seen: set[bool] = set()
 
     @settings(max_examples=60, database=None, deadline=None)
-    @given(TEMPLATES, VARIABLE_SETS)
-    def draw(template: str, variables: dict[str, str]) -> None:
+    @given(template_cases())
+    def draw(case: tuple[str, Vocabulary]) -> None:
+        template, texts = case
         assert template
-        seen.add(render_template(template, variables).ok)
+        seen.add(render_template(template, texts.variables).ok)
 
     draw()
     assert seen == {True, False}
@@ -116,3 +117,16 @@ def test_drawn_personas_find_an_empty_variable_left_raw() -> None:
     drawn = run(module.provider(), ["persona-strict-template"], max_examples=10,
                 editions=(Edition.PRESET_COMPOSITION,))
     assert drawn.failed_rules() == {"PE-05"}, drawn.explain()  # ... drawn personas find it
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_a_target_right_only_for_the_kits_former_lower_case_variables_fails_pe_05(
+    seed: int,
+) -> None:
+    # lower_case_variables_only substitutes only {{[a-z]+}} names: the former fixed vocabulary
+    # (team, role, ghost) certified it; drawn variable names find it at any seed.
+    module = zoo("lower_case_variables_only")
+    drawn = run(module.provider(), ["persona-strict-template"], max_examples=10, seed=seed,
+                editions=(Edition.PRESET_COMPOSITION,))
+    assert "PE-05" in drawn.failed_rules(), drawn.explain()
+    assert drawn.failed_rules() <= {module.BREAKS, *module.ALSO_BREAKS}

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.certificate import Certificate
-from subagent_tck.conformance.checks.tool_filter_run_code import kin, name_st, names_st
+from subagent_tck.conformance.checks._names import is_tool_name
+from subagent_tck.conformance.checks.tool_filter_run_code import state_st
 from subagent_tck.conformance.exitcode import ExitCode, for_certificate
 from subagent_tck.conformance.gateway import Gateway
 from subagent_tck.conformance.http_server import create_app
@@ -187,25 +187,11 @@ def test_run_code_over_http_runs_bound_tools_once_each_and_refuses_the_rest(
 
 
 @settings(max_examples=60, database=None)
-@given(names_st((1, 6)))
-def test_drawn_names_are_distinct_tool_names_other_than_run_code(names: list[str]) -> None:
-    assert names and len(set(names)) == len(names) and RUN_CODE not in names
-    assert all(isinstance(n, str) and n for n in names)
-
-
-def test_drawn_names_cover_the_shapes_real_tool_names_have() -> None:
-    seen: list[str] = []
-
-    @settings(max_examples=300, database=None)
-    @given(st.lists(name_st(), min_size=1, max_size=3), names_st((4, 6)))
-    def collect(single: list[str], group: list[str]) -> None:
-        seen.extend(single)
-        seen.append("|".join(group))
-
-    collect()
-    flat = "|".join(seen)
-    assert "mcp__" in flat
-    assert any(ord(c) > 127 for c in flat)
-    assert any(len(n) > 60 for n in flat.split("|"))
-    groups = [s.split("|") for s in seen if "|" in s]
-    assert any(set(kin(n)) & set(g) for g in groups for n in g), "no case or prefix kin drawn"
+@given(state_st())
+def test_drawn_states_name_their_tools_from_the_kits_one_vocabulary(state: dict[str, Any]) -> None:
+    names = [*state["globals"], *state["locals"], state["fresh"]]
+    assert all(is_tool_name(n) for n in names) and RUN_CODE not in names
+    assert len(set(state["globals"])) == len(state["globals"])
+    assert state["fresh"] not in [*state["globals"], *state["locals"]]
+    added = state["later"].get("register")
+    assert added is None or added not in [*state["globals"], *state["locals"], state["fresh"]]
