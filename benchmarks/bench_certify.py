@@ -15,9 +15,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.check import CheckContext, run_check
-from subagent_tck.conformance.runner import (
+from subagent_tck.conformance.engine.check import CheckContext, run_check
+from subagent_tck.conformance.engine.runner import (
     PROFILES,
     RunConfig,
     Suite,
@@ -25,6 +24,7 @@ from subagent_tck.conformance.runner import (
     plan,
     resolve_edition,
 )
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
 

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from subagent_tck.conformance.builtin import reference_target  # noqa: E402
-from subagent_tck.conformance.targets import load_target  # noqa: E402
+from subagent_tck.conformance.transports.builtin import reference_target  # noqa: E402
+from subagent_tck.conformance.transports.targets import load_target  # noqa: E402
 from subagent_tck.fuzz.campaign import run_campaign  # noqa: E402
 
 GOAL_STEPS_PER_SECOND = 2_000
@@ -74,7 +74,7 @@ def steps_per_second(seconds: float) -> tuple[float, float, int]:
 def http_steps_per_second(seconds: float) -> tuple[float, int]:
     """(wall steps/s, steps) of a campaign against the reference served over the HTTP driver
     API (``subagent-tck serve`` started as a ``cmd:`` target, as an adapter would run)."""
-    target = load_target(f"cmd:{sys.executable} -m subagent_tck.conformance.http_server "
+    target = load_target(f"cmd:{sys.executable} -m subagent_tck.conformance.transports.http_server "
                          "--port 0")
     try:
         result = run_campaign(target, budget_seconds=seconds, max_examples=10**9, seed=1,

@@ -37,20 +37,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance import busypoll
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.connections import Connections
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.launcher import AdapterProcess, launch, split_command
-from subagent_tck.conformance.loopback import http_client
-from subagent_tck.conformance.protocol import DeploymentConfig
-from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import DeploymentConfig
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.transports import busypoll
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.connections import Connections
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.launcher import AdapterProcess, launch, split_command
+from subagent_tck.conformance.transports.loopback import http_client
 
-SERVE = f"{sys.executable} -m subagent_tck.conformance.http_server --port 0"
+SERVE = f"{sys.executable} -m subagent_tck.conformance.transports.http_server --port 0"
 ECHO = f"""{sys.executable} -c "
-from subagent_tck.conformance.httpd import Answer, HttpServer
-from subagent_tck.conformance.wire import VERSION_HEADER
+from subagent_tck.conformance.transports.httpd import Answer, HttpServer
+from subagent_tck.conformance.transports.wire import VERSION_HEADER
 class Echo:
     def handle(self, request):
         return Answer(200, request.body, headers=((VERSION_HEADER, '1.0'),))

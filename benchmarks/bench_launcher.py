@@ -7,7 +7,7 @@ gateway's guards cost per request.
    many again on stdout and on stderr before it answers ``GET /v1/info`` (a kit that does not
    drain its pipes blocks it): the time from start to an answered ``info``, and to stopped.
 2. A quiet adapter: start to answered ``info``, and stop (every process of its family found by
-   group, session, ancestry and marker: conformance/processes.py).
+   group, session, ancestry and marker: conformance/transports/processes.py).
 3. One look at the adapter's descendants (the tracker does one every 0.2 s while it runs).
 4. The gateway's nesting guard on a typical chat completion body (next to ``json.loads`` of
    it) and on an 8 MiB hostile one.
@@ -25,8 +25,8 @@ import statistics
 import sys
 import time
 
-from subagent_tck.conformance.gateway_server import nesting, parse_chat
-from subagent_tck.conformance.launcher import launch
+from subagent_tck.conformance.transports.gateway_server import nesting, parse_chat
+from subagent_tck.conformance.transports.launcher import launch
 
 ADAPTER = """
 import json, os, sys, threading

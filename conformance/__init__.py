@@ -8,7 +8,7 @@ Public surface (DESIGN.md, "conformance/")::
     certificate = certify(target, RunConfig(target_spec="reference"))
     print(certificate.verdict, exit_code(certificate))
 
-Writing a check: ``from subagent_tck.conformance.check import check, CheckContext``
+Writing a check: ``from subagent_tck.conformance.engine.check import check, CheckContext``
 (the decorator is not re-exported here: its name is also its module's). Implementing a target:
 :class:`Target` and :class:`Deployment`. The command line is ``cli.main``.
 
@@ -23,19 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 #: module (by its full name: tools/rooms.py rewrites it when a module moves) -> names it exports
 _MODULES = {
-    "subagent_tck.conformance.baseline": (
+    "subagent_tck.conformance.core.baseline": (
         "Baseline", "BaselineEntry", "load_baseline", "parse_baseline"),
-    "subagent_tck.conformance.certificate": (
+    "subagent_tck.conformance.core.certificate": (
         "CapabilityVerdict", "Certificate", "ProviderOutcome", "RuleResult", "Verdict"),
-    "subagent_tck.conformance.check": ("Check", "CheckContext"),
-    "subagent_tck.conformance.exitcode": ("ExitCode", "exit_code"),
-    "subagent_tck.conformance.gateway": ("Gateway",),
-    "subagent_tck.conformance.outcome": ("Failure", "Outcome"),
-    "subagent_tck.conformance.runner": (
+    "subagent_tck.conformance.engine.check": ("Check", "CheckContext"),
+    "subagent_tck.conformance.core.exitcode": ("ExitCode", "exit_code"),
+    "subagent_tck.conformance.core.gateway": ("Gateway",),
+    "subagent_tck.conformance.core.outcome": ("Failure", "Outcome"),
+    "subagent_tck.conformance.engine.runner": (
         "PROFILES", "CheckFinished", "CheckStarted", "Profile", "RunConfig", "RunFinished",
         "RunStarted", "Suite", "certify"),
-    "subagent_tck.conformance.target": ("Deployment", "Target"),
-    "subagent_tck.conformance.targets": ("load_target",),
+    "subagent_tck.conformance.core.target": ("Deployment", "Target"),
+    "subagent_tck.conformance.transports.targets": ("load_target",),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 _RENAMED = {"exit_code": "for_certificate"}
@@ -59,20 +59,21 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from .baseline import Baseline, BaselineEntry, load_baseline, parse_baseline
-    from .certificate import (
+    from .core.baseline import Baseline, BaselineEntry, load_baseline, parse_baseline
+    from .core.certificate import (
         CapabilityVerdict,
         Certificate,
         ProviderOutcome,
         RuleResult,
         Verdict,
     )
-    from .check import Check, CheckContext
-    from .exitcode import ExitCode
-    from .exitcode import for_certificate as exit_code
-    from .gateway import Gateway
-    from .outcome import Failure, Outcome
-    from .runner import (
+    from .core.exitcode import ExitCode
+    from .core.exitcode import for_certificate as exit_code
+    from .core.gateway import Gateway
+    from .core.outcome import Failure, Outcome
+    from .core.target import Deployment, Target
+    from .engine.check import Check, CheckContext
+    from .engine.runner import (
         PROFILES,
         CheckFinished,
         CheckStarted,
@@ -83,5 +84,4 @@ if TYPE_CHECKING:
         Suite,
         certify,
     )
-    from .target import Deployment, Target
-    from .targets import load_target
+    from .transports.targets import load_target

@@ -9,7 +9,7 @@ malformed ones, against a live deployment of the target. Every answer must:
   code of the protocol;
 - leave the deployment's observable state unchanged when it refuses (its agents, sessions,
   events, tool invocations, providers, and every agent's view, prompt, tool schemas and SDK
-  bindings): "a rejected operation changes nothing observable" (conformance/target.py).
+  bindings): "a rejected operation changes nothing observable" (conformance/core/target.py).
 
 Beyond the generated requests, fixed probes send what a generator does not: raw ``NaN`` and
 ``Infinity`` tokens (the DE domain decision: such a request is malformed, 400
@@ -33,13 +33,13 @@ import httpx
 
 from subagent_tck.spec import ErrorCode, TckError
 
-from .gateway import Gateway
-from .http_target import HttpDeployment, HttpTarget
-from .loopback import http_client
-from .protocol import DeploymentConfig, ToolSpec
-from .suggest import hint
-from .target import Deployment
-from .wire import DEPLOYMENTS_PATH, MAX_BODY, Malformed, dumps, loads
+from .core.gateway import Gateway
+from .core.protocol import DeploymentConfig, ToolSpec
+from .core.suggest import hint
+from .core.target import Deployment
+from .transports.http_target import HttpDeployment, HttpTarget
+from .transports.loopback import http_client
+from .transports.wire import DEPLOYMENTS_PATH, MAX_BODY, Malformed, dumps, loads
 
 DEFAULT_EXAMPLES = 10
 #: How many agents' scopes a snapshot reads (the root and the newest): most refusals name no
@@ -251,7 +251,7 @@ class ApiFuzzer:
         from hypothesis.errors import Unsatisfiable
         from schemathesis import GenerationMode
 
-        from .openapi import document
+        from .transports.openapi import document
 
         schema = schemathesis.openapi.from_dict(document())
         operations = [cast(Any, r).ok() for r in schema.get_all_operations()]
@@ -352,7 +352,7 @@ class ApiFuzzer:
 def known_operations() -> list[str]:
     """The names ``--operation`` takes: the last path segment of every operation the driver
     API document offers requests for (DELETE, which closes a deployment, is never fuzzed)."""
-    from .openapi import document
+    from .transports.openapi import document
 
     names = [path.rsplit("/", 1)[-1] for path, methods in document()["paths"].items()
              if set(methods) - {"delete"}]
@@ -390,9 +390,9 @@ def fuzz_api(target: HttpTarget, *, examples: int = DEFAULT_EXAMPLES, seed: int 
 @contextmanager
 def served(spec: str, timeout: float) -> Iterator[HttpTarget]:
     """The target a spec names, over HTTP: an in-process one is served on 127.0.0.1."""
-    from .http_server import create_app
-    from .httpd import ServerThread
-    from .targets import load_target
+    from .transports.http_server import create_app
+    from .transports.httpd import ServerThread
+    from .transports.targets import load_target
 
     target = load_target(spec)
     if isinstance(target, HttpTarget):

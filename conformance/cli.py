@@ -35,18 +35,18 @@ from typing import TYPE_CHECKING, Any
 
 from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 
-from . import busypoll
-from .clierror import report_error
 from .cliparse import Parser, VersionAction
-from .exitcode import ExitCode, for_certificate, for_error
-from .profiles import DEFAULT as DEFAULT_PROFILE
-from .profiles import PROFILES, profile_help
-from .suggest import rule_hint
+from .core.clierror import report_error
+from .core.exitcode import ExitCode, for_certificate, for_error
+from .core.suggest import rule_hint
+from .engine.profiles import DEFAULT as DEFAULT_PROFILE
+from .engine.profiles import PROFILES, profile_help
+from .transports import busypoll
 
 if TYPE_CHECKING:
-    from .certificate import Certificate
-    from .report_files import ReportFile
-    from .runner import Handler, Suite
+    from .core.certificate import Certificate
+    from .engine.runner import Handler, Suite
+    from .report.report_files import ReportFile
 
 FORMATS = ("text", "json", "junit", "markdown")
 #: The fuzz campaign that ``--profile thorough`` adds to a certification.
@@ -61,9 +61,9 @@ PLUGGED: dict[str, tuple[str, str]] = {
              "differential fuzzing: a target and the oracle in lockstep"),
     "fuzz-api": ("subagent_tck.conformance.api_fuzz",
                  "fuzz a target's HTTP driver API (Schemathesis)"),
-    "serve": ("subagent_tck.conformance.http_server",
+    "serve": ("subagent_tck.conformance.transports.http_server",
               "serve a target (default: the reference) behind the HTTP driver API"),
-    "openapi": ("subagent_tck.conformance.openapi",
+    "openapi": ("subagent_tck.conformance.transports.openapi",
                 "print the HTTP driver API document"),
     "promises": ("subagent_tck.conformance.promises_command",
                  "check a plugin's promises (what each child gets) on the model wire"),
@@ -96,7 +96,7 @@ def _explain(args: argparse.Namespace) -> int:
 def _report_files(args: argparse.Namespace) -> list[ReportFile]:
     """The report files of ``certify``: every ``--report FORMAT=FILE``, and ``--output`` in
     ``--format`` (default text); checked writable before anything runs."""
-    from .report_files import ReportFile, check_writable, parse_report
+    from .report.report_files import ReportFile, check_writable, parse_report
 
     reports = [parse_report(value) for value in args.report or ()]
     if args.output:
@@ -110,18 +110,18 @@ def _print_report(fmt: str, certificate: Certificate) -> None:
     if fmt == "text":
         from rich.console import Console
 
-        from .report_text import write_text
+        from .report.report_text import write_text
 
         write_text(certificate, Console())
         return
-    from .report_files import render
+    from .report.report_files import render
 
     sys.stdout.write(render(fmt, certificate))
     sys.stdout.flush()
 
 
 def _certify(args: argparse.Namespace) -> int:
-    from .report_files import write_errors
+    from .report.report_files import write_errors
 
     reports = _report_files(args)
     try:
@@ -140,17 +140,17 @@ def _certify(args: argparse.Namespace) -> int:
 
 
 def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
-    from .baseline import load_baseline
-    from .report_files import write_all
-    from .report_text import ProgressReporter, progress_wanted
-    from .runner import RunConfig, certify
-    from .seed import fresh_seed
-    from .targets import load_target
+    from .core.baseline import load_baseline
+    from .engine.runner import RunConfig, certify
+    from .engine.seed import fresh_seed
+    from .report.report_files import write_all
+    from .report.report_text import ProgressReporter, progress_wanted
+    from .transports.targets import load_target
 
     baseline = load_baseline(args.baseline) if args.baseline else None  # ids: checked by certify
     promises = None
     if args.promises:  # a bad file is a usage error naming its line, before anything starts
-        from .promises_file import load as load_promises
+        from .core.promises_file import load as load_promises
 
         promises = load_promises(args.promises)
     suite = _suite(args)
@@ -188,7 +188,7 @@ def _reporting_usage_errors(argv: Sequence[str],
     usage error never leaves an earlier run's pass in place (docs/certify.md#outputs)."""
 
     def report_then_fail(message: str) -> Any:
-        from .report_files import ReportFile, parse_report, write_errors
+        from .report.report_files import ReportFile, parse_report, write_errors
 
         values: dict[str, list[str]] = {"--report": [], "--output": [], "--format": [],
                                         "--target": []}
@@ -216,7 +216,7 @@ def _reporting_usage_errors(argv: Sequence[str],
 
 
 def _suite(args: argparse.Namespace) -> Suite | None:
-    from .report_text import progress_wanted
+    from .report.report_text import progress_wanted
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -241,7 +241,7 @@ def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = Non
     campaign, so that it stays quick and shows that case alone; None then (the default
     suite). Shared by the command line and the pytest plugin; their options for profile, fuzz
     budget and fuzz output directory are ``options``, named so in the usage errors."""
-    from .runner import Suite
+    from .engine.runner import Suite
 
     profile_option, *names = options
     fuzz_options = [o for o, v in zip(names, (fuzz_budget, fuzz_output_dir), strict=True)
@@ -283,7 +283,7 @@ def _close(target: object) -> None:
         try:
             close()
         except Exception as exc:  # the verdict is made; say so, do not crash
-            from .untrusted import for_terminal
+            from .core.untrusted import for_terminal
 
             print(f"warning: closing the target failed: {for_terminal(str(exc))}",
                   file=sys.stderr)

@@ -17,8 +17,8 @@ from typing import Any, NoReturn
 
 from subagent_tck.spec import ErrorCode
 
-from .clierror import error_line
-from .suggest import hint
+from .core.clierror import error_line
+from .core.suggest import hint
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,7 +42,7 @@ def version_text() -> str:
     3.12.1)``: what a bug report or a CI log needs to reproduce a verdict."""
     from subagent_tck.spec import CATALOGUE, catalogue_hash
 
-    from .protocol import PROTOCOL_VERSION
+    from .core.protocol import PROTOCOL_VERSION
 
     try:
         version = importlib.metadata.version("subagent-tck")

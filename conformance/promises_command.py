@@ -19,8 +19,8 @@ from xml.etree import ElementTree as ET
 
 from subagent_tck.spec import ErrorCode, TckError
 
-from .exitcode import ExitCode
-from .promises_report import PromiseItem, PromisesReport
+from .core.exitcode import ExitCode
+from .core.promises_report import PromiseItem, PromisesReport
 
 FORMATS = ("text", "json", "junit", "markdown")
 _LIMIT = 400
@@ -109,9 +109,9 @@ def exit_code(report: PromisesReport) -> ExitCode:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .promises import check_all
-    from .promises_file import json_schema, load
-    from .targets import load_target
+    from .core.promises_file import json_schema, load
+    from .engine.promises import check_all
+    from .transports.targets import load_target
 
     if args.schema:
         sys.stdout.write(json_schema())

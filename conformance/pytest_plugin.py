@@ -40,8 +40,8 @@ import pytest
 if TYPE_CHECKING:
     from subagent_tck.spec import Rule, TckError
 
-    from .certificate import Certificate
-    from .target import Target
+    from .core.certificate import Certificate
+    from .core.target import Target
 
 TARGET = "--subagent-tck-target"
 EDITION = "--subagent-tck-edition"
@@ -73,9 +73,9 @@ def markers() -> dict[str, str]:
 
 def junit_names(rule: Rule) -> tuple[str, str]:
     """``(classname, name)`` of a rule item's JUnit testcase: the one scheme of
-    :func:`~subagent_tck.conformance.report_junit.testcase_name`, shared with ``certify
+    :func:`~subagent_tck.conformance.report.report_junit.testcase_name`, shared with ``certify
     --format junit`` (the kit, and the rule id)."""
-    from .report_junit import testcase_name
+    from .report.report_junit import testcase_name
 
     return testcase_name(rule.id)
 
@@ -94,7 +94,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="seed of every random choice (default 0)")
     group.addoption("--subagent-tck-baseline", metavar="FILE", default=None,
                     help="TOML file of expected failures")
-    from .profiles import DEFAULT, PROFILES, profile_help
+    from .engine.profiles import DEFAULT, PROFILES, profile_help
 
     group.addoption(PROFILE, choices=tuple(PROFILES), default=DEFAULT,
                     help=f"{profile_help()} (default {DEFAULT})")
@@ -130,8 +130,8 @@ def pytest_configure(config: pytest.Config) -> None:
     from subagent_tck.spec import TckError
 
     from .cli import suite_for
-    from .runner import Suite
-    from .targets import split_spec
+    from .engine.runner import Suite
+    from .transports.targets import split_spec
 
     try:
         split_spec(config.getoption(TARGET))
@@ -203,7 +203,7 @@ class RuleItem(pytest.Item):
     def runtest(self) -> None:
         from subagent_tck.spec import Level
 
-        from .outcome import Outcome
+        from .core.outcome import Outcome
 
         certificate = _certificate(self.session)
         result = certificate.rule(self.rule.id)
@@ -214,8 +214,8 @@ class RuleItem(pytest.Item):
             pytest.skip(f"{self.rule.id} not applicable: {reasons}")
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
-        from .report_failure import failure_lines, traceback_lines
-        from .untrusted import for_terminal
+        from .core.untrusted import for_terminal
+        from .report.report_failure import failure_lines, traceback_lines
 
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]
         for failure in result.failures:  # expected, observed, cause, replay, traceback
@@ -235,7 +235,7 @@ class RuleItem(pytest.Item):
                      style: Any = None) -> str:
         from subagent_tck.spec import TckError
 
-        from .clierror import printable
+        from .core.clierror import printable
 
         if isinstance(excinfo.value, RuleFailed):
             return printable(str(excinfo.value))
@@ -307,8 +307,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     from subagent_tck.spec import ErrorCode, TckError
 
-    from .runner import resolve_edition, select_providers
-    from .targets import load_target
+    from .engine.runner import resolve_edition, select_providers
+    from .transports.targets import load_target
 
     try:
         target = load_target(config.getoption(TARGET))
@@ -385,9 +385,9 @@ def _certify(session: pytest.Session) -> Certificate | TckError:
     """Load the target (unless collection did), certify the selected items' rules, close it."""
     from subagent_tck.spec import TckError
 
-    from .baseline import load_baseline
-    from .runner import RunConfig, certify
-    from .targets import load_target
+    from .core.baseline import load_baseline
+    from .engine.runner import RunConfig, certify
+    from .transports.targets import load_target
 
     config = session.config
     suite = config.stash[_SUITE]

@@ -27,7 +27,7 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 from pydantic import BaseModel, Field
 
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
 from .lockstep import Setup

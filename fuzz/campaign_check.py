@@ -4,7 +4,7 @@ deployments) as in ``thorough`` (a minute by default).
 
 The conformance runner never imports fuzz (DESIGN.md, "The four parts"): the command line builds
 this check lazily and adds it to the run's suite. It is *supplementary*
-(:attr:`~subagent_tck.conformance.check.Check.supplementary`): a divergence becomes a
+(:attr:`~subagent_tck.conformance.engine.check.Check.supplementary`): a divergence becomes a
 failure of
 the rule the divergent observation belongs to (:mod:`.rulemap`), filed beside what the fixed
 cases found, with the shrunk steps as its example and the ``subagent-tck fuzz --replay`` command
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import shlex
 
-from subagent_tck.conformance.check import Check, CheckContext
+from subagent_tck.conformance.engine.check import Check, CheckContext
 from subagent_tck.spec import RULES_BY_ID
 
 from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult, Progress, run_campaign

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from subagent_tck.conformance.gateway import call, text
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.gateway import call, text
+from subagent_tck.conformance.core.protocol import (
     ModelReply,
     ModelRequest,
     SessionHeader,

@@ -6,7 +6,7 @@
                       [--profile ci|nightly] [--database DIR | --no-database]
                       [--replay FILE] [--output-dir DIR]
 
-Exit codes (as ``certify``'s, :class:`~subagent_tck.conformance.exitcode.ExitCode`): 0 no
+Exit codes (as ``certify``'s, :class:`~subagent_tck.conformance.core.exitcode.ExitCode`): 0 no
 divergence (or a replay that no longer diverges), 1 a divergence (the shrunk steps and the
 replay command are printed), 2 usage, 3 the target is unreachable or broke the protocol.
 Progress lines go to stderr; the report goes to stdout. The conformance CLI calls
@@ -19,9 +19,9 @@ import argparse
 import sys
 from typing import TextIO
 
-from subagent_tck.conformance.clierror import report_error
-from subagent_tck.conformance.exitcode import ExitCode
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.clierror import report_error
+from subagent_tck.conformance.core.exitcode import ExitCode
+from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import TckError
 
 from .campaign import DEFAULT_DATABASE, DEFAULT_OUTPUT, PROFILES, CampaignResult
@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_target(spec: str) -> Target:
     """The target a TARGET spec names (the conformance loader: reference, python:, ...)."""
-    from subagent_tck.conformance.targets import load_target as load
+    from subagent_tck.conformance.transports.targets import load_target as load
 
     return load(spec)
 

@@ -26,15 +26,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
     PresetSpec,
     SectionSpec,
     TargetInfo,
     ToolSpec,
 )
-from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.conformance.core.target import Deployment, Target
 from subagent_tck.spec import (
     PERSONA_SECTION,
     RUN_CODE,

@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
-from subagent_tck.conformance.protocol import TargetInfo
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.protocol import TargetInfo
+from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import (
     PROVIDER_MANAGED,
     RUN_CODE,

@@ -12,7 +12,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance.protocol import ToolSpec
+from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
 from .lockstep import Lockstep

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
 from .lockstep import PERSONA, Lockstep, Setup

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.checks.tool_filter_run_code import (
+from subagent_tck.conformance.core.protocol import SdkCall
+from subagent_tck.conformance.engine.checks.tool_filter_run_code import (
     Unsupported,
     run_program,
     shown,
     unknown_tool,
 )
-from subagent_tck.conformance.protocol import SdkCall
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT
 
 from .lockstep import Lockstep

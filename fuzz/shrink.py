@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from subagent_tck.conformance.protocol import TargetInfo
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.protocol import TargetInfo
+from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import PresentationMode, TckError
 
 from .lockstep import PERSONA, Lockstep, Setup

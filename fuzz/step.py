@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from subagent_tck.conformance.jsonsafe import plain
+from subagent_tck.conformance.core.jsonsafe import plain
 
 
 class Step(BaseModel):

@@ -41,14 +41,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from subagent_tck.conformance.checks._subagent_driver import wording_problems
-from subagent_tck.conformance.gateway import call
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.gateway import call
+from subagent_tck.conformance.core.protocol import (
     ModelReply,
     ModelRequest,
     SubagentToolConfig,
     ToolSchema,
 )
+from subagent_tck.conformance.engine.checks._subagent_driver import wording_problems
 from subagent_tck.spec import (
     ABSENT,
     FIELD_CAPABILITY,

@@ -247,9 +247,9 @@ import sys
 from hypothesis import strategies as st
 
 import subagent_tck.conformance.cli as cli
-from subagent_tck.conformance.check import Check
-from subagent_tck.conformance.protocol import ProviderInfo, TargetInfo
-from subagent_tck.conformance.runner import Suite
+from subagent_tck.conformance.engine.check import Check
+from subagent_tck.conformance.core.protocol import ProviderInfo, TargetInfo
+from subagent_tck.conformance.engine.runner import Suite
 from subagent_tck.spec import RULES_BY_ID
 
 

@@ -196,7 +196,7 @@ def test_fuzz_api_refuses_an_unknown_operation_and_lists_the_known_ones(
 
 
 def test_every_operation_of_the_driver_api_document_is_accepted() -> None:
-    from subagent_tck.conformance.openapi import document
+    from subagent_tck.conformance.transports.openapi import document
 
     segments = {p.rsplit("/", 1)[-1] for p, methods in document()["paths"].items()
                 if "post" in methods or "get" in methods}

@@ -2,7 +2,7 @@
 
 - spec imports nothing of the kit outside spec;
 - reference imports only spec (and itself);
-- conformance imports spec and itself, reference only from ``conformance/builtin.py`` (which
+- conformance imports spec and itself, reference only from ``conformance/transports/builtin.py`` (which
   offers the built-in target), and fuzz only lazily (inside a function) from
   ``conformance/cli.py``;
 - fuzz imports spec, itself and conformance; nothing else imports fuzz.
@@ -28,7 +28,7 @@ ALLOWED = {
     "conformance": {"spec", "conformance"},
     "fuzz": {"spec", "fuzz", "conformance"},
 }
-BUILTIN_TARGET = "conformance/builtin.py"
+BUILTIN_TARGET = "conformance/transports/builtin.py"
 CLI = "conformance/cli.py"
 
 
@@ -156,10 +156,10 @@ def test_every_part_of_the_kit_imports_only_in_its_direction() -> None:
         ("reference/host.py", "from ..conformance import check", "reference may import only"),
         ("reference/host.py", "import spec", "never bare"),
         ("reference/host.py", "from spec.depth import ABSENT", "never bare"),
-        ("conformance/runner.py", "from ..reference import host", "only through"),
-        ("conformance/runner.py", "from subagent_tck import reference", "only through"),
+        ("conformance/engine/runner.py", "from ..reference import host", "only through"),
+        ("conformance/engine/runner.py", "from subagent_tck import reference", "only through"),
         ("conformance/cli.py", "from ..fuzz import model", "nothing imports fuzz"),
-        ("conformance/checks/persona.py", "def f():\n    from ...fuzz import model\n", "fuzz"),
+        ("conformance/engine/checks/persona.py", "def f():\n    from ...fuzz import model\n", "fuzz"),
         ("fuzz/model.py", "from ..reference.host import Host", "fuzz may import only"),
     ],
 )
@@ -176,9 +176,9 @@ def test_a_wrong_import_is_reported_with_file_line_and_rule(
         ("spec/catalogue/tf.py", "from ..rule import Rule\nfrom . import depth\n"),
         ("spec/__init__.py", "from .catalogue import CATALOGUE\n"),
         ("reference/host.py", "from subagent_tck.spec import RUN_CODE\nimport json\n"),
-        ("conformance/builtin.py", "from ..reference.host import Host\n"),
+        ("conformance/transports/builtin.py", "from ..reference.host import Host\n"),
         ("conformance/cli.py", "def fuzz():\n    from ..fuzz import model\n"),
-        ("conformance/checks/tf.py", "from ..check import check\nfrom ...spec import judge\n"),
+        ("conformance/engine/checks/tf.py", "from ..check import check\nfrom ...spec import judge\n"),
         ("fuzz/model.py", "from ..conformance.target import Target\nimport hypothesis\n"),
     ],
 )

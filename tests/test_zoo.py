@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.certificate import Certificate, Verdict
 from subagent_tck.conformance.cli import main, suite_for
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.runner import RunConfig, certify
-from subagent_tck.conformance.targets import load_target
+from subagent_tck.conformance.core.certificate import Certificate, Verdict
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.transports.targets import load_target
 from subagent_tck.spec import RULES_BY_ID, Edition
 
 ROOT = Path(__file__).resolve().parents[1]

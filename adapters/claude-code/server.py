@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from subagent_tck.conformance.http_server import main
+from subagent_tck.conformance.transports.http_server import main
 
 if __name__ == "__main__":
     sys.exit(main(["--target", "python:claude_code_adapter.target:make_target", *sys.argv[1:]]))

@@ -28,7 +28,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from subagent_tck.conformance.baseline import load_baseline
+from subagent_tck.conformance.core.baseline import load_baseline
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -8,7 +8,7 @@ without the tool and without the reason.
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.agent import Agent
 from subagent_tck.reference.delegation import ChildStart

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from examples.providers.fewer_capabilities import providers
-from subagent_tck.conformance.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
 from subagent_tck.spec import Capability, ErrorCode, TckError
 
 BREAKS = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Descriptor, Host, Provider, Resume
 from subagent_tck.spec import ErrorCode, TckError
 

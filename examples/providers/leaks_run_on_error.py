@@ -7,7 +7,7 @@ alive. A leak like this is easy to write and invisible until a long session runs
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host, ToolResult
 from subagent_tck.reference.delegation import Run
 from subagent_tck.reference.subagent_tool import SubagentTool

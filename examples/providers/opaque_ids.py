@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 
 BREAKS = None

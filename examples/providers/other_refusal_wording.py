@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = None

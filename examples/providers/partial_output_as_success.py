@@ -8,7 +8,7 @@ run stopped is a common shortcut; the parent model then builds on a half answer.
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host, ToolResult
 from subagent_tck.reference.loop import RunResult
 from subagent_tck.reference.subagent_tool import SubagentTool

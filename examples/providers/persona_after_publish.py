@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Agent, ChildStart, Descriptor, Host, PromptSection
 from subagent_tck.reference.prompt import render_strict
 from subagent_tck.spec import ABSENT, PERSONA_SECTION

@@ -8,7 +8,7 @@ of its own provider: it outlives the provider's removal and does not come back w
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import SubagentTool

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
-from subagent_tck.conformance.protocol import TargetInfo
+from subagent_tck.conformance.core.protocol import TargetInfo
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Agent, ChildStart, Host
 from subagent_tck.spec import Edition
 

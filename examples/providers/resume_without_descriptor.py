@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Agent, Descriptor, Host, Resume
 
 BREAKS = "FR-04"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import ExecutionContext, Host, Resolver, Scope, Tool, ToolResult
 from subagent_tck.reference.resolver import invoke
 from subagent_tck.spec import ErrorCode, Origin

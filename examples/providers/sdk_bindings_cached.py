@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host, Resolver, Scope, ToolRegistry
 from subagent_tck.spec import PresentationMode
 

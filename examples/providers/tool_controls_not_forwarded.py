@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool
 

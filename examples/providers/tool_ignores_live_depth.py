@@ -9,7 +9,7 @@ ALSO_BREAKS ST-08: the at-cap notice is built from the cap the tool uses, which 
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool, SubagentToolConfig
 from subagent_tck.spec import PROVIDER_MANAGED

@@ -9,7 +9,7 @@ string; in-process the kit hands the target equal copies of its names for the sa
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 
 BREAKS = "TF-12"

@@ -7,7 +7,7 @@ needed to know when to register) behaves like this after a hot reload of its bac
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import SubagentTool

@@ -11,7 +11,7 @@ capabilities, so a numeric maxDepth ends up mounted on a provider without depthL
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host, Tool
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import FRESH_DESCRIPTION, FRESH_PROMPT, SubagentTool

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Agent, AgentLoop, Host, ModelRequest, RunResult, ToolSchema
 from subagent_tck.reference.tool import AbortSignal
 

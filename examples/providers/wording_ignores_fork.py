@@ -8,7 +8,7 @@ child already has.
 
 from __future__ import annotations
 
-from subagent_tck.conformance.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import FRESH_DESCRIPTION, FRESH_PROMPT, SubagentTool

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from subagent_tck import reference as ref
-from subagent_tck.conformance.builtin import ReferenceDeployment
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.protocol import DeploymentConfig
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import DeploymentConfig
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment
 
 from .delegate import RosterDelegate
 from .roster import Roster

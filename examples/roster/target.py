@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from subagent_tck.conformance.builtin import ReferenceDeployment, ReferenceTarget
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.protocol import DeploymentConfig
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import DeploymentConfig
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
 
 from .delegate import RosterDelegate
 from .roster import Roster

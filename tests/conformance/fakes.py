@@ -16,11 +16,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from subagent_tck.conformance import check as check_module
-from subagent_tck.conformance.check import Check, CheckContext
-from subagent_tck.conformance.gateway import Gateway, text
-from subagent_tck.conformance.protocol import DeploymentConfig, ProviderInfo, TargetInfo
-from subagent_tck.conformance.runner import Suite
+from subagent_tck.conformance.core.gateway import Gateway, text
+from subagent_tck.conformance.core.protocol import DeploymentConfig, ProviderInfo, TargetInfo
+from subagent_tck.conformance.engine import check as check_module
+from subagent_tck.conformance.engine.check import Check, CheckContext
+from subagent_tck.conformance.engine.runner import Suite
 from subagent_tck.spec import (
     CONTROLS,
     RULES_BY_ID,

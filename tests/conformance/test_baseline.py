@@ -8,10 +8,10 @@ from types import ModuleType
 
 import pytest
 
-from subagent_tck.conformance.baseline import load_baseline, parse_baseline
-from subagent_tck.conformance.exitcode import ExitCode, for_certificate
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.core.baseline import load_baseline, parse_baseline
+from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.engine.runner import RunConfig, certify
 from subagent_tck.spec import ErrorCode, TckError
 
 

@@ -8,10 +8,8 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance import builtin
-from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
-from subagent_tck.conformance.gateway import Gateway, call, text
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.gateway import Gateway, call, text
+from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
     ModelReply,
     PresetSpec,
@@ -21,7 +19,9 @@ from subagent_tck.conformance.protocol import (
     SubagentToolConfig,
     ToolSpec,
 )
-from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.transports import builtin
+from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
 from subagent_tck.reference import ChildStart, Host, InProcessProvider
 from subagent_tck.spec import (
     PERSONA_SECTION,

@@ -11,7 +11,7 @@ from types import ModuleType
 import jsonschema
 import pytest
 
-from subagent_tck.conformance.certificate import (
+from subagent_tck.conformance.core.certificate import (
     REGENERATE,
     Certificate,
     Evidence,
@@ -19,17 +19,17 @@ from subagent_tck.conformance.certificate import (
     merge,
     replay_command,
 )
-from subagent_tck.conformance.outcome import Failure, Outcome
-from subagent_tck.conformance.report_json import render
-from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.core.outcome import Failure, Outcome
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.report.report_json import render
 from subagent_tck.spec import Edition, catalogue_hash
 
-SCHEMA = Path(__file__).parents[2] / "conformance" / "certificate.schema.json"
+SCHEMA = Path(__file__).parents[2] / "conformance" / "core" / "certificate.schema.json"
 
 
 def test_the_committed_schema_is_generated_from_the_model() -> None:
     assert SCHEMA.read_text(encoding="utf-8") == json_schema(), (
-        f"conformance/certificate.schema.json is stale: run `{REGENERATE}`")
+        f"conformance/core/certificate.schema.json is stale: run `{REGENERATE}`")
 
 
 @pytest.mark.parametrize("behaviour", [

@@ -1,4 +1,4 @@
-"""conformance/check.py: checks registered under stable names, misuse refused at
+"""conformance/engine/check.py: checks registered under stable names, misuse refused at
 definition."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance import check as check_module
-from subagent_tck.conformance.check import CheckDefinitionError, check
+from subagent_tck.conformance.engine import check as check_module
+from subagent_tck.conformance.engine.check import CheckDefinitionError, check
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +63,7 @@ def test_two_definitions_under_one_name_are_refused_with_the_fix(registry):
 def test_a_module_imported_again_registers_its_checks_again(registry, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch):
     (tmp_path / "tck_reimported_checks.py").write_text(textwrap.dedent("""
-        from subagent_tck.conformance.check import check
+        from subagent_tck.conformance.engine.check import check
 
         @check("TF-01")
         def reimported(ctx):
@@ -84,7 +84,7 @@ def test_a_module_imported_again_registers_its_checks_again(registry, tmp_path: 
 def test_a_failure_once_made_cannot_be_changed() -> None:
     from pydantic import ValidationError
 
-    from subagent_tck.conformance.outcome import Failure
+    from subagent_tck.conformance.core.outcome import Failure
 
     failure = Failure(rule="FR-01", check="c", title="t", message="m")
     with pytest.raises(ValidationError, match="frozen"):

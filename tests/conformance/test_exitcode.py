@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.exitcode import ExitCode, for_error
+from subagent_tck.conformance.core.exitcode import ExitCode, for_error
 from subagent_tck.spec import ErrorCode
 
 

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from subagent_tck.conformance import runner
+from subagent_tck.conformance.engine import runner
 from subagent_tck.conformance.pytest_plugin import junit_names
 
 pytest_plugins = ["pytester"]
@@ -30,8 +30,9 @@ sys.modules["subagent_tck_test_fakes"] = fakes
 spec.loader.exec_module(fakes)
 fakes.RELEASE.set()
 
-from subagent_tck.conformance import pytest_plugin, runner
-from subagent_tck.conformance.check import Check
+from subagent_tck.conformance import pytest_plugin
+from subagent_tck.conformance.engine import runner
+from subagent_tck.conformance.engine.check import Check
 
 def drawing(ctx):
     ctx.deploy()

@@ -9,10 +9,10 @@ from types import ModuleType
 
 import pytest
 
-from subagent_tck.conformance import report_junit
-from subagent_tck.conformance.outcome import Failure
-from subagent_tck.conformance.report_failure import failure_lines, traceback_lines
-from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.core.outcome import Failure
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.report import report_junit
+from subagent_tck.conformance.report.report_failure import failure_lines, traceback_lines
 
 pytest_plugins = ["pytester"]
 

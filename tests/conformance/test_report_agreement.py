@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from subagent_tck.conformance import report_json, report_junit, report_markdown, report_text
-from subagent_tck.conformance.baseline import parse_baseline
-from subagent_tck.conformance.certificate import Certificate, Verdict
-from subagent_tck.conformance.exitcode import ExitCode, for_certificate
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.runner import CheckStarted, Event, RunConfig, certify
+from subagent_tck.conformance.core.baseline import parse_baseline
+from subagent_tck.conformance.core.certificate import Certificate, Verdict
+from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.engine.runner import CheckStarted, Event, RunConfig, certify
+from subagent_tck.conformance.report import report_json, report_junit, report_markdown, report_text
 
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parents[1] / "reports" / "junit-10.xsd")))
-SCHEMA = json.loads((Path(__file__).parents[2] / "conformance" / "certificate.schema.json")
+SCHEMA = json.loads((Path(__file__).parents[2] / "conformance" / "core" / "certificate.schema.json")
                     .read_text(encoding="utf-8"))
 
 

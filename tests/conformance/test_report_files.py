@@ -17,8 +17,8 @@ from types import ModuleType
 
 import pytest
 
-from subagent_tck.conformance import report_files
 from subagent_tck.conformance.cli import main
+from subagent_tck.conformance.report import report_files
 from subagent_tck.spec import TckError
 
 HEALTHY = "python:subagent_tck_test_fakes:healthy"
@@ -143,7 +143,7 @@ def test_an_atomic_write_replaces_the_file_whole(tmp_path: Path) -> None:
 
 SLOW_TARGET = """
 import threading
-from subagent_tck.conformance.builtin import reference_target
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.reference import InProcessProvider
 from subagent_tck.spec import CONTROLS
 

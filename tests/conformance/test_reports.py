@@ -10,11 +10,11 @@ from types import ModuleType
 import pytest
 from rich.console import Console
 
-from subagent_tck.conformance import report_json, report_junit, report_markdown, report_text
-from subagent_tck.conformance.baseline import parse_baseline
-from subagent_tck.conformance.certificate import Certificate
-from subagent_tck.conformance.report_stream import StreamReporter
-from subagent_tck.conformance.runner import RunConfig, RunFinished, certify
+from subagent_tck.conformance.core.baseline import parse_baseline
+from subagent_tck.conformance.core.certificate import Certificate
+from subagent_tck.conformance.engine.runner import RunConfig, RunFinished, certify
+from subagent_tck.conformance.report import report_json, report_junit, report_markdown, report_text
+from subagent_tck.conformance.report.report_stream import StreamReporter
 
 MIXED = {("TF-92", "spawn"): "break", ("CA-91", "acp"): "protocol", ("DE-91", "acp"): "skip"}
 
@@ -135,8 +135,8 @@ def test_markdown_of_a_clean_run_says_certified(fakes: ModuleType) -> None:
 
 
 def test_a_multi_line_value_stays_on_one_log_line(fakes: ModuleType) -> None:
-    from subagent_tck.conformance.check import Check, CheckContext
-    from subagent_tck.conformance.runner import Suite
+    from subagent_tck.conformance.engine.check import Check, CheckContext
+    from subagent_tck.conformance.engine.runner import Suite
 
     def prose(ctx: CheckContext) -> None:
         ctx.expect("CA-91", False, "prompt differs", "persona\nrules", "other\nrules")

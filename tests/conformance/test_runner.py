@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.certificate import Certificate, Verdict
-from subagent_tck.conformance.check import Check, CheckContext
-from subagent_tck.conformance.exitcode import ExitCode, for_certificate
-from subagent_tck.conformance.outcome import BAD, Outcome
-from subagent_tck.conformance.runner import (
+from subagent_tck.conformance.core.certificate import Certificate, Verdict
+from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
+from subagent_tck.conformance.core.outcome import BAD, Outcome
+from subagent_tck.conformance.engine.check import Check, CheckContext
+from subagent_tck.conformance.engine.runner import (
     CheckFinished,
     CheckStarted,
     RunConfig,

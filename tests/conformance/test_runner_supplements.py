@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable
 from types import ModuleType
 
-from subagent_tck.conformance.certificate import Certificate, Verdict
-from subagent_tck.conformance.check import Check, CheckContext
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.runner import RunConfig, Suite, certify
+from subagent_tck.conformance.core.certificate import Certificate, Verdict
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.engine.check import Check, CheckContext
+from subagent_tck.conformance.engine.runner import RunConfig, Suite, certify
 
 
 def with_supplement(fakes: ModuleType, function: Callable[[CheckContext], None],

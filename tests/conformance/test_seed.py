@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from subagent_tck.conformance.cli import main
-from subagent_tck.conformance.seed import SEED_SPACE, fresh_seed
+from subagent_tck.conformance.engine.seed import SEED_SPACE, fresh_seed
 
 HEADER = re.compile(r"seed (\d+), catalogue")
 REPLAY = re.compile(r"replay this run: (.+)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.check import SHRINK_RUNS, Check, CheckContext
+from subagent_tck.conformance.engine.check import SHRINK_RUNS, Check, CheckContext
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.suggest import closest, closest_rule, hint, rule_hint
-from subagent_tck.conformance.targets import SCHEMES
+from subagent_tck.conformance.core.suggest import closest, closest_rule, hint, rule_hint
+from subagent_tck.conformance.transports.targets import SCHEMES
 from subagent_tck.spec import CATALOGUE, Edition
 
 RULE_IDS = [r.id for r in CATALOGUE]

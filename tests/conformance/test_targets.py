@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.target import Target
-from subagent_tck.conformance.targets import SCHEMES, load_target
+from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.transports.targets import SCHEMES, load_target
 from subagent_tck.spec import ErrorCode, TckError
 
 _names = itertools.count()
@@ -35,7 +35,7 @@ def module(where: Path, source: str) -> str:
 
 
 FAKE = """
-    from subagent_tck.conformance.protocol import ProviderInfo, TargetInfo
+    from subagent_tck.conformance.core.protocol import ProviderInfo, TargetInfo
 
     class Mine:
         def info(self):

@@ -9,8 +9,8 @@ from types import ModuleType
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.fuzz.lockstep import Lockstep, Setup
 from subagent_tck.fuzz.step import Divergence, Step
 

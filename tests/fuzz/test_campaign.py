@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.runner import PROFILES
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.fuzz.campaign import replay, run_campaign
 from subagent_tck.fuzz.replay import load_replay
 from subagent_tck.spec import RULES_BY_ID
@@ -37,7 +37,7 @@ CAMPAIGN_FINDS = (
     "run_code_runs_global_under_local", "run_code_bindings_frozen",
 )
 #: Entries that were SUBTLE until a check of theirs caught them
-#: (conformance/checks/uncommon_states.py): a campaign over every edition finds them too.
+#: (conformance/engine/checks/uncommon_states.py): a campaign over every edition finds them too.
 ONCE_SUBTLE = (
     "filter_checked_against_parent_view", "resume_rederives_depth", "empty_variable_left_raw")
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.certificate import Certificate, Verdict
 from subagent_tck.conformance.cli import main
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.protocol import DeploymentConfig, TargetInfo
-from subagent_tck.conformance.runner import PROFILES, RunConfig, Suite, certify
-from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.conformance.core.certificate import Certificate, Verdict
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.core.protocol import DeploymentConfig, TargetInfo
+from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.engine.runner import PROFILES, RunConfig, Suite, certify
 from subagent_tck.fuzz.campaign import replay
 from subagent_tck.fuzz.campaign_check import CAMPAIGN_RULES, NAME, campaign_check
 from subagent_tck.spec import RULES_BY_ID, ErrorCode, TckError

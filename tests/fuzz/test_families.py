@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.runner import PROFILES
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.fuzz.campaign import replay, run_campaign
 from subagent_tck.fuzz.lockstep import Setup
 from subagent_tck.fuzz.step import Step

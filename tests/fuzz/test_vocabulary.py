@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.builtin import ReferenceTarget
-from subagent_tck.conformance.runner import PROFILES
+from subagent_tck.conformance.engine.runner import PROFILES
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
 from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.fuzz.subagent import TOOL_NAMES

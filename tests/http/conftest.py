@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import ServerThread
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""conformance/busypoll.py: a short busy poll before a blocking read, and when it stays
+"""conformance/transports/busypoll.py: a short busy poll before a blocking read, and when it stays
 off."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from subagent_tck.conformance import busypoll
-from subagent_tck.conformance.busypoll import MAX_PAUSE, BusyPoll
 from subagent_tck.conformance.cli import main
+from subagent_tck.conformance.transports import busypoll
+from subagent_tck.conformance.transports.busypoll import MAX_PAUSE, BusyPoll
 from subagent_tck.spec import ErrorCode, TckError
 
 

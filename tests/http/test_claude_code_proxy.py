@@ -15,15 +15,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.gateway import Gateway, call
-from subagent_tck.conformance.gateway_anthropic import (
+from subagent_tck.conformance.core.gateway import Gateway, call
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.transports.gateway_anthropic import (
     agent_marker,
     events_to_reply,
     reply_to_events,
     reply_to_message,
 )
-from subagent_tck.conformance.gateway_server import GatewayServer
-from subagent_tck.conformance.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "claude-code"))
 
@@ -120,7 +120,7 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
     import psutil
     from claude_code_adapter import target
 
-    from subagent_tck.conformance.protocol import DeploymentConfig
+    from subagent_tck.conformance.core.protocol import DeploymentConfig
     from subagent_tck.spec import ErrorCode, TckError
 
     pids = tmp_path / "pids"

@@ -1,4 +1,4 @@
-"""Kept HTTP/1.1 connections of the kit's clients (conformance/connections.py), against a
+"""Kept HTTP/1.1 connections of the kit's clients (conformance/transports/connections.py), against a
 scripted peer that answers each request with bytes the test chooses."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.connections import (
+from subagent_tck.conformance.transports.connections import (
     BodyTooLarge,
     Connections,
     Cut,
     NotHttp,
     Unreachable,
 )
-from subagent_tck.conformance.loopback import bind
+from subagent_tck.conformance.transports.loopback import bind
 
 Script = Callable[[int], "bytes | None"]  # request number -> what to send (None: close)
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.baseline import load_baseline
+from subagent_tck.conformance.core.baseline import load_baseline
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "dsh"

@@ -1,5 +1,5 @@
 """The model gateway speaking Anthropic Messages, with attribution by marker
-(conformance/gateway_anthropic.py), against what Claude Code 2.1.197 sent on the wire
+(conformance/transports/gateway_anthropic.py), against what Claude Code 2.1.197 sent on the wire
 (tests/http/fixtures/claude_code_probe.json) and against hostile bodies."""
 
 from __future__ import annotations
@@ -16,8 +16,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.gateway import Gateway, call, text
-from subagent_tck.conformance.gateway_anthropic import (
+from subagent_tck.conformance.core.gateway import Gateway, call, text
+from subagent_tck.conformance.core.protocol import (
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolSchema,
+)
+from subagent_tck.conformance.transports.gateway_anthropic import (
     MessagesShapeError,
     agent_marker,
     events_to_reply,
@@ -28,14 +35,7 @@ from subagent_tck.conformance.gateway_anthropic import (
     reply_to_message,
     request_to_messages,
 )
-from subagent_tck.conformance.gateway_server import CONTEXT_PREFIX, GatewayServer
-from subagent_tck.conformance.protocol import (
-    Message,
-    ModelReply,
-    ModelRequest,
-    ToolCall,
-    ToolSchema,
-)
+from subagent_tck.conformance.transports.gateway_server import CONTEXT_PREFIX, GatewayServer
 from subagent_tck.spec import StopReason
 
 PROBE = json.loads((Path(__file__).parent / "fixtures" / "claude_code_probe.json")

@@ -1,6 +1,6 @@
 """The model gateway attributes only agents the target reported, refuses malformed and deep
-bodies with 4xx, and servers bound their connections (conformance/gateway_server.py,
-conformance/httpd.py; docs/driver-api.md#security-and-processes)."""
+bodies with 4xx, and servers bound their connections (conformance/transports/gateway_server.py,
+conformance/transports/httpd.py; docs/driver-api.md#security-and-processes)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.gateway import Gateway, text
-from subagent_tck.conformance.gateway_server import MAX_DEPTH, GatewayServer, nesting
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import HttpServer
-from subagent_tck.conformance.protocol import DeploymentConfig, StartRequest
+from subagent_tck.conformance.core.gateway import Gateway, text
+from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
+from subagent_tck.conformance.transports.gateway_server import MAX_DEPTH, GatewayServer, nesting
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import HttpServer
 
 BODY = {"model": "m", "messages": [{"role": "system", "content": "s"},
                                    {"role": "user", "content": "do MARK"}]}
@@ -138,12 +138,12 @@ def test_nesting_is_the_depth_of_the_json_brackets_inside_strings_aside(value: A
 def test_a_server_answers_503_past_its_connection_limit_and_serves_again_after() -> None:
     class Echo:
         def handle(self, request: Any) -> Any:
-            from subagent_tck.conformance.httpd import Answer
+            from subagent_tck.conformance.transports.httpd import Answer
 
             return Answer(200, b"{}")
 
         def refuse(self, status: int, message: str) -> Any:
-            from subagent_tck.conformance.httpd import Answer
+            from subagent_tck.conformance.transports.httpd import Answer
 
             return Answer(status, json.dumps({"message": message}).encode())
 
@@ -181,7 +181,7 @@ class Forging:
     reported (``forged-`` + its id): as a target faking its children's requests would."""
 
     def __init__(self) -> None:
-        from subagent_tck.conformance.builtin import reference_target
+        from subagent_tck.conformance.transports.builtin import reference_target
 
         self.inner = reference_target()
 
@@ -201,9 +201,9 @@ class Forging:
 
 
 def test_a_check_over_http_fails_when_its_agents_requests_were_unattributed() -> None:
-    from subagent_tck.conformance.http_server import create_app
-    from subagent_tck.conformance.httpd import ServerThread
-    from subagent_tck.conformance.runner import RunConfig, certify
+    from subagent_tck.conformance.engine.runner import RunConfig, certify
+    from subagent_tck.conformance.transports.http_server import create_app
+    from subagent_tck.conformance.transports.httpd import ServerThread
 
     with ServerThread(create_app(Forging(), model_timeout=10.0)) as served:  # type: ignore[arg-type]
         target = HttpTarget(served.url, timeout=10.0)

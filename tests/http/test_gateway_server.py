@@ -1,5 +1,5 @@
 """The model gateway over HTTP: the Chat Completions mapping and the kit's server
-(conformance/gateway_server.py)."""
+(conformance/transports/gateway_server.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.gateway import Gateway, call, text
-from subagent_tck.conformance.gateway_server import (
+from subagent_tck.conformance.core.gateway import Gateway, call, text
+from subagent_tck.conformance.core.protocol import (
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolSchema,
+)
+from subagent_tck.conformance.transports.gateway_server import (
     CONTEXT_PREFIX,
     MODEL_NAME,
     ChatShapeError,
@@ -25,13 +32,6 @@ from subagent_tck.conformance.gateway_server import (
     chat_to_request,
     reply_to_chat,
     request_to_chat,
-)
-from subagent_tck.conformance.protocol import (
-    Message,
-    ModelReply,
-    ModelRequest,
-    ToolCall,
-    ToolSchema,
 )
 from subagent_tck.spec import StopReason
 

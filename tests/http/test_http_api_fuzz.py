@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from subagent_tck.conformance.api_fuzz import fuzz_api, run
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
 from subagent_tck.spec import ErrorCode, TckError
 
 SOME = ("deployments", "view", "install-restriction", "set-host-depth", "start")
@@ -102,7 +102,7 @@ def test_the_command_serves_an_in_process_target_and_prints_a_json_report() -> N
 def test_the_probes_alone_catch_a_server_that_accepts_raw_nan(
     serve: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from subagent_tck.conformance import http_server
+    from subagent_tck.conformance.transports import http_server
 
     strict = http_server.loads
     monkeypatch.setattr(http_server, "loads", lambda data: strict(data.replace(b"NaN", b"0")))

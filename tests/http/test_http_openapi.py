@@ -1,4 +1,4 @@
-"""The driver API's OpenAPI document (conformance/openapi.py,
+"""The driver API's OpenAPI document (conformance/transports/openapi.py,
 docs/driver-api.openapi.json)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from subagent_tck.conformance.openapi import document, render, run
-from subagent_tck.conformance.protocol import PROTOCOL_VERSION
-from subagent_tck.conformance.wire import OPERATIONS
+from subagent_tck.conformance.core.protocol import PROTOCOL_VERSION
+from subagent_tck.conformance.transports.openapi import document, render, run
+from subagent_tck.conformance.transports.wire import OPERATIONS
 
 COMMITTED = Path(__file__).parents[2] / "docs" / "driver-api.openapi.json"
 REGENERATE = "subagent-tck openapi --output docs/driver-api.openapi.json"

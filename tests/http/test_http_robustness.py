@@ -1,5 +1,5 @@
 """Broken adapters give the right TckError within a bounded time and leave nothing running
-(conformance/http_target.py and conformance/launcher.py against
+(conformance/transports/http_target.py and conformance/transports/launcher.py against
 tests/http/fixtures)."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from http_helpers import adapter_command, gone_within
 
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.launcher import LaunchedTarget, launch
-from subagent_tck.conformance.loopback import bind
-from subagent_tck.conformance.protocol import PROTOCOL_VERSION, DeploymentConfig
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import PROTOCOL_VERSION, DeploymentConfig
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.launcher import LaunchedTarget, launch
+from subagent_tck.conformance.transports.loopback import bind
 from subagent_tck.spec import ErrorCode, TckError
 
 BOUND = 8.0  # seconds: start-up, the failure, and the stop together

@@ -1,5 +1,5 @@
 """The driver API server in front of an in-process target
-(conformance/http_server.py)."""
+(conformance/transports/http_server.py)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from typing import Any
 import httpx
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.protocol import PROTOCOL_VERSION, DeploymentConfig, ToolSpec
-from subagent_tck.conformance.wire import MAX_BODY, READY_WORD
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import PROTOCOL_VERSION, DeploymentConfig, ToolSpec
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
+from subagent_tck.conformance.transports.wire import MAX_BODY, READY_WORD
 from subagent_tck.spec import ErrorCode, TckError
 
 CONFIG = {"tools": [{"name": "read"}, {"name": "web"}], "gatewayUrl": "http://127.0.0.1:9/g"}
@@ -187,7 +187,7 @@ def test_serve_prints_the_ready_line_first_and_serves_until_stopped(tmp_path: An
     import sys
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "subagent_tck.conformance.http_server", "--port", "0"],
+        [sys.executable, "-m", "subagent_tck.conformance.transports.http_server", "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
@@ -202,7 +202,7 @@ def test_serve_prints_the_ready_line_first_and_serves_until_stopped(tmp_path: An
 
 
 def test_a_port_in_use_is_a_usage_error(served: ServerThread) -> None:
-    from subagent_tck.conformance.http_server import main
+    from subagent_tck.conformance.transports.http_server import main
 
     assert main(["--port", str(served.port)]) == 2
 

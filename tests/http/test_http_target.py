@@ -1,5 +1,5 @@
-"""The reference over HTTP is the reference in-process (conformance/http_target.py and
-conformance/http_server.py end to end, with the model gateway served by the kit)."""
+"""The reference over HTTP is the reference in-process (conformance/transports/http_target.py and
+conformance/transports/http_server.py end to end, with the model gateway served by the kit)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.gateway import Gateway, call, text
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.gateway import Gateway, call, text
+from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
     ModelReply,
     ModelRequest,
@@ -24,8 +22,10 @@ from subagent_tck.conformance.protocol import (
     SubagentToolConfig,
     ToolSpec,
 )
-from subagent_tck.conformance.target import Deployment, Target
-from subagent_tck.conformance.wire import dumps, loads
+from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.wire import dumps, loads
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, StopReason, TckError
 
 CONFIG = DeploymentConfig(

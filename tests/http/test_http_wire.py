@@ -1,4 +1,4 @@
-"""The wire's codec and route table (conformance/wire.py)."""
+"""The wire's codec and route table (conformance/transports/wire.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.protocol import (
     PROTOCOL_VERSION,
     DeploymentConfig,
     SessionHeader,
@@ -18,8 +18,8 @@ from subagent_tck.conformance.protocol import (
     ToolSpec,
     ViewEntry,
 )
-from subagent_tck.conformance.target import Deployment
-from subagent_tck.conformance.wire import (
+from subagent_tck.conformance.core.target import Deployment
+from subagent_tck.conformance.transports.wire import (
     BY_SEGMENT,
     OBSERVERS,
     OPERATIONS,

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.runner import RunConfig, certify
-from subagent_tck.conformance.targets import load_target
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
+from subagent_tck.conformance.transports.targets import load_target
 from subagent_tck.spec import RULES_BY_ID
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The loopback HTTP/1.1 server (conformance/httpd.py), spoken to with raw sockets."""
+"""The loopback HTTP/1.1 server (conformance/transports/httpd.py), spoken to with raw sockets."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from subagent_tck.conformance.httpd import MAX_HEAD, Answer, HttpServer, Request, ServerThread
+from subagent_tck.conformance.transports.httpd import (
+    MAX_HEAD,
+    Answer,
+    HttpServer,
+    Request,
+    ServerThread,
+)
 
 LIMIT = 1000  # the body limit of the servers under test
 

@@ -1,4 +1,4 @@
-"""``cmd:`` targets: start, handshake, stop on every path (conformance/launcher.py)."""
+"""``cmd:`` targets: start, handshake, stop on every path (conformance/transports/launcher.py)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from http_helpers import adapter_command, alive, gone_within
 
-from subagent_tck.conformance.gateway import Gateway, text
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.launcher import launch, split_command
-from subagent_tck.conformance.protocol import DeploymentConfig, ToolSpec
-from subagent_tck.conformance.targets import load_target
+from subagent_tck.conformance.core.gateway import Gateway, text
+from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.transports.httpd import ServerThread
+from subagent_tck.conformance.transports.launcher import launch, split_command
+from subagent_tck.conformance.transports.targets import load_target
 from subagent_tck.spec import ErrorCode, TckError
 
-SERVE = f"{sys.executable} -m subagent_tck.conformance.http_server --port 0"
+SERVE = f"{sys.executable} -m subagent_tck.conformance.transports.http_server --port 0"
 
 
 def test_the_reference_served_by_a_command_is_certifiable_and_stopped_on_close() -> None:
@@ -91,7 +91,7 @@ def test_closing_stops_every_process_the_adapter_started(tmp_path: Path) -> None
 
 KIT = textwrap.dedent("""
     import sys, time
-    from subagent_tck.conformance.launcher import AdapterProcess, split_command
+    from subagent_tck.conformance.transports.launcher import AdapterProcess, split_command
     adapter = AdapterProcess(split_command(sys.argv[1]), grace=1.0)
     adapter.wait_ready(10)
     print("launched", flush=True)

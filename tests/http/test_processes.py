@@ -1,5 +1,5 @@
-"""An adapter's processes and output (conformance/launcher.py,
-conformance/processes.py):
+"""An adapter's processes and output (conformance/transports/launcher.py,
+conformance/transports/processes.py):
 nothing outlives the run, output never blocks the adapter, the ready host is loopback."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import psutil
 import pytest
 from http_helpers import adapter_command, alive, gone_within
 
-from subagent_tck.conformance import launcher
-from subagent_tck.conformance.launcher import launch, ready_url
+from subagent_tck.conformance.transports import launcher
+from subagent_tck.conformance.transports.launcher import launch, ready_url
 from subagent_tck.spec import ErrorCode, TckError
 
 
@@ -98,7 +98,7 @@ def test_a_process_of_the_adapter_that_cannot_be_stopped_is_named_in_a_warning(
 
 KIT = textwrap.dedent("""
     import sys, time
-    from subagent_tck.conformance.launcher import AdapterProcess, split_command
+    from subagent_tck.conformance.transports.launcher import AdapterProcess, split_command
     adapter = AdapterProcess(split_command(sys.argv[1]), grace=1.0)
     adapter.wait_ready(10)
     time.sleep(0.6)  # the tracker has seen the grandchild and told the watchdog
@@ -175,7 +175,7 @@ def test_a_ready_line_with_a_bad_port_is_a_protocol_error() -> None:
 
 
 def test_a_group_and_session_whose_leader_pid_was_reused_are_not_taken_for_the_adapters() -> None:
-    from subagent_tck.conformance.processes import Family
+    from subagent_tck.conformance.transports.processes import Family
 
     stranger = subprocess.Popen(["sleep", "30"], start_new_session=True)  # leads its session
     try:

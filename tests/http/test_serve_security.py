@@ -1,4 +1,4 @@
-"""``subagent-tck serve`` and its driver app expose nothing (conformance/http_server.py;
+"""``subagent-tck serve`` and its driver app expose nothing (conformance/transports/http_server.py;
 docs/driver-api.md#security-and-processes): loopback unless a flag names the risk, JSON bodies
 only, no web page as a client, a loopback gatewayUrl only."""
 
@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from subagent_tck.conformance import http_server, loopback
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.wire import VERSION_HEADER
+from subagent_tck.conformance.transports import http_server, loopback
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.httpd import ServerThread
+from subagent_tck.conformance.transports.wire import VERSION_HEADER
 
 
 @pytest.fixture(scope="module")

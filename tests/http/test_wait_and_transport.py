@@ -1,6 +1,6 @@
 """Waiting for an ``http://`` target (``certify --wait``), and the typed transport errors of
-the HTTP client (conformance/launcher.py, conformance/targets.py,
-conformance/http_target.py)."""
+the HTTP client (conformance/transports/launcher.py, conformance/transports/targets.py,
+conformance/transports/http_target.py)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ import pytest
 from http_helpers import adapter_command
 
 from subagent_tck.conformance import cli
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget, TransportError
-from subagent_tck.conformance.httpd import HttpServer
-from subagent_tck.conformance.launcher import launch
-from subagent_tck.conformance.protocol import DeploymentConfig
-from subagent_tck.conformance.targets import load_target
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import DeploymentConfig
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget, TransportError
+from subagent_tck.conformance.transports.httpd import HttpServer
+from subagent_tck.conformance.transports.launcher import launch
+from subagent_tck.conformance.transports.targets import load_target
 from subagent_tck.spec import ErrorCode, TckError
 
 

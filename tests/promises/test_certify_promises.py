@@ -14,15 +14,15 @@ import jsonschema
 import pytest
 
 from examples.roster import broken
-from subagent_tck.conformance import promises_file as pf
 from subagent_tck.conformance.cli import main
-from subagent_tck.conformance.promises import check_all
-from subagent_tck.conformance.protocol import DeploymentConfig
+from subagent_tck.conformance.core import promises_file as pf
+from subagent_tck.conformance.core.protocol import DeploymentConfig
+from subagent_tck.conformance.engine.promises import check_all
 from subagent_tck.spec import ErrorCode, TckError
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = str(ROOT / "examples" / "roster" / "promises.toml")
-SCHEMA = json.loads((ROOT / "conformance" / "certificate.schema.json").read_text("utf-8"))
+SCHEMA = json.loads((ROOT / "conformance" / "core" / "certificate.schema.json").read_text("utf-8"))
 ROSTER = "python:examples.roster.target:make_target"
 
 
@@ -135,8 +135,8 @@ def test_promises_past_the_deadline_are_errors_never_passes() -> None:
 def test_target_text_in_a_promise_reaches_no_certificate_format_raw() -> None:
     from examples.roster.roster import Roster
     from examples.roster.target import RosterTarget
-    from subagent_tck.conformance import report_junit, report_markdown, report_text
-    from subagent_tck.conformance.runner import RunConfig, certify
+    from subagent_tck.conformance.engine.runner import RunConfig, certify
+    from subagent_tck.conformance.report import report_junit, report_markdown, report_text
     from tests.promises.test_promises_reports import _EscapingDelegate
 
     target = RosterTarget(lambda: _EscapingDelegate(Roster(), "strict"))

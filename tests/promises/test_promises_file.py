@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from subagent_tck.conformance import promises_file as pf
+from subagent_tck.conformance.core import promises_file as pf
 from subagent_tck.spec import ErrorCode, TckError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from examples.roster.delegate import RosterDelegate
 from examples.roster.roster import Role, Roster
 from examples.roster.target import RosterTarget
-from subagent_tck.conformance.promises import check_all
-from subagent_tck.conformance.promises_file import (
+from subagent_tck.conformance.core.promises_file import (
     Deployment,
     PersonaPromise,
     Promise,
@@ -21,6 +20,7 @@ from subagent_tck.conformance.promises_file import (
     ToolsPromise,
     Trigger,
 )
+from subagent_tck.conformance.engine.promises import check_all
 
 RESERVED = {"delegate", "run_code", "structured_output"}
 NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(lambda n: n not in RESERVED)

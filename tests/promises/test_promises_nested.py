@@ -16,8 +16,8 @@ from examples.roster.background import BackgroundDelegate, BackgroundRosterTarge
 from examples.roster.delegate import RosterDelegate
 from examples.roster.roster import ROLES, Role, Roster
 from examples.roster.target import RosterTarget, make_target
-from subagent_tck.conformance import promises_file as pf
-from subagent_tck.conformance.promises import check_all
+from subagent_tck.conformance.core import promises_file as pf
+from subagent_tck.conformance.engine.promises import check_all
 from subagent_tck.spec import TckError
 
 ROOT = Path(__file__).resolve().parents[2]

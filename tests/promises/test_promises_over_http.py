@@ -6,11 +6,11 @@ from pathlib import Path
 
 from examples.roster import broken
 from examples.roster.target import make_target
-from subagent_tck.conformance import promises_file as pf
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.promises import check_all
+from subagent_tck.conformance.core import promises_file as pf
+from subagent_tck.conformance.engine.promises import check_all
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
 
 FILE = Path(__file__).resolve().parents[2] / "examples" / "roster" / "promises.toml"
 

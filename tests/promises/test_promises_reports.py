@@ -14,9 +14,9 @@ from examples.roster.delegate import RosterDelegate
 from examples.roster.roster import Role, Roster
 from examples.roster.target import RosterTarget
 from subagent_tck.conformance import promises_command as command
-from subagent_tck.conformance import promises_file as pf
 from subagent_tck.conformance.cli import main
-from subagent_tck.conformance.promises import check_all
+from subagent_tck.conformance.core import promises_file as pf
+from subagent_tck.conformance.engine.promises import check_all
 
 FILE = str(Path(__file__).resolve().parents[2] / "examples" / "roster" / "promises.toml")
 BROKEN = "python:examples.roster.broken:persona_leaks"

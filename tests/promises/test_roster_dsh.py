@@ -16,8 +16,8 @@ import pytest
 
 from examples.roster import broken
 from examples.roster.roster import ROLES, Roster
-from subagent_tck.conformance import promises_file as pf
 from subagent_tck.conformance.cli import main
+from subagent_tck.conformance.core import promises_file as pf
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "dsh"

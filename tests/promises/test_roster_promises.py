@@ -16,12 +16,12 @@ from examples.roster import broken
 from examples.roster.delegate import RosterDelegate
 from examples.roster.roster import ROLES, Roster, RosterError, validate
 from examples.roster.target import RosterTarget, make_target
-from subagent_tck.conformance import promises_file as pf
-from subagent_tck.conformance.builtin import reference_target
 from subagent_tck.conformance.cli import main
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.promises import check_all
-from subagent_tck.conformance.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.core import promises_file as pf
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.engine.promises import check_all
+from subagent_tck.conformance.transports.builtin import reference_target
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = str(ROOT / "examples" / "roster" / "promises.toml")
@@ -108,7 +108,7 @@ def test_strict_mode_checks_allowed_models_and_batch_tools() -> None:
 
 
 def test_the_example_target_is_a_target() -> None:
-    from subagent_tck.conformance.target import Target
+    from subagent_tck.conformance.core.target import Target
 
     assert isinstance(make_target(), Target)
 
@@ -195,7 +195,7 @@ def test_a_model_promise_the_target_never_reports_is_an_error_that_says_so() -> 
 
 
 def test_forged_calls_carry_arguments_valid_for_the_tools_schema() -> None:
-    from subagent_tck.conformance.promises import valid_arguments
+    from subagent_tck.conformance.engine.promises import valid_arguments
 
     schema = {"type": "object", "required": ["path", "n", "mode", "opts"],
               "properties": {"path": {"type": "string"}, "n": {"type": "integer"},

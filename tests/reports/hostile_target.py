@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
+from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
 from subagent_tck.reference import InProcessProvider, Tool
 from subagent_tck.spec import CONTROLS
 

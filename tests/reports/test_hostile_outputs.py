@@ -25,7 +25,7 @@ from .hostile_target import HOSTILE, NAME, PIECES, TOOL
 
 ROOT = Path(__file__).parents[2]
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).with_name("junit-10.xsd"))))
-SCHEMA = json.loads((ROOT / "conformance" / "certificate.schema.json").read_text("utf-8"))
+SCHEMA = json.loads((ROOT / "conformance" / "core" / "certificate.schema.json").read_text("utf-8"))
 #: What no terminal output may carry raw: ESC, C0 but newline, DEL, C1, bidi, surrogates.
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
                          "\u2066-\u2069\ud800-\udfff]")
@@ -144,7 +144,7 @@ class _HostileInfo:
 def test_an_error_line_quoting_the_target_shows_its_control_characters_escaped(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from subagent_tck.conformance import targets
+    from subagent_tck.conformance.transports import targets
 
     monkeypatch.setattr(targets, "load_target", lambda spec, **_: _HostileInfo())
     assert main(["certify", "--target", "reference"]) == 3

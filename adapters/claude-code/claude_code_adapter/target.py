@@ -30,9 +30,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.gateway_anthropic import agent_marker
-from subagent_tck.conformance.protocol import (
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
+from subagent_tck.conformance.core.protocol import (
     AgentRef,
     DeploymentConfig,
     Event,

@@ -1,4 +1,4 @@
-// The operations of the kit's Deployment protocol (conformance/target.py) over one DshHost.
+// The operations of the kit's Deployment protocol (conformance/core/target.py) over one DshHost.
 // Argument shapes are validated by shapes.mjs (copied from implementations/javascript); each
 // handler is a translation into DSH calls (dsh_host.mjs, delegation.mjs, mounts.mjs,
 // stored_header.mjs). What DSH cannot express (set-host-depth, set-runtime-context) is answered

@@ -1,4 +1,4 @@
-// One deployment behind the driver API: the operations of conformance/target.py's Deployment
+// One deployment behind the driver API: the operations of conformance/core/target.py's Deployment
 // protocol, each taking its keyword arguments (camelCase on the wire) and answering in the
 // protocol's result shape. The route table in server.mjs is made from OPERATIONS.
 

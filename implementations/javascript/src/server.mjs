@@ -1,4 +1,4 @@
-// The HTTP driver API (docs/driver-api.md; conformance/wire.py is the route table):
+// The HTTP driver API (docs/driver-api.md; conformance/transports/wire.py is the route table):
 //   GET    /v1/info                         TargetInfo
 //   POST   /v1/deployments                  a DeploymentConfig plus gatewayUrl -> 201 {deployment}
 //   POST   /v1/deployments/{id}/{operation} the operation's arguments -> its result

@@ -1,4 +1,4 @@
-// The shapes of the driver API's messages (conformance/protocol.py, docs/driver-api.md), as
+// The shapes of the driver API's messages (conformance/core/protocol.py, docs/driver-api.md), as
 // small validators: a value of the wrong shape is malformed input, INVALID_REQUEST (HTTP 400),
 // refused before the runtime sees it. Fields the protocol types as raw values (a depth, a tool
 // filter, a persona) are passed through unvalidated: judging them is the runtime's job. A raw

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.checks import depth
+from subagent_tck.conformance.engine.checks import depth
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import ErrorCode, StartOutcome, check_depth
 
 from .tiny_runner import checks_of, run

@@ -1,4 +1,4 @@
-"""The EN checks (conformance/checks/editions.py) against the reference and the EN zoo.
+"""The EN checks (conformance/engine/checks/editions.py) against the reference and the EN zoo.
 
 Each EN check runs only in its edition; the reference passes them all. Each EN zoo entry fails
 its ``BREAKS`` rule and nothing else of the PE, FR and EN checks, and ``fewer_capabilities`` (a
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.check import REGISTRY
+from subagent_tck.conformance.engine.check import REGISTRY
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
 from .test_persona import FAMILY_CHECKS, zoo

@@ -1,4 +1,4 @@
-"""The FR checks (conformance/checks/first_request.py) against the reference and the FR zoo.
+"""The FR checks (conformance/engine/checks/first_request.py) against the reference and the FR zoo.
 
 The reference must pass every FR check in both editions and exercise every FR rule on every
 provider that can be asked for a setup step; each FR zoo entry must fail its ``BREAKS`` rule
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.check import REGISTRY
+from subagent_tck.conformance.engine.check import REGISTRY
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
 from .test_persona import FAMILY_CHECKS, zoo

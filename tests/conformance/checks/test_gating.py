@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.checks import gating
+from subagent_tck.conformance.engine.checks import gating
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Capability, Edition, ErrorCode, TckError
 
 from .tiny_runner import checks_of, run

@@ -1,4 +1,4 @@
-"""The generated tool-name vocabulary of the checks (conformance/checks/_names.py): names in
+"""The generated tool-name vocabulary of the checks (conformance/engine/checks/_names.py): names in
 the
 grammar, varied with the seed, often related to each other, judged as whole tokens."""
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import seed as seeded
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.checks._names import (
+from subagent_tck.conformance.engine.checks._names import (
     EXAMPLES,
     MAX_NAME,
     RESERVED_NAMES,
@@ -18,7 +18,7 @@ from subagent_tck.conformance.checks._names import (
     strangers,
     tool_names,
 )
-from subagent_tck.conformance.checks._support import missing_names
+from subagent_tck.conformance.engine.checks._support import missing_names
 from subagent_tck.spec import ErrorCode, TckError
 
 

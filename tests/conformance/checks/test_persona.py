@@ -1,4 +1,4 @@
-"""The PE checks (conformance/checks/persona.py) against the reference and the PE zoo.
+"""The PE checks (conformance/engine/checks/persona.py) against the reference and the PE zoo.
 
 The reference must pass every PE check in both editions and exercise every PE rule; each PE zoo
 entry must fail its ``BREAKS`` rule and nothing else of the PE, FR and EN checks.
@@ -13,10 +13,10 @@ from types import ModuleType
 
 import pytest
 
-from subagent_tck.conformance.builtin import ReferenceTarget, reference_target
-from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
-from subagent_tck.conformance.checks._texts import Vocabulary, template_cases
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.engine.checks._texts import Vocabulary, template_cases
+from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
 from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import ABSENT, Edition, render_template
 

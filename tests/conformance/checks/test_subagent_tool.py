@@ -1,4 +1,4 @@
-"""The ST checks (conformance/checks/subagent_tool.py) against the reference and the ST zoo.
+"""The ST checks (conformance/engine/checks/subagent_tool.py) against the reference and the ST zoo.
 
 A tiny runner builds a :class:`CheckContext` per ST check, provider and edition, runs it, and
 collects the failing rule ids: the reference must fail none and leave no rule unexercised; each
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.check import Check, CheckContext, run_check
-from subagent_tck.conformance.checks import load_checks
-from subagent_tck.conformance.outcome import Failure
-from subagent_tck.conformance.target import Target
+from subagent_tck.conformance.core.outcome import Failure
+from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine.check import Check, CheckContext, run_check
+from subagent_tck.conformance.engine.checks import load_checks
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
 ST_RULES = {f"ST-{n:02d}" for n in range(1, 10)}
@@ -87,7 +87,7 @@ def test_a_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
 
 
 def test_fork_wording_may_exclude_the_in_flight_turn_but_not_the_conversation() -> None:
-    from subagent_tck.conformance.checks._subagent_driver import wording_problems
+    from subagent_tck.conformance.engine.checks._subagent_driver import wording_problems
 
     dsh_like = ("The child is seeded with this conversation's completed turns (it does not see "
                 "the current in-flight turn); state only what is new.")

@@ -1,12 +1,13 @@
-"""The helper library of the checks (conformance/checks/_support.py) and its drawn texts
-(conformance/checks/_texts.py)."""
+"""The helper library of the checks (conformance/engine/checks/_support.py) and its drawn texts
+(conformance/engine/checks/_texts.py)."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 
-from subagent_tck.conformance.checks._support import (
+from subagent_tck.conformance.core.protocol import ProviderInfo, snapshot_of
+from subagent_tck.conformance.engine.checks._support import (
     PRESET_NAME,
     Snapshot,
     capabilities_of,
@@ -19,8 +20,7 @@ from subagent_tck.conformance.checks._support import (
     named,
     supported_controls,
 )
-from subagent_tck.conformance.checks._texts import EXAMPLE, Vocabulary, vocabularies
-from subagent_tck.conformance.protocol import ProviderInfo, snapshot_of
+from subagent_tck.conformance.engine.checks._texts import EXAMPLE, Vocabulary, vocabularies
 from subagent_tck.spec import (
     FIELD_CAPABILITY,
     PERSONA_SECTION,
@@ -59,7 +59,7 @@ def test_supported_controls_keep_only_what_the_provider_advertises() -> None:
 
 
 def test_the_field_to_capability_map_is_the_specs() -> None:
-    from subagent_tck.conformance.checks.gating import FIELD
+    from subagent_tck.conformance.engine.checks.gating import FIELD
 
     assert {FIELD[c]: c for c in FIELD} == dict(FIELD_CAPABILITY)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.checks import tool_filter
+from subagent_tck.conformance.engine.checks import tool_filter
+from subagent_tck.conformance.transports.builtin import reference_target
 
 from .tiny_runner import checks_of, run
 from .zoo_cases import TOOL_FILTER, allowed, judge
@@ -43,7 +43,7 @@ def test_views_are_compared_as_sets_so_a_reversed_order_conforms() -> None:
 
 
 def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> None:
-    from subagent_tck.conformance.checks._support import missing_names
+    from subagent_tck.conformance.engine.checks._support import missing_names
     from subagent_tck.spec import ErrorCode, TckError
 
     exc = TckError(ErrorCode.INVALID_TOOL_FILTER, "unknown: alphaa, run_code")

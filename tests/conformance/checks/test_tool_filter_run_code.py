@@ -1,4 +1,4 @@
-"""TF-12 through execution (conformance/checks/tool_filter_run_code.py): run_code reaches
+"""TF-12 through execution (conformance/engine/checks/tool_filter_run_code.py): run_code reaches
 exactly the visible tools; the zoo entries that break it only through execution fail it at two
 seeds while the binding check finds nothing; a target without the run-code operation is an
 error, never a pass, in-process and over HTTP."""
@@ -13,19 +13,19 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.certificate import Certificate
-from subagent_tck.conformance.checks._names import is_tool_name
-from subagent_tck.conformance.checks.tool_filter_run_code import state_st
-from subagent_tck.conformance.exitcode import ExitCode, for_certificate
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.http_server import create_app
-from subagent_tck.conformance.http_target import HttpTarget
-from subagent_tck.conformance.httpd import ServerThread
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.protocol import DeploymentConfig, SdkCall, TargetInfo, ToolSpec
-from subagent_tck.conformance.runner import RunConfig, certify
-from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.conformance.core.certificate import Certificate
+from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.core.protocol import DeploymentConfig, SdkCall, TargetInfo, ToolSpec
+from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.engine.checks._names import is_tool_name
+from subagent_tck.conformance.engine.checks.tool_filter_run_code import state_st
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
+from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
 from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode
 
 ROOT = Path(__file__).resolve().parents[3]

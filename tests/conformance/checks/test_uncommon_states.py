@@ -1,4 +1,4 @@
-"""The checks of states the other checks never build (conformance/checks/uncommon_states.py):
+"""The checks of states the other checks never build (conformance/engine/checks/uncommon_states.py):
 the reference passes them, and each fails the zoo entry it was written for, at two seeds and in
 every edition the rule covers."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.builtin import reference_target
-from subagent_tck.conformance.outcome import Outcome
-from subagent_tck.conformance.runner import RunConfig, certify
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -66,7 +66,7 @@ def test_a_check_of_an_uncommon_state_fails_the_entry_that_needs_that_state(
 
 
 def test_each_check_of_an_uncommon_state_cites_only_the_rule_it_judges() -> None:
-    from subagent_tck.conformance.checks import load_checks
+    from subagent_tck.conformance.engine.checks import load_checks
 
     checks = load_checks()
     for rule, check in ENTRIES.values():

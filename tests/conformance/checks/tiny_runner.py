@@ -11,12 +11,12 @@ from typing import Any
 
 from hypothesis import Phase, settings
 
-from subagent_tck.conformance.check import REGISTRY, CheckContext, run_check
-from subagent_tck.conformance.checks import load_checks
-from subagent_tck.conformance.gateway import Gateway
-from subagent_tck.conformance.outcome import Failure
-from subagent_tck.conformance.protocol import DeploymentConfig, ProviderInfo
-from subagent_tck.conformance.target import Deployment, Target
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.outcome import Failure
+from subagent_tck.conformance.core.protocol import DeploymentConfig, ProviderInfo
+from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.engine.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.spec import RULES_BY_ID, Edition
 
 
@@ -143,5 +143,5 @@ def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | N
 def checks_of(*modules: str) -> list[str]:
     """The names of the checks defined in the given check modules (e.g. ``"depth"``)."""
     load_checks()
-    wanted = {f"subagent_tck.conformance.checks.{m}" for m in modules}
+    wanted = {f"subagent_tck.conformance.engine.checks.{m}" for m in modules}
     return [name for name, chk in REGISTRY.items() if chk.function.__module__ in wanted]

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from subagent_tck.conformance.check import REGISTRY
-from subagent_tck.conformance.checks import load_checks
+from subagent_tck.conformance.engine.check import REGISTRY
+from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.spec import Edition
 
 from .tiny_runner import Verdicts, run

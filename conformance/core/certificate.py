@@ -1,0 +1,381 @@
+"""The certificate: what a run found, as a versioned JSON document (DESIGN.md, "Results and
+verdicts").
+
+Outcomes are per rule and provider; a rule's overall outcome is the worst over providers
+(not-applicable only when it is not applicable anywhere). A provider's capability is
+CERTIFIED only when every MUST rule of that capability and every core MUST rule (capability
+None: CA, FR, the DE domain rules, EN of the edition, ST when shipped) passed or is a
+baselined expected-fail for that provider (CA-04: one failing rule fails the capability, never
+a partial pass). SHOULD rules are reported, never decisive. A MUST rule that applies but did
+not run certifies nothing.
+
+The committed JSON Schema ``certificate.schema.json`` is generated from these models::
+
+    python -m subagent_tck.conformance.core.certificate > conformance/core/certificate.schema.json
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from subagent_tck.spec import (
+    CONTROLS,
+    DEFAULT_EDITION,
+    Capability,
+    Component,
+    Edition,
+    Family,
+    Level,
+    Rule,
+    catalogue_hash,
+)
+
+from .outcome import BAD, RAN, Failure, Outcome
+from .promises_report import PromisesReport
+from .protocol import TargetInfo
+
+if TYPE_CHECKING:
+    from .baseline import Baseline
+
+SCHEMA_VERSION = "1"
+REGENERATE = ("python -m subagent_tck.conformance.core.certificate > "
+              "conformance/core/certificate.schema.json")
+
+#: From worst to best: a rule's overall outcome is the first one any provider has.
+SEVERITY: tuple[Outcome, ...] = (
+    Outcome.UNEXPECTED_PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NOT_RUN,
+    Outcome.EXPECTED_FAIL, Outcome.PASS, Outcome.NOT_APPLICABLE,
+)
+
+
+class Verdict(str, Enum):
+    CERTIFIED = "CERTIFIED"
+    FAILED = "FAILED"
+    #: A partial run (``--rule``): every selected rule passed. Not a certificate: the rules
+    #: that were not selected did not run, and a MUST rule that did not run never certifies.
+    PASSED = "PASSED"
+    #: A partial run selected none of the rules of this capability that apply (or, for the
+    #: whole run, none that apply at all): nothing was judged, so nothing passed.
+    NOT_RUN = "NOT-RUN"
+
+
+class ProviderOutcome(BaseModel):
+    """A rule's outcome for one provider (``provider`` None: decided once for the target)."""
+
+    provider: str | None
+    outcome: Outcome
+    reason: str = Field("", description="why not-applicable, not-run or expected-fail")
+
+
+class RuleResult(BaseModel):
+    id: str
+    title: str
+    level: Level
+    family: Family
+    capability: Capability | None = None
+    component: Component | None = None
+    edition: Edition | None = None
+    outcome: Outcome
+    providers: list[ProviderOutcome]
+    failures: list[Failure] = Field(default_factory=list)
+    replay: str | None = Field(None, description="the command that reruns this rule alone")
+
+    def reasons(self, *outcomes: Outcome) -> str:
+        """The reasons of its per-provider outcomes (of ``outcomes``, or all), each once:
+        ``"spawn, fork: edition request-controls only"``."""
+        grouped: dict[str, list[str]] = {}
+        for p in self.providers:
+            if p.reason and (not outcomes or p.outcome in outcomes):
+                grouped.setdefault(p.reason, []).append(p.provider or "target")
+        return "; ".join(f"{', '.join(who)}: {why}" for why, who in grouped.items())
+
+
+class CapabilityVerdict(BaseModel):
+    """One provider's verdict for one advertised capability (``capability`` None: the core
+    rules, which bind every provider whatever it advertises)."""
+
+    provider: str
+    capability: Capability | None
+    verdict: Verdict
+    blocking: list[str] = Field(default_factory=list, description="'RULE-ID outcome' items")
+
+
+class RunStatus(str, Enum):
+    """How one check's run ended (the ``status`` of a certificate's ``checks`` entry)."""
+
+    FINISHED = "finished"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    DEADLINE = "deadline"
+    UNCONSUMED_SCRIPT = "unconsumed-script"
+
+
+class CheckRun(BaseModel):
+    check: str
+    provider: str | None
+    rules: list[str]
+    status: RunStatus
+    duration: float = Field(description="seconds")
+    note: str | None = Field(None, description="what the check did, when it says (the fuzz "
+                             "campaign: steps, rules compared)")
+
+
+class TargetIdentity(BaseModel):
+    spec: str = Field(description="the TARGET argument that names it, e.g. reference")
+    info: TargetInfo
+
+
+class Certificate(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    kit: str = "subagent-tck"
+    kit_version: str
+    catalogue_hash: str
+    edition: Edition
+    profile: str
+    max_examples: int
+    seed: int
+    selected_rules: list[str] | None = Field(None, description="--rule selection; null: all")
+    selected_providers: list[str] | None = Field(
+        None, description="--provider selection: the providers certified; null: all")
+    baseline: str | None = None
+    target: TargetIdentity
+    capabilities: dict[str, list[Capability]] = Field(
+        description="the controls each provider advertises")
+    started_at: datetime
+    duration: float = Field(description="seconds")
+    verdict: Verdict
+    verdicts: list[CapabilityVerdict]
+    counts: dict[str, int] = Field(description="number of rules per overall outcome")
+    rules: list[RuleResult]
+    checks: list[CheckRun]
+    interrupted: bool = Field(False, description="stopped by Ctrl-C (SIGINT) before every "
+                              "check ran: the rules left are not-run (exit code 130)")
+    stopped_early: str | None = Field(None, description="why the run ended before every "
+                                      "planned check ran (interrupted, deadline), or null")
+    promises: PromisesReport | None = Field(
+        None, description="certify --promises FILE: each promise's judged aspects (docs/"
+        "promises.md); a broken or errored item fails the run. null: no promises file")
+
+    @property
+    def certified(self) -> bool:
+        return self.verdict == Verdict.CERTIFIED
+
+    @property
+    def succeeded(self) -> bool:
+        """Certified, or (partial run) every selected rule passed: exit code 0."""
+        return self.verdict in (Verdict.CERTIFIED, Verdict.PASSED)
+
+    @property
+    def target_broken(self) -> bool:
+        """True when the run failed only because the target crashed, hung or broke the
+        protocol: decisive results are errors, none is a plain failure."""
+        bad = [p.outcome for r in self.rules if r.level == Level.MUST for p in r.providers
+               if p.outcome in BAD]
+        bad += [r.outcome for r in self.rules if r.outcome == Outcome.UNEXPECTED_PASS]
+        if self.promises is not None and self.promises.counts()["broken"]:
+            return False  # a promise broken is a plain failure (exit 1)
+        return Outcome.ERROR in bad and not {Outcome.FAIL, Outcome.UNEXPECTED_PASS} & set(bad)
+
+    def rule(self, rule_id: str) -> RuleResult:
+        return next(r for r in self.rules if r.id == rule_id)
+
+    def failing(self) -> list[RuleResult]:
+        """Rules with something to fix, in catalogue order."""
+        return [r for r in self.rules if r.failures and r.outcome != Outcome.EXPECTED_FAIL]
+
+
+# --- assembly ----------------------------------------------------------------------------
+
+
+@dataclass
+class Evidence:
+    """What one check run (or the plan) says about one rule for one provider."""
+
+    outcome: Outcome
+    reason: str = ""
+    failures: list[Failure] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    target_spec: str
+    info: TargetInfo
+    edition: Edition
+    profile: str
+    max_examples: int
+    seed: int
+    selected: list[str] | None
+    baseline: Baseline | None
+    started_at: datetime
+    duration: float
+    runs: list[CheckRun]
+    providers: list[str] | None = None  # --provider: the providers certified (None: all)
+    interrupted: bool = False
+    stopped_early: str | None = None
+
+
+def kit_version() -> str:
+    try:
+        return importlib.metadata.version("subagent-tck")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - not installed
+        return "0+unknown"
+
+
+def merge(evidence: Sequence[Evidence]) -> Evidence:
+    """Combine what several checks found for one rule and provider: any failure wins, then
+    any pass; a cell no check filled is not-run."""
+    if not evidence:
+        return Evidence(Outcome.NOT_RUN, "no check decided this rule")
+    failures = [f for e in evidence for f in e.failures]
+    outcomes = {e.outcome for e in evidence}
+    for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.PASS, Outcome.NOT_RUN):
+        if outcome in outcomes:
+            reasons = [e.reason for e in evidence if e.outcome == outcome and e.reason]
+            return Evidence(outcome, reasons[0] if reasons else "", failures)
+    reasons = list(dict.fromkeys(e.reason for e in evidence if e.reason))
+    return Evidence(Outcome.NOT_APPLICABLE, "; ".join(reasons), failures)
+
+
+def _apply_baseline(rule: Rule, key: str | None, cell: Evidence, baseline: Baseline | None,
+                    fails_somewhere: bool) -> Evidence:
+    """A listed failure is expected-fail. A listed pass is unexpected-pass, except that an
+    entry without ``provider`` lists the rule as a whole: while the rule still fails for some
+    provider (or target-wide), its passing results stay passes."""
+    entry = baseline.match(rule.id, key) if baseline is not None else None
+    if entry is None:
+        return cell
+    if cell.outcome == Outcome.NOT_RUN:  # a baseline lists failures: it never excuses a not-run
+        assert baseline is not None
+        note = (f"baseline {baseline.path} {entry.where} lists it as expected to fail, but it "
+                "did not run, so the entry decides nothing")
+        return Evidence(Outcome.NOT_RUN, f"{cell.reason}; {note}" if cell.reason else note,
+                        cell.failures)
+    if cell.outcome in (Outcome.FAIL, Outcome.ERROR):
+        return Evidence(Outcome.EXPECTED_FAIL, entry.reason, cell.failures)
+    if cell.outcome == Outcome.PASS and entry.provider is None and fails_somewhere:
+        return cell
+    if cell.outcome == Outcome.PASS:
+        assert baseline is not None
+        message = (f"listed in baseline {baseline.path} ({entry.where}: {entry.reason!r}) as "
+                   "expected to fail, but it passed: remove the entry")
+        failure = Failure(rule=rule.id, check="baseline", title=rule.title, message=message,
+                          expected="fail", observed="pass", provider=key)
+        return Evidence(Outcome.UNEXPECTED_PASS, message, [failure])
+    return cell
+
+
+def replay_command(target_spec: str, rule_id: str, seed: int, edition: Edition,
+                   profile: str, providers: Sequence[str] | None = None) -> str:
+    parts = ["subagent-tck", "certify", "--target", target_spec, "--rule", rule_id,
+             "--seed", str(seed)]
+    for provider in providers or ():
+        parts += ["--provider", provider]
+    if edition != DEFAULT_EDITION:
+        parts += ["--edition", edition.value]
+    if profile != "ci":
+        parts += ["--profile", profile]
+    return shlex.join(parts)
+
+
+def _verdicts(facts: RunFacts, rules: Sequence[Rule],
+              cells: Mapping[tuple[str, str | None], Evidence]) -> list[CapabilityVerdict]:
+    out = []
+    for provider in facts.info.providers:
+        if facts.providers is not None and provider.name not in facts.providers:
+            continue  # not certified in this run (--provider)
+        advertised = [c for c in CONTROLS if c in provider.capabilities]
+        for capability in [None, *advertised]:
+            blocking = []
+            judged = False
+            for rule in rules:
+                if rule.level != Level.MUST or rule.capability not in (None, capability):
+                    continue
+                if facts.selected is not None and rule.id not in facts.selected:
+                    continue  # a partial run judges only what it selected (Verdict.PASSED)
+                for key in (provider.name, None):
+                    cell = cells.get((rule.id, key))
+                    if cell is not None and cell.outcome in BAD:
+                        blocking.append(f"{rule.id} {cell.outcome.value}")
+                    judged = judged or (cell is not None and cell.outcome in RAN)
+            if blocking:
+                verdict = Verdict.FAILED
+            elif facts.selected is None:
+                verdict = Verdict.CERTIFIED
+            else:  # a partial run never certifies; one that judged nothing here passed nothing
+                verdict = Verdict.PASSED if judged else Verdict.NOT_RUN
+            out.append(CapabilityVerdict(provider=provider.name, capability=capability,
+                                         verdict=verdict, blocking=list(dict.fromkeys(blocking))))
+    return out
+
+
+def assemble(facts: RunFacts, rules: Sequence[Rule],
+             table: Mapping[tuple[str, str | None], Sequence[Evidence]],
+             promises: PromisesReport | None = None) -> Certificate:
+    """Decide every outcome and verdict of a run from the evidence its checks gathered (and
+    the promises checked with ``--promises``: one not kept fails the run)."""
+    by_id = {rule.id: rule for rule in rules}
+    merged = {key: merge(evidence) for key, evidence in table.items()}
+    failing_rules = {rule_id for (rule_id, _), cell in merged.items()
+                     if cell.outcome in (Outcome.FAIL, Outcome.ERROR)}
+    cells = {key: _apply_baseline(by_id[key[0]], key[1], cell, facts.baseline,
+                                  key[0] in failing_rules)
+             for key, cell in merged.items()}
+    results = []
+    for rule in rules:
+        mine = [(key, cell) for (rule_id, key), cell in cells.items() if rule_id == rule.id]
+        overall = next((o for o in SEVERITY if any(c.outcome == o for _, c in mine)),
+                       Outcome.NOT_RUN)
+        failing = overall in (Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS)
+        results.append(RuleResult(
+            id=rule.id, title=rule.title, level=rule.level, family=rule.family,
+            capability=rule.capability, component=rule.component, edition=rule.edition,
+            outcome=overall,
+            providers=[ProviderOutcome(provider=key, outcome=c.outcome, reason=c.reason)
+                       for key, c in mine],
+            # one failure filed in several provider cells (a supplementary check's) once
+            failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
+            replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
+                                  facts.profile, facts.providers) if failing else None,
+        ))
+    verdicts = _verdicts(facts, rules, cells)
+    failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
+              or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results)
+              or (promises is not None and not promises.kept))
+    if failed:
+        verdict = Verdict.FAILED
+    elif facts.selected is None:
+        verdict = Verdict.CERTIFIED
+    else:
+        verdict = (Verdict.PASSED if any(v.verdict == Verdict.PASSED for v in verdicts)
+                   else Verdict.NOT_RUN)
+    counts = {o.value: sum(r.outcome == o for r in results) for o in Outcome}
+    return Certificate(
+        kit_version=kit_version(), catalogue_hash=catalogue_hash(), edition=facts.edition,
+        profile=facts.profile, max_examples=facts.max_examples, seed=facts.seed,
+        selected_rules=facts.selected, selected_providers=facts.providers,
+        baseline=facts.baseline.path if facts.baseline is not None else None,
+        target=TargetIdentity(spec=facts.target_spec, info=facts.info),
+        capabilities={p.name: list(p.capabilities) for p in facts.info.providers},
+        started_at=facts.started_at, duration=round(facts.duration, 4),
+        verdict=verdict, verdicts=verdicts,
+        counts=counts, rules=results, checks=facts.runs,
+        interrupted=facts.interrupted, stopped_early=facts.stopped_early, promises=promises,
+    )
+
+
+def json_schema() -> str:
+    """The certificate's JSON Schema, as committed in ``certificate.schema.json``."""
+    return json.dumps(Certificate.model_json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    print(json_schema(), end="")

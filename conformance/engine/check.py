@@ -1,0 +1,384 @@
+"""Checks: plain functions registered under a stable name, each citing the rule ids it decides.
+
+::
+
+    @check("TF-01", "TF-02", name="tool-filter-admission")
+    def admission(ctx: CheckContext) -> None:
+        dep = ctx.deploy(tools=["a", "b"])
+        ...
+        ctx.expect("TF-01", observed == expected, "allow minus deny", expected, observed)
+
+A check runs once per provider it applies to (``per_provider=True``, the default: ``ctx.provider``
+is set) or once for the target (``per_provider=False``). Misuse is refused when the check is
+defined: an unknown rule id, a duplicate name, a rule the check does not cite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, TypeVar
+
+from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
+
+from ..core.exitcode import TARGET_CODES
+from ..core.gateway import Gateway
+from ..core.jsonsafe import plain
+from ..core.outcome import Failure
+from ..core.protocol import DeploymentConfig, ProviderInfo, ToolSpec
+from ..core.target import Deployment, Target
+
+CheckFunction = Callable[["CheckContext"], None]
+#: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
+SHRINK_RUNS = 16
+T = TypeVar("T")
+
+
+class CheckDefinitionError(TckError):
+    """A check was defined wrongly; the message names the fix."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.USAGE, message)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    rules: tuple[str, ...]
+    function: CheckFunction
+    per_provider: bool = True
+    #: Restrict the check to one edition (EN rules) or None for both.
+    edition: Edition | None = None
+    doc: str = ""
+    #: A supplementary check only adds failures and errors (the fuzz campaign of ``certify
+    #: --profile thorough``): what it did not find decides nothing, so it never turns a
+    #: not-applicable or a failing cell into a pass, and no cell exists for it alone.
+    supplementary: bool = False
+    #: Seconds this check may take when that is more than the run's ``--timeout``.
+    timeout: float | None = None
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def check(
+    *rules: str, name: str | None = None, per_provider: bool = True, edition: Edition | None = None
+) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check deciding ``rules``. Raises :class:`CheckDefinitionError` on misuse."""
+    if not rules:
+        raise CheckDefinitionError("a check must cite at least one rule id, e.g. @check('TF-01')")
+    unknown = [r for r in rules if r not in RULES_BY_ID]
+    if unknown:
+        raise CheckDefinitionError(
+            f"@check cites unknown rule id(s) {', '.join(unknown)}: use ids of RULES.md "
+            "(see `subagent-tck rules`)"
+        )
+
+    def register(function: CheckFunction) -> CheckFunction:
+        check_name = name or function.__name__.replace("_", "-")
+        known = REGISTRY.get(check_name)
+        if known is not None and known.function is not function and not _same_place(
+                known.function, function):  # the same place again: its module was re-imported
+            raise CheckDefinitionError(
+                f"a check named {check_name!r} is already registered: pass name='...' to give "
+                "this one a distinct stable name"
+            )
+        REGISTRY[check_name] = Check(
+            check_name, tuple(rules), function, per_provider, edition, (function.__doc__ or "")
+        )
+        return function
+
+    return register
+
+
+def _same_place(one: CheckFunction, other: CheckFunction) -> bool:
+    """Whether two functions are one definition: same module and qualified name (a module
+    imported again, by ``importlib.reload`` or a test runner that restores ``sys.modules``,
+    registers its checks again; that replaces them rather than clashing)."""
+    return (getattr(one, "__module__", None), getattr(one, "__qualname__", None)) == (
+        getattr(other, "__module__", None), getattr(other, "__qualname__", None))
+
+
+class _Abort(Exception):
+    """Ends a check early after a failure that makes its remaining steps meaningless."""
+
+
+@dataclass
+class CheckContext:
+    """What a check works with: the target, a fresh deployment per use, and the verdicts."""
+
+    target: Target
+    check: Check
+    edition: Edition
+    provider: ProviderInfo | None
+    providers: list[ProviderInfo]
+    seed: int
+    max_examples: int
+    failures: list[Failure] = field(default_factory=list)
+    #: Rules for which the check actually verified something (a rule with none is not-run).
+    exercised: set[str] = field(default_factory=set)
+    #: Rules the check found not applicable here (with the reason).
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    #: One line on what the check did, kept in the certificate's check runs.
+    note: str | None = None
+    _open: list[Deployment] = field(default_factory=list)
+    gateway: Gateway = field(default_factory=Gateway)
+
+    # --- deployments ------------------------------------------------------------------
+
+    def deploy(
+        self, config: DeploymentConfig | None = None, *, tools: Sequence[str] = (), **fields: Any
+    ) -> Deployment:
+        """A fresh deployment with a fresh gateway (``self.gateway``); closed after the check.
+
+        ``tools`` is a shorthand for global tools by name; other keywords are
+        :class:`DeploymentConfig` fields. The edition defaults to the run's edition.
+        """
+        if config is None:
+            fields.setdefault("edition", self.edition)
+            if tools:
+                fields["tools"] = [ToolSpec(name=t, description=f"tool {t}") for t in tools]
+            config = DeploymentConfig(**fields)
+        self.gateway = Gateway()
+        deployment = self.target.deploy(config, self.gateway)
+        self._open.append(deployment)
+        return deployment
+
+    def close(self) -> None:
+        while self._open:
+            deployment = self._open.pop()
+            # Closing is best effort: the verdict is already made.
+            with contextlib.suppress(Exception):
+                deployment.close()
+
+    # --- verdicts ---------------------------------------------------------------------
+
+    def _cited(self, rule: str) -> None:
+        if rule not in self.check.rules:
+            raise CheckDefinitionError(
+                f"check {self.check.name!r} reports on {rule}, which it does not cite: add it "
+                f"to @check({', '.join(repr(r) for r in self.check.rules)}, ...)"
+            )
+
+    def expect(
+        self,
+        rule: str,
+        condition: bool,
+        message: str,
+        expected: Any = None,
+        observed: Any = None,
+        *,
+        example: str | None = None,
+    ) -> bool:
+        """Record that ``rule`` was exercised; a false ``condition`` is a failure."""
+        self._cited(rule)
+        self.exercised.add(rule)
+        if not condition:
+            self.fail(rule, message, expected, observed, example=example)
+        return condition
+
+    def fail(
+        self,
+        rule: str,
+        message: str,
+        expected: Any = None,
+        observed: Any = None,
+        *,
+        example: str | None = None,
+        error: bool = False,
+        traceback: str | None = None,
+        provider: str | None = None,
+        replay: str | None = None,
+    ) -> None:
+        """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
+        after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
+        context's provider (a campaign that found the failure elsewhere)."""
+        self._cited(rule)
+        self.exercised.add(rule)
+        self.failures.append(
+            Failure(
+                rule=rule,
+                check=self.check.name,
+                title=RULES_BY_ID[rule].title,
+                message=message,
+                expected=_jsonable(expected),
+                observed=_jsonable(observed),
+                provider=provider or (self.provider.name if self.provider else None),
+                error=error,
+                transcript=self.gateway.transcript(),
+                example=example,
+                traceback=traceback,
+                replay=replay,
+            )
+        )
+
+    def abort(self) -> NoReturn:
+        """Stop this check here (after a failure that makes later steps meaningless)."""
+        raise _Abort()
+
+    def skip(self, rule: str, reason: str) -> None:
+        """Declare ``rule`` not applicable in this run (for example a capability absent)."""
+        self._cited(rule)
+        self.not_applicable[rule] = reason
+
+    def expect_error(
+        self,
+        rule: str,
+        code: ErrorCode | set[ErrorCode] | frozenset[ErrorCode],
+        action: Callable[[], Any],
+        message: str,
+    ) -> TckError | None:
+        """Run ``action``; it must be refused with ``code`` (or any of a set of codes)."""
+        codes = {code} if isinstance(code, ErrorCode) else set(code)
+        wanted = " or ".join(sorted(c.value for c in codes))
+        try:
+            result = action()
+        except TckError as exc:
+            if exc.code in TARGET_FAULTS and exc.code not in codes:
+                self.target_fault(rule, message, exc)
+            self.expect(
+                rule,
+                exc.code in codes,
+                f"{message}: refused with {exc.code.value}, expected {wanted}",
+                wanted,
+                exc.to_json(),
+            )
+            return exc
+        self.fail(rule, f"{message}: accepted, expected a refusal with {wanted}", wanted,
+                  _jsonable(result))
+        return None
+
+    def for_all(self, strategy: Any, body: Callable[[Any], None]) -> None:
+        """Run ``body`` on states drawn by the Hypothesis ``strategy`` (seeded by the run's
+        seed, ``max_examples`` from the profile). The first failing state is shrunk and its
+        failures, with the shrunk state as ``example``, are the ones recorded."""
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis import seed as seeded
+
+        kept = self.failures
+        found: list[Failure] = []
+        # Shrinking runs the body on ever smaller states; past SHRINK_RUNS runs after the first
+        # failure the body runs no more (the smallest failure so far is kept, other states
+        # pass), and a state that failed before fails again without running (Hypothesis replays
+        # its final one).
+        failing: dict[str, list[Failure]] = {}
+        shrink_runs = [0]
+
+        class _Found(Exception):
+            pass
+
+        class _Spent(BaseException):
+            pass
+
+        @settings(
+            max_examples=self.max_examples,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        @seeded(self.seed)
+        @given(strategy)
+        def prop(state: Any) -> None:
+            key = repr(state)
+            trial = failing.get(key)
+            spent = False
+            if trial is None and failing:
+                shrink_runs[0] += 1
+                spent = shrink_runs[0] > SHRINK_RUNS
+            if trial is None and not spent:
+                self.close()
+                self.failures = []
+                try:
+                    body(state)
+                except _Abort:
+                    pass
+                finally:
+                    trial, self.failures = self.failures, kept
+                trial = [f if f.example else f.model_copy(update={"example": repr(state)})
+                         for f in trial]
+                if trial:
+                    failing[key] = trial
+            if trial:
+                found[:] = trial
+            if spent:
+                # The budget is spent: end the search here (a BaseException passes through
+                # Hypothesis's engine untouched; counting the state as failing would let the
+                # shrinker go on through a large state choice by choice, for minutes). The
+                # smallest real failure so far (``found``) is the one recorded.
+                raise _Spent()
+            if trial:
+                # One place: Hypothesis tells failures apart by where they rise.
+                raise _Found()
+
+        try:
+            prop()
+        except (_Found, _Spent):
+            kept.extend(found)
+        finally:
+            self.failures = kept
+            self.close()
+
+    def target_fault(self, rule: str, what: str, exc: TckError) -> NoReturn:
+        """Record that the connection or the protocol broke while doing ``what``: an error
+        of the target (exit code 3), never a verdict on ``rule``; the check stops here."""
+        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True)
+        raise _Abort() from exc
+
+    @contextmanager
+    def step(self, rule: str, what: str) -> Iterator[None]:
+        """Run a step whose unexpected refusal is a failure of ``rule`` (not a crash); a broken
+        connection or protocol is an error of the target instead."""
+        try:
+            yield
+        except TckError as exc:
+            if exc.code in TARGET_FAULTS:
+                self.target_fault(rule, what, exc)
+            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json())
+            raise _Abort() from exc
+
+
+#: Codes that mean the connection or the protocol broke: errors of the target, not refusals.
+TARGET_FAULTS = TARGET_CODES
+_FAULT_WORDS = {
+    ErrorCode.TARGET_UNREACHABLE: "the connection to the target failed",
+    ErrorCode.PROTOCOL_ERROR: "the target answered off-protocol",
+    ErrorCode.TIMEOUT: "the target did not answer in time",
+}
+
+
+def fault_text(exc: TckError) -> str:
+    """What a transport or protocol failure says: who failed, then the detail."""
+    words = _FAULT_WORDS.get(exc.code, "the target failed")
+    return f"{words} ({exc.code.value}: {exc.message}): an error of the target, not a verdict"
+
+
+def _jsonable(value: Any) -> Any:
+    return plain(value)
+
+
+def run_check(ctx: CheckContext) -> None:
+    """Run one check in ``ctx``: failures and crashes become values, never exceptions."""
+    try:
+        ctx.check.function(ctx)
+    except _Abort:
+        pass
+    except TckError as exc:
+        rule = ctx.check.rules[0]
+        fault = exc.code in TARGET_FAULTS
+        ctx.fail(
+            rule,
+            fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}",
+            observed=exc.to_json(),
+            error=fault,
+            traceback=traceback.format_exc(),
+        )
+    except Exception as exc:
+        rule = ctx.check.rules[0]
+        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
+                 traceback=traceback.format_exc())
+    finally:
+        ctx.close()

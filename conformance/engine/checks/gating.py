@@ -1,0 +1,340 @@
+"""Checks of capability gating (CA-01..CA-05), per provider.
+
+A control a provider does not advertise is asked for from every place it can come from: the
+request (``maxDepth`` always; ``persona`` and ``toolFilter`` in the request-controls edition;
+``outputSchema``), a preset, and a stored descriptor read back on cold resume. The refusal must
+be ``UNSUPPORTED_CAPABILITY`` naming the capability (``details["capability"]`` or the message,
+CA-01) and must leave no trace (CA-02); it should come before any value check (CA-03). A
+control a provider does advertise must visibly work (CA-04, made concrete: the persona in the
+child's first request, the filtered tool list, the cap enforced, ``structured_output``
+offered). An unknown provider name is ``NO_PROVIDER`` with nothing created (CA-05).
+Expectations come from :func:`~subagent_tck.spec.decide_start`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.spec import (
+    CONTROLS,
+    FIELD_CAPABILITY,
+    STRUCTURED_OUTPUT,
+    Capability,
+    Edition,
+    ErrorCode,
+    PresentationMode,
+    StartOutcome,
+    TckError,
+    resolve_view,
+    validate_restriction,
+    wire_tool_names,
+)
+
+from ...core.protocol import PresetSpec, ProviderInfo, StartRequest
+from ...core.target import Deployment
+from ..check import CheckContext, check
+from ._clauses import said
+from ._nonce import nonce
+from ._support import (
+    Composition,
+    composition,
+    expect_unchanged,
+    expected_start,
+    header_of,
+    marker,
+    snapshot,
+    start_request,
+    start_state,
+)
+
+TOOLS = ["alpha", "bravo"]
+#: The request field that asks for each capability (the spec's map, read the other way).
+FIELD = {cap: name for name, cap in FIELD_CAPABILITY.items()}
+#: A valid value for each control (CA-01, CA-04) and an invalid one (CA-03).
+VALID: dict[Capability, Any] = {
+    Capability.DEPTH_LIMIT: 5,
+    Capability.PERSONA: "GATED-PERSONA: you review diffs.",
+    Capability.TOOL_FILTER: {"allow": ["alpha"]},
+    Capability.OUTPUT_SCHEMA: {"type": "object", "properties": {"answer": {"type": "string"}}},
+}
+INVALID: dict[Capability, Any] = {
+    Capability.DEPTH_LIMIT: -1,
+    Capability.PERSONA: "{{no_such_variable}}",
+    Capability.TOOL_FILTER: {},
+    Capability.OUTPUT_SCHEMA: {"type": "string"},
+}
+REQUEST, PRESET, DESCRIPTOR = "request", "preset", "descriptor"
+
+
+def routes(edition: Edition, cap: Capability) -> list[str]:
+    """Where a start can ask for ``cap`` in ``edition`` (the descriptor route aside)."""
+    # A request-controls start names no preset (docs/rules.md#editions: a check may not ask a
+    # request-controls start to select one), so every control travels in the request there.
+    if cap is Capability.DEPTH_LIMIT or edition is Edition.REQUEST_CONTROLS:
+        return [REQUEST]
+    if cap is Capability.OUTPUT_SCHEMA:
+        return [REQUEST, PRESET]
+    return [PRESET]
+
+
+def missing(provider: ProviderInfo | None) -> list[Capability]:
+    return [c for c in CONTROLS if provider is not None and c not in provider.capabilities]
+
+
+def named(exc: TckError, provider: str | None = None) -> tuple[set[str], bool]:
+    """The capabilities an error names, and whether it names them exactly.
+
+    ``details["capability"]`` (the adapter's translation, docs/driver-api.md) is exact. Else the
+    message is read: a capability is named by its own word or by the control that needs it
+    (``maxDepth`` names depthLimit), as a whole word, the provider's own name left out (a
+    provider called ``persona-only`` names no control). A message may mention other
+    capabilities too (what the provider does offer): CA-01 asks that it name the missing one,
+    not that it name nothing else."""
+    said = exc.details.get("capability")
+    if isinstance(said, str):
+        return {said}, True
+    message = exc.message.replace(provider, "") if provider else exc.message
+    found = set()
+    for cap in CONTROLS:
+        if any(re.search(rf"(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", message)
+               for word in {cap.value, FIELD[cap]}):
+            found.add(cap.value)
+    return found, False
+
+
+def compose(asks: dict[Capability, tuple[str, Any]]) -> Composition:
+    """Put each asked control (route, value) where its route says."""
+    preset = {FIELD[c]: v for c, (route, v) in asks.items() if route == PRESET}
+    fields = {FIELD[c]: v for c, (route, v) in asks.items() if route == REQUEST}
+    if preset:
+        return Composition([PresetSpec(name="gated", **preset)], {**fields, "preset": "gated"})
+    return Composition([], fields)
+
+
+def refusal(ctx: CheckContext, rule: str, asks: dict[Capability, tuple[str, Any]],
+            what: str) -> bool:
+    """Start with ``asks``; judge the code and the capability named (``rule``) and, when
+    refused, that nothing was created (CA-02). False when the target refused the preset as
+    configuration, before any start could be judged."""
+    assert ctx.provider is not None
+    comp = compose(asks)
+    try:
+        dep = ctx.deploy(tools=TOOLS, presets=comp.presets)
+    except TckError:
+        if any(c in ctx.provider.capabilities for c in asks) or rule != "CA-03":
+            raise
+        return False
+    request = start_request(dep.root().agent, ctx.provider.name, "gated child", comp.fields)
+    outcome = expected_start(start_state(ctx, global_names=TOOLS,
+                                         presets=comp.oracle_presets()), request)
+    unsupported = {c.value for c in asks if c not in ctx.provider.capabilities}
+    if ErrorCode.UNSUPPORTED_CAPABILITY not in outcome.codes:
+        raise AssertionError(f"check bug: the oracle does not refuse {what}")
+    judged(ctx, rule, dep, lambda: dep.start(request), unsupported, what)
+    return True
+
+
+def judged(ctx: CheckContext, rule: str, dep: Deployment, action: Any, unsupported: set[str],
+           what: str) -> None:
+    before = snapshot(dep, ctx.gateway)
+    try:
+        accepted = action()
+    except TckError as exc:
+        refused = exc
+    else:  # no refusal at all: a silent downgrade, whatever the check's rule (CA-01)
+        ctx.fail("CA-01", said("CA-01", f"{what}: accepted, expected UNSUPPORTED_CAPABILITY"),
+                 ErrorCode.UNSUPPORTED_CAPABILITY.value, accepted)
+        return
+    if ctx.expect(rule, refused.code is ErrorCode.UNSUPPORTED_CAPABILITY,
+                  said(rule, f"{what}: refused with {refused.code.value}"),
+                  ErrorCode.UNSUPPORTED_CAPABILITY.value, refused.to_json()):
+        names, exact = named(refused, ctx.provider.name if ctx.provider else None)
+        ok = bool(names) and (names <= unsupported if exact else bool(names & unsupported))
+        ctx.expect(rule, ok,
+                   said(rule, f"{what}: refused with UNSUPPORTED_CAPABILITY, but the refusal "
+                        "does not name the capability"),
+                   sorted(unsupported), {"named": sorted(names), "error": refused.to_json()})
+    if "CA-02" in ctx.check.rules:
+        expect_unchanged(ctx, "CA-02", before, dep, what)
+
+
+def descriptor_route(ctx: CheckContext, cap: Capability) -> None:
+    """A stored descriptor asks for ``cap`` on cold resume of a child of this provider. The
+    control is written into the child's own descriptor under its wire name, beside the
+    ``provider`` key the descriptor must already carry (else this route is not judged)."""
+    assert ctx.provider is not None
+    dep = ctx.deploy(tools=TOOLS)
+    with ctx.step("CA-01", "starting a plain child to resume"):
+        result = dep.start(StartRequest(parent=dep.root().agent, provider=ctx.provider.name,
+                                        prompt="plain child"))
+    stored = header_of(dep, result.session)
+    if stored is None:
+        # No stored header, no descriptor to ask through: this route is not judged (CA-01 asks
+        # only that a descriptor asking for a control be refused; whether a child has a header
+        # is the DE rules' subject, docs/rules.md#de-01).
+        return
+    if not stored.descriptor or stored.descriptor.get("provider") != ctx.provider.name:
+        return  # not a descriptor in the wire-named form this route writes into: not judged
+    descriptor = {**stored.descriptor, FIELD[cap]: VALID[cap]}
+    with ctx.step("CA-01", "storing a descriptor that asks for " + cap.value):
+        dep.put_session_header(stored.model_copy(update={"descriptor": descriptor}))
+    judged(ctx, "CA-01", dep, lambda: dep.resume(result.session), {cap.value},
+           f"resuming a child whose descriptor asks {ctx.provider.name} for {cap.value}")
+
+
+@st.composite
+def asks_st(draw: Any, edition: Edition, provider: ProviderInfo) -> dict[Capability, Any]:
+    """1-4 controls, at least one the provider lacks, each on one of its routes."""
+    lacking = missing(provider)
+    caps = draw(st.lists(st.sampled_from(list(CONTROLS)), min_size=1, max_size=4, unique=True)
+                .filter(lambda cs: any(c in lacking for c in cs)))
+    return {c: (draw(st.sampled_from(routes(edition, c))), VALID[c]) for c in caps}
+
+
+@check("CA-01", "CA-02", name="gating-unsupported-refused")
+def unsupported_refused(ctx: CheckContext) -> None:
+    """A control the provider does not advertise, asked for by the request, a preset or a
+    descriptor, is refused with UNSUPPORTED_CAPABILITY naming it, before the provider runs."""
+    provider = ctx.provider
+    lacking = missing(provider)
+    if provider is None or not lacking:
+        for rule in ("CA-01", "CA-02"):
+            ctx.skip(rule, "the provider advertises every control: nothing to refuse")
+        return
+    for cap in lacking:
+        for route in routes(ctx.edition, cap):
+            refusal(ctx, "CA-01", {cap: (route, VALID[cap])},
+                    f"{cap.value} asked of {provider.name} by the {route}")
+        if cap is not Capability.DEPTH_LIMIT:
+            descriptor_route(ctx, cap)
+    def drawn(asks: dict[Capability, Any]) -> None:
+        fields = sorted(FIELD[c] for c in asks)
+        refusal(ctx, "CA-01", asks, f"the controls {fields} asked of {provider.name}")
+
+    ctx.for_all(asks_st(ctx.edition, provider), drawn)
+
+
+@check("CA-03", "CA-01", name="gating-capability-first")
+def capability_first(ctx: CheckContext) -> None:
+    """An invalid value for a control the provider lacks reports UNSUPPORTED_CAPABILITY, not
+    the value's own error (a start accepted outright is CA-01's failure, a silent downgrade)."""
+    provider = ctx.provider
+    lacking = missing(provider)
+    if provider is None or not lacking:
+        for rule in ("CA-03", "CA-01"):
+            ctx.skip(rule, "the provider advertises every control: nothing to refuse")
+        return
+    judged_any = False
+    for cap in lacking:
+        route = routes(ctx.edition, cap)[0]
+        judged_any |= refusal(ctx, "CA-03", {cap: (route, INVALID[cap])},
+                              f"the invalid {cap.value} value {INVALID[cap]!r} asked of "
+                              f"{provider.name}")
+    if not judged_any:
+        ctx.skip("CA-03", "the target refused every invalid preset as configuration, before "
+                 "a start could show which check comes first")
+
+
+def effect(ctx: CheckContext, cap: Capability) -> None:
+    """Ask for an advertised control and show that it took effect at all (its exact semantics
+    are its family's: a control that works with an off-by-one fails DE-03, not CA-04)."""
+    assert ctx.provider is not None
+    name = ctx.provider.name
+    if cap is Capability.DEPTH_LIMIT:
+        dep = ctx.deploy(tools=TOOLS)
+        root = dep.root().agent
+        ctx.expect_error("CA-04", ErrorCode.DEPTH_EXCEEDED, lambda: dep.start(
+            start_request(root, name, "capped child", {"maxDepth": 0})),
+            said("CA-04", f"{name} advertises depthLimit: maxDepth 0 must forbid a child"))
+        with ctx.step("CA-04", f"{name} advertises depthLimit: maxDepth 5 allows a child"):
+            result = dep.start(start_request(root, name, "capped child", {"maxDepth": 5}))
+        ctx.expect("CA-04", result.depth == 1,
+                   said("CA-04", "a child under maxDepth 5"), 1, result.depth)
+        return
+    # A persona with a per-case nonce: only a child composed with it can show it.
+    value = VALID[cap] if cap is not Capability.PERSONA else (
+        f"GATED-PERSONA {nonce(ctx, 'persona')}: you review diffs.")
+    comp = composition(ctx.edition, {FIELD[cap]: value})
+    dep = ctx.deploy(tools=TOOLS, presets=comp.presets)
+    request = start_request(dep.root().agent, name, f"composed child {marker('ca')}", comp.fields)
+    outcome: StartOutcome = expected_start(
+        start_state(ctx, global_names=TOOLS, presets=comp.oracle_presets()), request)
+    if not outcome.ok:
+        raise AssertionError(f"check bug: the oracle refuses {cap.value} {value!r}")
+    with ctx.step("CA-04", f"{name} advertises {cap.value}: starting a child that uses it"):
+        result = dep.start(request)
+    sent = ctx.gateway.requests(result.agent)
+    first = sent[0] if sent else None
+    if cap is Capability.PERSONA:
+        ctx.expect("CA-04", first is not None and outcome.persona is not None
+                   and outcome.persona in first.system,
+                   said("CA-04", f"{name} advertises persona: the child's first request must "
+                        "carry the persona (PE-01)"),
+                   outcome.persona, first.system if first else None)
+        return
+    restrictions = []
+    if outcome.tool_filter is not None:
+        verdict = validate_restriction(outcome.tool_filter, TOOLS)
+        assert verdict.restriction is not None
+        restrictions.append(verdict.restriction)
+    locals_ = [STRUCTURED_OUTPUT] if outcome.output_schema is not None else []
+    mode = PresentationMode.NATIVE
+    want = sorted(wire_tool_names(resolve_view(TOOLS, restrictions, locals_, mode), mode))
+    wire = sorted(t.name for t in first.tools) if first else None
+    ctx.expect("CA-04", wire == want,
+               said("CA-04", f"{name} advertises {cap.value}: the child's first "
+               "request must offer the tools it implies"), want, wire)
+
+
+@check("CA-04", name="gating-honest-advertising")
+def honest_advertising(ctx: CheckContext) -> None:
+    """Every control the provider advertises visibly works: a provider that advertises one and
+    silently ignores it is false advertising."""
+    provider = ctx.provider
+    advertised = [c for c in CONTROLS if provider is not None and c in provider.capabilities]
+    if not advertised:
+        ctx.skip("CA-04", "the provider advertises no control")
+        return
+    for cap in advertised:
+        effect(ctx, cap)
+
+
+@check("CA-05", name="gating-no-provider", per_provider=False)
+def no_provider(ctx: CheckContext) -> None:
+    """A start on a provider name that is not registered fails with NO_PROVIDER and creates
+    nothing: a misspelling, another case, an empty name, a provider removed."""
+    known = [p.name for p in ctx.providers]
+
+    def body(name: str, fields: dict[str, Any], removed: str | None = None) -> None:
+        dep = ctx.deploy(tools=TOOLS)
+        if removed is not None:
+            with ctx.step("CA-05", f"removing the provider {removed}"):
+                dep.remove_provider(removed)
+        request = start_request(dep.root().agent, name, "orphan child", fields)
+        state = start_state(ctx, global_names=TOOLS)
+        if removed is not None:
+            state = replace(state, providers={k: v for k, v in state.providers.items()
+                                              if k != removed})
+        outcome = expected_start(state, request)
+        if outcome.codes != {ErrorCode.NO_PROVIDER}:
+            raise AssertionError(f"check bug: the oracle does not say NO_PROVIDER for {name!r}")
+        before = snapshot(dep, ctx.gateway)
+        exc = ctx.expect_error("CA-05", ErrorCode.NO_PROVIDER, lambda: dep.start(request),
+                               said("CA-05", f"a start on the provider {name!r}"))
+        if exc is not None:
+            expect_unchanged(ctx, "CA-05", before, dep, f"a start on the provider {name!r}")
+
+    names = ["no-such-provider", ""]
+    if known:
+        names += [n for n in (known[0].upper(), known[0] + "x") if n not in known]
+    for name in names:
+        body(name, {})
+    body("no-such-provider", {"maxDepth": 1})
+    if known:
+        body(known[0], {}, removed=known[0])
+    ctx.for_all(st.text(st.sampled_from("abcdefgklmnopqrs-_"), min_size=1, max_size=10)
+                .filter(lambda n: n not in known), lambda n: body(n, {}))

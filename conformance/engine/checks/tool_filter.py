@@ -1,0 +1,518 @@
+"""Checks of the tool filter, part one: how a view is resolved (TF-01..TF-08) and what a child
+started with a filter through the provider under test is offered (TF-01, TF-03, TF-12).
+
+Every expectation comes from the spec oracle (:func:`~subagent_tck.spec.resolve_view`,
+:func:`~subagent_tck.spec.validate_restriction`, :func:`~subagent_tck.spec.wire_tool_names`);
+views are compared as sets of ``(name, origin)`` (order is free). Each check judges only the
+aspect its rule is about, on states drawn so that no other TF rule decides the outcome (one
+restriction with non-empty lists for TF-01, single-list restrictions for TF-02, ...): a target
+that breaks one rule fails that rule, not its neighbours. Scope semantics need no provider and
+run once per target on the root and on ``create_agent()`` scopes (``per_provider=False``).
+Live registry, resolver, isolation and dispose rules are in :mod:`.tool_filter_runtime`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.spec import (
+    RUN_CODE,
+    Capability,
+    ErrorCode,
+    Origin,
+    PresentationMode,
+    StopReason,
+    validate_restriction,
+    wire_tool_names,
+)
+from subagent_tck.spec import ViewEntry as SpecEntry
+
+from ...core.gateway import call, text
+from ...core.protocol import ModelReply, ModelRequest, ToolSpec
+from ...core.target import Deployment
+from ..check import CheckContext, check
+from ._clauses import said
+from ._names import MAX_NAME, strangers, tool_names
+from ._nonce import nonce
+from ._support import (
+    composition,
+    duplicate_names,
+    expect_unchanged,
+    marker,
+    missing_names,
+    oracle_view,
+    snapshot,
+    start_request,
+    view_set,
+)
+
+#: Hand-written globals of the explicit cases (they run at every seed). Drawn cases take
+#: their names from :mod:`._names`: realistic, case twins, prefixes, non-ASCII, long.
+ABC = ["alpha", "bravo", "charlie"]
+#: Explicit globals in the shapes real registries have: case twins (read, Read), names that
+#: are prefixes of each other (read, read_file, read_file_v2), MCP names, non-ASCII, long.
+AWKWARD = ["read", "Read", "read_file", "read_file_v2", "mcp__github__create_issue",
+           "get_weather", "検索", "café", "x" * MAX_NAME]
+LOCAL = "local"
+GLOBAL = "global"
+RESERVED = "reserved"
+MODES = (PresentationMode.NATIVE, PresentationMode.PTC, PresentationMode.BOTH)
+
+# --- strategies ---------------------------------------------------------------------------
+
+#: Global tool names: every list size from one to eight.
+globals_st = tool_names(1, 8)
+
+
+def subset(names: list[str], min_size: int = 1) -> st.SearchStrategy[list[str]]:
+    return st.lists(st.sampled_from(names), min_size=min_size, max_size=len(names), unique=True)
+
+
+@st.composite
+def restriction_st(
+    draw: Any, names: list[str], *, both: bool = True, empty: bool = False,
+    kinds: tuple[str, ...] = ("allow", "deny"),
+) -> dict[str, list[str]]:
+    """One valid restriction over ``names`` with lists among ``kinds``: ``both`` allows two
+    lists at once; ``empty`` allows ``[]``."""
+    kind = draw(st.sampled_from((*kinds, "both") if both and len(kinds) == 2 else kinds))
+    low = 0 if empty else 1
+    out: dict[str, list[str]] = {}
+    for key in ("allow", "deny"):
+        if kind in (key, "both"):
+            out[key] = draw(subset(names, low))
+    return out
+
+
+@st.composite
+def scope_st(
+    draw: Any,
+    *,
+    restrictions: tuple[int, int] = (0, 3),
+    both: bool = True,
+    empty: bool = True,
+    shadows: bool = False,
+    local_count: tuple[int, int] = (0, 3),
+    modes: tuple[PresentationMode, ...] = (PresentationMode.NATIVE,),
+    kinds: tuple[str, ...] = ("allow", "deny"),
+) -> dict[str, Any]:
+    """A drawn scope: globals, restrictions, local names and a presentation mode. Local names
+    are drawn apart from the globals (often looking like them: ``Read`` next to ``read``);
+    with ``shadows`` they may also be names of globals."""
+    names = draw(globals_st)
+    pool = draw(tool_names(1, 3, avoid=names))
+    if shadows:
+        pool = [*pool, *names]
+    locals_ = draw(st.lists(st.sampled_from(pool), min_size=local_count[0],
+                            max_size=local_count[1], unique=True)) if local_count[1] else []
+    rules = draw(st.lists(restriction_st(names, both=both, empty=empty, kinds=kinds),
+                          min_size=restrictions[0], max_size=restrictions[1]))
+    return {"globals": names, "restrictions": rules, "locals": locals_,
+            "mode": draw(st.sampled_from(modes))}
+
+
+# --- observing ----------------------------------------------------------------------------
+
+
+def local_spec(name: str) -> ToolSpec:
+    """A scope-local tool whose schema differs from any global's (TF-05 compares schemas)."""
+    return ToolSpec(name=name, description=f"local {name}",
+                    parameters={"type": "object", "properties": {"local": {"type": "string"}}})
+
+
+def observe(ctx: CheckContext, rule: str, dep: Deployment, agent: str | None) -> frozenset[Any]:
+    """The agent's view as a set; more than one entry of a name fails ``rule``."""
+    entries = dep.view(agent)
+    dup = duplicate_names(entries)
+    ctx.expect(rule, not dup,
+               said(rule, f"the view offers {dup} more than once: one entry per name"),
+               "one entry per name", [e.model_dump(mode="json") for e in entries])
+    return view_set(entries)
+
+
+def build(ctx: CheckContext, rule: str, state: dict[str, Any]) -> tuple[Deployment, str]:
+    """Deploy the state's globals and mode; register its locals and install its restrictions
+    on the root agent."""
+    mode = state.get("mode", PresentationMode.NATIVE)
+    dep = ctx.deploy(tools=state["globals"], mode=mode)
+    agent = dep.root().agent
+    with ctx.step(rule, f"setting the presentation mode {mode.value}"):
+        dep.set_mode(agent, mode)
+    with ctx.step(rule, f"registering local tools {state.get('locals', [])}"):
+        for name in state.get("locals", ()):
+            dep.register_tool(local_spec(name), agent)
+    for raw in state.get("restrictions", ()):
+        with ctx.step(rule, f"installing the valid restriction {raw}"):
+            dep.install_restriction(agent, raw)
+    return dep, agent
+
+
+def expected(state: dict[str, Any]) -> frozenset[Any]:
+    return oracle_view(state["globals"], state.get("restrictions", ()), state.get("locals", ()),
+                       state.get("mode", PresentationMode.NATIVE))
+
+
+def only(view: frozenset[Any], origin: str) -> frozenset[Any]:
+    return frozenset(e for e in view if e[1] == origin)
+
+
+def judge_whole(ctx: CheckContext, rule: str, state: dict[str, Any], what: str) -> None:
+    dep, agent = build(ctx, rule, state)
+    seen, want = observe(ctx, rule, dep, agent), expected(state)
+    ctx.expect(rule, seen == want, said(rule, what), sorted(want), sorted(seen))
+
+
+# --- TF-01..TF-05: resolving a view -------------------------------------------------------
+
+
+@check("TF-01", name="tool-filter-allow-before-deny", per_provider=False)
+def allow_before_deny(ctx: CheckContext) -> None:
+    """One restriction admits a global iff the allow list (if any) names it and the deny list
+    (if any) does not: allow minus deny."""
+    fixed = [{"allow": ["alpha", "bravo"], "deny": ["bravo"]}, {"allow": ["alpha", "charlie"]},
+             {"deny": ["charlie"]}, {"allow": ABC, "deny": ABC}, {"allow": ["bravo"],
+                                                                  "deny": ["alpha"]}]
+    for raw in fixed:
+        state = {"globals": ABC, "restrictions": [raw]}
+        judge_whole(ctx, "TF-01", state, f"globals {ABC} under the one restriction {raw}")
+    awkward = [{"allow": ["read", "read_file", "検索"], "deny": ["read_file"]},
+               {"allow": ["Read", "read_file_v2", "café", "x" * MAX_NAME],
+                "deny": ["read", "read_file_v2"]},
+               {"deny": ["read", "mcp__github__create_issue", "検索"]}, {"allow": ["read_file"]},
+               {"allow": AWKWARD, "deny": ["Read", "get_weather", "x" * MAX_NAME]}]
+    for raw in awkward:
+        judge_whole(ctx, "TF-01", {"globals": AWKWARD, "restrictions": [raw]},
+                    f"globals {AWKWARD} under the one restriction {raw}")
+    ctx.for_all(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
+                lambda s: judge_whole(ctx, "TF-01", s, "the view under one restriction"))
+
+
+@check("TF-02", name="tool-filter-intersection", per_provider=False)
+def intersection(ctx: CheckContext) -> None:
+    """Several restrictions intersect, whatever the installation order (single-list
+    restrictions, so that allow-versus-deny order inside one restriction plays no part)."""
+
+    def body(state: dict[str, Any], order: list[int]) -> None:
+        judge_whole(ctx, "TF-02", state, "the view under several restrictions")
+        dep = ctx.deploy(tools=state["globals"])
+        agent = dep.create_agent().agent
+        permuted = [state["restrictions"][i] for i in order]
+        for raw in permuted:
+            with ctx.step("TF-02", f"installing the valid restriction {raw}"):
+                dep.install_restriction(agent, raw)
+        seen, want = observe(ctx, "TF-02", dep, agent), expected(state)
+        ctx.expect("TF-02", seen == want,
+                   said("TF-02", f"the same restrictions installed in the order "
+                   f"{permuted}"), sorted(want), sorted(seen))
+
+    pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
+    body({"globals": ABC, "restrictions": pair}, [1, 0])
+    triple = [{"allow": ["read", "Read", "read_file", "検索"]}, {"deny": ["Read"]},
+              {"deny": ["read_file_v2", "検索"]}]
+    body({"globals": AWKWARD, "restrictions": triple}, [2, 0, 1])
+    drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0))
+    ctx.for_all(drawn.flatmap(lambda s: st.tuples(
+        st.just(s), st.permutations(range(len(s["restrictions"]))))),
+        lambda t: body(t[0], list(t[1])))
+
+
+@st.composite
+def empty_lists_st(draw: Any) -> dict[str, Any]:
+    """One restriction with at least one empty list (several restrictions are TF-02's)."""
+    state = draw(scope_st(restrictions=(0, 0), local_count=(0, 2), modes=MODES))
+    raw = draw(restriction_st(state["globals"], empty=True).filter(
+        lambda r: any(v == [] for v in r.values())))
+    return {**state, "restrictions": [raw]}
+
+
+@check("TF-03", name="tool-filter-empty-lists", per_provider=False)
+def empty_lists(ctx: CheckContext) -> None:
+    """``allow: []`` hides every global tool while scope-local tools and ``run_code`` stay;
+    ``deny: []`` hides nothing."""
+    cases = [[{"allow": []}], [{"deny": []}], [{"allow": [], "deny": []}],
+             [{"allow": ["alpha"], "deny": []}], [{"allow": [], "deny": ["alpha"]}]]
+    for rules in cases:
+        state = {"globals": ABC, "restrictions": rules, "locals": ["lima"],
+                 "mode": PresentationMode.BOTH}
+        judge_whole(ctx, "TF-03", state, f"globals {ABC}, local lima, mode both, under {rules}")
+    for rules in ([{"allow": [], "deny": ["read"]}], [{"allow": ["Read"], "deny": []}]):
+        state = {"globals": AWKWARD, "restrictions": rules, "locals": ["READ", "read_fil"],
+                 "mode": PresentationMode.BOTH}
+        judge_whole(ctx, "TF-03", state, f"globals {AWKWARD}, locals READ and read_fil, mode "
+                    f"both, under {rules}")
+    ctx.for_all(empty_lists_st(), lambda s: judge_whole(
+        ctx, "TF-03", s, "the view with an empty allow or deny list"))
+
+
+@check("TF-04", name="tool-filter-locals-after-filter", per_provider=False)
+def locals_after_filter(ctx: CheckContext) -> None:
+    """Scope-local tools are added after the global filter: no restriction hides one, whether
+    it was registered before or after the restriction."""
+
+    def body(state: dict[str, Any], locals_first: bool) -> None:
+        dep = ctx.deploy(tools=state["globals"])
+        agent = dep.root().agent
+        steps = [("local", n) for n in state["locals"]]
+        installs = [("restriction", r) for r in state["restrictions"]]
+        for kind, value in (steps + installs) if locals_first else (installs + steps):
+            with ctx.step("TF-04", f"{kind} {value}"):
+                if kind == "local":
+                    dep.register_tool(local_spec(value), agent)
+                else:
+                    dep.install_restriction(agent, value)
+        seen = observe(ctx, "TF-04", dep, agent)
+        want = frozenset((n, LOCAL) for n in state["locals"])
+        got = frozenset(e for e in seen if e[0] in state["locals"])
+        ctx.expect("TF-04", got == want,
+                   said("TF-04", f"local tools {state['locals']} under restrictions "
+                   f"{state['restrictions']} (registered {'before' if locals_first else 'after'})"),
+                   sorted(want), sorted(got))
+
+    body({"globals": ["alpha", "bravo"], "restrictions": [{"allow": ["alpha"]}],
+          "locals": ["lima"]}, True)
+    body({"globals": ["alpha", "bravo"], "restrictions": [{"deny": ["alpha", "bravo"]}],
+          "locals": ["lima", "mike"]}, False)
+    body({"globals": ["read", "read_file"], "restrictions": [{"allow": ["read_file"]}],
+          "locals": ["Read", "read_file_v2"]}, True)
+    drawn = scope_st(restrictions=(1, 3), empty=False, local_count=(1, 3))
+    ctx.for_all(st.tuples(drawn, st.booleans()), lambda t: body(t[0], t[1]))
+
+
+@check("TF-05", name="tool-filter-local-shadows-global", per_provider=False)
+def local_shadows_global(ctx: CheckContext) -> None:
+    """A local named like a global replaces it in that scope (one entry, the local schema, the
+    local body), even where a restriction denied the global; other scopes keep the global.
+    Restrictions here are deny lists (what an allow list does to locals is TF-04's)."""
+    dep = ctx.deploy(tools=ABC)
+    root = dep.root().agent
+    agent = dep.create_agent().agent
+    with ctx.step("TF-05", "registering a local bravo in a second agent"):
+        dep.register_tool(local_spec("bravo"), agent)
+    seen = observe(ctx, "TF-05", dep, agent)
+    got = sorted(e for e in seen if e[0] == "bravo")
+    ctx.expect("TF-05", got == [("bravo", LOCAL)],
+               said("TF-05", "a local bravo over a global bravo"),
+               [("bravo", LOCAL)], got)
+    schema = next((s for s in dep.tool_schemas(agent) if s.name == "bravo"), None)
+    want_schema = local_spec("bravo")
+    ctx.expect("TF-05", schema is not None and schema.description == want_schema.description
+               and schema.parameters.get("properties") == want_schema.parameters["properties"],
+               said("TF-05", "the wire schema of a shadowed name is the local tool's"),
+               want_schema.model_dump(), schema.model_dump() if schema else None)
+    for who, origin in ((agent, Origin.LOCAL), (root, Origin.GLOBAL)):
+        ran = len(dep.invocations())
+        dep.execute(who, "bravo", {})
+        new = [(i.tool, i.origin.value, i.agent) for i in dep.invocations()[ran:]]
+        ctx.expect("TF-05", new == [("bravo", origin.value, who)],
+                   said("TF-05", f"executing bravo in "
+                        f"{'the shadowing' if who == agent else 'another'} scope runs the "
+                        f"{origin.value} body"), [("bravo", origin.value, who)], new)
+    root_view = observe(ctx, "TF-05", dep, root)
+    ctx.expect("TF-05", ("bravo", GLOBAL) in root_view,
+               said("TF-05", "another scope still gets the global"),
+               ("bravo", GLOBAL), sorted(root_view))
+    for raw in ({"deny": ["bravo"]}, {"deny": ["alpha", "bravo"]}):
+        state = {"globals": ABC, "restrictions": [raw], "locals": ["bravo"]}
+        dep2, agent2 = build(ctx, "TF-05", state)
+        got = sorted(e for e in observe(ctx, "TF-05", dep2, agent2) if e[0] == "bravo")
+        ctx.expect("TF-05", got == [("bravo", LOCAL)],
+                   said("TF-05", f"a local bravo where {raw} filters the global bravo"),
+                   [("bravo", LOCAL)], got)
+
+    def drawn(state: dict[str, Any]) -> None:
+        dep, agent = build(ctx, "TF-05", state)
+        shadows = [n for n in state["locals"] if n in state["globals"]]
+        seen = observe(ctx, "TF-05", dep, agent)
+        got = frozenset(e for e in seen if e[0] in shadows)
+        want = frozenset((n, LOCAL) for n in shadows)
+        ctx.expect("TF-05", got == want,
+                   said("TF-05", "locals named like globals"), sorted(want), sorted(got))
+        other = observe(ctx, "TF-05", dep, dep.create_agent().agent)
+        keep = frozenset((n, GLOBAL) for n in shadows)
+        ctx.expect("TF-05", keep <= other,
+                   said("TF-05", "a fresh scope still gets the shadowed globals"),
+                   sorted(keep), sorted(other))
+
+    ctx.for_all(scope_st(restrictions=(0, 1), empty=False, shadows=True,
+                         local_count=(1, 3), kinds=("deny",)).filter(
+        lambda s: any(n in s["globals"] for n in s["locals"])), drawn)
+
+
+# --- TF-06: run_code ----------------------------------------------------------------------
+
+
+@check("TF-06", name="tool-filter-reserved-run-code", per_provider=False)
+def reserved_run_code(ctx: CheckContext) -> None:
+    """``run_code`` is offered in ptc and both modes whatever the restrictions, never in native
+    mode, and no tool may register or shadow that name."""
+    dep = ctx.deploy(tools=ABC, mode=PresentationMode.BOTH)
+    root = dep.root().agent
+    for where in (None, root):
+        before = snapshot(dep, ctx.gateway)
+        views = (dep.view(None), dep.view(root))
+        ctx.expect_error("TF-06", ErrorCode.RESERVED_NAME,
+                         partial(dep.register_tool, ToolSpec(name=RUN_CODE), where),
+                         said("TF-06", f"registering a "
+                              f"{'global' if where is None else 'scope-local'} run_code"))
+        after = (dep.view(None), dep.view(root))
+        ctx.expect("TF-06", views == after,
+                   said("TF-06", "a refused run_code registration changed a view"),
+                   [[e.model_dump(mode="json") for e in v] for v in views],
+                   [[e.model_dump(mode="json") for e in v] for v in after])
+        expect_unchanged(ctx, "TF-06", before, dep, "a refused run_code registration")
+
+    def body(state: dict[str, Any]) -> None:
+        dep, agent = build(ctx, "TF-06", state)
+        entries = [(e.name, e.origin.value) for e in dep.view(agent) if e.name == RUN_CODE]
+        offered = state["mode"] is not PresentationMode.NATIVE
+        want = [(RUN_CODE, RESERVED)] if offered else []
+        ctx.expect("TF-06", entries == want,
+                   said("TF-06", f"run_code in mode {state['mode'].value} under "
+                   f"{state['restrictions']}"), want, entries)
+
+    for mode in MODES:
+        cases: list[list[dict[str, list[str]]]] = [
+            [], [{"allow": ["alpha"]}], [{"allow": []}], [{"deny": ABC}]]
+        for rules in cases:
+            body({"globals": ABC, "restrictions": rules, "mode": mode})
+    ctx.for_all(scope_st(modes=MODES), body)
+
+
+# --- TF-07, TF-08: invalid restrictions ---------------------------------------------------
+
+
+def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: object,
+            offending: tuple[str, ...] = ()) -> None:
+    """``raw`` must be refused with INVALID_TOOL_FILTER listing ``offending``, nothing
+    installed and nothing else changed."""
+    views = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
+    before = snapshot(dep, ctx.gateway)
+    exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER,
+                           lambda: dep.install_restriction(agent, raw),
+                           said(rule, f"installing the restriction {raw!r}"))
+    if exc is not None and offending:
+        missing = missing_names(exc, offending)
+        ctx.expect(rule, not missing, said(rule, f"the error for {raw!r} does not list {missing}"),
+                   list(offending), exc.to_json())
+    after = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
+    ctx.expect(rule, after == views, said(rule, f"the refused restriction {raw!r} changed a view"),
+               {str(k): sorted(v) for k, v in views.items()},
+               {str(k): sorted(v) for k, v in after.items()})
+    expect_unchanged(ctx, rule, before, dep, f"the refused restriction {raw!r}")
+
+
+@check("TF-07", name="tool-filter-no-op-refused", per_provider=False)
+def no_op_refused(ctx: CheckContext) -> None:
+    """A restriction with neither list (``{}``, or both absent or null) is refused with
+    INVALID_TOOL_FILTER and nothing is installed."""
+    dep = ctx.deploy(tools=ABC)
+    root = dep.root().agent
+    for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
+        if validate_restriction(raw, ABC).ok:
+            raise AssertionError(f"check bug: the oracle accepts {raw!r}")
+        refused(ctx, "TF-07", dep, root, raw)
+
+
+@st.composite
+def unknown_names_st(draw: Any) -> dict[str, Any]:
+    """Globals, scope-local-only names, and a restriction naming at least one stranger: a
+    misspelled global, a local-only name or ``run_code``."""
+    names = draw(globals_st)
+    locals_ = draw(tool_names(0, 3, avoid=names))
+    others = [*strangers(names, avoid=locals_), *locals_, RUN_CODE]
+    raw = draw(restriction_st(sorted({*names, *others}), empty=True))
+    if not validate_restriction(raw, names).offending:
+        key = draw(st.sampled_from(sorted(raw)))
+        raw[key] = [*raw[key], draw(st.sampled_from(others))]
+    return {"globals": names, "locals": locals_, "restriction": raw,
+            "mode": draw(st.sampled_from(MODES))}
+
+
+@check("TF-08", name="tool-filter-unknown-names", per_provider=False)
+def unknown_names(ctx: CheckContext) -> None:
+    """A restriction naming anything outside the global restrictable set (a misspelling, a
+    scope-local-only name, ``run_code``) is refused, the error lists every offending name, and
+    nothing is installed."""
+
+    def body(state: dict[str, Any]) -> None:
+        dep, agent = build(ctx, "TF-08", {**state, "restrictions": []})
+        verdict = validate_restriction(state["restriction"], state["globals"])
+        refused(ctx, "TF-08", dep, agent, state["restriction"], verdict.offending)
+
+    for raw in ({"allow": ["alphaa"]}, {"deny": ["lima"]}, {"allow": [RUN_CODE]},
+                {"allow": ["alpha", "alphaa", "lima"], "deny": [RUN_CODE, "zulu"]}):
+        body({"globals": ABC, "locals": ["lima"], "restriction": raw,
+              "mode": PresentationMode.BOTH})
+    # Offending names that are prefixes or case twins of valid ones: the error must list each
+    # as a whole token (``rea`` is not listed by a message naming ``read``).
+    body({"globals": ["read", "read_file", "Read"], "locals": ["READ"],
+          "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
+          "mode": PresentationMode.BOTH})
+    ctx.for_all(unknown_names_st(), body)
+
+
+# --- a child started with a filter through the provider under test ------------------------
+
+
+@check("TF-01", "TF-03", "TF-12", name="tool-filter-child-view")
+def child_view(ctx: CheckContext) -> None:
+    """A child started with a tool filter through the provider (from a preset in the
+    preset-composition edition, from the request in request-controls) is offered exactly the
+    oracle's view in its first model request; a forged call to a tool the filter hides gets an
+    UNKNOWN_TOOL error result, runs no body, and the run completes."""
+    provider = ctx.provider
+    if provider is None or Capability.TOOL_FILTER not in provider.capabilities:
+        for rule in ("TF-01", "TF-03", "TF-12"):
+            ctx.skip(rule, "the provider does not advertise toolFilter (CA-01 judges refusal)")
+        return
+
+    def body(state: dict[str, Any]) -> None:
+        names, raw, mode = state["globals"], state["filter"], state["mode"]
+        rule = "TF-03" if any(v == [] for v in raw.values()) else "TF-01"
+        comp = composition(ctx.edition, {"toolFilter": raw})
+        dep = ctx.deploy(tools=names, mode=mode, presets=comp.presets)
+        root = dep.root().agent
+        with ctx.step(rule, f"setting the presentation mode {mode.value}"):
+            dep.set_mode(root, mode)  # the deployment's mode, made explicit on the parent
+        view = oracle_view(names, [raw], (), mode)
+        forged: list[str] = []
+
+        def forge(request: ModelRequest) -> ModelReply:
+            """Call a global the child's first request does not offer, if there is one."""
+            offered = {t.name for t in request.tools}
+            forged.extend(n for n in names if n not in offered)
+            return call(forged[0]) if forged else text(f"done {nonce(ctx, repr(state))}")
+
+        mark = ctx.gateway.script(marker("tf-child"), forge)
+        request = start_request(root, provider.name, f"child task {mark}", comp.fields)
+        with ctx.step(rule, f"starting a child with the tool filter {raw}"):
+            result = dep.start(request)
+        requests = ctx.gateway.requests(result.agent)
+        wire = sorted(t.name for t in requests[0].tools) if requests else None
+        want = sorted(wire_tool_names([SpecEntry(n, Origin(o)) for n, o in view], mode))
+        ctx.expect(rule, wire == want,
+                   said(rule, f"the first request of a child filtered by {raw} in "
+                   f"mode {mode.value}"), want, wire)
+        if forged:
+            name = forged[0]
+            results = [(r.isError, r.code) for r in result.toolResults]
+            ran = [i.model_dump(mode="json") for i in dep.invocations() if i.tool == name]
+            ctx.expect("TF-12", (True, ErrorCode.UNKNOWN_TOOL.value) in results and not ran
+                       and result.stopReason is StopReason.COMPLETED,
+                       said("TF-12", f"a forged call to {name}, which the child's first "
+                            "request does not offer"),
+                       "an UNKNOWN_TOOL error result, no body run, the run completed",
+                       {"toolResults": results, "invocations": ran,
+                        "stopReason": result.stopReason.value})
+
+    body({"globals": ABC, "filter": {"allow": ["alpha", "bravo"], "deny": ["bravo"]},
+          "mode": PresentationMode.NATIVE})
+    body({"globals": ABC, "filter": {"allow": []}, "mode": PresentationMode.BOTH})
+    body({"globals": AWKWARD, "filter": {"allow": ["read", "Read", "café", "read_file"],
+                                         "deny": ["Read"]}, "mode": PresentationMode.NATIVE})
+    ctx.for_all(globals_st.flatmap(lambda g: st.fixed_dictionaries({
+        "globals": st.just(g), "filter": restriction_st(g, empty=True),
+        "mode": st.sampled_from((PresentationMode.NATIVE, PresentationMode.BOTH))})), body)

@@ -1,0 +1,457 @@
+"""Checks of the tool filter, part two: the live registry (TF-09..TF-11), the one resolver
+(TF-12), scope isolation (TF-13), dispose (TF-14), copied values (TF-15) and guidance that
+follows visibility (TF-16).
+
+As in :mod:`.tool_filter`, expectations come from the spec oracle, views are compared as sets,
+and drawn states keep other TF rules out of the outcome: the live-registry checks use
+single-list restrictions, TF-12 and TF-14 compare a target with itself (schemas, lookup,
+execution and SDK against its own view; a disposed scope against a scope that never had the
+restriction), so only the rule at hand decides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.spec import (
+    RUN_CODE,
+    ErrorCode,
+    Origin,
+    PresentationMode,
+    StopReason,
+    TckError,
+    sdk_binding_names,
+    wire_tool_names,
+)
+from subagent_tck.spec import ViewEntry as SpecEntry
+
+from ...core.gateway import call, text
+from ...core.protocol import SectionSpec, StartRequest, ToolSpec
+from ...core.target import Deployment, Target
+from ..check import CheckContext, check
+from ._clauses import said
+from ._names import tool_names
+from ._nonce import nonce
+from ._support import marker, oracle_view
+from .tool_filter import (
+    ABC,
+    GLOBAL,
+    MODES,
+    build,
+    observe,
+    restriction_st,
+    scope_st,
+    subset,
+)
+
+# --- TF-09..TF-11: the registry is live ---------------------------------------------------
+
+
+@st.composite
+def live_st(draw: Any, key: str) -> dict[str, Any]:
+    """Globals, one ``key``-only restriction, names registered later, names registered
+    again after being unregistered."""
+    names = draw(tool_names(1, 5))
+    fresh = draw(tool_names(1, 4, avoid=names))
+    return {"globals": names, "restriction": {key: draw(subset(names))},
+            "later": draw(subset(fresh)), "again": draw(subset(names, 0))}
+
+
+def live(ctx: CheckContext, rule: str, state: dict[str, Any]) -> None:
+    dep = ctx.deploy(tools=state["globals"])
+    agent = dep.root().agent
+    with ctx.step(rule, f"installing {state['restriction']}"):
+        dep.install_restriction(agent, state["restriction"])
+    current = list(state["globals"])
+    with ctx.step(rule, "unregistering and registering global tools"):
+        for name in state["again"]:
+            dep.unregister_tool(name)
+            current.remove(name)
+            dep.register_tool(ToolSpec(name=name, description=f"tool {name} again"))
+            current.append(name)
+        for name in state["later"]:
+            dep.register_tool(ToolSpec(name=name, description=f"tool {name}"))
+            current.append(name)
+    seen = observe(ctx, rule, dep, agent)
+    want = oracle_view(current, [state["restriction"]], valid_over=state["globals"])
+    ctx.expect(rule, seen == want,
+               said(rule, f"{state['restriction']} installed, then {state['again']} "
+               f"registered again and {state['later']} registered later"), sorted(want),
+               sorted(seen))
+
+
+@check("TF-09", name="tool-filter-live-deny", per_provider=False)
+def live_deny(ctx: CheckContext) -> None:
+    """A deny-only restriction admits a global registered after it, unless it names it."""
+    live(ctx, "TF-09", {"globals": ["alpha", "bravo"], "restriction": {"deny": ["bravo"]},
+                        "later": ["charlie"], "again": ["bravo"]})
+    ctx.for_all(live_st("deny"), lambda s: live(ctx, "TF-09", s))
+
+
+@check("TF-10", name="tool-filter-live-allow", per_provider=False)
+def live_allow(ctx: CheckContext) -> None:
+    """An allow list excludes a global registered after it unless it names it; a named tool
+    removed and registered again is visible again."""
+    live(ctx, "TF-10", {"globals": ["alpha", "bravo"], "restriction": {"allow": ["alpha",
+                        "bravo"]}, "later": ["charlie"], "again": ["bravo"]})
+    ctx.for_all(live_st("allow"), lambda s: live(ctx, "TF-10", s))
+
+
+@st.composite
+def removal_st(draw: Any) -> dict[str, Any]:
+    names = draw(tool_names(2, 6))
+    return {"globals": names, "a": draw(restriction_st(names, both=False)),
+            "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names))}
+
+
+def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
+    """A global shadowed by a scope's local, unregistered, then the local unregistered: the
+    global stays gone from that scope too."""
+    dep = ctx.deploy(tools=names)
+    agent = dep.create_agent().agent
+    with ctx.step("TF-11", f"shadowing {shadowed} with a local, then unregistering the global "
+                  "and the local"):
+        dep.register_tool(ToolSpec(name=shadowed, description=f"local {shadowed}"), agent)
+        dep.unregister_tool(shadowed)
+        dep.unregister_tool(shadowed, agent)
+    seen = observe(ctx, "TF-11", dep, agent)
+    want = oracle_view([n for n in names if n != shadowed], [])
+    ctx.expect("TF-11", seen == want,
+               said("TF-11", f"the global {shadowed} unregistered while a local "
+               "shadowed it, then the local unregistered"), sorted(want), sorted(seen))
+
+
+def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
+    names = state["globals"]
+    dep = ctx.deploy(tools=names)
+    root, a, b = dep.root().agent, dep.create_agent().agent, dep.create_agent().agent
+    with ctx.step("TF-11", "installing valid restrictions"):
+        handle = dep.install_restriction(a, state["a"])
+        dep.install_restriction(b, state["b"])
+    with ctx.step("TF-11", f"unregistering {state['removed']}"):
+        for name in state["removed"]:
+            dep.unregister_tool(name)
+    left = [n for n in names if n not in state["removed"]]
+    for who, rules in ((None, []), (root, []), (a, [state["a"]]), (b, [state["b"]])):
+        seen = observe(ctx, "TF-11", dep, who)
+        want = oracle_view(left, rules, valid_over=names)
+        ctx.expect("TF-11", seen == want, said("TF-11", f"the view of {who or 'the registry'} once "
+                   f"{state['removed']} is unregistered (restrictions {rules})"), sorted(want),
+                   sorted(seen))
+    with ctx.step("TF-11", "disposing a restriction that named an unregistered tool"):
+        dep.dispose_restriction(a, handle)
+    seen, want = observe(ctx, "TF-11", dep, a), oracle_view(left, [])
+    ctx.expect("TF-11", seen == want,
+               said("TF-11", "disposed after the removal"), sorted(want), sorted(seen))
+
+
+@check("TF-11", name="tool-filter-live-removal", per_provider=False)
+def live_removal(ctx: CheckContext) -> None:
+    """Unregistering a global removes it from every view at once; restrictions that named it
+    stay installed (they still filter) and valid (they can be disposed)."""
+    removal(ctx, {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
+                  "removed": ["bravo"]})
+    shadow_removal(ctx, ["read", "Read", "read_file"], "read")
+
+    def body(state: dict[str, Any]) -> None:
+        removal(ctx, state)
+        shadow_removal(ctx, state["globals"], state["removed"][0])
+
+    ctx.for_all(removal_st(), body)
+
+
+# --- TF-12: one resolver ------------------------------------------------------------------
+
+
+def resolver(ctx: CheckContext, state: dict[str, Any]) -> None:
+    dep, agent = build(ctx, "TF-12", state)
+    mode = state["mode"]
+    entries = dep.view(agent)
+    view = [SpecEntry(e.name, Origin(e.origin)) for e in entries]
+    names = {e.name for e in entries}
+    schemas = sorted(s.name for s in dep.tool_schemas(agent))
+    want = sorted(wire_tool_names(view, mode))
+    ctx.expect("TF-12", schemas == want,
+               said("TF-12", f"wire schemas against the view in mode {mode.value}"),
+               want, schemas)
+    sdk, want_sdk = sorted(dep.sdk_bindings(agent)), sorted(sdk_binding_names(view, mode))
+    ctx.expect("TF-12", sdk == want_sdk,
+               said("TF-12", "SDK bindings against the view"), want_sdk, sdk)
+    for entry in entries:
+        found = dep.lookup(agent, entry.name)
+        ctx.expect("TF-12", found is not None and found.origin == entry.origin,
+                   said("TF-12", f"looking up the visible {entry.name}"),
+                   entry.model_dump(mode="json"),
+                   found.model_dump(mode="json") if found else None)
+    taken = {*state["globals"], *state.get("locals", ()), *names}
+    hidden = [n for n in state["globals"] if n not in names] + [unused(taken)]
+    for name in hidden:
+        ctx.expect("TF-12", dep.lookup(agent, name) is None,
+                   said("TF-12", f"looking up the hidden {name}"),
+                   None, dep.lookup(agent, name))
+        ran = len(dep.invocations())
+        try:
+            result = dep.execute(agent, name, {})
+            observed: Any = result.model_dump(mode="json")
+            ok = result.isError and result.code == ErrorCode.UNKNOWN_TOOL.value
+        except TckError as exc:  # a refusal with the code is the same answer over the driver
+            observed, ok = exc.to_json(), exc.code is ErrorCode.UNKNOWN_TOOL
+        bodies = [i.model_dump(mode="json") for i in dep.invocations()[ran:]]
+        ctx.expect("TF-12", ok and not bodies, said("TF-12", f"executing the hidden {name}"),
+                   "an UNKNOWN_TOOL error, no body run", {"result": observed, "ran": bodies})
+    for entry in entries:
+        # In ptc mode only run_code is on the wire: whether a direct call to an SDK-only tool
+        # runs is not fixed by TF-12 (a runtime may refuse it as not offered), so only tools
+        # the wire offers are executed directly here.
+        if entry.name == RUN_CODE or entry.name not in want:
+            continue
+        ran = len(dep.invocations())
+        dep.execute(agent, entry.name, {})
+        new = [(i.tool, i.origin.value) for i in dep.invocations()[ran:]]
+        want_run = [(entry.name, entry.origin.value)]
+        ctx.expect("TF-12", new == want_run,
+                   said("TF-12", f"executing the visible {entry.name}"), want_run, new)
+        break
+    # The SDK follows the registry as the view does: bind a global registered now.
+    fresh = unused(taken | set(hidden))
+    with ctx.step("TF-12", f"registering the global {fresh} after reading the bindings"):
+        dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
+    view = [SpecEntry(e.name, Origin(e.origin)) for e in dep.view(agent)]
+    sdk, want_sdk = sorted(dep.sdk_bindings(agent)), sorted(sdk_binding_names(view, mode))
+    ctx.expect("TF-12", sdk == want_sdk,
+               said("TF-12", f"SDK bindings against the view once {fresh} is "
+               "registered"), want_sdk, sdk)
+    forged(ctx, dep, agent, hidden[0])
+
+
+def unused(taken: set[str]) -> str:
+    """A name no tool of the scope has (the ghost a forged call names)."""
+    name, n = "zulu", 1
+    while name in taken:
+        name, n = f"zulu_{n}", n + 1
+    return name
+
+
+def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
+    """The agent's model forges a call to ``name``: an error result, no body, the turn goes on."""
+    mark = marker("tf-forged")
+    ctx.gateway.script(mark, call(name, call_id="tf-forged"), text(f"done {nonce(ctx, mark)}"))
+    ran = len(dep.invocations())
+    with ctx.step("TF-12", f"running a turn whose model forges a call to {name}"):
+        result = dep.run_turn(agent, f"use the tools {mark}")
+    codes = [(r.isError, r.code) for r in result.toolResults]
+    new = [i.model_dump(mode="json") for i in dep.invocations()[ran:] if i.tool == name]
+    later = ctx.gateway.requests_for(mark)[1:]
+    answered = any(m.role == "tool" and m.toolCallId == "tf-forged"
+                   for r in later for m in r.messages)
+    ctx.expect("TF-12", (True, ErrorCode.UNKNOWN_TOOL.value) in codes and not new and answered
+               and result.stopReason is StopReason.COMPLETED,
+               said("TF-12", f"a forged model call to {name}"),
+               "an UNKNOWN_TOOL error result, answered to the model, no body run, the turn "
+               "completed",
+               {"toolResults": codes, "invocations": new, "answered": answered,
+                "stopReason": result.stopReason.value})
+
+
+@check("TF-12", name="tool-filter-one-resolver", per_provider=False)
+def one_resolver(ctx: CheckContext) -> None:
+    """Wire schemas, lookup, execution and SDK bindings are one set (the view, presented per
+    mode); a name outside it cannot be looked up or executed, directly or by a forged model
+    call, and the turn goes on."""
+    for mode in MODES:
+        resolver(ctx, {"globals": ABC, "restrictions": [{"deny": ["bravo"]}],
+                       "locals": ["charlie", "lima"], "mode": mode})
+    ctx.for_all(scope_st(shadows=True, modes=MODES),
+                lambda s: resolver(ctx, s))
+
+
+# --- TF-13, TF-14: isolation and dispose --------------------------------------------------
+
+
+def isolation(ctx: CheckContext, state: dict[str, Any]) -> None:
+    dep = ctx.deploy(tools=state["globals"], mode=state["mode"])
+    root, a, b = dep.root().agent, dep.create_agent().agent, dep.create_agent().agent
+    with ctx.step("TF-13", "setting presentation modes"):
+        for agent in (root, a, b):
+            dep.set_mode(agent, state["mode"])
+    others = (None, root, b)
+    before = {who: observe(ctx, "TF-13", dep, who) for who in others}
+    with ctx.step("TF-13", "installing locals and restrictions in one scope"):
+        for name in state["locals"]:
+            dep.register_tool(ToolSpec(name=name, description=f"local {name}"), a)
+        for raw in state["restrictions"]:
+            dep.install_restriction(a, raw)
+    for who in others:
+        seen = observe(ctx, "TF-13", dep, who)
+        ctx.expect("TF-13", seen == before[who],
+                   said("TF-13", f"the view of {who or 'the registry'} after "
+                   f"another scope installed {state['restrictions']} and locals "
+                   f"{state['locals']}"), sorted(before[who]), sorted(seen))
+
+
+def parent_and_child(ctx: CheckContext) -> None:
+    """A child's installs leave its parent's view alone, and the parent's leave the child's,
+    for a child of every provider the target advertises (a plain start: no control asked)."""
+    for info in ctx.providers:
+        dep = ctx.deploy(tools=ABC)
+        parent = dep.create_agent().agent
+        with ctx.step("TF-13", f"starting a plain child on {info.name} and reaching it"):
+            result = dep.start(StartRequest(parent=parent, provider=info.name,
+                                            prompt="plain child"))
+            child = (result.agent if result.agent in dep.agents()
+                     else dep.resume(result.session).agent)
+        mine = observe(ctx, "TF-13", dep, parent)
+        with ctx.step("TF-13", "installing in the child's scope"):
+            dep.install_restriction(child, {"allow": ["alpha"]})
+            dep.register_tool(ToolSpec(name="lima", description="local lima"), child)
+        seen = observe(ctx, "TF-13", dep, parent)
+        ctx.expect("TF-13", seen == mine,
+                   said("TF-13", f"the parent's view after its {info.name} child "
+                   "installed a restriction and a local"), sorted(mine), sorted(seen))
+        theirs = observe(ctx, "TF-13", dep, child)
+        with ctx.step("TF-13", "installing in the parent's scope"):
+            dep.install_restriction(parent, {"deny": ["alpha", "bravo"]})
+            dep.register_tool(ToolSpec(name="mike", description="local mike"), parent)
+        seen = observe(ctx, "TF-13", dep, child)
+        ctx.expect("TF-13", seen == theirs,
+                   said("TF-13", f"the view of a {info.name} child after its parent "
+                   "installed a restriction and a local"), sorted(theirs), sorted(seen))
+
+
+@check("TF-13", name="tool-filter-scope-isolation", per_provider=False)
+def scope_isolation(ctx: CheckContext) -> None:
+    """What one scope installs changes no other scope's view: not a sibling's, not the root's,
+    not the global view, not a parent's or a child's."""
+    isolation(ctx, {"globals": ABC, "restrictions": [{"allow": []}], "locals": ["alpha", "lima"],
+                    "mode": PresentationMode.BOTH})
+    parent_and_child(ctx)
+    ctx.for_all(scope_st(shadows=True, modes=MODES),
+                lambda s: isolation(ctx, s))
+
+
+def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
+    dep = ctx.deploy(tools=state["globals"])
+    agent = dep.root().agent
+    rules = state["restrictions"]
+    with ctx.step("TF-14", f"installing {rules}"):
+        handles = [dep.install_restriction(agent, raw) for raw in rules]
+    left = set(range(len(rules)))
+    for i in order:
+        with ctx.step("TF-14", f"disposing {rules[i]}"):
+            dep.dispose_restriction(agent, handles[i])
+        left.discard(i)
+        control = dep.create_agent().agent
+        with ctx.step("TF-14", "installing the remaining restrictions in a fresh scope"):
+            for j in sorted(left):
+                dep.install_restriction(control, rules[j])
+        seen, want = observe(ctx, "TF-14", dep, agent), observe(ctx, "TF-14", dep, control)
+        ctx.expect("TF-14", seen == want,
+                   said("TF-14", f"after disposing {rules[i]}: the view of a scope "
+                   f"that only ever had {[rules[j] for j in sorted(left)]}"), sorted(want),
+                   sorted(seen))
+        with ctx.step("TF-14", f"disposing {rules[i]} a second time"):
+            dep.dispose_restriction(agent, handles[i])
+        again = observe(ctx, "TF-14", dep, agent)
+        ctx.expect("TF-14", again == seen,
+                   said("TF-14", "a second dispose changed the view"), sorted(seen),
+                   sorted(again))
+    # Dispose gives back a live view: a registry change after the disposes reaches the scope as
+    # it reaches a scope made before the change (so a registry that is not live at all fails
+    # both alike, and TF-09..11 judge that).
+    control = dep.create_agent().agent
+    with ctx.step("TF-14", "installing the remaining restrictions in a fresh scope"):
+        for j in sorted(left):
+            dep.install_restriction(control, rules[j])
+    fresh, gone = unused(set(state["globals"])), state["globals"][0]
+    with ctx.step("TF-14", f"registering {fresh} and unregistering {gone} after the disposes"):
+        dep.register_tool(ToolSpec(name=fresh, description=f"tool {fresh}"))
+        dep.unregister_tool(gone)
+    seen, want = observe(ctx, "TF-14", dep, agent), observe(ctx, "TF-14", dep, control)
+    ctx.expect("TF-14", seen == want,
+               said("TF-14", f"{fresh} registered and {gone} unregistered after the "
+               "disposes: the view of a scope made before that change"), sorted(want),
+               sorted(seen))
+
+
+@check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False)
+def lift_on_dispose(ctx: CheckContext) -> None:
+    """Disposing a restriction lifts exactly that one; disposing it again is harmless."""
+    dispose(ctx, {"globals": ABC, "restrictions": [{"allow": ["alpha", "bravo"]},
+                                                   {"deny": ["bravo"]}, {"deny": ["alpha"]}]},
+            [1, 0, 2])
+    drawn = scope_st(restrictions=(1, 3))
+    ctx.for_all(drawn.flatmap(lambda s: st.tuples(st.just(s), st.permutations(
+        range(len(s["restrictions"]))))), lambda t: dispose(ctx, t[0], list(t[1])))
+
+
+# --- TF-15, TF-16 (SHOULD) ----------------------------------------------------------------
+
+
+def in_process(target: Target) -> bool:
+    """Whether values reach the target as the caller's own Python objects (no wire between):
+    a target may say so with an ``in_process`` attribute; the kit's wire transports live in
+    ``conformance`` modules named after HTTP."""
+    said = getattr(target, "in_process", None)
+    if isinstance(said, bool):
+        return said
+    module = type(target).__module__
+    return not (module.startswith("subagent_tck.conformance") and "http" in module)
+
+
+@check("TF-15", name="tool-filter-values-copied", per_provider=False)
+def values_copied(ctx: CheckContext) -> None:
+    """Changing the caller's lists (and dict) after a restriction is installed changes
+    nothing."""
+    if not in_process(ctx.target):
+        ctx.skip("TF-15", "values cross a wire to this target: the caller's lists are copied "
+                 "by serialization")
+        return
+    dep = ctx.deploy(tools=ABC)
+    a, b = dep.create_agent().agent, dep.create_agent().agent
+    allow, deny = ["alpha"], ["bravo"]
+    first: dict[str, Any] = {"allow": allow}
+    with ctx.step("TF-15", "installing restrictions"):
+        dep.install_restriction(a, first)
+        dep.install_restriction(b, {"deny": deny})
+    allow.extend(["bravo", "charlie"])
+    first["deny"] = ["alpha"]
+    deny.clear()
+    for who, raw in ((a, {"allow": ["alpha"]}), (b, {"deny": ["bravo"]})):
+        seen, want = observe(ctx, "TF-15", dep, who), oracle_view(ABC, [raw])
+        ctx.expect("TF-15", seen == want,
+                   said("TF-15", f"the caller changed its lists after installing "
+                   f"{raw}"), sorted(want), sorted(seen))
+
+
+@check("TF-16", name="tool-filter-guidance-follows-visibility", per_provider=False)
+def guidance_follows_visibility(ctx: CheckContext) -> None:
+    """A section that guides a tool is left out where the tool is hidden; unrelated prose is
+    kept as it is."""
+    guide = SectionSpec(name="guide:bravo", text="GUIDE: call bravo for lookups.", guides="bravo")
+    prose = SectionSpec(name="notes", text="NOTES: bravo and alpha exist.")
+    dep = ctx.deploy(tools=ABC, sections=[guide, prose])
+    agents = {"root": dep.root().agent}
+    for label, raw in (("denied", {"deny": ["bravo"]}), ("not allowed", {"allow": ["alpha"]}),
+                       ("allowed", {"allow": ["bravo"]})):
+        agents[label] = dep.create_agent().agent
+        with ctx.step("TF-16", f"installing {raw}"):
+            dep.install_restriction(agents[label], raw)
+    for label, agent in agents.items():
+        visible = ("bravo", GLOBAL) in observe(ctx, "TF-16", dep, agent)
+        sections = {s.name: s.text for s in dep.prompt(agent)}
+        mark = ctx.gateway.script(marker("tf-guide"), text(f"noted {nonce(ctx, label)}"))
+        dep.run_turn(agent, f"hello {mark}")
+        sent = ctx.gateway.requests(agent)
+        system = sent[-1].system if sent else ""
+        want_guide = guide.text if visible else None
+        ctx.expect("TF-16", sections.get(guide.name) == want_guide
+                   and (guide.text in system) == visible,
+                   said("TF-16", f"bravo is {label}: the section explaining bravo must be left "
+                        "out of the prompt where bravo is hidden and kept where it is visible"),
+                   want_guide, {"section": sections.get(guide.name), "system": system})
+        ctx.expect("TF-16", sections.get(prose.name) == prose.text and prose.text in system,
+                   said("TF-16", f"bravo is {label}: unrelated prose must stay untouched"),
+                   prose.text,
+                   {"section": sections.get(prose.name), "system": system})

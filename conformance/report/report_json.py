@@ -1,0 +1,34 @@
+"""The JSON certificate (DESIGN.md, "Results and verdicts"): the machine-readable record of a
+run, valid against the committed ``certificate.schema.json``.
+
+Any Unicode a target sent survives: :func:`render` is the boundary of this format, where a lone
+surrogate (which no UTF-8 file can hold raw) is written as its ``\\udXXX`` escape, still valid
+JSON (docs/certify.md#outputs). A run that ended before any check ran writes
+:func:`render_error` instead: a small document with ``error`` in place of results, which no
+reader can take for a certificate.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..core.certificate import SCHEMA_VERSION, Certificate, kit_version
+from ..core.jsonsafe import plain
+from ..core.untrusted import json_surrogates
+
+
+def _dump(document: object) -> str:
+    return json_surrogates(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
+
+
+def render(cert: Certificate) -> str:
+    return _dump(plain(cert.model_dump(mode="python")))
+
+
+def render_error(target_spec: str, message: str, kind: str, exit_code: int) -> str:
+    """The JSON of a run that ended before any check ran: why, and the exit code."""
+    return _dump({
+        "schema_version": SCHEMA_VERSION, "kit": "subagent-tck", "kit_version": kit_version(),
+        "target": {"spec": target_spec}, "verdict": "ERROR", "exit_code": exit_code,
+        "error": {"code": kind, "message": message},
+    })
