@@ -1,11 +1,17 @@
-"""The import directions of DESIGN.md ("The four parts"), read from the source with ``ast``.
+"""The import directions of docs/architecture.md ("Parts" and "Rooms"), read from the source
+with ``ast``.
 
 - spec imports nothing of the kit outside spec;
 - reference imports only spec (and itself);
-- conformance imports spec and itself, reference only from ``conformance/transports/builtin.py`` (which
-  offers the built-in target), and fuzz only lazily (inside a function) from
+- conformance imports spec and itself, reference only from the built-in target
+  (``conformance/transports/builtin.py``), and fuzz only lazily (inside a function) from
   ``conformance/cli.py``;
 - fuzz imports spec, itself and conformance; nothing else imports fuzz.
+
+Inside conformance, each module lives in a room (``tools/rooms.py`` is the table) and a room
+imports only the rooms below it: core only spec; engine core; report core and engine;
+transports core; the front ends at the top of conformance/ anything. A module named as a
+string (``importlib.import_module("subagent_tck.conformance.x")``) counts as an import.
 
 Relative imports are resolved to the part they reach. Importing a part by its bare folder name
 (``import spec``) is always wrong: the kit installs under ``subagent_tck``.
@@ -14,6 +20,8 @@ Relative imports are resolved to the part they reach. Importing a part by its ba
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,7 +151,8 @@ def test_every_part_of_the_kit_imports_only_in_its_direction() -> None:
             path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix()
         )
     ]
-    assert not problems, "import directions broken (DESIGN.md):\n" + "\n".join(problems)
+    assert not problems, "import directions broken (docs/architecture.md):\n" + "\n".join(
+        problems)
 
 
 @pytest.mark.parametrize(
@@ -156,10 +165,11 @@ def test_every_part_of_the_kit_imports_only_in_its_direction() -> None:
         ("reference/host.py", "from ..conformance import check", "reference may import only"),
         ("reference/host.py", "import spec", "never bare"),
         ("reference/host.py", "from spec.depth import ABSENT", "never bare"),
-        ("conformance/engine/runner.py", "from ..reference import host", "only through"),
+        ("conformance/engine/runner.py", "from ...reference import host", "only through"),
         ("conformance/engine/runner.py", "from subagent_tck import reference", "only through"),
         ("conformance/cli.py", "from ..fuzz import model", "nothing imports fuzz"),
-        ("conformance/engine/checks/persona.py", "def f():\n    from ...fuzz import model\n", "fuzz"),
+        ("conformance/engine/checks/persona.py", "def f():\n    from ....fuzz import model\n",
+         "fuzz"),
         ("fuzz/model.py", "from ..reference.host import Host", "fuzz may import only"),
     ],
 )
@@ -176,10 +186,12 @@ def test_a_wrong_import_is_reported_with_file_line_and_rule(
         ("spec/catalogue/tf.py", "from ..rule import Rule\nfrom . import depth\n"),
         ("spec/__init__.py", "from .catalogue import CATALOGUE\n"),
         ("reference/host.py", "from subagent_tck.spec import RUN_CODE\nimport json\n"),
-        ("conformance/transports/builtin.py", "from ..reference.host import Host\n"),
+        ("conformance/transports/builtin.py", "from ...reference.host import Host\n"),
         ("conformance/cli.py", "def fuzz():\n    from ..fuzz import model\n"),
-        ("conformance/engine/checks/tf.py", "from ..check import check\nfrom ...spec import judge\n"),
-        ("fuzz/model.py", "from ..conformance.target import Target\nimport hypothesis\n"),
+        ("conformance/engine/checks/tf.py",
+         "from ..check import check\nfrom ....spec import judge\n"),
+        ("fuzz/model.py",
+         "from ..conformance.core.target import Target\nimport hypothesis\n"),
     ],
 )
 def test_an_allowed_import_is_not_reported(relpath: str, source: str) -> None:
@@ -189,3 +201,159 @@ def test_an_allowed_import_is_not_reported(relpath: str, source: str) -> None:
 def test_a_relative_import_above_the_kit_is_refused() -> None:
     with pytest.raises(AssertionError, match="climbs above"):
         violations("from .... import x", "spec/catalogue/tf.py")
+
+
+# --- rooms of conformance/ (docs/architecture.md#rooms) -------------------------------------
+
+
+def _load_rooms() -> dict[str, str]:
+    spec = importlib.util.spec_from_file_location("rooms_table", ROOT / "tools" / "rooms.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.ROOMS)
+
+
+ROOMS = _load_rooms()
+ROOM_NAMES = sorted({room for room in ROOMS.values() if room})
+TOP = "front ends"  # the modules at the top of conformance/
+#: room -> the rooms it may import (docs/architecture.md#rooms)
+ROOM_ALLOWED = {
+    "core": {"core"},
+    "engine": {"core", "engine"},
+    "report": {"core", "engine", "report"},
+    "transports": {"core", "transports"},
+    TOP: {"core", "engine", "report", "transports", TOP},
+}
+CONFORMANCE = "subagent_tck.conformance"
+_NAMED = re.compile(r"subagent_tck\.conformance(?:\.\w+)+")
+
+
+def room_of(relpath: str) -> str | None:
+    """The room of a conformance file (``TOP`` for a front end), None when it has none."""
+    parts = Path(relpath).parts
+    assert parts[0] == "conformance", relpath
+    if len(parts) > 2:
+        return parts[1] if parts[1] in ROOM_NAMES else None
+    return TOP if ROOMS.get(Path(parts[1]).stem) == "" else None
+
+
+def room_of_module(dotted: str) -> str:
+    """The room that ``dotted`` (``subagent_tck.conformance...``, a module or a name in one)
+    lives in: a room by its folder, a front end, or the package itself (a front end)."""
+    rest = dotted[len(CONFORMANCE) + 1:].split(".") if dotted != CONFORMANCE else []
+    if not rest:
+        return TOP
+    if rest[0] in ROOM_NAMES:
+        return rest[0]
+    if (ROOT / "conformance" / f"{rest[0]}.py").exists() and ROOMS.get(rest[0]) != "":
+        return f"no room ({rest[0]})"
+    return TOP  # a front end, or a name the package exports
+
+
+def reached(source: str, relpath: str) -> Iterator[tuple[int, str, str]]:
+    """(line, dotted name, how it is written) of each part of conformance that ``source``
+    imports, by a statement or as a string (``importlib``, a monkeypatch target)."""
+    tree = ast.parse(source, filename=relpath)
+    package = list(Path(relpath).with_suffix("").parts[:-1])
+    if Path(relpath).name == "__init__.py":
+        package = list(Path(relpath).parts[:-1])
+    dotted_package = ["subagent_tck", *package]
+    for node in ast.walk(tree):
+        names: list[tuple[str, str]] = []
+        if isinstance(node, ast.Import):
+            names = [(a.name, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(dotted_package[: len(dotted_package) - (node.level - 1)])
+            else:
+                base = ""
+            module = ".".join(p for p in (base, node.module or "") if p)
+            shown = "." * node.level + (node.module or "")
+            names = [(f"{module}.{a.name}", f"{shown} import {a.name}") for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = [(m.group(0), repr(m.group(0))) for m in _NAMED.finditer(node.value)
+                     if m.group(0) == node.value.strip()]
+        for name, shown in names:
+            if name == CONFORMANCE or name.startswith(CONFORMANCE + "."):
+                yield node.lineno, name, shown
+
+
+def room_violations(source: str, relpath: str) -> list[str]:
+    """Each import of a conformance file that goes against the rooms' direction."""
+    room = room_of(relpath)
+    if room is None:
+        return [f"{relpath}: in no room: add a row for it to ROOMS in tools/rooms.py and run "
+                "`python tools/rooms.py`"]
+    found = []
+    for line, name, shown in reached(source, relpath):
+        other = room_of_module(name)
+        if other not in ROOM_ALLOWED[room]:
+            allowed = ", ".join(sorted(ROOM_ALLOWED[room]))
+            found.append(f"{relpath}:{line}: {shown} reaches {other}: {room} may import only "
+                         f"{allowed} (docs/architecture.md#rooms)")
+    return found
+
+
+def test_every_room_of_conformance_imports_only_the_rooms_below_it() -> None:
+    files = sorted((ROOT / "conformance").rglob("*.py"))
+    assert any(room_of(p.relative_to(ROOT).as_posix()) == "core" for p in files)
+    problems = [
+        message
+        for path in files
+        for message in room_violations(
+            path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix()
+        )
+    ]
+    assert not problems, "room directions broken:\n" + "\n".join(problems)
+
+
+def test_every_row_of_the_room_table_names_a_module_in_its_room() -> None:
+    missing = []
+    for name, room in ROOMS.items():
+        folder = ROOT / "conformance" / room
+        if not any((folder / candidate).exists() for candidate in (name, f"{name}.py")):
+            missing.append(f"{name} (room {room or TOP}) is not in conformance/{room}")
+    assert not missing, "tools/rooms.py names what the tree lacks (run it, or drop the row):\n" \
+        + "\n".join(missing)
+
+
+@pytest.mark.parametrize(
+    ("relpath", "source", "says"),
+    [
+        ("conformance/core/protocol.py", "from ..engine.runner import Suite", "core may import"),
+        ("conformance/core/target.py", "from subagent_tck.conformance import cli",
+         "core may import"),
+        ("conformance/engine/runner.py", "from ..transports import targets", "engine may"),
+        ("conformance/engine/check.py", "from .. import cli", "reaches front ends"),
+        ("conformance/engine/checks/persona.py", "from ...report.report_text import x",
+         "engine may import only"),
+        ("conformance/report/report_text.py",
+         "def f():\n    from ..transports.wire import dumps\n", "report may import only"),
+        ("conformance/transports/http_server.py", "from ..engine.runner import certify",
+         "transports may import only"),
+        ("conformance/engine/runner.py",
+         "import importlib\nM = importlib.import_module('subagent_tck.conformance.report.x')\n",
+         "reaches report"),
+        ("conformance/newthing.py", "", "in no room"),
+        ("conformance/stray/thing.py", "", "in no room"),
+    ],
+)
+def test_an_import_against_the_rooms_is_reported(relpath: str, source: str, says: str) -> None:
+    found = room_violations(source, relpath)
+    assert len(found) == 1 and found[0].startswith(f"{relpath}:") and says in found[0], found
+
+
+@pytest.mark.parametrize(
+    ("relpath", "source"),
+    [
+        ("conformance/cli.py", "from .transports import busypoll\nfrom .report import x\n"),
+        ("conformance/__init__.py", "M = 'subagent_tck.conformance.engine.runner'\n"),
+        ("conformance/report/report_text.py", "from ..engine.runner import RunFinished\n"),
+        ("conformance/engine/checks/tf.py", "from ...core.outcome import Failure\n"),
+        ("conformance/transports/wire.py", "from ..core.protocol import X\nfrom . import codec\n"),
+        ("conformance/core/check.py", "from subagent_tck.spec import ErrorCode\n"),
+    ],
+)
+def test_an_import_along_the_rooms_is_not_reported(relpath: str, source: str) -> None:
+    assert room_violations(source, relpath) == []
