@@ -1,6 +1,6 @@
 """The conformance kit: targets, checks, the runner, certificates and reports.
 
-Public surface (DESIGN.md, "conformance/")::
+Public surface (docs/architecture.md)::
 
     from subagent_tck.conformance import RunConfig, certify, exit_code, load_target
 
@@ -31,9 +31,10 @@ _MODULES = {
     "subagent_tck.conformance.core.exitcode": ("ExitCode", "exit_code"),
     "subagent_tck.conformance.core.gateway": ("Gateway",),
     "subagent_tck.conformance.core.outcome": ("Failure", "Outcome"),
+    "subagent_tck.conformance.engine.profiles": ("PROFILES", "Profile"),
     "subagent_tck.conformance.engine.runner": (
-        "PROFILES", "CheckFinished", "CheckStarted", "Profile", "RunConfig", "RunFinished",
-        "RunStarted", "Suite", "certify"),
+        "CheckFinished", "CheckStarted", "RunConfig", "RunFinished", "RunStarted", "Suite",
+        "certify"),
     "subagent_tck.conformance.core.target": ("Deployment", "Target"),
     "subagent_tck.conformance.transports.targets": ("load_target",),
 }
@@ -73,11 +74,10 @@ if TYPE_CHECKING:
     from .core.outcome import Failure, Outcome
     from .core.target import Deployment, Target
     from .engine.check import Check, CheckContext
+    from .engine.profiles import PROFILES, Profile
     from .engine.runner import (
-        PROFILES,
         CheckFinished,
         CheckStarted,
-        Profile,
         RunConfig,
         RunFinished,
         RunStarted,

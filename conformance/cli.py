@@ -1,4 +1,4 @@
-"""The ``subagent-tck`` command line (DESIGN.md, "Command line").
+"""The ``subagent-tck`` command line (docs/architecture.md).
 
 ::
 

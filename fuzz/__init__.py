@@ -1,4 +1,4 @@
-"""Fuzz: differential testing of a target against the executable spec (DESIGN.md, "fuzz/").
+"""Fuzz: differential testing of a target against the executable spec (docs/architecture.md).
 
 A Hypothesis state machine (:mod:`.machine`) drives one deployment of a target and the spec
 oracle (:mod:`.model`) in lockstep (:mod:`.lockstep`, :mod:`.operations`, :mod:`.children`)

@@ -2,7 +2,7 @@
 certificate includes what the generated campaign finds, in ``ci`` (a fixed number of
 deployments) as in ``thorough`` (a minute by default).
 
-The conformance runner never imports fuzz (DESIGN.md, "The four parts"): the command line builds
+The conformance runner never imports fuzz (docs/architecture.md): the command line builds
 this check lazily and adds it to the run's suite. It is *supplementary*
 (:attr:`~subagent_tck.conformance.engine.check.Check.supplementary`): a divergence becomes a
 failure of

@@ -69,7 +69,7 @@ def codes(size: int) -> st.SearchStrategy[bytes]:
 #: The non-JSON number tokens and the Python value an in-process target gets for each.
 NON_JSON_TOKENS: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
-#: Hand-picked edges of the domain (RULES.md, DE "Decision (domain)").
+#: Hand-picked edges of the domain (docs/rules.md, DE "Decision (domain)").
 EDGE_TEXTS: tuple[str, ...] = (
     "0", "1", "2", "3", "-1", "-0", "-0.0", "0.0", "1.0", "2.0", "1e0", "1e2", "1E1", "1e+1",
     "10e-1", "0.5", "1.5", "2.5e0", "1e-400", "-1e-400", "1e400", "-1e400", "5e-324",

@@ -1,5 +1,5 @@
 """The reference runtime: a small operational host for subagent delegation controls, written to
-be read beside the rules (RULES.md vocabulary). See ``/work/notes/reference-api.md``."""
+be read beside the rules (docs/rules.md vocabulary)."""
 
 from .agent import Agent
 from .delegation import ChildStart, Composition, Resume, Run, structured_output_tool

@@ -1,6 +1,6 @@
 """Starting a child, running it, and resuming a child cold (CA, DE, EN, FR families).
 
-:class:`ChildStart` is one pipeline of named steps, run in this order (seed 000):
+:class:`ChildStart` is one pipeline of named steps, run in this order:
 
 1. ``parse_request``: malformed input is INVALID_REQUEST / UNKNOWN_AGENT;
 2. ``select_provider``: NO_PROVIDER (CA-05); ``select_preset``: UNKNOWN_PRESET;
@@ -19,7 +19,7 @@
 
 Nothing before ``publish`` is observable, so a rejection creates nothing (DE-04, CA-02).
 :class:`Resume` re-applies a stored descriptor the same way (FR-04) and restores the header depth
-(DE-09). :class:`Run` runs a published child once and is disposed on every path (seed 002).
+(DE-09). :class:`Run` runs a published child once and is disposed on every path.
 """
 
 from __future__ import annotations

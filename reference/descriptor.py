@@ -1,4 +1,4 @@
-"""The descriptor: the durable record of how a child was composed (FR-04; seed 000).
+"""The descriptor: the durable record of how a child was composed (FR-04).
 
 It is stored in the child's session header at publication and read back on cold resume, where
 its persona, tool filter and output schema are re-applied while the resumed child is still

@@ -1,4 +1,4 @@
-"""A small agent loop over the model interface (TF-12, FR-01, FR-05; seed 002 "Lifecycle").
+"""A small agent loop over the model interface (TF-12, FR-01, FR-05).
 
 Each step sends one :class:`~.model.ModelRequest` built by the host from the agent's scope as it
 is *now* (system text, wire schemas, messages, context notices), so later requests keep the

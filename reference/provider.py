@@ -1,4 +1,4 @@
-"""Providers and the live provider registry (CA family; seed 000 "Capability gating").
+"""Providers and the live provider registry (CA family).
 
 A provider runs a child and advertises the controls it can enforce (:data:`spec.CONTROLS`) plus
 the descriptive ``inheritsParentContext``. The in-process ``spawn`` (fresh child: only the

@@ -1,7 +1,7 @@
 """One agent's scope: its local tools, restrictions, prompt sections and presentation mode.
 
-Registration is flat (RULES.md, "scope"): a scope does not inherit its parent's locals, and what
-it installs changes no other scope (TF-13). Restrictions are validated against the global
+Registration is flat (docs/rules.md, "scope"): a scope does not inherit its parent's locals, and
+what it installs changes no other scope (TF-13). Restrictions are validated against the global
 restrictable set when installed (TF-07, TF-08: ``INVALID_TOOL_FILTER`` with every offending name
 in ``details["offending"]``; nothing installed), their values are copied (TF-15), and each is
 lifted by disposing its handle; disposing twice is harmless (TF-14). A local tool named

@@ -1,4 +1,4 @@
-"""The model-facing ``subagent`` tool (seed 002; RULES.md ST-01..ST-09).
+"""The model-facing ``subagent`` tool (docs/rules.md ST-01..ST-09).
 
 One load binds the tool to exactly one provider by configuration; the model sees only
 ``description`` and ``prompt`` (ST-01). The tool mirrors its provider's lifecycle: it is a

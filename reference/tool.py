@@ -1,4 +1,4 @@
-"""A tool, its result and the context its body runs in (TF-05, TF-12; seed 002 "Lifecycle").
+"""A tool, its result and the context its body runs in (TF-05, TF-12).
 
 A tool body is a plain callable ``body(arguments, context) -> content``. It may return a
 :class:`ToolResult` to control the error flag itself; raising :class:`~subagent_tck.spec.TckError`

@@ -1,7 +1,7 @@
 """The executable rule catalogue: the rules as data and pure oracle functions.
 
-This package imports nothing else of the kit (DESIGN.md). Public surface below; everything
-else is private to its module.
+This package imports nothing else of the kit (docs/architecture.md). Public surface below;
+everything else is private to its module.
 """
 
 from .catalogue import CATALOGUE, RULES_BY_ID, catalogue_hash, get_rule

@@ -1,4 +1,4 @@
-"""The depth domain and depth derivation (RULES.md, DE family and its "Decision (domain)").
+"""The depth domain and depth derivation (docs/rules.md, DE family and its "Decision (domain)").
 
 Values are JSON numbers read as JavaScript reads them: a depth is accepted iff it is an
 integer-valued, finite number with 0 <= v <= 2**53 - 1 that is not negative zero. Everything

@@ -13,7 +13,7 @@ from enum import Enum
 class ErrorCode(str, Enum):
     """Stable error codes. The first group is what a conforming runtime reports."""
 
-    # Rejections a runtime gives (DESIGN.md, "Errors"; RULES.md).
+    # Rejections a runtime gives (docs/architecture.md; docs/rules.md).
     UNSUPPORTED_CAPABILITY = "UNSUPPORTED_CAPABILITY"  # CA-01
     NO_PROVIDER = "NO_PROVIDER"  # CA-05
     INVALID_TOOL_FILTER = "INVALID_TOOL_FILTER"  # TF-07, TF-08

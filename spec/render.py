@@ -1,4 +1,4 @@
-"""Render the rule catalogue: the living documentation (DESIGN.md, "spec/").
+"""Render the rule catalogue: the living documentation (docs/architecture.md).
 
 Pure functions from :class:`~subagent_tck.spec.rule.Rule` values to text, JSON or Markdown.
 Every example is shown with its outcome; an executable example's outcome is the oracle's verdict

@@ -1,7 +1,7 @@
 """Tool restrictions: what one restriction admits and when it is valid (TF-01, TF-03, TF-07, TF-08).
 
 A restriction is ``{allow?, deny?}`` over the names of global tools. A list given as ``null``
-counts as absent (RULES.md, TF "Decision").
+counts as absent (docs/rules.md, TF "Decision").
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def validate_restriction(value: object, global_names: Collection[str]) -> Restri
             ErrorCode.INVALID_TOOL_FILTER,
             "a tool filter must be an object with an allow and/or a deny list",
         )
-    # Decision (RULES.md is silent): a key other than allow/deny is a misspelling that would
+    # Decision (docs/rules.md is silent): a key other than allow/deny is a misspelling that would
     # make the filter look effective while it is not, the mistake TF-07 exists to catch.
     extra = sorted(str(k) for k in value if k not in ("allow", "deny"))
     if extra:

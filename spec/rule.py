@@ -16,7 +16,8 @@ OracleKind = Literal[
 
 
 class Source(BaseModel):
-    """Where a rule comes from: a seed file and its section, or RULES.md's known practice."""
+    """Where a rule comes from: a design note and its section, or the known practice that
+    docs/rules.md records."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -44,7 +45,7 @@ class Example(BaseModel):
 
 
 class Rule(BaseModel):
-    """One row of RULES.md: fixed id, level, family, what it binds, and its examples."""
+    """One row of docs/rules.md: fixed id, level, family, what it binds, and its examples."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -54,7 +54,7 @@ class StartOutcome:
 
 @dataclass(frozen=True)
 class Preset:
-    """A deployment-owned composition (RULES.md, "preset")."""
+    """A deployment-owned composition (docs/rules.md, "preset")."""
 
     persona: str | None = None
     tool_filter: object = None
@@ -103,8 +103,8 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                 )
             )
     # Effective composition: the request's own value wins over the preset's; a control given
-    # as null counts as absent (RULES.md, TF "Decision"), except maxDepth, where null is a value
-    # outside the depth domain (DE-05).
+    # as null counts as absent (docs/rules.md, TF "Decision"), except maxDepth, where null is a
+    # value outside the depth domain (DE-05).
     request = {k: v for k, v in request.items() if v is not None or k == "maxDepth"}
     asked = {
         "maxDepth": request.get("maxDepth", ABSENT),

@@ -1,4 +1,4 @@
-"""The words of RULES.md as Python values (RULES.md, "Vocabulary")."""
+"""The words of docs/rules.md as Python values (docs/rules.md, "Vocabulary")."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class Level(str, Enum):
 
 
 class Family(str, Enum):
-    """The rule families of RULES.md, one per section."""
+    """The rule families of docs/rules.md, one per section."""
 
     TF = "TF"  # tool filter
     PE = "PE"  # persona
@@ -26,7 +26,7 @@ class Family(str, Enum):
 
 
 class Capability(str, Enum):
-    """What a provider advertises (RULES.md, "provider")."""
+    """What a provider advertises (docs/rules.md, "provider")."""
 
     DEPTH_LIMIT = "depthLimit"
     PERSONA = "persona"
@@ -75,7 +75,7 @@ class PresentationMode(str, Enum):
 
 
 class StopReason(str, Enum):
-    """Why a model turn ended (seed 002, "Lifecycle")."""
+    """Why a model turn ended."""
 
     COMPLETED = "completed"
     ERROR = "error"

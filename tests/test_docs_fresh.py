@@ -1,4 +1,4 @@
-"""docs/rules.md is the rendered catalogue (DESIGN.md, "spec/"): fail while it is stale."""
+"""docs/rules.md is the rendered catalogue (docs/architecture.md): fail while it is stale."""
 
 from __future__ import annotations
 

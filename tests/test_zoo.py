@@ -1,4 +1,4 @@
-"""The certifier against the zoo (DESIGN.md, "Quality bars"): every deliberately broken target
+"""The certifier against the zoo (docs/architecture.md): every deliberately broken target
 fails exactly the rule it breaks, and every conforming one certifies without a false failure.
 
 Each module of ``examples/providers`` has a ``provider`` factory, ``BREAKS`` (a rule id, or None)

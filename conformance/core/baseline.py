@@ -1,10 +1,10 @@
-"""Baselines: the implementer's list of known failures (DESIGN.md, "Results and verdicts").
+"""Baselines: the implementer's list of known failures (docs/architecture.md).
 
 A baseline is a TOML file of ``[[expected-fail]]`` entries::
 
     [[expected-fail]]
     rule = "TF-07"
-    reason = "null lists are accepted until 0.3 (issue 12)"
+    reason = "null lists are accepted until 0.3"
     provider = "spawn"          # optional: only this provider's result
 
 A listed rule that fails (or errors) is ``expected-fail``; a listed rule that passes is

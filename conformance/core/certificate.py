@@ -1,5 +1,5 @@
-"""The certificate: what a run found, as a versioned JSON document (DESIGN.md, "Results and
-verdicts").
+"""The certificate: what a run found, as a versioned JSON document
+(docs/architecture.md).
 
 Outcomes are per rule and provider; a rule's overall outcome is the worst over providers
 (not-applicable only when it is not applicable anywhere). A provider's capability is

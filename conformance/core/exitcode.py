@@ -1,4 +1,4 @@
-"""The certifier's exit codes: a stable contract for CI (DESIGN.md, "Results and verdicts").
+"""The certifier's exit codes: a stable contract for CI (docs/architecture.md).
 
 ========  ===================  =============================================================
 code      name                 meaning

@@ -1,4 +1,4 @@
-"""Outcomes and failures as values (DESIGN.md, "Results and verdicts")."""
+"""Outcomes and failures as values (docs/architecture.md)."""
 
 from __future__ import annotations
 

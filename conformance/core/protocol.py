@@ -1,4 +1,4 @@
-"""The driver protocol's messages (DESIGN.md, "How the kit observes a target").
+"""The driver protocol's messages (docs/architecture.md).
 
 These pydantic models are the single description of the driver API: the in-process transport
 passes them as Python objects, the HTTP transport as JSON (its OpenAPI document is generated
@@ -59,7 +59,7 @@ class PresetSpec(_Model):
 
 
 class SubagentToolConfig(_Model):
-    """Configuration of one load of the model-facing ``subagent`` tool (seed 002)."""
+    """Configuration of one load of the model-facing ``subagent`` tool."""
 
     provider: str
     toolName: str = "subagent"

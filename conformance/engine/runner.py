@@ -1,6 +1,6 @@
 """The runner: plan what applies to a target, run each check safely, and hand results on.
 
-Planning (DESIGN.md, "Results and verdicts"): a check runs once per provider it applies to
+Planning (docs/architecture.md): a check runs once per provider it applies to
 (once for the target when ``per_provider`` is false). A rule applies to a provider when its
 capability is None or advertised by that provider (CA-04: an advertised capability is judged by
 its whole family; an absent one makes its rules not-applicable, and the CA rules then judge the

@@ -1,4 +1,4 @@
-"""The JSON certificate (DESIGN.md, "Results and verdicts"): the machine-readable record of a
+"""The JSON certificate (docs/architecture.md): the machine-readable record of a
 run, valid against the committed ``certificate.schema.json``.
 
 Any Unicode a target sent survives: :func:`render` is the boundary of this format, where a lone

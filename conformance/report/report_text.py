@@ -3,7 +3,7 @@
 The progress bar goes to stderr and is off when stderr is not a terminal or ``CI=true``. The
 summary is plain text that reads well in a CI log: a table per provider with its capability
 verdicts, then every failure with rule id, title, message, expected, observed and the command
-that replays it (DESIGN.md, "Results and verdicts").
+that replays it (docs/architecture.md).
 
 Everything printed goes through :func:`_line` or :func:`_cell`, the boundary of this format:
 control and escape characters a target put in its names and messages are shown escaped, and

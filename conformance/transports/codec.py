@@ -1,6 +1,6 @@
 """The JSON codec of the HTTP wire (:mod:`.wire`): what both ends write and read.
 
-Numbers follow the DE domain decision (RULES.md, DE-05..DE-08): the reader parses JSON as
+Numbers follow the DE domain decision (docs/rules.md, DE-05..DE-08): the reader parses JSON as
 JavaScript's ``JSON.parse`` would (``-0`` stays negative zero, integers beyond 2^53 become
 doubles) and refuses the non-standard tokens ``NaN``/``Infinity``; the kit sends such values as
 the tagged form ``{"$number": "NaN" | "Infinity" | "-Infinity"}`` (docs/driver-api.md,

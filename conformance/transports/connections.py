@@ -9,7 +9,7 @@ A reader polls for its answer for a fraction of a millisecond before it sleeps
 (:mod:`.busypoll`: on a virtual machine a sleeping CPU takes longer to wake than the round trip).
 This module keeps such connections, one per concurrent caller, and reports how an exchange
 failed with its own exceptions; :class:`~.http_target.HttpTarget` turns them into the kit's
-errors (DESIGN.md, "No hang").
+errors (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 /v1/deployments/{id}/<operation>`` with the operation's keyword arguments, ``DELETE
 /v1/deployments/{id}``. A deployment's model is a :class:`~.gateway_server.GatewayClient` that
 asks the kit's gateway at ``gatewayUrl``, so the reference behind this server is certified the
-way a runtime in another language is (DESIGN.md, "How the kit observes a target").
+way a runtime in another language is (docs/architecture.md).
 
 Request bodies are read as JavaScript reads JSON (DE domain decision): ``-0`` stays negative
 zero, integers beyond 2^53 become doubles, and a raw ``NaN``/``Infinity`` token makes the

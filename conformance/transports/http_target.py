@@ -2,7 +2,7 @@
 
 Every Deployment method is one ``POST`` of :mod:`.wire`'s route table; its methods are made from
 that table, so a method added to the protocol is sent without further work. What the target
-answers is judged before a check sees it (DESIGN.md, "No hang"; docs/driver-api.md, "Errors"):
+answers is judged before a check sees it (docs/architecture.md; docs/driver-api.md, "Errors"):
 
 - a 4xx with a JSON error body ``{code, message, details}`` is the target's refusal: the same
   :class:`~subagent_tck.spec.TckError` an in-process target raises;

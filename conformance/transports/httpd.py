@@ -6,7 +6,7 @@ HTTP costs what each round trip costs. Here a connection's own thread reads a re
 app and writes the answer as one segment: no event loop, no thread switch between reading and
 answering, and a call that waits (a run waiting for the model) holds only its own connection, so
 the calls a scripted reply makes meanwhile arrive on another connection and are answered at once
-(DESIGN.md, "How the kit observes a target"). Between requests a connection's thread polls for
+(docs/architecture.md). Between requests a connection's thread polls for
 a fraction of a millisecond before it sleeps (:mod:`.busypoll`). It took the place of uvicorn
 and Starlette: a bare echo's round trip went from about 0.3 ms to 0.03 ms on the same machine,
 and benchmarks/bench_http.py measures the driver against such an echo.
@@ -21,7 +21,7 @@ at once is answered 503 and closed (never a thread more). :func:`foreign` tells 
 page sent (an ``Origin`` not the server's own, a ``Host`` off loopback: docs/driver-api.md,
 "Security and processes"). Nothing here keeps the interpreter alive:
 every thread is a daemon, and ``stop`` closes the listener and every open connection
-(DESIGN.md, "No hang").
+(docs/architecture.md).
 """
 
 from __future__ import annotations

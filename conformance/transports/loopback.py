@@ -2,7 +2,7 @@
 work bounded in time without hanging the kit.
 
 The servers themselves are :mod:`.httpd`. Work that may stall (a scripted model reply) runs on
-daemon threads, so a stalled script cannot hold the interpreter at exit (DESIGN.md, "No hang").
+daemon threads, so a stalled script cannot hold the interpreter at exit (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Generated from :mod:`.wire`'s route table and the pydantic models of :mod:`.protocol`, so it
 cannot drift from what the kit sends and accepts; the committed copy is
-``docs/driver-api.openapi.json`` and a test fails when it is stale (DESIGN.md, "How the kit
-observes a target"). Schemas are pydantic's *validation* schemas: the kit validates a target's
+``docs/driver-api.openapi.json`` and a test fails when it is stale
+(docs/architecture.md). Schemas are pydantic's *validation* schemas: the kit validates a target's
 answers with exactly these. docs/driver-api.md is the prose for adapter authors.
 """
 

@@ -1,4 +1,4 @@
-"""Target specs: the TARGET argument of ``subagent-tck certify`` (DESIGN.md, "Command line").
+"""Target specs: the TARGET argument of ``subagent-tck certify`` (docs/architecture.md).
 
 ::
 

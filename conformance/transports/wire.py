@@ -5,8 +5,8 @@ Both ends of the HTTP transport (:mod:`.http_target` in the kit, :mod:`.http_ser
 an in-process target) and the OpenAPI document (:mod:`.openapi`) read this module, and this
 module reads :class:`~.target.Deployment` itself: one route per method, its arguments and result
 taken from the method's signature and type hints. A method added to the protocol is a route
-without further work, so the wire cannot drift from the Python protocol (DESIGN.md, "How the kit
-observes a target"; docs/driver-api.md is the prose).
+without further work, so the wire cannot drift from the Python protocol
+(docs/architecture.md; docs/driver-api.md is the prose).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 TF-08 validates a filter against the global restrictable set: the names of the global tools
 registered now. This runtime validates it against what the *parent* can see, as if a child had
-to be a subset of its parent (a non-escalation rule that seed 000 explicitly disclaims). A
+to be a subset of its parent (a non-escalation rule that the design explicitly disclaims). A
 parent's scope-local tool or the reserved ``run_code`` of a ``ptc`` parent then passes as a
 filter name, and a global the parent's own restriction hides is refused. The other TF-08
 checks start children from an unrestricted parent without locals, where the two sets coincide

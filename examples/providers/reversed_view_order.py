@@ -1,6 +1,6 @@
 """A conforming target that offers every view in reverse order (BREAKS None).
 
-No rule fixes the order of a view (RULES.md, TF note): the oracle's order is admitted globals
+No rule fixes the order of a view (docs/rules.md, TF note): the oracle's order is admitted globals
 in registration order, then locals, then ``run_code``; this target lists the same entries
 backwards, in its schemas and SDK bindings alike. A certifier that compared views as lists
 would fail it falsely.

@@ -1,6 +1,6 @@
-"""The rule catalogue: one :class:`~subagent_tck.spec.rule.Rule` per id of RULES.md.
+"""The rule catalogue: one :class:`~subagent_tck.spec.rule.Rule` per id of docs/rules.md.
 
-One module per family; this module gathers them in RULES.md's order and offers look-ups.
+One module per family; this module gathers them in docs/rules.md's order and offers look-ups.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""DE: depth, rules DE-01..DE-10 of RULES.md.
+"""DE: depth, rules DE-01..DE-10 of docs/rules.md.
 
 DE-03, DE-04, DE-05 and DE-09 decide the ``depthLimit`` capability; the others (derivation and
 the domain of stored and runtime depths) bind every target. DE-05 carries the whole depth
-domain of RULES.md's "Decision (domain)" as raw JSON text (``depth-json``) and Python values.
+domain of docs/rules.md's "Decision (domain)" as raw JSON text (``depth-json``) and Python values.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _value(title: str, value: object, observed: dict[str, Any], holds: bool = Tr
                    holds=holds)
 
 
-#: RULES.md "Decision (domain)", row by row, as a JavaScript runtime reads the JSON text.
+#: docs/rules.md "Decision (domain)", row by row, as a JavaScript runtime reads the JSON text.
 _DOMAIN: tuple[Example, ...] = (
     _json("0", {"accepted": 0}),
     _json("3", {"accepted": 3}),

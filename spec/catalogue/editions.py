@@ -1,7 +1,7 @@
-"""EN: entry points by edition, rules EN-01..EN-03 of RULES.md.
+"""EN: entry points by edition, rules EN-01..EN-03 of docs/rules.md.
 
-EN-01 and EN-02 bind the ``preset-composition`` edition (seed 000), EN-03 the
-``request-controls`` edition (the per-request controls seed 003 builds on).
+EN-01 and EN-02 bind the ``preset-composition`` edition, EN-03 the
+``request-controls`` edition (the per-request controls later editions build on).
 """
 
 from __future__ import annotations

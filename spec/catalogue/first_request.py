@@ -1,4 +1,4 @@
-"""FR: first-request consistency, rules FR-01..FR-05 of RULES.md. They bind every provider.
+"""FR: first-request consistency, rules FR-01..FR-05 of docs/rules.md. They bind every provider.
 
 These rules compare observations over a child's life (publication, requests, resume), so their
 examples are narrative; FR-03's setup failures are also shown through the ``start`` oracle.

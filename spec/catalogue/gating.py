@@ -1,4 +1,4 @@
-"""CA: capability gating, rules CA-01..CA-05 of RULES.md. They bind every provider.
+"""CA: capability gating, rules CA-01..CA-05 of docs/rules.md. They bind every provider.
 
 CA-01 and CA-05 are judged by the ``start`` oracle; the ordering and honesty rules are narrative.
 """

@@ -1,4 +1,4 @@
-"""PE: persona (capability ``persona``), rules PE-01..PE-05 of RULES.md.
+"""PE: persona (capability ``persona``), rules PE-01..PE-05 of docs/rules.md.
 
 Examples use the ``sections`` oracle (most-specific-wins prompt assembly) and the ``persona``
 oracle (composition and strict templates); PE-04 compares two observations and is narrative.

@@ -1,4 +1,4 @@
-"""TF: the tool filter (capability ``toolFilter``), rules TF-01..TF-16 of RULES.md.
+"""TF: the tool filter (capability ``toolFilter``), rules TF-01..TF-16 of docs/rules.md.
 
 Stateful rules carry ``view``, ``restriction`` or ``wire`` examples that the oracle judges
 (:mod:`subagent_tck.spec.judge`); behaviour over time (dispose, copying) is narrative.

@@ -1,4 +1,4 @@
-"""Exit codes are a stable contract (DESIGN.md, "Results and verdicts")."""
+"""Exit codes are a stable contract (docs/architecture.md)."""
 
 from __future__ import annotations
 

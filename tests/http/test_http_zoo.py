@@ -1,4 +1,4 @@
-"""Broken providers fail the same rules over HTTP as in-process (DESIGN.md, "Quality bars": a
+"""Broken providers fail the same rules over HTTP as in-process (docs/architecture.md: a
 certifier that certifies a broken provider is worse than none, whatever the transport).
 
 A sample of the zoo (examples/providers), one entry per rule family, is served behind the

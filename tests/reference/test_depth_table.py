@@ -1,4 +1,4 @@
-"""The depth table of RULES.md (DE "Decision") tried at every public entry of the Host.
+"""The depth table of docs/rules.md (DE "Decision") tried at every public entry of the Host.
 
 Each value is given either as JSON text (read as JavaScript reads it, with
 :func:`spec.read_json_number`) or as a Python value. Every rejection must leave the host exactly

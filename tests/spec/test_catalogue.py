@@ -1,4 +1,4 @@
-"""The catalogue's lint: the rules of spec/catalogue against RULES.md, and every executable
+"""The catalogue's lint: the rules of spec/catalogue against the rule list, and every executable
 example against the oracle (one test per example, ids like ``TF-01[2]``)."""
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def rows_of_copy() -> list[Row]:
 
 
 def expected_rows() -> list[Row]:
-    """RULES.md's rows, read from the file when the checkout has it, else the committed copy."""
+    """The rule list's ids, read from the list beside the checkout when there is one, else from the
+    committed copy (tests/spec/rule_ids.txt)."""
     if RULES_MD.exists():
         return rows_of_rules_md(RULES_MD.read_text(encoding="utf-8"))
     return rows_of_copy()

@@ -48,7 +48,7 @@ from ._support import (
 
 MAX = MAX_SAFE_INTEGER
 
-#: RULES.md DE "Decision (domain)", as values a caller passes: JSON texts read as JavaScript
+#: docs/rules.md DE "Decision (domain)", as values a caller passes: JSON texts read as JavaScript
 #: reads them (``spec.read_json_number``) and Python values.
 TABLE: tuple[tuple[str, object], ...] = (
     ("JSON -0", read_json_number("-0")),

@@ -1,7 +1,7 @@
 """The ``subagent`` tool as a request-controls entry point (EN-03, component ``subagent-tool``).
 
 In the request-controls edition the tool's own configuration carries ``persona`` and
-``toolFilter`` for every child it starts (seed 002; docs/rules.md#en-03): the child is composed
+``toolFilter`` for every child it starts (docs/rules.md#en-03): the child is composed
 by them as the PE and TF rules say, gated by the bound provider's capabilities. The persona is a
 per-case nonce the kit sends nowhere else, so only a child composed with it can show it; the
 filter denies one global tool and the child's first request must not offer it.
