@@ -235,7 +235,7 @@ def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = Non
                                                "--fuzz-output-dir"),
               rules: Sequence[str] = ()) -> Suite | None:
     """The suite a profile runs: the default suite plus the generated fuzz campaign against
-    ``target_spec``, sized by the profile (``runner.PROFILES``: deployments, and a wall cap
+    ``target_spec``, sized by the profile (``profiles.PROFILES``: deployments, and a wall cap
     that ``fuzz_budget`` overrides). Fuzz is imported only here: nothing else of conformance
     imports it. A partial ``ci`` run (``rules`` given: the replay of a fixed case) runs no
     campaign, so that it stays quick and shows that case alone; None then (the default
