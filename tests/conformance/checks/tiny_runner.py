@@ -1,6 +1,6 @@
-"""A tiny runner for the check tests: run registered checks on a target, per provider and
-edition, the way the real runner plans them (a rule applies to a provider when its capability
-is advertised and its edition is the run's), and collect what each rule came to."""
+"""A tiny runner for the check tests: the engine's public planner (``runner.plan``) decides
+which checks run for which provider and edition, ``check.run_check`` runs each, and this
+module only collects what each rule came to, cell by cell."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from hypothesis import Phase, settings
 
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Failure
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ProviderInfo
+from subagent_tck.conformance.core.protocol import DeploymentConfig
 from subagent_tck.conformance.core.target import Deployment, Target
 from subagent_tck.conformance.engine.check import REGISTRY, CheckContext, run_check
 from subagent_tck.conformance.engine.checks import load_checks
-from subagent_tck.spec import RULES_BY_ID, Edition
+from subagent_tck.conformance.engine.runner import Suite, plan
+from subagent_tck.spec import CATALOGUE, Edition
 
 
 @dataclass
@@ -59,30 +60,19 @@ class Verdicts:
 _RANK = {"n/a": 0, "not-run": 1, "pass": 2, "fail": 3, "error": 4}
 
 
-def applies(rule_id: str, provider: ProviderInfo | None, providers: list[ProviderInfo],
-            edition: Edition) -> bool:
-    rule = RULES_BY_ID[rule_id]
-    if rule.edition is not None and rule.edition != edition:
-        return False
-    if rule.capability is None:
-        return True
-    if provider is None:
-        return any(rule.capability in p.capabilities for p in providers)
-    return rule.capability in provider.capabilities
-
-
 @contextmanager
 def _no_shrinking() -> Iterator[None]:
     """Hypothesis without its shrink phase while the checks run: a test only needs to know
     that a rule fails, not the smallest state that shows it (the runner's profiles shrink)."""
-    previous = settings._current_profile  # type: ignore[attr-defined]
-    settings.register_profile("tiny-runner", settings.get_profile(previous or "default"),
+    previous = settings.default  # the settings in force (public API: no private attribute)
+    settings.register_profile("tiny-runner", previous,
                               phases=[p for p in Phase if p is not Phase.shrink])
     settings.load_profile("tiny-runner")
     try:
         yield
     finally:
-        settings.load_profile(previous or "default")
+        settings.register_profile("tiny-runner-restored", previous)
+        settings.load_profile("tiny-runner-restored")
 
 
 def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | None = None,
@@ -99,44 +89,41 @@ def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | N
     info = target.info()
     verdicts = Verdicts()
     for edition in editions or info.editions:
-        for name in names:
-            chk = REGISTRY[name]
-            chosen = [p for p in info.providers if providers is None or p.name in providers]
-            scopes: list[ProviderInfo | None] = list(chosen) if chk.per_provider else [None]
-            for provider in scopes:
-                planned = [r for r in chk.rules if applies(r, provider, info.providers, edition)]
-                if not planned:
-                    continue
-                ctx = _Context(target=target, check=chk, edition=edition, provider=provider,
-                               providers=list(info.providers), seed=seed,
-                               max_examples=max_examples)
-                run_check(ctx)
-                left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
-                key = provider.name if provider else None
-                for rule in planned:
-                    failures = [f for f in ctx.failures if f.rule == rule]
-                    crashed = any(f.traceback for f in ctx.failures)
-                    verdicts.failures.extend(failures)
-                    if failures:
-                        outcome = "error" if all(f.error for f in failures) else "fail"
-                    elif crashed or left:
-                        outcome = "error"
-                        if left:
-                            verdicts.failures.append(Failure(
-                                rule=rule, check=name, title="", message=f"unconsumed {left}",
-                                provider=key))
-                    elif rule in ctx.not_applicable:
-                        outcome = "n/a"
-                    elif rule in ctx.exercised:
-                        outcome = "pass"
-                    else:
-                        outcome = "not-run"
-                    cell = (rule, key, edition.value)
-                    previous = verdicts.outcomes.get(cell, "n/a")
-                    if _RANK[outcome] >= _RANK[previous]:
-                        verdicts.outcomes[cell] = outcome
-                    if crashed and not failures:
-                        verdicts.failures.extend(f for f in ctx.failures if f.traceback)
+        # planned by the engine's own public planner (what applies to whom), then run
+        suite = Suite(tuple(CATALOGUE), {name: REGISTRY[name] for name in names})
+        for item in plan(suite, info, edition, None,
+                         frozenset(providers) if providers is not None else None):
+            chk, provider, planned, name = item.check, item.provider, item.rules, item.check.name
+            ctx = _Context(target=target, check=chk, edition=edition, provider=provider,
+                           providers=list(info.providers), seed=seed,
+                           max_examples=max_examples)
+            run_check(ctx)
+            left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
+            key = provider.name if provider else None
+            for rule in planned:
+                failures = [f for f in ctx.failures if f.rule == rule]
+                crashed = any(f.traceback for f in ctx.failures)
+                verdicts.failures.extend(failures)
+                if failures:
+                    outcome = "error" if all(f.error for f in failures) else "fail"
+                elif crashed or left:
+                    outcome = "error"
+                    if left:
+                        verdicts.failures.append(Failure(
+                            rule=rule, check=name, title="", message=f"unconsumed {left}",
+                            provider=key))
+                elif rule in ctx.not_applicable:
+                    outcome = "n/a"
+                elif rule in ctx.exercised:
+                    outcome = "pass"
+                else:
+                    outcome = "not-run"
+                cell = (rule, key, edition.value)
+                previous = verdicts.outcomes.get(cell, "n/a")
+                if _RANK[outcome] >= _RANK[previous]:
+                    verdicts.outcomes[cell] = outcome
+                if crashed and not failures:
+                    verdicts.failures.extend(f for f in ctx.failures if f.traceback)
     return verdicts
 
 
