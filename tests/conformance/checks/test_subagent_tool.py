@@ -18,8 +18,9 @@ from subagent_tck.conformance.core.outcome import Failure
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.check import Check, CheckContext, run_check
 from subagent_tck.conformance.engine.checks import load_checks
+from subagent_tck.conformance.engine.runner import Suite, plan
 from subagent_tck.conformance.transports.builtin import reference_target
-from subagent_tck.spec import Edition
+from subagent_tck.spec import CATALOGUE, Edition
 
 ST_RULES = {f"ST-{n:02d}" for n in range(1, 10)}
 ZOO = (
@@ -45,13 +46,15 @@ def st_checks() -> list[Check]:
 def run_st(target: Target, editions: tuple[Edition, ...] = tuple(Edition)) -> Iterator[
     tuple[CheckContext, list[Failure]]
 ]:
+    """Each ST check as the engine plans it (``runner.plan``: per provider, per edition), run
+    by ``check.run_check``."""
     info = target.info()
-    for chk in st_checks():
-        for provider in info.providers if chk.per_provider else [None]:
-            for edition in editions:
-                ctx = CheckContext(target, chk, edition, provider, info.providers, 0, 5)
-                run_check(ctx)
-                yield ctx, ctx.failures
+    suite = Suite(tuple(CATALOGUE), {c.name: c for c in st_checks()})
+    for edition in editions:
+        for item in plan(suite, info, edition, None):
+            ctx = CheckContext(target, item.check, edition, item.provider, info.providers, 0, 5)
+            run_check(ctx)
+            yield ctx, ctx.failures
 
 
 def failing_rules(target: Target) -> set[str]:
