@@ -353,8 +353,8 @@ class GatewayServer:
         return _json(reply_to_chat(reply))
 
     def _messages(self, request: Request, name: str, agent: str | None, kind: str) -> Answer:
-        """The Anthropic Messages routes (conformance/transports/gateway_anthropic.py): ``agent`` from
-        the path, or None to attribute the request by its agent marker."""
+        """The Anthropic Messages routes (conformance/transports/gateway_anthropic.py):
+        ``agent`` from the path, or None to attribute the request by its agent marker."""
         from . import gateway_anthropic as anthropic
         if request.method != "POST":
             return anthropic.error(405, f"{request.method} is not allowed: POST a message")

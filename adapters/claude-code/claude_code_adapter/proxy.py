@@ -4,10 +4,10 @@ A request of the adapter's start driver (the parent that stands for the kit's ``
 system text carrying ``[subagent-tck start=TOKEN]``) is answered here: the parent's scripted
 ``Agent`` call, then its end. Every other request is forwarded byte for byte to the kit's
 gateway (``{gatewayUrl}/v1/messages``), which attributes it by the agent marker the adapter
-planted (conformance/transports/gateway_anthropic.py), and the kit's answer is relayed as it came. The
-adapter keeps the last request of each agent (what it sees: ``view``, ``tool-schemas``,
-``prompt``) and which agent was last told to call each tool (whose body ran, for
-``invocations``).
+planted (conformance/transports/gateway_anthropic.py), and the kit's answer is relayed as it
+came. The adapter keeps the last request of each agent (what it sees: ``view``,
+``tool-schemas``, ``prompt``) and which agent was last told to call each tool (whose body ran,
+for ``invocations``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports import gateway_anthropic as anthropic
 from subagent_tck.conformance.transports.httpd import Answer, Request, ServerThread
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.core.protocol import (
     AgentRef,
     DeploymentConfig,
@@ -54,6 +53,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolSpec,
     ViewEntry,
 )
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.spec import (
     Capability,
     Edition,
