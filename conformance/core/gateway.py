@@ -70,6 +70,9 @@ class Gateway:
         self._optional: set[str] = set()  # scripts that may stay unconsumed (see script())
         self._bound: dict[str, str] = {}  # agent -> marker
         self.exchanges: list[Exchange] = []
+        # requests whose reply is still being computed (a scripted callback may act on the
+        # target first: the request was made, and a reader must see it, whatever finishes first)
+        self._pending: list[ModelRequest] = []
         self.unattributed: list[Unattributed] = []
 
     def script(self, marker: str, *replies: Reply, required: bool = True) -> str:
@@ -98,7 +101,12 @@ class Gateway:
                         break
             queue = self._scripts.get(marker) if marker is not None else None
             step: Reply = queue.popleft() if queue else DEFAULT_REPLY
-        reply = step(request) if callable(step) else step
+            self._pending.append(request)
+        try:
+            reply = step(request) if callable(step) else step
+        finally:
+            with self._lock:
+                self._pending.remove(request)
         with self._lock:
             self.exchanges.append(Exchange(request=request, reply=reply, marker=marker))
         return reply
@@ -113,7 +121,8 @@ class Gateway:
 
     def requests(self, agent: str | None = None) -> list[ModelRequest]:
         with self._lock:
-            return [e.request for e in self.exchanges if agent is None or e.request.agent == agent]
+            made = [e.request for e in self.exchanges] + self._pending
+            return [r for r in made if agent is None or r.agent == agent]
 
     def agents_for(self, marker: str) -> list[str]:
         """The agents bound to ``marker`` (normally one)."""
