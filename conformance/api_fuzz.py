@@ -246,7 +246,7 @@ class ApiFuzzer:
         except ImportError:
             raise TckError(ErrorCode.USAGE, "fuzz-api needs Schemathesis: pip install "
                            "'subagent-tck[api-fuzz]', or pass --probes-only") from None
-        from hypothesis import HealthCheck, given, settings
+        from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis import seed as seeded
         from hypothesis.errors import Unsatisfiable
         from schemathesis import GenerationMode
@@ -269,7 +269,8 @@ class ApiFuzzer:
                 send = self._sender(observer, operation)
                 test: Callable[[], None] = settings(
                     max_examples=self.examples, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck), print_blob=False)(
+                    suppress_health_check=list(HealthCheck), print_blob=False,
+                    phases=[p for p in Phase if p is not Phase.explain])(
                     seeded(self.seed * 1000 + index * 2 + (mode is GenerationMode.NEGATIVE))(
                         given(strategy)(send)))  # type: ignore[no-untyped-call]
                 try:

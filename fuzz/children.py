@@ -386,6 +386,8 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         if isinstance(snapshot.get("view"), list):
             expected = sorted(e.name for e in lock.model.view(child))
             if names != expected:
+                if child.label in lock.model.agents:
+                    lock.check_view(child.label)  # wrong now too: the view's own rule
                 raise lock.diverge(
                     "published", f"{child.label} was published before its view was final",
                     expected, snapshot.get("view"),

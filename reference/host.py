@@ -3,10 +3,10 @@
 Every public method validates its input and raises :class:`spec.TckError` with a stable code
 (INVALID_REQUEST, UNKNOWN_AGENT, UNKNOWN_SESSION, UNKNOWN_RESTRICTION, ...) whose message names
 the fix, leaving the state as it was. Parts can be swapped by subclassing: ``child_start_class``,
-``resume_class``, ``loop_class`` and ``resolver_class``. Agents become observable only through
-:meth:`publish` (FR-02); top-level agents are published at creation (depth from their header,
-DE-01). Every new agent, child or not, starts in the deployment's presentation mode
-(``mode``); nothing of a parent's scope carries over to a child (flat, TF-13).
+``resume_class``, ``loop_class``, ``resolver_class`` and ``scope_class``. Agents become
+observable only through :meth:`publish` (FR-02); top-level agents are published at creation
+(depth from their header, DE-01). Every new agent, child or not, starts in the deployment's
+presentation mode (``mode``); nothing of a parent's scope carries over to a child (flat, TF-13).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from .delegation import ChildStart, Resume, Run
 from .events import AGENT_PUBLISHED, AGENT_RETIRED, PROVIDER_ADDED, PROVIDER_REMOVED, EventLog
 from .loop import AgentLoop, RunResult
 from .model import Message, Model, ModelRequest
-from .prompt import PromptSection, assemble_sections, validate_section
+from .prompt import PromptSection, assemble_sections, render_strict, validate_section
 from .provider import Provider, ProviderEvent, ProviderRegistry, default_providers
 from .registry import ToolRegistry
 from .resolver import ResolvedTool, Resolver
@@ -60,6 +60,9 @@ class Host:
     resume_class: type[Resume] = Resume
     loop_class: type[AgentLoop] = AgentLoop
     resolver_class: type[Resolver] = Resolver
+    scope_class: type[Scope] = Scope
+    #: How a section's template becomes its text when a prompt is assembled (PE-05).
+    render_template = staticmethod(render_strict)
 
     def __init__(
         self,
@@ -187,7 +190,7 @@ class Host:
                 self._next_session += 1
                 session = f"session-{self._next_session}"
             self._next_session += 1
-        scope = Scope(agent_id, self.registry, mode or self.default_mode)
+        scope = self.scope_class(agent_id, self.registry, mode or self.default_mode)
         return Agent(agent_id, session, scope, depth, runtime_depth, parent, provider)
 
     def publish(
@@ -351,7 +354,8 @@ class Host:
         """The agent's rendered sections in order: what its next request's system text is."""
         scope = self.agent(agent).scope
         visible = {e.name for e in self.resolver.view(scope)}
-        return assemble_sections(self._sections, scope.sections(), visible, self.variables)
+        return assemble_sections(self._sections, scope.sections(), visible, self.variables,
+                                 self.render_template)
 
     def system_text(self, agent: str) -> str:
         return assemble_system_prompt(self.prompt(agent))

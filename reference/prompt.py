@@ -12,7 +12,7 @@ a model request is :func:`spec.assemble_system_prompt` of exactly these sections
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from subagent_tck.spec import (
@@ -66,8 +66,10 @@ def assemble_sections(
     scoped: Sequence[PromptSection],
     visible: Collection[str],
     variables: Mapping[str, str],
+    render: Callable[[str, Mapping[str, str], str], str] = render_strict,
 ) -> tuple[Section, ...]:
-    """The rendered sections of one scope's prompt, in order (PE-01, TF-16)."""
+    """The rendered sections of one scope's prompt, in order (PE-01, TF-16); each template is
+    rendered by ``render`` (PE-05: :func:`render_strict`)."""
     names = {s.name for s in deployment}
     if PERSONA_SECTION not in names:
         # A child persona takes the persona's place (first) even without a deployment persona.
@@ -84,5 +86,5 @@ def assemble_sections(
         guides = by_name[item.name].guides
         if guides is not None and guides not in visible:
             continue
-        out.append(Section(item.name, render_strict(item.text, variables, item.name)))
+        out.append(Section(item.name, render(item.text, variables, item.name)))
     return tuple(out)

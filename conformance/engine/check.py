@@ -16,6 +16,7 @@ defined: an unknown rule id, a duplicate name, a rule the check does not cite.
 from __future__ import annotations
 
 import contextlib
+import re
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -106,6 +107,19 @@ class _Abort(Exception):
     """Ends a check early after a failure that makes its remaining steps meaningless."""
 
 
+#: Template variable names every runtime the kit has met accepts. The rules fix no grammar for
+#: variable names (docs/rules.md#PE-05 asks the child persona for the deployment persona's
+#: semantics, whatever they are); the checks draw names of the oracle's wider grammar, and a
+#: target may refuse a deployment naming one outside this set (DSH: docs/dsh.md).
+PORTABLE_VARIABLE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+class Inexpressible(Exception):
+    """The target refused to set up a drawn deployment it may refuse (a variable name outside
+    :data:`PORTABLE_VARIABLE`): the case says nothing about the rules, and a property
+    (:meth:`CheckContext.for_all`) draws another instead."""
+
+
 @dataclass
 class CheckContext:
     """What a check works with: the target, a fresh deployment per use, and the verdicts."""
@@ -143,7 +157,14 @@ class CheckContext:
                 fields["tools"] = [ToolSpec(name=t, description=f"tool {t}") for t in tools]
             config = DeploymentConfig(**fields)
         self.gateway = Gateway()
-        deployment = self.target.deploy(config, self.gateway)
+        try:
+            deployment = self.target.deploy(config, self.gateway)
+        except TckError as exc:
+            unportable = [n for n in config.variables if not PORTABLE_VARIABLE.fullmatch(n)]
+            if exc.code is ErrorCode.INVALID_TEMPLATE and unportable:
+                raise Inexpressible(f"the target refused the variable names {unportable}: "
+                                    f"{exc.message}") from exc
+            raise
         self._open.append(deployment)
         return deployment
 
@@ -255,8 +276,9 @@ class CheckContext:
         """Run ``body`` on states drawn by the Hypothesis ``strategy`` (seeded by the run's
         seed, ``max_examples`` from the profile). The first failing state is shrunk and its
         failures, with the shrunk state as ``example``, are the ones recorded."""
-        from hypothesis import HealthCheck, given, settings
+        from hypothesis import HealthCheck, Phase, given, reject, settings
         from hypothesis import seed as seeded
+        from hypothesis.errors import Unsatisfiable
 
         kept = self.failures
         found: list[Failure] = []
@@ -279,6 +301,10 @@ class CheckContext:
             database=None,
             suppress_health_check=list(HealthCheck),
             print_blob=False,
+            # no explain phase: once a state fails, Hypothesis would trace every later run
+            # line by line (sys.settrace before 3.12), which made checks over a slow target
+            # many times slower; the failure is reported from the kit's own record
+            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
         )
         @seeded(self.seed)
         @given(strategy)
@@ -292,12 +318,17 @@ class CheckContext:
             if trial is None and not spent:
                 self.close()
                 self.failures = []
+                refused = False
                 try:
                     body(state)
                 except _Abort:
                     pass
+                except Inexpressible:
+                    refused = True
                 finally:
                     trial, self.failures = self.failures, kept
+                if refused:
+                    reject()  # a case the target may refuse to set up: draw another
                 trial = [f if f.example else f.model_copy(update={"example": repr(state)})
                          for f in trial]
                 if trial:
@@ -318,6 +349,8 @@ class CheckContext:
             prop()
         except (_Found, _Spent):
             kept.extend(found)
+        except Unsatisfiable:
+            pass  # every drawn case was one the target may refuse; the explicit ones ran
         finally:
             self.failures = kept
             self.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host, Scope
+from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-10"
@@ -29,10 +29,7 @@ class AllowAsDenyScope(Scope):
 
 
 class AllowAsDenyHost(Host):
-    def new_agent(self, **kwargs: Any) -> Agent:
-        agent = super().new_agent(**kwargs)
-        agent.scope = AllowAsDenyScope(agent.scope.id, self.registry, agent.scope.mode)
-        return agent
+    scope_class = AllowAsDenyScope
 
 
 def provider() -> Any:

@@ -18,7 +18,11 @@ from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
-ALSO_BREAKS = ("TF-03", "TF-10")
+#: The same case-folded allow list wherever a view is composed: the empty and one-entry lists of
+#: TF-03, tools registered later (TF-10), and every child whose view, first request, published
+#: snapshot, resumed request or later requests carry that composition (EN-01, FR-01, FR-02,
+#: FR-04, FR-05): each shows the extra tool that differs from an allowed one only by case.
+ALSO_BREAKS = ("TF-03", "TF-10", "EN-01", "FR-01", "FR-02", "FR-04", "FR-05")
 
 
 class _CaseFoldedScope:

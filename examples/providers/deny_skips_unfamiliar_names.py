@@ -20,7 +20,10 @@ from subagent_tck.spec import Restriction
 BREAKS = "TF-01"
 #: The same forgotten deny entries, seen where several restrictions meet (TF-02), where a deny
 #: list meets tools registered later (TF-09) and where named tools are unregistered (TF-11).
-ALSO_BREAKS = ("TF-02", "TF-09", "TF-11")
+#: Children composed with such a deny list carry the forgotten tool too: in their view and
+#: first request (EN-01, FR-01), their published snapshot (FR-02), their resumed request (FR-04)
+#: and later requests (FR-05).
+ALSO_BREAKS = ("TF-02", "TF-09", "TF-11", "EN-01", "FR-01", "FR-02", "FR-04", "FR-05")
 
 #: The only names whose deny entries this resolver honours.
 FAMILIAR = frozenset({

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host, Scope
+from subagent_tck.reference import Host, Scope
 
 BREAKS = "TF-14"
 
@@ -23,10 +23,7 @@ class ResetScope(Scope):
 
 
 class ResetHost(Host):
-    def new_agent(self, **kwargs: Any) -> Agent:
-        agent = super().new_agent(**kwargs)
-        agent.scope = ResetScope(agent.scope.id, self.registry, agent.scope.mode)
-        return agent
+    scope_class = ResetScope
 
 
 def provider() -> Any:

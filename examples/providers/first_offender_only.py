@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host, Scope
+from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "TF-08"
@@ -33,10 +33,7 @@ class FirstOffenderScope(Scope):
 
 
 class FirstOffenderHost(Host):
-    def new_agent(self, **kwargs: Any) -> Agent:
-        agent = super().new_agent(**kwargs)
-        agent.scope = FirstOffenderScope(agent.scope.id, self.registry, agent.scope.mode)
-        return agent
+    scope_class = FirstOffenderScope
 
 
 def provider() -> Any:

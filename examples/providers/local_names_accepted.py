@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host, Scope
+from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import ErrorCode, TckError, validate_restriction
 
 BREAKS = "TF-08"
@@ -28,10 +28,7 @@ class LocalNamesScope(Scope):
 
 
 class LocalNamesHost(Host):
-    def new_agent(self, **kwargs: Any) -> Agent:
-        agent = super().new_agent(**kwargs)
-        agent.scope = LocalNamesScope(agent.scope.id, self.registry, agent.scope.mode)
-        return agent
+    scope_class = LocalNamesScope
 
 
 def provider() -> Any:

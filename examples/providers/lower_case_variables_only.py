@@ -18,7 +18,6 @@ from typing import Any
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.prompt import render_strict
-from subagent_tck.spec import Section, resolve_sections
 
 BREAKS = "PE-05"
 #: The rules that compare a composed prompt with the oracle's see the same raw placeholder.
@@ -35,20 +34,7 @@ def render_or_keep(template: str, variables: Mapping[str, str], what: str) -> st
 
 
 class LowerCaseVariablesHost(Host):
-    def prompt(self, agent: str) -> tuple[Section, ...]:
-        scope = self.agent(agent).scope
-        visible = {e.name for e in self.resolver.view(scope)}
-        deployment = self.deployment_sections()
-        by_name = {s.name: s for s in (*deployment, *scope.sections())}
-        resolved = resolve_sections(
-            [Section(s.name, s.template) for s in deployment],
-            [Section(s.name, s.template) for s in scope.sections()],
-        )
-        return tuple(
-            Section(s.name, render_or_keep(s.text, self.variables, s.name))
-            for s in resolved
-            if by_name[s.name].guides is None or by_name[s.name].guides in visible
-        )
+    render_template = staticmethod(render_or_keep)
 
 
 def provider() -> Any:

@@ -18,9 +18,7 @@ from subagent_tck.spec import (
     ABSENT,
     PERSONA_SECTION,
     ErrorCode,
-    Section,
     TckError,
-    resolve_sections,
 )
 
 BREAKS = "PE-05"
@@ -50,20 +48,7 @@ class LenientPersona(ChildStart):
 class LenientHost(Host):
     child_start_class = LenientPersona
 
-    def prompt(self, agent: str) -> tuple[Section, ...]:
-        scope = self.agent(agent).scope
-        visible = {e.name for e in self.resolver.view(scope)}
-        deployment = self.deployment_sections()
-        by_name = {s.name: s for s in (*deployment, *scope.sections())}
-        resolved = resolve_sections(
-            [Section(s.name, s.template) for s in deployment],
-            [Section(s.name, s.template) for s in scope.sections()],
-        )
-        return tuple(
-            Section(s.name, render_lenient(s.text, self.variables, s.name))
-            for s in resolved
-            if by_name[s.name].guides is None or by_name[s.name].guides in visible
-        )
+    render_template = staticmethod(render_lenient)
 
 
 def provider() -> Any:

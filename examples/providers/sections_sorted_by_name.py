@@ -15,6 +15,11 @@ from subagent_tck.reference import Host
 from subagent_tck.reference.prompt import PromptSection
 
 BREAKS = "PE-01"
+#: The sorted sections are the prompt every child composes from: a child that inherits the
+#: persona (PE-02), shadows it with an empty one (PE-03) or renders its variables (PE-05) gets
+#: its sections in the wrong order, and so do its first request and prompt inspection (FR-01,
+#: FR-02, FR-04, FR-05) and a preset child (EN-01).
+ALSO_BREAKS = ("PE-02", "PE-03", "PE-05", "EN-01", "FR-01", "FR-02", "FR-04", "FR-05")
 
 
 class SortedSectionsHost(Host):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host, Scope
+from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-02"
@@ -26,10 +26,7 @@ class UnionScope(Scope):
 
 
 class UnionHost(Host):
-    def new_agent(self, **kwargs: Any) -> Agent:
-        agent = super().new_agent(**kwargs)
-        agent.scope = UnionScope(agent.scope.id, self.registry, agent.scope.mode)
-        return agent
+    scope_class = UnionScope
 
 
 def provider() -> Any:

@@ -16,9 +16,7 @@ runs start leaves loopback: Claude Code's model is the adapter's endpoint on 127
 
 from __future__ import annotations
 
-import fcntl
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_install import ensure_installed
 
 from subagent_tck.conformance.core.baseline import load_baseline
 
@@ -38,22 +37,10 @@ BASELINE = "adapters/claude-code/baseline.toml"
 
 def _npm_ci() -> None:
     """Install Claude Code once (``npm ci``), failing with npm's answer when it cannot."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("`npm` is not on PATH: install Node.js 18 or later (it ships npm), then "
-                    "`cd adapters/claude-code && npm ci`")
-    with open(ADAPTER / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if INSTALLED.is_file():
-            return
-        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ADAPTER,
-                                capture_output=True, text=True, timeout=TIMEOUT,
-                                stdin=subprocess.DEVNULL, check=False)
-        if result.returncode != 0 or not INSTALLED.is_file():
-            tail = "\n".join((result.stdout + result.stderr).splitlines()[-20:])
-            pytest.fail(f"`npm ci` in adapters/claude-code failed (exit {result.returncode}); "
-                        "Claude Code comes from the npm registry, retry `cd adapters/claude-code "
-                        f"&& npm ci` once it is reachable:\n{tail}")
+    ensure_installed(ADAPTER, timeout=TIMEOUT)
+    if not INSTALLED.is_file():
+        pytest.fail(f"`npm ci` in adapters/claude-code left no {INSTALLED.name}: Claude Code's "
+                    "install script did not run; retry `cd adapters/claude-code && npm ci`")
 
 
 def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:

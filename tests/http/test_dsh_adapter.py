@@ -20,7 +20,6 @@ test fails, loudly, with npm's own words and the command to retry; it never skip
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shutil
 import subprocess
@@ -29,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from npm_install import ensure_installed
 
 from subagent_tck.conformance.core.baseline import load_baseline
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "dsh"
-INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
 TIMEOUT = 600
 BASELINE = "adapters/dsh/baseline.toml"
 CONTINUABLE_BASELINE = "adapters/dsh/baseline.continuable.toml"
@@ -46,29 +45,9 @@ PRESETS_BASELINE = "adapters/dsh/baseline.presets.toml"
 CONTINUABLE_RULES = ("FR-04", "CA-01", "CA-03", "CA-05")
 
 
-def _npm_ci() -> None:
-    """Install the adapter once (``npm ci``), failing with npm's answer when it cannot."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("`npm` is not on PATH: install Node.js 20 or later (it ships npm), then "
-                    "`cd adapters/dsh && npm ci`")
-    with open(ADAPTER / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if INSTALLED.is_dir():
-            return
-        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ADAPTER,
-                                capture_output=True, text=True, timeout=TIMEOUT,
-                                stdin=subprocess.DEVNULL, check=False)
-        if result.returncode != 0 or not INSTALLED.is_dir():
-            tail = "\n".join((result.stdout + result.stderr).splitlines()[-20:])
-            pytest.fail(f"`npm ci` in adapters/dsh failed (exit {result.returncode}); the DSH "
-                        f"packages come from the npm registry, retry `cd adapters/dsh && npm "
-                        f"ci` once it is reachable:\n{tail}")
-
-
 def _certify(output: Path, path: str, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:
     """One certify run of ``path``: ``one-shot``, ``continuable`` or ``presets``."""
-    _npm_ci()
+    ensure_installed(ADAPTER, timeout=TIMEOUT)
     node = shutil.which("node")
     if node is None:
         pytest.fail("`node` is not on PATH: install Node.js (20 or later; the adapter runs DSH "

@@ -6,13 +6,12 @@ not yet (``npm ci``, under the same lock) and a failed install fails the test; i
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from npm_install import ensure_installed
 
 from examples.roster import broken
 from examples.roster.roster import ROLES, Roster
@@ -21,7 +20,6 @@ from subagent_tck.conformance.core import promises_file as pf
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "dsh"
-INSTALLED = ADAPTER / "node_modules" / "@deepseek-ai" / "dsh-subagent"
 SHARED = ROOT / "examples" / "roster" / "promises.toml"
 #: the shared file with each role's tier model: DSH's children report their model
 FILE = str(ADAPTER / "examples" / "roster" / "promises.toml")
@@ -34,15 +32,7 @@ def node() -> str:
     if npm is None or node is None:
         pytest.fail("`node` and `npm` must be on PATH (Node.js 20 or later), then "
                     "`cd adapters/dsh && npm ci`")
-    with open(ADAPTER / ".install.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not INSTALLED.is_dir():
-            result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ADAPTER,
-                                    capture_output=True, text=True, timeout=600,
-                                    stdin=subprocess.DEVNULL, check=False)
-            if result.returncode != 0 or not INSTALLED.is_dir():
-                pytest.fail(f"`npm ci` in adapters/dsh failed (exit {result.returncode}): "
-                            f"retry `cd adapters/dsh && npm ci`:\n{result.stderr[-2000:]}")
+    ensure_installed(ADAPTER)
     return node
 
 

@@ -21,7 +21,12 @@ import { addProvider, loadSubagentTool, noHostDepth, noRuntimeContext, removePro
 export async function openDeployment(rawConfig, gateway) {
   const config = DeploymentConfig(rawConfig, 'the deployment config');
   const host = new DshHost(config, gateway);
-  await host.boot();
+  try {
+    await host.boot();
+  } catch (error) {
+    host.close(); // a deployment refused at boot leaves nothing running
+    throw error;
+  }
   return host;
 }
 

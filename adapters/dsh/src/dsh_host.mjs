@@ -167,16 +167,30 @@ export class DshHost {
     }
     if (this.gateway !== null) ctx.llm.registerAdapter([ROUTE], new GatewayLlmAdapter(this.gateway));
     for (const [name, value] of Object.entries(config.variables)) {
-      ctx.systemPrompt.variable(name, () => value);
+      try {
+        ctx.systemPrompt.variable(name, () => value);
+      } catch (error) {
+        // dsh-system-prompt's variable names are [a-z][a-z0-9_]* (docs/dsh.md, "Variable names
+        // are lower case only"): a deployment naming another cannot be set up. Refused as the
+        // template error it is, naming the variable, never as a crash.
+        throw new TckError(Code.INVALID_TEMPLATE, `DSH refuses the deployment variable name `
+          + `${JSON.stringify(name)}: ${error.message}`, { offending: [name] });
+      }
     }
     let order = 10;
     this.guided = new Set(config.sections.filter((section) => section.guides).map((s) => s.name));
     for (const section of config.sections) {
       order += 1;
       const { guides } = section;
-      ctx.systemPrompt.section({ name: section.name, order,
-        text: guides ? (context) => (ctx.tools.get(guides, context.scope) ? section.text : '')
-          : section.text });
+      try {
+        ctx.systemPrompt.section({ name: section.name, order,
+          text: guides ? (context) => (ctx.tools.get(guides, context.scope) ? section.text : '')
+            : section.text });
+      } catch (error) {
+        // a name DSH holds itself (its persona's `deployment:persona`): refused, never a crash
+        throw new TckError(Code.INVALID_CONFIG, `DSH refuses the deployment section name `
+          + `${JSON.stringify(section.name)}: ${error.message}`, { offending: [section.name] });
+      }
     }
     for (const spec of config.tools) this.registerTool(spec, null);
     this.root = await this.createAgent();

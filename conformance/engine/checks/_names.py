@@ -87,16 +87,19 @@ def _fit(name: str) -> str:
     return name[:MAX_NAME]
 
 
+_COMPOUND = st.one_of(
+    st.lists(_WORD, min_size=2, max_size=4).map("_".join),
+    st.tuples(_WORD, _WORD).map(lambda t: f"mcp__{t[0]}__{t[1]}"),
+)
+#: Built once: a strategy built afresh for every name cost more than drawing from it.
+_TOOL_NAME = st.one_of(st.sampled_from(EXAMPLES), _WORD, _COMPOUND, _LONG).map(_fit).filter(
+    is_tool_name)
+
+
 def tool_name() -> st.SearchStrategy[str]:
     """One tool name: a hand-written example, a generated word, a snake_case or MCP-style
     compound, or a long name."""
-    words = st.lists(_WORD, min_size=2, max_size=4)
-    compound = st.one_of(
-        words.map("_".join),
-        st.tuples(_WORD, _WORD).map(lambda t: f"mcp__{t[0]}__{t[1]}"),
-    )
-    return st.one_of(st.sampled_from(EXAMPLES), _WORD, compound, _LONG).map(_fit).filter(
-        is_tool_name)
+    return _TOOL_NAME
 
 
 _SUFFIXES = ("_v2", "s", "-2", "_file", "é", "_", "X")

@@ -45,7 +45,8 @@ NO_PERSONA = "the provider does not advertise persona (CA-01 decides that it ref
 #: extension of it, non-ASCII, and one after it.
 EXAMPLES: tuple[tuple[str, ...], ...] = (
     ("agents:guide", "house:rules"),
-    ("a", "Deployment:persona-prefix", "deployment:persona"),
+    # (a prefix other than ``deployment:persona``, the name DSH gives its own persona section)
+    ("a", "Deployment:persona-prefix", "deployment:person"),
     ("deployment:persona-prefix-2", "Zeta", "développeur:guide"),
 )
 
