@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 FIXTURES = Path(__file__).with_name("fixtures")
@@ -33,3 +36,28 @@ def gone_within(pids: list[int], seconds: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def pids_of(pidfile: Path, seconds: float = 10.0) -> list[int]:
+    """The pids a fixture adapter wrote to ``pidfile`` (at least two), waiting at most
+    ``seconds`` for them."""
+    deadline = time.monotonic() + seconds
+    while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
+        assert time.monotonic() < deadline, "the adapter never wrote its pids"
+        time.sleep(0.02)
+    return [int(p) for p in pidfile.read_text().split()]
+
+
+@contextmanager
+def launched_kit(script: str, command: str) -> Iterator[subprocess.Popen[str]]:
+    """A kit process running ``script`` with the adapter ``command`` line as its argument,
+    once it printed ``launched``; killed on the way out if it still runs."""
+    kit = subprocess.Popen([sys.executable, "-c", script, command],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert kit.stdout is not None and kit.stdout.readline().strip() == "launched"
+        yield kit
+    finally:
+        if kit.poll() is None:
+            kit.kill()
+            kit.wait()
