@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from examples.providers._parts import MisreadRestrictionsResolver
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
@@ -25,31 +26,15 @@ BREAKS = "TF-01"
 ALSO_BREAKS = ("TF-03", "TF-10", "EN-01", "FR-01", "FR-02", "FR-04", "FR-05")
 
 
-class _CaseFoldedScope:
-    """The scope as the broken resolver reads it: allow lists widened by case folding."""
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._scope, name)
-
-    def restrictions(self) -> tuple[Restriction, ...]:
-        names = self._scope.registry.names()
-        out = []
-        for r in self._scope.restrictions():
-            if r.allow is not None:  # the bug: "read" in allow admits "Read" too
-                folded = {a.casefold() for a in r.allow}
-                r = Restriction(r.allow | {n for n in names if n.casefold() in folded}, r.deny)
-            out.append(r)
-        return tuple(out)
-
-
-class CaseFoldingResolver(Resolver):
-    def view(self, scope: Scope | None) -> tuple[ResolvedTool, ...]:
-        if scope is None:
-            return super().view(None)
-        return super().view(_CaseFoldedScope(scope))  # type: ignore[arg-type]
+class CaseFoldingResolver(MisreadRestrictionsResolver):
+    def misread(self, scope: Scope, restriction: Restriction) -> Restriction:
+        if restriction.allow is None:
+            return restriction
+        # the bug: "read" in allow admits "Read" too
+        folded = {a.casefold() for a in restriction.allow}
+        names = scope.registry.names()
+        return Restriction(restriction.allow | {n for n in names if n.casefold() in folded},
+                           restriction.deny)
 
 
 class CaseFoldingHost(Host):

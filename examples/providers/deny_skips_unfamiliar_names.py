@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from examples.providers._parts import MisreadRestrictionsResolver
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
@@ -32,29 +33,13 @@ FAMILIAR = frozenset({
 })
 
 
-class _ForgetfulScope:
-    """The scope as the broken resolver reads it: unfamiliar deny entries dropped."""
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._scope, name)
-
-    def restrictions(self) -> tuple[Restriction, ...]:
-        out = []
-        for r in self._scope.restrictions():
-            if r.deny is not None:  # the bug: a deny entry it does not recognise is ignored
-                r = Restriction(r.allow, frozenset(n for n in r.deny if n in FAMILIAR))
-            out.append(r)
-        return tuple(out)
-
-
-class ForgetfulResolver(Resolver):
-    def view(self, scope: Scope | None) -> tuple[ResolvedTool, ...]:
-        if scope is None:
-            return super().view(None)
-        return super().view(_ForgetfulScope(scope))  # type: ignore[arg-type]
+class ForgetfulResolver(MisreadRestrictionsResolver):
+    def misread(self, scope: Scope, restriction: Restriction) -> Restriction:
+        if restriction.deny is None:
+            return restriction
+        # the bug: a deny entry it does not recognise is ignored
+        return Restriction(restriction.allow, frozenset(n for n in restriction.deny
+                                                        if n in FAMILIAR))
 
 
 class ForgetfulHost(Host):

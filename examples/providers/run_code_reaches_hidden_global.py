@@ -10,34 +10,18 @@ it, executing them does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from examples.providers._parts import RegistryDispatchResolver
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ExecutionContext, Host, Resolver, Scope, ToolResult
-from subagent_tck.reference.resolver import invoke
+from subagent_tck.reference import Host
 
 BREAKS = "TF-12"
 
 
-class FullTableResolver(Resolver):
-    def _run_calls(
-        self, scope: Scope, arguments: Mapping[str, Any], context: ExecutionContext
-    ) -> ToolResult:
-        calls = arguments.get("calls")
-        if not isinstance(calls, list):
-            return super()._run_calls(scope, arguments, context)
-        bound = set(self.sdk_bindings(scope))
-        results = []
-        for call in calls:
-            name = call.get("tool") if isinstance(call, Mapping) else None
-            tool = self.registry.get(name) if isinstance(name, str) else None
-            if name not in bound and tool is not None:  # the bug: the unfiltered table answers
-                results.append(invoke(tool, call.get("arguments", {}), context).to_json())
-                continue
-            one = super()._run_calls(scope, {"calls": [call]}, context)
-            results.extend(one.content["results"] if not one.is_error else [one.to_json()])
-        return ToolResult(content={"results": results})
+class FullTableResolver(RegistryDispatchResolver):
+    def registry_answers(self, name: object, bound: set[str]) -> bool:
+        return name not in bound  # the bug: the unfiltered table answers
 
 
 class FullTableHost(Host):

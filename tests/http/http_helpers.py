@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.conformance.core.protocol import Message, ModelRequest, ToolCall, ToolSchema
+from subagent_tck.conformance.transports.gateway_server import CONTEXT_PREFIX
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -33,3 +42,60 @@ def gone_within(pids: list[int], seconds: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def pids_of(pidfile: Path, seconds: float = 10.0) -> list[int]:
+    """The pids a fixture adapter wrote to ``pidfile`` (at least two), waiting at most
+    ``seconds`` for them."""
+    deadline = time.monotonic() + seconds
+    while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
+        assert time.monotonic() < deadline, "the adapter never wrote its pids"
+        time.sleep(0.02)
+    return [int(p) for p in pidfile.read_text().split()]
+
+
+@contextmanager
+def launched_kit(script: str, command: str) -> Iterator[subprocess.Popen[str]]:
+    """A kit process running ``script`` with the adapter ``command`` line as its argument,
+    once it printed ``launched``; killed on the way out if it still runs."""
+    kit = subprocess.Popen([sys.executable, "-c", script, command],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert kit.stdout is not None and kit.stdout.readline().strip() == "launched"
+        yield kit
+    finally:
+        if kit.poll() is None:
+            kit.kill()
+            kit.wait()
+
+
+#: Any UTF-8 text (no surrogates), short: what the gateways' wire tests draw names and texts from.
+words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+arguments = st.dictionaries(words, st.one_of(st.integers(-5, 5), words, st.booleans()),
+                            max_size=3)
+
+
+def tool_calls(ids: st.SearchStrategy[str]) -> st.SearchStrategy[list[ToolCall]]:
+    """Up to two tool calls whose ids and names are drawn from ``ids``."""
+    return st.lists(st.builds(ToolCall, id=ids, name=ids, arguments=arguments), max_size=2)
+
+
+def model_requests(calls: st.SearchStrategy[list[ToolCall]],
+                   system: st.SearchStrategy[str] = words,
+                   **more: st.SearchStrategy[Any]) -> st.SearchStrategy[ModelRequest]:
+    """Model requests as a gateway wire must carry them: user texts that are not context
+    notices, assistant turns with ``calls``, tool results; ``more`` draws further fields."""
+    messages = st.one_of(
+        st.builds(Message, role=st.just("user"), content=words.filter(
+            lambda t: not t.startswith(CONTEXT_PREFIX))),
+        st.builds(Message, role=st.just("assistant"), content=st.none() | words,
+                  toolCalls=calls),
+        st.builds(Message, role=st.just("tool"), content=words, toolCallId=words,
+                  isError=st.booleans()),
+    )
+    return st.builds(
+        ModelRequest, agent=words, system=system,
+        tools=st.lists(st.builds(ToolSchema, name=words, description=words,
+                                 parameters=st.just({"type": "object"})), max_size=3),
+        messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2), **more,
+    )

@@ -13,17 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
+from http_helpers import model_requests, tool_calls, words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call, text
-from subagent_tck.conformance.core.protocol import (
-    Message,
-    ModelReply,
-    ModelRequest,
-    ToolCall,
-    ToolSchema,
-)
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports.gateway_anthropic import (
     MessagesShapeError,
     agent_marker,
@@ -35,30 +30,15 @@ from subagent_tck.conformance.transports.gateway_anthropic import (
     reply_to_message,
     request_to_messages,
 )
-from subagent_tck.conformance.transports.gateway_server import CONTEXT_PREFIX, GatewayServer
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.spec import StopReason
 
 PROBE = json.loads((Path(__file__).parent / "fixtures" / "claude_code_probe.json")
                    .read_text(encoding="utf-8"))
 
-words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 ids = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=16)
-arguments = st.dictionaries(words, st.one_of(st.integers(-5, 5), words, st.booleans()),
-                            max_size=3)
-calls = st.lists(st.builds(ToolCall, id=ids, name=ids, arguments=arguments), max_size=2)
-messages = st.one_of(
-    st.builds(Message, role=st.just("user"), content=words.filter(
-        lambda t: not t.startswith(CONTEXT_PREFIX))),
-    st.builds(Message, role=st.just("assistant"), content=st.none() | words, toolCalls=calls),
-    st.builds(Message, role=st.just("tool"), content=words, toolCallId=words,
-              isError=st.booleans()),
-)
-requests = st.builds(
-    ModelRequest, agent=words, system=words.filter(lambda t: "[subagent-tck" not in t),
-    tools=st.lists(st.builds(ToolSchema, name=words, description=words,
-                             parameters=st.just({"type": "object"})), max_size=3),
-    messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2),
-)
+calls = tool_calls(ids)
+requests = model_requests(calls, system=words.filter(lambda t: "[subagent-tck" not in t))
 replies = st.builds(ModelReply, text=st.none() | words.filter(bool), toolCalls=calls,
                     stopReason=st.sampled_from(list(StopReason)))
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from http_helpers import model_requests, tool_calls, words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,6 @@ from subagent_tck.conformance.core.protocol import (
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_server import (
-    CONTEXT_PREFIX,
     MODEL_NAME,
     ChatShapeError,
     GatewayClient,
@@ -35,24 +35,9 @@ from subagent_tck.conformance.transports.gateway_server import (
 )
 from subagent_tck.spec import StopReason
 
-words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
-arguments = st.dictionaries(words, st.one_of(st.integers(-5, 5), words, st.booleans()),
-                            max_size=3)
-calls = st.lists(st.builds(ToolCall, id=words, name=words, arguments=arguments), max_size=2)
-messages = st.one_of(
-    st.builds(Message, role=st.just("user"), content=words.filter(
-        lambda t: not t.startswith(CONTEXT_PREFIX))),
-    st.builds(Message, role=st.just("assistant"), content=st.none() | words, toolCalls=calls),
-    st.builds(Message, role=st.just("tool"), content=words, toolCallId=words,
-              isError=st.booleans()),
-)
-requests = st.builds(
-    ModelRequest, agent=words, system=words,
-    tools=st.lists(st.builds(ToolSchema, name=words, description=words,
-                             parameters=st.just({"type": "object"})), max_size=3),
-    messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2),
-    model=st.none() | words.filter(lambda m: m not in ("", MODEL_NAME)),
-)
+calls = tool_calls(words)
+requests = model_requests(
+    calls, model=st.none() | words.filter(lambda m: m not in ("", MODEL_NAME)))
 replies = st.builds(ModelReply, text=st.none() | words, toolCalls=calls,
                     stopReason=st.sampled_from(list(StopReason)))
 

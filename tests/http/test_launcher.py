@@ -6,11 +6,10 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
-from http_helpers import adapter_command, alive, gone_within
+from http_helpers import adapter_command, alive, gone_within, launched_kit, pids_of
 
 from subagent_tck.conformance.core.gateway import Gateway, text
 from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
@@ -72,14 +71,6 @@ def test_a_command_that_does_not_exist_is_a_usage_error() -> None:
     assert caught.value.code is ErrorCode.USAGE and "check the cmd: command" in str(caught.value)
 
 
-def pids_of(pidfile: Path, seconds: float = 10.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
-        assert time.monotonic() < deadline, "the spawner never wrote its pids"
-        time.sleep(0.02)
-    return [int(p) for p in pidfile.read_text().split()]
-
-
 def test_closing_stops_every_process_the_adapter_started(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     target = launch(adapter_command("spawner", str(pidfile)), timeout=1)
@@ -105,18 +96,11 @@ def test_the_adapter_and_its_children_stop_when_the_kit_ends_by_a_signal(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
     pidfile = tmp_path / "pids"
-    kit = subprocess.Popen([sys.executable, "-c", KIT, adapter_command("spawner", str(pidfile))],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert kit.stdout is not None and kit.stdout.readline().strip() == "launched"
+    with launched_kit(KIT, adapter_command("spawner", str(pidfile))) as kit:
         pids = pids_of(pidfile)
         kit.send_signal(sig)
         kit.wait(10)
         assert gone_within(pids, 10), f"left running after {sig.name}: {pids}"
-    finally:
-        if kit.poll() is None:
-            kit.kill()
-            kit.wait()
     assert kit.returncode != 0
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from http_helpers import adapter_command, alive, gone_within
+from http_helpers import adapter_command, alive, gone_within, launched_kit, pids_of
 
 from subagent_tck.conformance.transports import launcher
 from subagent_tck.conformance.transports.launcher import launch, ready_url
@@ -23,14 +23,6 @@ from subagent_tck.spec import ErrorCode, TckError
 
 def process_adapter(mode: str, arg: str) -> str:
     return adapter_command(mode, arg, script="process_adapter.py")
-
-
-def pids_of(pidfile: Path, seconds: float = 10.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
-        assert time.monotonic() < deadline, "the adapter never wrote its pids"
-        time.sleep(0.02)
-    return [int(p) for p in pidfile.read_text().split()]
 
 
 def kill(pids: list[int]) -> None:
@@ -112,19 +104,14 @@ def test_the_watchdog_stops_escaped_processes_when_the_kit_is_killed(
     tmp_path: Path, mode: str,
 ) -> None:
     pidfile = tmp_path / "pids"
-    kit = subprocess.Popen([sys.executable, "-c", KIT, process_adapter(mode, str(pidfile))],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     pids: list[int] = []
     try:
-        assert kit.stdout is not None and kit.stdout.readline().strip() == "launched"
-        pids = pids_of(pidfile)
-        kit.kill()
-        kit.wait(10)
-        assert gone_within(pids, 10), f"left running after the kit was killed: {pids}"
-    finally:
-        if kit.poll() is None:
+        with launched_kit(KIT, process_adapter(mode, str(pidfile))) as kit:
+            pids = pids_of(pidfile)
             kit.kill()
-            kit.wait()
+            kit.wait(10)
+            assert gone_within(pids, 10), f"left running after the kit was killed: {pids}"
+    finally:
         kill(pids)
 
 

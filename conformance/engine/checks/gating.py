@@ -195,16 +195,28 @@ def asks_st(draw: Any, edition: Edition, provider: ProviderInfo) -> dict[Capabil
     return {c: (draw(st.sampled_from(routes(edition, c))), VALID[c]) for c in caps}
 
 
+def lacking_or_skip(
+    ctx: CheckContext, *rules: str
+) -> tuple[ProviderInfo, list[Capability]] | None:
+    """The provider and the controls it lacks; ``None``, with ``rules`` skipped, when there is
+    no provider or it advertises every control (nothing to refuse)."""
+    provider = ctx.provider
+    lacking = missing(provider)
+    if provider is None or not lacking:
+        for rule in rules:
+            ctx.skip(rule, "the provider advertises every control: nothing to refuse")
+        return None
+    return provider, lacking
+
+
 @check("CA-01", "CA-02", name="gating-unsupported-refused")
 def unsupported_refused(ctx: CheckContext) -> None:
     """A control the provider does not advertise, asked for by the request, a preset or a
     descriptor, is refused with UNSUPPORTED_CAPABILITY naming it, before the provider runs."""
-    provider = ctx.provider
-    lacking = missing(provider)
-    if provider is None or not lacking:
-        for rule in ("CA-01", "CA-02"):
-            ctx.skip(rule, "the provider advertises every control: nothing to refuse")
+    found = lacking_or_skip(ctx, "CA-01", "CA-02")
+    if found is None:
         return
+    provider, lacking = found
     for cap in lacking:
         for route in routes(ctx.edition, cap):
             refusal(ctx, "CA-01", {cap: (route, VALID[cap])},
@@ -222,12 +234,10 @@ def unsupported_refused(ctx: CheckContext) -> None:
 def capability_first(ctx: CheckContext) -> None:
     """An invalid value for a control the provider lacks reports UNSUPPORTED_CAPABILITY, not
     the value's own error (a start accepted outright is CA-01's failure, a silent downgrade)."""
-    provider = ctx.provider
-    lacking = missing(provider)
-    if provider is None or not lacking:
-        for rule in ("CA-03", "CA-01"):
-            ctx.skip(rule, "the provider advertises every control: nothing to refuse")
+    found = lacking_or_skip(ctx, "CA-03", "CA-01")
+    if found is None:
         return
+    provider, lacking = found
     judged_any = False
     for cap in lacking:
         route = routes(ctx.edition, cap)[0]

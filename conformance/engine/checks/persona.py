@@ -14,7 +14,7 @@ deployment persona every child inherits.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from subagent_tck.spec import (
@@ -26,9 +26,11 @@ from subagent_tck.spec import (
     TckError,
     assemble_system_prompt,
 )
+from subagent_tck.spec.persona import NamedText
 
 from ...core.gateway import call, text
 from ...core.protocol import DeploymentConfig, ModelRequest, PresetSpec
+from ...core.target import Deployment
 from ..check import CheckContext, check
 from ._support import (
     as_pairs,
@@ -124,23 +126,11 @@ def _child_shadow(ctx: CheckContext, texts: Vocabulary) -> None:
     oracle_accepts(outcome, "child start")
     with ctx.step("PE-01", "starting a child with a persona"):
         child = dep.start(request)
-    expected = expected_sections(cfg, outcome)
-    observed = sections_of(dep, child.agent)
-    ctx.expect(
-        "PE-01",
-        observed == as_pairs(expected),
+    _expect_child_persona(
+        ctx, "PE-01", dep, child.agent, expected_sections(cfg, outcome),
         f"the child's prompt carries its persona as {PERSONA_SECTION} in the deployment "
         "persona's position",
-        as_pairs(expected),
-        observed,
-    )
-    requests = ctx.gateway.requests(child.agent)
-    ctx.expect(
-        "PE-01",
-        bool(requests) and requests[0].system == assemble_system_prompt(expected),
         "the child's model receives the child persona in place of the deployment persona",
-        assemble_system_prompt(expected),
-        requests[0].system if requests else None,
     )
     ctx.expect(
         "PE-01",
@@ -200,23 +190,36 @@ def _omitted_inherits(ctx: CheckContext, texts: Vocabulary) -> None:
         oracle_accepts(outcome, what)
         with ctx.step("PE-02", f"starting a child ({what})"):
             child = dep.start(request)
-        expected = expected_sections(cfg, outcome)
-        observed = sections_of(dep, child.agent)
-        ctx.expect(
-            "PE-02",
-            observed == as_pairs(expected),
+        _expect_child_persona(
+            ctx, "PE-02", dep, child.agent, expected_sections(cfg, outcome),
             f"{what}: the child's prompt carries the composed persona",
-            as_pairs(expected),
-            observed,
-        )
-        requests = ctx.gateway.requests(child.agent)
-        ctx.expect(
-            "PE-02",
-            bool(requests) and requests[0].system == assemble_system_prompt(expected),
             f"{what}: the child's model receives the composed persona",
-            assemble_system_prompt(expected),
-            requests[0].system if requests else None,
         )
+
+
+def _expect_child_persona(
+    ctx: CheckContext,
+    rule: str,
+    dep: Deployment,
+    child: str,
+    expected: Sequence[NamedText],
+    claim: str,
+    model_claim: str | None = None,
+) -> None:
+    """The child's prompt inspection gives the oracle's ``expected`` sections (``claim``)
+    and, with ``model_claim``, its first model request's system text is their assembly."""
+    observed = sections_of(dep, child)
+    ctx.expect(rule, observed == as_pairs(expected), claim, as_pairs(expected), observed)
+    if model_claim is None:
+        return
+    requests = ctx.gateway.requests(child)
+    ctx.expect(
+        rule,
+        bool(requests) and requests[0].system == assemble_system_prompt(expected),
+        model_claim,
+        assemble_system_prompt(expected),
+        requests[0].system if requests else None,
+    )
 
 
 @check("PE-03", name="persona-empty-shadows")
@@ -249,13 +252,9 @@ def _empty_shadows(ctx: CheckContext, texts: Vocabulary) -> None:
     with ctx.step("PE-03", "starting a child with an empty persona"):
         child = dep.start(request)
     expected = expected_sections(cfg, outcome)
-    observed = sections_of(dep, child.agent)
-    ctx.expect(
-        "PE-03",
-        observed == as_pairs(expected),
+    _expect_child_persona(
+        ctx, "PE-03", dep, child.agent, expected,
         f"the child's prompt has an empty {PERSONA_SECTION} in the deployment persona's place",
-        as_pairs(expected),
-        observed,
     )
     requests = ctx.gateway.requests(child.agent)
     ctx.expect("PE-03", bool(requests), "the child made a model request", ">= 1", len(requests))

@@ -13,7 +13,7 @@ from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import ErrorCode, StartOutcome, check_depth
 
 from .tiny_runner import checks_of, run
-from .zoo_cases import CONFORMING, DEPTH, allowed, judge
+from .zoo_cases import CONFORMING, DEPTH, assert_breaks_only_its_rule, assert_conforms
 
 DE_RULES = {f"DE-{n:02d}" for n in range(1, 11)}
 CAP_RULES = {"DE-03", "DE-04", "DE-05", "DE-09"}
@@ -31,17 +31,12 @@ def test_every_depth_check_passes_on_the_reference_for_every_provider() -> None:
 
 @pytest.mark.parametrize("name", DEPTH)
 def test_a_zoo_entry_fails_the_depth_rule_it_breaks_and_no_other(name: str) -> None:
-    module, verdicts = judge(name, "DE")
-    failed = verdicts.failed_rules()
-    assert module.BREAKS in failed, verdicts.explain()
-    assert failed <= allowed(module), verdicts.explain()
+    assert_breaks_only_its_rule(name, "DE")
 
 
 @pytest.mark.parametrize("name", CONFORMING)
 def test_a_conforming_zoo_entry_passes_every_depth_check(name: str) -> None:
-    module, verdicts = judge(name, "DE")
-    assert module.BREAKS is None
-    assert not verdicts.bad(), verdicts.explain()
+    assert_conforms(name, "DE")
 
 
 def test_the_domain_table_holds_what_rules_md_lists_with_the_oracle_verdicts() -> None:

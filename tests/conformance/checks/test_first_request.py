@@ -13,7 +13,7 @@ from subagent_tck.conformance.engine.check import REGISTRY
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
-from .test_persona import FAMILY_CHECKS, zoo
+from .test_persona import assert_fails_exactly_its_rule
 from .tiny_runner import checks_of, run
 
 FR_RULES = {f"FR-{n:02d}" for n in range(1, 6)}
@@ -50,8 +50,4 @@ def test_rollback_is_not_applicable_to_a_provider_without_setup_controls() -> No
 
 @pytest.mark.parametrize("name", ZOO)
 def test_a_first_request_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
-    module = zoo(name)
-    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
-    failed = verdicts.failed_rules()
-    assert module.BREAKS in failed, verdicts.explain()
-    assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}, verdicts.explain()
+    assert_fails_exactly_its_rule(name)

@@ -40,6 +40,18 @@ def zoo(name: str) -> ModuleType:
     return importlib.import_module(f"examples.providers.{name}")
 
 
+def assert_fails_exactly_its_rule(name: str) -> None:
+    """Run the PE, FR and EN checks on zoo entry ``name``: its ``BREAKS`` rule fails, and no
+    other rule but those of its ``ALSO_BREAKS`` these checks cite."""
+    module = zoo(name)
+    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    cited = {r for n in checks_of(*FAMILY_CHECKS) for r in REGISTRY[n].rules}
+    also = set(getattr(module, "ALSO_BREAKS", ())) & cited  # the consequences these checks see
+    assert failed == {module.BREAKS, *also}, verdicts.explain()
+
+
 def test_every_pe_rule_has_a_check() -> None:
     assert {r for n in checks_of("persona") for r in REGISTRY[n].rules} == PE_RULES
 
@@ -101,13 +113,7 @@ def test_drawn_personas_cover_valid_and_invalid_templates() -> None:
 
 @pytest.mark.parametrize("name", ZOO)
 def test_a_persona_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
-    module = zoo(name)
-    verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
-    failed = verdicts.failed_rules()
-    assert module.BREAKS in failed, verdicts.explain()
-    cited = {r for n in checks_of(*FAMILY_CHECKS) for r in REGISTRY[n].rules}
-    also = set(getattr(module, "ALSO_BREAKS", ())) & cited  # the consequences these checks see
-    assert failed == {module.BREAKS, *also}, verdicts.explain()
+    assert_fails_exactly_its_rule(name)
 
 
 def test_drawn_personas_find_an_empty_variable_left_raw() -> None:

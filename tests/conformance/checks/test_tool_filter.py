@@ -9,7 +9,7 @@ from subagent_tck.conformance.engine.checks import tool_filter
 from subagent_tck.conformance.transports.builtin import reference_target
 
 from .tiny_runner import checks_of, run
-from .zoo_cases import TOOL_FILTER, allowed, judge
+from .zoo_cases import TOOL_FILTER, assert_breaks_only_its_rule, assert_conforms
 
 TF_RULES = {f"TF-{n:02d}" for n in range(1, 17)}
 
@@ -30,16 +30,11 @@ def test_the_child_view_check_is_not_applicable_to_a_provider_without_tool_filte
 
 @pytest.mark.parametrize("name", TOOL_FILTER)
 def test_a_zoo_entry_fails_the_tool_filter_rule_it_breaks_and_no_other(name: str) -> None:
-    module, verdicts = judge(name, "TF")
-    failed = verdicts.failed_rules()
-    assert module.BREAKS in failed, verdicts.explain()
-    assert failed <= allowed(module), verdicts.explain()
+    assert_breaks_only_its_rule(name, "TF")
 
 
 def test_views_are_compared_as_sets_so_a_reversed_order_conforms() -> None:
-    module, verdicts = judge("reversed_view_order", "TF")
-    assert module.BREAKS is None
-    assert not verdicts.bad(), verdicts.explain()
+    assert_conforms("reversed_view_order", "TF")
 
 
 def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> None:

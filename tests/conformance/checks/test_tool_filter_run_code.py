@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -114,17 +115,20 @@ def test_an_in_process_target_without_run_code_is_an_error_never_a_pass() -> Non
     _an_error_naming_the_operation(tf12(OlderTarget(), 0))
 
 
-@pytest.fixture
-def older_over_http() -> Iterator[HttpTarget]:
-    with ServerThread(create_app(OlderTarget(), model_timeout=10.0)) as server:
-        target = HttpTarget(server.url, timeout=10.0)
-        yield target
-        target.close()
+@contextmanager
+def over_http(target: Target) -> Iterator[HttpTarget]:
+    """``target`` behind the driver API on a free loopback port, as an HTTP target."""
+    with ServerThread(create_app(target, model_timeout=10.0)) as server:
+        http = HttpTarget(server.url, timeout=10.0)
+        try:
+            yield http
+        finally:
+            http.close()
 
 
-def test_an_adapter_without_the_run_code_route_is_an_error_never_a_pass(
-        older_over_http: HttpTarget) -> None:
-    _an_error_naming_the_operation(tf12(older_over_http, 0))
+def test_an_adapter_without_the_run_code_route_is_an_error_never_a_pass() -> None:
+    with over_http(OlderTarget()) as older:
+        _an_error_naming_the_operation(tf12(older, 0))
 
 
 class _Short(_Older):
@@ -152,10 +156,8 @@ def test_an_answer_without_one_result_per_call_is_an_error_never_a_pass() -> Non
 
 @pytest.fixture
 def served() -> Iterator[HttpTarget]:
-    with ServerThread(create_app(reference_target(), model_timeout=10.0)) as server:
-        target = HttpTarget(server.url, timeout=10.0)
+    with over_http(reference_target()) as target:
         yield target
-        target.close()
 
 
 def test_run_code_over_http_runs_bound_tools_once_each_and_refuses_the_rest(

@@ -66,3 +66,19 @@ def judge(name: str, *families: str) -> tuple[ModuleType, Verdicts]:
 
 def allowed(module: ModuleType) -> set[str]:
     return ({module.BREAKS} if module.BREAKS else set()) | set(getattr(module, "ALSO_BREAKS", ()))
+
+
+def assert_breaks_only_its_rule(name: str, family: str) -> None:
+    """The checks of ``family`` fail the entry's ``BREAKS`` rule and nothing outside
+    :func:`allowed`."""
+    module, verdicts = judge(name, family)
+    failed = verdicts.failed_rules()
+    assert module.BREAKS in failed, verdicts.explain()
+    assert failed <= allowed(module), verdicts.explain()
+
+
+def assert_conforms(name: str, family: str) -> None:
+    """A conforming entry (``BREAKS = None``) passes every check of ``family``."""
+    module, verdicts = judge(name, family)
+    assert module.BREAKS is None
+    assert not verdicts.bad(), verdicts.explain()
