@@ -24,6 +24,7 @@ Each concept has one home here:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -164,11 +165,18 @@ def snapshot(deployment: Deployment, gateway: Gateway, agents: Iterable[str] = (
 
 
 def expect_unchanged(
-    ctx: CheckContext, rule: str, before: Snapshot, deployment: Deployment, what: str
+    ctx: CheckContext, rule: str, before: Snapshot, deployment: Deployment, what: str,
+    unrelated: Iterable[str] = (),
 ) -> bool:
     """``rule`` holds iff nothing observable changed since ``before`` (uses ``ctx.gateway``;
-    the agents ``before`` watched are watched again)."""
+    the agents ``before`` watched are watched again). Model requests of the ``unrelated``
+    agents (ones the operation does not address, which may still be finishing earlier work on
+    a target whose children run asynchronously) are no trace of it."""
     after = snapshot(deployment, ctx.gateway, before.watched)
+    others = set(unrelated)
+    if others:
+        late = sum(1 for r in ctx.gateway.requests()[before.requests:] if r.agent in others)
+        after = dataclasses.replace(after, requests=after.requests - late)
     changed = before.differences(after)
     return ctx.expect(
         rule,
@@ -176,7 +184,10 @@ def expect_unchanged(
         f"{what} left traces: " + "; ".join(changed),
         "nothing created: no session, agent, event, tool invocation or model request"
         + (", and the watched agents' views and prompts as they were" if before.watched else ""),
-        {"changed": changed, "events": list(after.events[len(before.events):])},
+        {"changed": changed, "events": list(after.events[len(before.events):]),
+         # who made the requests since: a late one from an earlier step or one of the operation
+         "new model requests": [{"agent": r.agent, "messages": len(r.messages)}
+                                for r in ctx.gateway.requests()[before.requests:]]},
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.conformance.engine.checks._texts import Vocabulary, template_cases
 from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
 from subagent_tck.reference import ChildStart, Host
@@ -77,6 +78,7 @@ class _UngatedHost(Host):
 
 
 def _empty_persona_on_acp(target: Target, edition: Edition) -> CheckContext:
+    load_checks()  # the registry is filled on first use: this test may run first in a worker
     info = target.info()
     acp = next(p for p in info.providers if p.name == "acp")
     ctx = CheckContext(target, REGISTRY["persona-empty-shadows"], edition, acp, info.providers,
