@@ -152,7 +152,8 @@ def _user(blocks: list[dict[str, Any]], where: str, role: str,
         if block["type"] == "text":
             text = _block_text(block, at)
             if text.startswith(CONTEXT_PREFIX):
-                context.append(text[len(CONTEXT_PREFIX):].lstrip(" "))
+                notice = text[len(CONTEXT_PREFIX):]  # one separating space, the rest is text
+                context.append(notice[1:] if notice.startswith(" ") else notice)
             else:
                 texts.append(text)
         elif block["type"] == "tool_result" and role == "user":

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from http_helpers import model_requests, tool_calls, words
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call, text
@@ -45,6 +45,8 @@ replies = st.builds(ModelReply, text=st.none() | words.filter(bool), toolCalls=c
 
 @settings(max_examples=60)
 @given(requests)
+# a notice of spaces only: the wire's separating space is one, the rest is the notice's text
+@example(ModelRequest(agent="", system="", tools=[], messages=[], context=[" ", "  x "]))
 def test_a_model_request_survives_the_messages_wire(request: ModelRequest) -> None:
     assert messages_to_request(request.agent, request_to_messages(request)) == request
 
