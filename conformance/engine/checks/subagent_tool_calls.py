@@ -130,7 +130,11 @@ def at_cap_result(ctx: CheckContext) -> None:
     if extras.names:
         for example in extras.examples():
             at_cap(example)
-        ctx.for_all(extras.strategy(), at_cap)
+
+        def drawn(extra: dict[str, Any]) -> None:
+            at_cap(extra)
+
+        ctx.for_all(extras.strategy(), drawn)
     # A child started at the cap (cap 1, child depth 1) is offered the tool too.
     dep = ctx.deploy(hostDepth=5) if own_cap else ctx.deploy()
     root = dep.root().agent
