@@ -1,4 +1,4 @@
-"""The model gateway over HTTP: OpenAI Chat Completions (non-streaming) on 127.0.0.1.
+"""The model gateway over HTTP: OpenAI Chat Completions (streaming or not) on 127.0.0.1.
 
 Kit side, :class:`GatewayServer` serves each deployment's :class:`~.gateway.Gateway` at its own
 base URL (the ``gatewayUrl`` the target learns when the deployment is created); an agent posts
@@ -10,7 +10,9 @@ by :mod:`.http_server` talks to the kit's model as a remote runtime would.
 The mapping between :class:`~.protocol.ModelRequest`/:class:`~.protocol.ModelReply` and the
 Chat Completions shape is documented in docs/driver-api.md ("Model gateway"): runtime-context
 notices (ST-08) are user messages prefixed ``[runtime-context] ``; the stop reasons ``error``
-and ``aborted`` travel as the extension ``finish_reason`` values of the same names.
+and ``aborted`` travel as the extension ``finish_reason`` values of the same names. A
+``stream: true`` request is answered with the same reply as ``chat.completion.chunk`` events
+(:mod:`.gateway_chat_stream`).
 """
 
 from __future__ import annotations
@@ -133,8 +135,6 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
     """A Chat Completions request body, sent by ``agent``, as a ModelRequest."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         raise ChatShapeError("the body must be an object with a messages list")
-    if body.get("stream"):
-        raise ChatShapeError("streaming is not supported: send stream=false (or omit it)")
     raw = body["messages"]
     system = ""
     first = 0
@@ -178,18 +178,38 @@ def reported_model(value: Any) -> str | None:
     return value if isinstance(value, str) and value and value != MODEL_NAME else None
 
 
+def streaming(body: dict[str, Any]) -> tuple[bool, bool]:
+    """``(stream, include_usage)`` of a request body: whether it asked for a stream, and a
+    usage chunk in it (``stream_options.include_usage``); ChatShapeError when ``stream`` or
+    ``stream_options`` is off the OpenAI shape."""
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise ChatShapeError("stream must be true, false or null")
+    options = body.get("stream_options")
+    if options is None:
+        return stream is True, False
+    usage = options.get("include_usage") if isinstance(options, dict) else False
+    if not isinstance(options, dict) or (usage is not None and not isinstance(usage, bool)):
+        raise ChatShapeError("stream_options must be an object whose include_usage is a boolean")
+    return stream is True, stream is True and usage is True
+
+
 _ids = itertools.count(1)
 
 
-def reply_to_chat(reply: ModelReply) -> dict[str, Any]:
+def finish_reason(reply: ModelReply) -> str:
+    """The ``finish_reason`` of ``reply`` (streamed or not)."""
+    return _FINISH.get(reply.stopReason, "tool_calls" if reply.toolCalls else "stop")
+
+
+def reply_to_chat(reply: ModelReply, model: str = MODEL_NAME) -> dict[str, Any]:
     """A ModelReply as a Chat Completions response body."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.toolCalls:
         message["tool_calls"] = [_call_json(c) for c in reply.toolCalls]
-    finish = _FINISH.get(reply.stopReason, "tool_calls" if reply.toolCalls else "stop")
     return {"id": f"chatcmpl-tck-{next(_ids)}", "object": "chat.completion", "created": 0,
-            "model": MODEL_NAME,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(reply)}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
 
 
@@ -249,6 +269,12 @@ def parse_chat(data: bytes) -> Any:
 
 def _error(status: int, message: str, kind: str = "invalid_request_error") -> Answer:
     return _json({"error": {"message": message, "type": kind, "code": None}}, status)
+
+
+def _no_retry(answer: Answer) -> Answer:
+    """``answer`` with ``x-should-retry: false``: OpenAI's clients retry a 5xx, which would take
+    the script's next reply for a failure the script meant (a hook that raised, a stall)."""
+    return answer._replace(headers=(*answer.headers, ("x-should-retry", "false")))
 
 
 def _json(value: Any, status: int = 200) -> Answer:
@@ -332,7 +358,9 @@ class GatewayServer:
             return _error(404, f"no deployment is served at /d/{name} (it was closed)")
         gateway, known = mount
         try:
-            model_request = chat_to_request(agent, parse_chat(request.body))
+            body = parse_chat(request.body)
+            model_request = chat_to_request(agent, body)
+            stream, usage = streaming(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _error(400, f"not a Chat Completions request: {exc}")
         if known is not None and not _reported(known, agent):
@@ -344,13 +372,19 @@ class GatewayServer:
             reply = call_with_timeout(lambda: gateway.complete(model_request),
                                       self.reply_timeout)
         except Stalled:
-            return _error(504, f"the scripted model stalled: no reply for agent {agent} within "
-                          f"{self.reply_timeout:g} s", "timeout")
+            return _no_retry(_error(
+                504, f"the scripted model stalled: no reply for agent {agent} within "
+                f"{self.reply_timeout:g} s", "timeout"))
         except Exception as exc:
-            return _error(500, str(exc) or type(exc).__name__, "server_error")
+            return _no_retry(_error(500, str(exc) or type(exc).__name__, "server_error"))
         with self._lock:
             self.calls += 1
-        return _json(reply_to_chat(reply))
+        model = body.get("model") if isinstance(body.get("model"), str) else MODEL_NAME
+        if stream:
+            from .gateway_chat_stream import reply_to_stream  # (it imports this module)
+            return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
+                          "text/event-stream", (("cache-control", "no-cache"),))
+        return _json(reply_to_chat(reply, model))
 
     def _messages(self, request: Request, name: str, agent: str | None, kind: str) -> Answer:
         """The Anthropic Messages routes (conformance/transports/gateway_anthropic.py):

@@ -98,7 +98,7 @@ def test_what_an_openai_client_sends_is_understood() -> None:
 
 
 @pytest.mark.parametrize("body", [
-    {"messages": "x"}, {"messages": [], "stream": True}, {"messages": [{"role": "robot"}]},
+    {"messages": "x"}, {"messages": [{"role": "robot"}]},
     {"messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "a",
                                                                      "arguments": "{"}}]}]},
     {"messages": [], "tools": [{"type": "function"}]}, [],
@@ -180,7 +180,8 @@ def test_a_failing_hook_fails_the_model_call_with_its_message(server: GatewaySer
             agent="a", system="", tools=[], messages=[Message(role="user", content="X")]))
 
 
-@pytest.mark.parametrize("content", [b"{", b'{"messages": 3}', b'{"messages": [], "stream": true}'])
+@pytest.mark.parametrize("content", [b"{", b'{"messages": 3}', b'{"messages": [], "stream": "yes"}',
+                                     b'{"messages": [], "stream": true, "stream_options": 1}'])
 def test_the_server_answers_a_malformed_request_with_an_openai_error(
     server: GatewayServer, content: bytes
 ) -> None:
