@@ -3,7 +3,9 @@
 Kit side, :class:`GatewayServer` serves each deployment's :class:`~.gateway.Gateway` at its own
 base URL (the ``gatewayUrl`` the target learns when the deployment is created); an agent posts
 to ``{gatewayUrl}/agents/{agentId}/v1/chat/completions``: the agent id in the path is the
-attribution the FR and ST checks read (what a child's first request carried). Target side,
+attribution the FR and ST checks read (what a child's first request carried). A runtime that
+gives every agent one base URL posts ``{gatewayUrl}/v1/chat/completions`` instead, attributed by
+the agent marker in its system text (:func:`.gateway_anthropic.find_marker`). Target side,
 :class:`GatewayClient` is a Gateway that forwards over that wire, so an in-process runtime served
 by :mod:`.http_server` talks to the kit's model as a remote runtime would.
 
@@ -341,14 +343,20 @@ class GatewayServer:
             found = gateway_anthropic.route("/" + parts[3])
             if found is not None:
                 return self._messages(request, unquote(parts[2]), *found)
+            if "/" + parts[3] == CHAT_PATH:  # one base URL for every agent: by marker
+                return self._chat(request, unquote(parts[2]), None)
         parts = path.split("/", 4)  # "", "d", mount, "agents", "{agent}/v1/chat/completions"
         if (len(parts) < 5 or parts[1] != "d" or parts[3] != "agents"
                 or not parts[4].endswith(CHAT_PATH) or len(parts[4]) == len(CHAT_PATH)):
             return _error(404, f"{path} is not a chat completions route of the kit's gateway: "
                           f"use {{gatewayUrl}}/agents/{{agentId}}{CHAT_PATH}")
+        return self._chat(request, unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)]))
+
+    def _chat(self, request: Request, name: str, agent: str | None) -> Answer:
+        """A chat completion: ``agent`` from the path, or None to attribute the request by the
+        agent marker in its system text (as for Anthropic Messages, which cuts it out)."""
         if request.method != "POST":
             return _error(405, f"{request.method} is not allowed: POST a chat completion")
-        name, agent = unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)])
         why = foreign(request)
         if why is not None:
             return _error(403, why)
@@ -359,10 +367,19 @@ class GatewayServer:
         gateway, known = mount
         try:
             body = parse_chat(request.body)
-            model_request = chat_to_request(agent, body)
+            model_request = chat_to_request(agent or "", body)
             stream, usage = streaming(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _error(400, f"not a Chat Completions request: {exc}")
+        if agent is None:
+            from .gateway_anthropic import find_marker
+            agent, system, unmarked = find_marker(model_request.system)
+            model_request = model_request.model_copy(update={"system": system,
+                                                             "agent": agent or ""})
+            if agent is None:
+                reason = (unmarked or "not attributed").replace("/v1/messages", CHAT_PATH)
+                gateway.refuse(model_request, reason)
+                return _error(403, reason, "permission_error")
         if known is not None and not _reported(known, agent):
             reason = (f"the target never reported an agent {agent!r} (in a result, its agent "
                       "list or its events): post as the agents your API reports")
