@@ -6,7 +6,7 @@ the root is scripted to start a child with ``task``, the child to call a tool it
 Prints what the gateway saw, as JSON: each agent's first request (tools, persona), the forged
 call's tool result, the requests refused as unattributed, whether the forged file exists.
 
-    python adapters/opencode/probe.py [--scenario NAME] [--opencode PATH] [--raw FILE]
+    python adapters/opencode/probe.py [--scenario NAME] [--opencode PATH] [--raw FILE] [--keep]
 
 Run it inside a network namespace with loopback only (docs/opencode.md says how) to see that
 nothing leaves the machine. Not an adapter: the kit's checks are not run.
@@ -15,8 +15,10 @@ nothing leaves the machine. Not an adapter: the kit's checks are not run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,7 +95,7 @@ def _config(base: str) -> dict[str, Any]:
             "agent": {"build": {"prompt": f"You are the root persona. {agent_marker('root')}"}}}
 
 
-def probe(scenario: str, opencode: Path, timeout: float) -> dict[str, Any]:
+def probe(scenario: str, opencode: Path, timeout: float, keep: bool = False) -> dict[str, Any]:
     server = Recording().start()
     gateway = Gateway()
     base = server.mount(gateway, known=lambda agent: agent in ("root", "child", "grandchild"))
@@ -131,8 +133,15 @@ def probe(scenario: str, opencode: Path, timeout: float) -> dict[str, Any]:
     except subprocess.TimeoutExpired:
         os.killpg(run.pid, signal.SIGKILL)
         out, err = run.communicate()
+        err += f"\nlevel=ERROR opencode did not finish within {timeout:g} s: killed"
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # what it left in its session
+            os.killpg(run.pid, signal.SIGKILL)
     seconds = round(time.monotonic() - began, 1)
     server.close()
+    written = forged.exists()
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
     first: dict[str, Any] = {}
     for agent in ("root", "child", "grandchild"):
         requests = gateway.requests(agent)
@@ -145,7 +154,7 @@ def probe(scenario: str, opencode: Path, timeout: float) -> dict[str, Any]:
     return {"scenario": scenario, "exit": run.returncode, "seconds": seconds, "agents": first,
             "forged_call_result": str(calls.get("forged-1"))[:300],
             "nested_task_result": str(calls.get("task-2"))[:300] if "task-2" in calls else None,
-            "forged_file_written": forged.exists(),
+            "forged_file_written": written, "kept": str(work) if keep else None,
             "unattributed": [u.reason[:120] for u in gateway.unattributed],
             "warnings": [line[:300] for line in err.splitlines() if "level=WARN" in line
                          or "level=ERROR" in line],
@@ -158,11 +167,13 @@ def main() -> int:
     parser.add_argument("--opencode", type=Path, default=OPENCODE)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--raw", type=Path, help="write every raw request body to this file")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the project and HOME directories (their path is printed)")
     args = parser.parse_args()
     if not args.opencode.exists():
         print(f"no opencode at {args.opencode}: run `npm ci` in {HERE}", file=sys.stderr)
         return 2
-    found = probe(args.scenario, args.opencode, args.timeout)
+    found = probe(args.scenario, args.opencode, args.timeout, args.keep)
     raw = found.pop("raw")
     if args.raw:
         args.raw.write_text(json.dumps(raw, indent=1), encoding="utf-8")
