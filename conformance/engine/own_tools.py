@@ -1,4 +1,5 @@
-"""Global tools a target brings itself: a plugin's tool, a runtime's built-in (docs/certify.md#tools-the-target-brings).
+"""Global tools a target brings itself: a plugin's tool, a runtime's built-in
+(docs/certify.md#tools-the-target-brings).
 
 A runtime loaded with a plugin (a roster that registers one ``delegate`` tool) has global tools
 the kit never registered. The rules treat them like any global tool, but the kit cannot judge
