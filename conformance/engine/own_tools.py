@@ -52,7 +52,7 @@ def find(target: Target, edition: Edition) -> tuple[str, ...]:
 
 def of(target: Target) -> frozenset[str]:
     """The own tools hidden from the checks of ``target`` (none unless :func:`hiding` made it)."""
-    own = getattr(target, "own_tools", frozenset())
+    own: object = getattr(target, "own_tools", None)
     return own if isinstance(own, frozenset) else frozenset()
 
 
