@@ -29,6 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine import own_tools
 from subagent_tck.spec import (
     PROVIDER_MANAGED,
     RUN_CODE,
@@ -88,6 +89,11 @@ class FuzzMachine(RuleBasedStateMachine):
     stats: ClassVar[Stats]
 
     operations: ClassVar[tuple[str, ...]]
+    #: the target's own global tools (docs/certify.md#tools-the-target-brings): never a name
+    #: the machine gives a tool
+    own: ClassVar[frozenset[str]] = frozenset()
+    #: the names a subagent tool is loaded under, the target's own left out
+    tool_names: ClassVar[tuple[str, ...]] = TOOL_NAMES
 
     def __init__(self) -> None:
         super().__init__()
@@ -105,7 +111,7 @@ class FuzzMachine(RuleBasedStateMachine):
         mode = PresentationMode(c.choose(_MODES))
         persona = c.choose(DEPLOYMENT_PERSONAS)
         # the tools come first in the code, so a shrunk byte keeps the rest of the set-up
-        self.names = fs.pick_vocabulary(fs.Code(code[32:]))
+        self.names = tuple(n for n in fs.pick_vocabulary(fs.Code(code[32:])) if n not in self.own)
         tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
         enabled = tuple(op for op in self.operations if c.take(2) == 0)
@@ -277,7 +283,7 @@ class FuzzMachine(RuleBasedStateMachine):
         kind = c.take(8)
         loaded = list(tools(self.lock).loads)
         # a call or an unload mostly names a loaded tool; a load mostly a new or loaded name
-        name = c.choose(loaded) if loaded and kind >= 2 and c.take(4) else c.choose(TOOL_NAMES)
+        name = c.choose(loaded) if loaded and kind >= 2 and c.take(4) else c.choose(self.tool_names)
         provider = c.choose(providers)
         if kind <= 1:
             choice = c.take(4)
@@ -359,6 +365,8 @@ def machine_for(target: Target, info: TargetInfo | None = None,
     TargetMachine.info = info
     TargetMachine.editions = editions
     TargetMachine.stats = Stats()
+    TargetMachine.own = own_tools.of(target)
+    TargetMachine.tool_names = tuple(n for n in TOOL_NAMES if n not in TargetMachine.own)
     ships_tool = Component.SUBAGENT_TOOL in info.components
     TargetMachine.operations = tuple(op for op in OPERATIONS
                                      if ships_tool or op != "subagent_tool")

@@ -26,6 +26,7 @@ ONCE = (
     "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
     "tests/http/test_dsh_report.py",
     "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic
+    "tests/http/test_opencode_probe.py",  # opencode (npm): its traffic on the chat gateway
     "tests/promises/test_roster_javascript.py",
     "tests/promises/test_roster_dsh.py",
     "tests/fuzz/test_campaign_check.py",  # long campaigns

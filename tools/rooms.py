@@ -92,6 +92,7 @@ ROOMS: dict[str, str] = {
     "codec": "transports",
     "wire": "transports",
     "gateway_server": "transports",
+    "gateway_chat_stream": "transports",
     "openapi": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,

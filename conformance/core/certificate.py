@@ -161,6 +161,10 @@ class Certificate(BaseModel):
                               "check ran: the rules left are not-run (exit code 130)")
     stopped_early: str | None = Field(None, description="why the run ended before every "
                                       "planned check ran (interrupted, deadline), or null")
+    target_tools: list[str] = Field(
+        default_factory=list, description="global tools the target brings itself (a plugin's), "
+        "found on an empty deployment: left out of every view and model request the checks "
+        "judge, and never called (docs/certify.md#tools-the-target-brings)")
     promises: PromisesReport | None = Field(
         None, description="certify --promises FILE: each promise's judged aspects (docs/"
         "promises.md); a broken or errored item fails the run. null: no promises file")
@@ -221,6 +225,7 @@ class RunFacts:
     providers: list[str] | None = None  # --provider: the providers certified (None: all)
     interrupted: bool = False
     stopped_early: str | None = None
+    target_tools: tuple[str, ...] = ()  # the target's own global tools, not judged
 
 
 def kit_version() -> str:
@@ -368,7 +373,8 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         started_at=facts.started_at, duration=round(facts.duration, 4),
         verdict=verdict, verdicts=verdicts,
         counts=counts, rules=results, checks=facts.runs,
-        interrupted=facts.interrupted, stopped_early=facts.stopped_early, promises=promises,
+        interrupted=facts.interrupted, stopped_early=facts.stopped_early,
+        target_tools=list(facts.target_tools), promises=promises,
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -74,6 +74,21 @@ class Gateway:
         # target first: the request was made, and a reader must see it, whatever finishes first)
         self._pending: list[ModelRequest] = []
         self.unattributed: list[Unattributed] = []
+        #: tools the target brings itself, left out of every request recorded here
+        #: (docs/certify.md#tools-the-target-brings)
+        self.hidden: frozenset[str] = frozenset()
+
+    def hide_tools(self, names: Iterable[str]) -> None:
+        """Leave ``names`` out of the tools of every request from now on (the target's own
+        global tools, which the checks do not judge)."""
+        with self._lock:
+            self.hidden = self.hidden | frozenset(names)
+
+    def _judged(self, request: ModelRequest) -> ModelRequest:
+        if not self.hidden or not any(t.name in self.hidden for t in request.tools):
+            return request
+        return request.model_copy(
+            update={"tools": [t for t in request.tools if t.name not in self.hidden]})
 
     def script(self, marker: str, *replies: Reply, required: bool = True) -> str:
         """Script the agent whose prompt contains ``marker``; returns the marker.
@@ -91,6 +106,7 @@ class Gateway:
         return marker
 
     def complete(self, request: ModelRequest) -> ModelReply:
+        request = self._judged(request)
         with self._lock:
             marker = self._bound.get(request.agent)
             if marker is None:
@@ -113,6 +129,7 @@ class Gateway:
 
     def refuse(self, request: ModelRequest, reason: str) -> None:
         """Record a request refused as unattributed (see :class:`Unattributed`)."""
+        request = self._judged(request)
         with self._lock:
             self.unattributed.append(Unattributed(agent=request.agent, reason=reason,
                                                   request=request))

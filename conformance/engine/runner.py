@@ -46,6 +46,7 @@ from ..core.promises_report import PromiseItem, PromisesReport
 from ..core.protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInfo
 from ..core.suggest import hint, rule_hint
 from ..core.target import Deployment, Target
+from . import own_tools
 from .check import Check, CheckContext, run_check
 from .profiles import PROFILES, Profile
 
@@ -433,6 +434,19 @@ class _Worker:
         self._jobs.put(None)
 
 
+def _own_tools(target: Target, edition: Edition, timeout: float) -> tuple[str, ...]:
+    """The target's own global tools (:func:`own_tools.find`), within ``timeout``: a target
+    that hangs on an empty deployment has none the kit can know of (its checks time out)."""
+    found: list[tuple[str, ...]] = []
+    probe = _Worker()
+    try:
+        if probe.run(lambda: found.append(own_tools.find(target, edition)), timeout) and found:
+            return found[0]
+        return ()
+    finally:
+        probe.close()
+
+
 def _describe(exc: BaseException) -> str:
     try:
         return f"{type(exc).__name__}: {exc}"
@@ -575,6 +589,10 @@ def certify(target: Target, config: RunConfig | None = None, *,
     if config.baseline is not None:
         config.baseline.validate(suite.by_id, [p.name for p in info.providers])
     planned = plan(suite, info, edition, selected, chosen)
+    # the target's own global tools (a plugin's) are named, not judged:
+    # docs/certify.md#tools-the-target-brings
+    own = _own_tools(target, edition, config.timeout)
+    checked = own_tools.hiding(target, own)
     titles = {r.id: r.title for r in suite.rules}
     table = _table(suite, info, edition, selected, chosen)
     for handler in handlers:
@@ -603,7 +621,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 reason = ("what was left of --deadline" if budget < allowed
                           else "--timeout" if allowed == config.timeout
                           else f"the time check {item.check.name} asks for")
-                results, status, note = _run_one(worker, item, target, info, edition, profile,
+                results, status, note = _run_one(worker, item, checked, info, edition, profile,
                                                  config.seed, budget, reason, titles)
                 if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
@@ -646,7 +664,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
         selected=sorted(selected) if selected is not None else None,
         baseline=config.baseline, started_at=started_at, duration=time.monotonic() - start,
         runs=runs, providers=sorted(chosen) if chosen is not None else None,
-        interrupted=interrupted, stopped_early=stopped_early,
+        interrupted=interrupted, stopped_early=stopped_early, target_tools=own,
     )
     promised = None
     if config.promises is not None and not interrupted:

@@ -98,6 +98,8 @@ def to_element(cert: Certificate) -> ET.Element:
         ET.SubElement(props, "property", name=name, value=value)
     if cert.stopped_early:
         ET.SubElement(props, "property", name="stopped_early", value=cert.stopped_early)
+    if cert.target_tools:
+        ET.SubElement(props, "property", name="target_tools", value=" ".join(cert.target_tools))
     for v in cert.verdicts:
         ET.SubElement(props, "property",
                       name=f"verdict.{v.provider}.{v.capability.value if v.capability else 'core'}",

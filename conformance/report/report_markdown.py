@@ -86,6 +86,9 @@ def render(cert: Certificate) -> str:
                      f"{_md(', '.join(v.blocking))} |")
     counts = " · ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
     lines += ["", f"Rules: {counts}", ""]
+    if cert.target_tools:
+        lines += ["**The target's own global tools** (left out of what is judged, never "
+                  f"called): {_md(', '.join(cert.target_tools))}.", ""]
     if cert.stopped_early:
         lines += [f"**Stopped early**: {_md(cert.stopped_early)}.", ""]
     if cert.selected_rules is not None:

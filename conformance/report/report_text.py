@@ -132,6 +132,9 @@ def write_text(cert: Certificate, console: Console) -> None:
                            "selected are not-run, and a partial run never certifies"))
     if cert.baseline:
         _line(console, Text(f"baseline: {cert.baseline}"))
+    if cert.target_tools:
+        _line(console, Text("the target's own global tools (left out of what is judged, never "
+                           f"called): {', '.join(cert.target_tools)}"))
     if cert.stopped_early:
         _line(console, Text(f"stopped early: {cert.stopped_early}", style="bold"))
     console.print()

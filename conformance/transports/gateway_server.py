@@ -1,16 +1,20 @@
-"""The model gateway over HTTP: OpenAI Chat Completions (non-streaming) on 127.0.0.1.
+"""The model gateway over HTTP: OpenAI Chat Completions (streaming or not) on 127.0.0.1.
 
 Kit side, :class:`GatewayServer` serves each deployment's :class:`~.gateway.Gateway` at its own
 base URL (the ``gatewayUrl`` the target learns when the deployment is created); an agent posts
 to ``{gatewayUrl}/agents/{agentId}/v1/chat/completions``: the agent id in the path is the
-attribution the FR and ST checks read (what a child's first request carried). Target side,
+attribution the FR and ST checks read (what a child's first request carried). A runtime that
+gives every agent one base URL posts ``{gatewayUrl}/v1/chat/completions`` instead, attributed by
+the agent marker in its system text (:func:`.gateway_anthropic.find_marker`). Target side,
 :class:`GatewayClient` is a Gateway that forwards over that wire, so an in-process runtime served
 by :mod:`.http_server` talks to the kit's model as a remote runtime would.
 
 The mapping between :class:`~.protocol.ModelRequest`/:class:`~.protocol.ModelReply` and the
 Chat Completions shape is documented in docs/driver-api.md ("Model gateway"): runtime-context
 notices (ST-08) are user messages prefixed ``[runtime-context] ``; the stop reasons ``error``
-and ``aborted`` travel as the extension ``finish_reason`` values of the same names.
+and ``aborted`` travel as the extension ``finish_reason`` values of the same names. A
+``stream: true`` request is answered with the same reply as ``chat.completion.chunk`` events
+(:mod:`.gateway_chat_stream`).
 """
 
 from __future__ import annotations
@@ -133,8 +137,6 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
     """A Chat Completions request body, sent by ``agent``, as a ModelRequest."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         raise ChatShapeError("the body must be an object with a messages list")
-    if body.get("stream"):
-        raise ChatShapeError("streaming is not supported: send stream=false (or omit it)")
     raw = body["messages"]
     system = ""
     first = 0
@@ -178,18 +180,38 @@ def reported_model(value: Any) -> str | None:
     return value if isinstance(value, str) and value and value != MODEL_NAME else None
 
 
+def streaming(body: dict[str, Any]) -> tuple[bool, bool]:
+    """``(stream, include_usage)`` of a request body: whether it asked for a stream, and a
+    usage chunk in it (``stream_options.include_usage``); ChatShapeError when ``stream`` or
+    ``stream_options`` is off the OpenAI shape."""
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise ChatShapeError("stream must be true, false or null")
+    options = body.get("stream_options")
+    if options is None:
+        return stream is True, False
+    usage = options.get("include_usage") if isinstance(options, dict) else False
+    if not isinstance(options, dict) or (usage is not None and not isinstance(usage, bool)):
+        raise ChatShapeError("stream_options must be an object whose include_usage is a boolean")
+    return stream is True, stream is True and usage is True
+
+
 _ids = itertools.count(1)
 
 
-def reply_to_chat(reply: ModelReply) -> dict[str, Any]:
+def finish_reason(reply: ModelReply) -> str:
+    """The ``finish_reason`` of ``reply`` (streamed or not)."""
+    return _FINISH.get(reply.stopReason, "tool_calls" if reply.toolCalls else "stop")
+
+
+def reply_to_chat(reply: ModelReply, model: str = MODEL_NAME) -> dict[str, Any]:
     """A ModelReply as a Chat Completions response body."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
     if reply.toolCalls:
         message["tool_calls"] = [_call_json(c) for c in reply.toolCalls]
-    finish = _FINISH.get(reply.stopReason, "tool_calls" if reply.toolCalls else "stop")
     return {"id": f"chatcmpl-tck-{next(_ids)}", "object": "chat.completion", "created": 0,
-            "model": MODEL_NAME,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(reply)}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
 
 
@@ -249,6 +271,12 @@ def parse_chat(data: bytes) -> Any:
 
 def _error(status: int, message: str, kind: str = "invalid_request_error") -> Answer:
     return _json({"error": {"message": message, "type": kind, "code": None}}, status)
+
+
+def _no_retry(answer: Answer) -> Answer:
+    """``answer`` with ``x-should-retry: false``: OpenAI's clients retry a 5xx, which would take
+    the script's next reply for a failure the script meant (a hook that raised, a stall)."""
+    return answer._replace(headers=(*answer.headers, ("x-should-retry", "false")))
 
 
 def _json(value: Any, status: int = 200) -> Answer:
@@ -315,14 +343,20 @@ class GatewayServer:
             found = gateway_anthropic.route("/" + parts[3])
             if found is not None:
                 return self._messages(request, unquote(parts[2]), *found)
+            if "/" + parts[3] == CHAT_PATH:  # one base URL for every agent: by marker
+                return self._chat(request, unquote(parts[2]), None)
         parts = path.split("/", 4)  # "", "d", mount, "agents", "{agent}/v1/chat/completions"
         if (len(parts) < 5 or parts[1] != "d" or parts[3] != "agents"
                 or not parts[4].endswith(CHAT_PATH) or len(parts[4]) == len(CHAT_PATH)):
             return _error(404, f"{path} is not a chat completions route of the kit's gateway: "
                           f"use {{gatewayUrl}}/agents/{{agentId}}{CHAT_PATH}")
+        return self._chat(request, unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)]))
+
+    def _chat(self, request: Request, name: str, agent: str | None) -> Answer:
+        """A chat completion: ``agent`` from the path, or None to attribute the request by the
+        agent marker in its system text (as for Anthropic Messages, which cuts it out)."""
         if request.method != "POST":
             return _error(405, f"{request.method} is not allowed: POST a chat completion")
-        name, agent = unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)])
         why = foreign(request)
         if why is not None:
             return _error(403, why)
@@ -332,9 +366,20 @@ class GatewayServer:
             return _error(404, f"no deployment is served at /d/{name} (it was closed)")
         gateway, known = mount
         try:
-            model_request = chat_to_request(agent, parse_chat(request.body))
+            body = parse_chat(request.body)
+            model_request = chat_to_request(agent or "", body)
+            stream, usage = streaming(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _error(400, f"not a Chat Completions request: {exc}")
+        if agent is None:
+            from .gateway_anthropic import find_marker
+            agent, system, unmarked = find_marker(model_request.system)
+            model_request = model_request.model_copy(update={"system": system,
+                                                             "agent": agent or ""})
+            if agent is None:
+                reason = (unmarked or "not attributed").replace("/v1/messages", CHAT_PATH)
+                gateway.refuse(model_request, reason)
+                return _error(403, reason, "permission_error")
         if known is not None and not _reported(known, agent):
             reason = (f"the target never reported an agent {agent!r} (in a result, its agent "
                       "list or its events): post as the agents your API reports")
@@ -344,13 +389,19 @@ class GatewayServer:
             reply = call_with_timeout(lambda: gateway.complete(model_request),
                                       self.reply_timeout)
         except Stalled:
-            return _error(504, f"the scripted model stalled: no reply for agent {agent} within "
-                          f"{self.reply_timeout:g} s", "timeout")
+            return _no_retry(_error(
+                504, f"the scripted model stalled: no reply for agent {agent} within "
+                f"{self.reply_timeout:g} s", "timeout"))
         except Exception as exc:
-            return _error(500, str(exc) or type(exc).__name__, "server_error")
+            return _no_retry(_error(500, str(exc) or type(exc).__name__, "server_error"))
         with self._lock:
             self.calls += 1
-        return _json(reply_to_chat(reply))
+        model = body.get("model") if isinstance(body.get("model"), str) else MODEL_NAME
+        if stream:
+            from .gateway_chat_stream import reply_to_stream  # (it imports this module)
+            return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
+                          "text/event-stream", (("cache-control", "no-cache"),))
+        return _json(reply_to_chat(reply, model))
 
     def _messages(self, request: Request, name: str, agent: str | None, kind: str) -> Answer:
         """The Anthropic Messages routes (conformance/transports/gateway_anthropic.py):

@@ -98,7 +98,7 @@ def test_what_an_openai_client_sends_is_understood() -> None:
 
 
 @pytest.mark.parametrize("body", [
-    {"messages": "x"}, {"messages": [], "stream": True}, {"messages": [{"role": "robot"}]},
+    {"messages": "x"}, {"messages": [{"role": "robot"}]},
     {"messages": [{"role": "assistant", "tool_calls": [{"function": {"name": "a",
                                                                      "arguments": "{"}}]}]},
     {"messages": [], "tools": [{"type": "function"}]}, [],
@@ -180,7 +180,8 @@ def test_a_failing_hook_fails_the_model_call_with_its_message(server: GatewaySer
             agent="a", system="", tools=[], messages=[Message(role="user", content="X")]))
 
 
-@pytest.mark.parametrize("content", [b"{", b'{"messages": 3}', b'{"messages": [], "stream": true}'])
+@pytest.mark.parametrize("content", [b"{", b'{"messages": 3}', b'{"messages": [], "stream": "yes"}',
+                                     b'{"messages": [], "stream": true, "stream_options": 1}'])
 def test_the_server_answers_a_malformed_request_with_an_openai_error(
     server: GatewayServer, content: bytes
 ) -> None:
@@ -192,3 +193,42 @@ def test_the_server_answers_a_malformed_request_with_an_openai_error(
 
 def test_the_gateway_listens_on_loopback_only(server: GatewayServer) -> None:
     assert server.url.startswith("http://127.0.0.1:")
+
+
+# --- one base URL for every agent: attribution by marker ---------------------------------
+
+
+def _marked(system: str, user: str = "hi") -> dict[str, object]:
+    return {"model": "m", "stream": True, "messages": [
+        {"role": "system", "content": system}, {"role": "user", "content": user}]}
+
+
+def test_a_chat_completion_on_the_shared_url_is_attributed_by_its_agent_marker(
+        server: GatewayServer) -> None:
+    from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
+    from subagent_tck.conformance.transports.gateway_chat_stream import stream_to_reply
+
+    gateway = Gateway()
+    base = server.mount(gateway, known=lambda agent: agent == "child/1")
+    gateway.script("MARK", text("scripted"))
+    body = _marked(f"You are the reader persona. {agent_marker('child/1')}\nEnv: x", "MARK")
+    answer = httpx.post(f"{base}/v1/chat/completions", json=body, trust_env=False)
+    assert answer.status_code == 200 and stream_to_reply(answer.text) == text("scripted")
+    [request] = gateway.requests("child/1")
+    assert request.system == "You are the reader persona.\nEnv: x"
+
+
+@pytest.mark.parametrize(("system", "why"), [
+    ("You are a title generator.", "no agent marker"),
+    ("[subagent-tck agent=a] [subagent-tck agent=b]", "several agents"),
+    ("[subagent-tck agent=ghost]", "never reported"),
+])
+def test_a_chat_completion_on_the_shared_url_without_one_reported_agents_marker_is_refused(
+        server: GatewayServer, system: str, why: str) -> None:
+    gateway = Gateway()
+    base = server.mount(gateway, known=lambda agent: agent in ("a", "b"))
+    answer = httpx.post(f"{base}/v1/chat/completions", json=_marked(system), trust_env=False)
+    assert answer.status_code == 403 and answer.json()["error"]["type"] == "permission_error"
+    assert why in answer.json()["error"]["message"] and gateway.exchanges == []
+    [refused] = gateway.unattributed
+    assert why in refused.reason and "/v1/messages" not in refused.reason

@@ -69,15 +69,20 @@ def test_the_dsh_promises_are_the_shared_ones_with_each_roles_tier_model() -> No
     assert {p.id: p.model for p in dsh.promise} == {r.id: tiers[r.tier]["model"] for r in ROLES}
 
 
-def test_certify_with_the_dsh_roster_promises_joins_them_to_the_certificate(
+def test_certify_with_the_dsh_roster_loaded_judges_the_rules_beside_its_promises(
     node: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The roster's own ``delegate`` is named and left out of what the rules judge
+    (docs/certify.md#tools-the-target-brings): the rules it used to break pass with it loaded."""
     target = f"cmd:{node} {ADAPTER / 'server.mjs'} --provider-module {PLUGIN}"
     report = tmp_path / "c.json"
     code = main(["certify", "--target", target, "--edition", "request-controls",
-                 "--rule", "CA-01", "--promises", FILE, "--report", f"json={report}"])
+                 "--rule", "FR-01", "--rule", "FR-05", "--rule", "EN-03", "--rule", "TF-12",
+                 "--promises", FILE, "--report", f"json={report}"])
     capsys.readouterr()
     cert = json.loads(report.read_text("utf-8"))
-    assert code == 0 and cert["verdict"] == "PASSED"
+    assert cert["target_tools"] == ["delegate"]
+    assert code == 0 and cert["verdict"] == "PASSED", [
+        (r["id"], r["outcome"]) for r in cert["rules"] if r["outcome"] not in ("pass", "not-run")]
     assert len(cert["promises"]["items"]) == 82
     assert {i["status"] for i in cert["promises"]["items"]} == {"kept"}

@@ -103,7 +103,8 @@ def live_allow(ctx: CheckContext) -> None:
 def removal_st(draw: Any) -> dict[str, Any]:
     names = draw(tool_names(2, 6))
     return {"globals": names, "a": draw(restriction_st(names, both=False)),
-            "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names))}
+            "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names)),
+            "mode": draw(st.sampled_from([m.value for m in MODES]))}
 
 
 def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
@@ -124,8 +125,12 @@ def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
 
 
 def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
+    """Restrictions installed, globals unregistered: every view as the oracle's, in the
+    state's presentation mode (the registry's own view has no ``run_code`` in any mode,
+    docs/rules.md#TF-06: it belongs to a scope's presentation)."""
     names = state["globals"]
-    dep = ctx.deploy(tools=names)
+    mode = PresentationMode(state.get("mode", "native"))
+    dep = ctx.deploy(tools=names, mode=mode)
     root, a, b = dep.root().agent, dep.create_agent().agent, dep.create_agent().agent
     with ctx.step("TF-11", "installing valid restrictions"):
         handle = dep.install_restriction(a, state["a"])
@@ -136,13 +141,14 @@ def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
     left = [n for n in names if n not in state["removed"]]
     for who, rules in ((None, []), (root, []), (a, [state["a"]]), (b, [state["b"]])):
         seen = observe(ctx, "TF-11", dep, who)
-        want = oracle_view(left, rules, valid_over=names)
+        want = oracle_view(left, rules, mode=PresentationMode.NATIVE if who is None else mode,
+                           valid_over=names)
         ctx.expect("TF-11", seen == want, said("TF-11", f"the view of {who or 'the registry'} once "
-                   f"{state['removed']} is unregistered (restrictions {rules})"), sorted(want),
-                   sorted(seen))
+                   f"{state['removed']} is unregistered (restrictions {rules}, mode "
+                   f"{mode.value})"), sorted(want), sorted(seen))
     with ctx.step("TF-11", "disposing a restriction that named an unregistered tool"):
         dep.dispose_restriction(a, handle)
-    seen, want = observe(ctx, "TF-11", dep, a), oracle_view(left, [])
+    seen, want = observe(ctx, "TF-11", dep, a), oracle_view(left, [], mode=mode)
     ctx.expect("TF-11", seen == want,
                said("TF-11", "disposed after the removal"), sorted(want), sorted(seen))
 
@@ -153,6 +159,9 @@ def live_removal(ctx: CheckContext) -> None:
     stay installed (they still filter) and valid (they can be disposed)."""
     removal(ctx, {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
                   "removed": ["bravo"]})
+    # the same in mode both: the registry's view stays the registered globals
+    removal(ctx, {"globals": ABC, "a": {"allow": ["alpha"]}, "b": {"deny": ["alpha"]},
+                  "removed": ["charlie"], "mode": "both"})
     shadow_removal(ctx, ["read", "Read", "read_file"], "read")
 
     def body(state: dict[str, Any]) -> None:

@@ -1,0 +1,135 @@
+"""Global tools a target brings itself: a plugin's tool, a runtime's built-in
+(docs/certify.md#tools-the-target-brings).
+
+A runtime loaded with a plugin (a roster that registers one ``delegate`` tool) has global tools
+the kit never registered. The rules treat them like any global tool, but the kit cannot judge
+them: it does not know their arguments, their bodies do not report to its invocation log, and
+which children should see them depends on filters the kit draws over *its* names. So a
+certification finds them once, on an empty deployment (:func:`find`), names them in the
+certificate, and leaves them out of everything the checks judge (:func:`hiding`): views, tool
+schemas, SDK bindings, published snapshots and the tools of every model request the gateway
+records. Everything else about the target is judged as before; the kit never calls them.
+
+A name the catalogue gives a meaning to (``run_code``, ``structured_output``, the ``subagent``
+tool) is never taken for the target's own: a target that shows one on an empty deployment is
+judged on it (TF-06, FR-01, ST-02).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Collection
+from typing import Any
+
+from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME, Edition
+
+from ..core.gateway import Gateway
+from ..core.protocol import DeploymentConfig, Event, Observation, TargetInfo, ToolSpec
+from ..core.target import Deployment, Target
+from .check import Inexpressible
+
+#: Names the rules give a meaning to: never the target's own.
+NEVER_OWN = frozenset({RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME})
+
+
+def find(target: Target, edition: Edition) -> tuple[str, ...]:
+    """The global tools of an empty deployment of ``target`` (no tools, no presets), in the
+    order the target lists them. A target that cannot deploy one has none the kit can know of:
+    the checks meet its refusal themselves."""
+    try:
+        deployment = target.deploy(DeploymentConfig(edition=edition), Gateway())
+    except Exception:  # the checks report what the target does with a deployment
+        return ()
+    try:
+        names = [entry.name for entry in deployment.view(None)]
+    except Exception:
+        names = []
+    finally:
+        with contextlib.suppress(Exception):
+            deployment.close()
+    return tuple(dict.fromkeys(n for n in names if isinstance(n, str) and n not in NEVER_OWN))
+
+
+def of(target: Target) -> frozenset[str]:
+    """The own tools hidden from the checks of ``target`` (none unless :func:`hiding` made it)."""
+    own: object = getattr(target, "own_tools", None)
+    return own if isinstance(own, frozenset) else frozenset()
+
+
+def hiding(target: Target, own: Collection[str]) -> Target:
+    """``target`` with its own tools ``own`` left out of what the checks observe (nothing to
+    hide: ``target`` itself)."""
+    return _Hiding(target, frozenset(own)) if own else target
+
+
+class _Hiding:
+    """A :class:`Target` whose deployments leave the target's own tools out."""
+
+    def __init__(self, inner: Target, own: frozenset[str]) -> None:
+        self.inner = inner
+        #: the names a check or campaign must not give a tool of its own (see :func:`of`)
+        self.own_tools = own
+
+    def info(self) -> TargetInfo:
+        return self.inner.info()
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
+        _refuse_clashes(self.own_tools, config.tools)
+        gateway.hide_tools(self.own_tools)
+        deployment: Any = _HidingDeployment(self.inner.deploy(config, gateway), self.own_tools)
+        return deployment  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:  # a transport's extras (faults, url, ...)
+        return getattr(self.inner, name)
+
+
+def _refuse_clashes(own: frozenset[str], tools: Collection[ToolSpec]) -> None:
+    clash = sorted({t.name for t in tools} & own)
+    if clash:
+        raise Inexpressible(f"the target brings its own global tool(s) {clash}; the kit "
+                            "cannot register another of that name")
+
+
+class _HidingDeployment:
+    """A deployment whose observations leave out the target's own tools (the other operations
+    pass through unchanged)."""
+
+    def __init__(self, inner: Deployment, own: frozenset[str]) -> None:
+        self._inner = inner
+        self._own = own
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
+        if agent is None:
+            _refuse_clashes(self._own, [tool])
+        self._inner.register_tool(tool, agent)
+
+    def view(self, agent: str | None = None) -> list[Any]:
+        return [e for e in self._inner.view(agent) if e.name not in self._own]
+
+    def tool_schemas(self, agent: str) -> list[Any]:
+        return [s for s in self._inner.tool_schemas(agent) if s.name not in self._own]
+
+    def sdk_bindings(self, agent: str) -> list[str]:
+        return [n for n in self._inner.sdk_bindings(agent) if n not in self._own]
+
+    def events(self) -> list[Event]:
+        return [_without(self._own, e) for e in self._inner.events()]
+
+    def observe(self) -> Observation:
+        seen = self._inner.observe()
+        return seen.model_copy(update={"events": [_without(self._own, e) for e in seen.events]})
+
+
+def _without(own: frozenset[str], event: Event) -> Event:
+    """``event`` with the own tools left out of a published snapshot's view."""
+    snapshot = event.data.get("snapshot")
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("view"), list):
+        return event
+    view = [n for n in snapshot["view"] if n not in own]
+    return event.model_copy(update={"data": {**event.data, "snapshot": {**snapshot, "view": view}}})

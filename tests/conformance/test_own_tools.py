@@ -1,0 +1,112 @@
+"""Global tools a target brings itself (docs/certify.md#tools-the-target-brings): found once on
+an empty deployment, named in every output, left out of what the checks judge, never a name the
+kit gives a tool; and a target broken for the kit's own tools still fails with one loaded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    Message,
+    ModelRequest,
+    ToolSchema,
+    ToolSpec,
+)
+from subagent_tck.conformance.engine import own_tools
+from subagent_tck.conformance.engine.check import Inexpressible
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.report.report_junit import render as to_junit
+from subagent_tck.conformance.report.report_markdown import render as to_markdown
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
+from subagent_tck.conformance.transports.targets import load_target
+from subagent_tck.spec import RUN_CODE, Edition
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _WithPluginTool:
+    """``inner`` with a plugin that registers one global tool in every deployment."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner, self.name = inner, name
+
+    def info(self) -> Any:
+        return self.inner.info()
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        deployment = self.inner.deploy(config, gateway)
+        deployment.register_tool(ToolSpec(name=self.name, description="a plugin's own tool"))
+        return deployment
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_an_empty_deployments_global_tools_are_the_targets_own() -> None:
+    target = _WithPluginTool(ReferenceTarget(), "plugin_route")
+    assert own_tools.find(target, Edition.PRESET_COMPOSITION) == ("plugin_route",)
+    assert own_tools.find(ReferenceTarget(), Edition.PRESET_COMPOSITION) == ()
+
+
+def test_a_name_the_rules_give_a_meaning_is_never_taken_for_the_targets_own() -> None:
+    target = _WithPluginTool(ReferenceTarget(), RUN_CODE)
+    # the reference refuses to register run_code (TF-06): no deployment, nothing own
+    assert own_tools.find(target, Edition.PRESET_COMPOSITION) == ()
+
+
+def test_own_tools_are_left_out_of_views_and_of_recorded_requests() -> None:
+    target = own_tools.hiding(_WithPluginTool(ReferenceTarget(), "plugin_route"),
+                              ["plugin_route"])
+    gateway = Gateway()
+    deployment = target.deploy(DeploymentConfig(tools=[ToolSpec(name="read")]), gateway)
+    try:
+        root = deployment.root().agent
+        assert [e.name for e in deployment.view(root)] == ["read"]
+        assert [s.name for s in deployment.tool_schemas(root)] == ["read"]
+        request = ModelRequest(agent=root, system="s", messages=[Message(role="user", content="x")],
+                               tools=[ToolSchema(name="plugin_route"), ToolSchema(name="read")])
+        gateway.complete(request)
+        assert [t.name for t in gateway.requests()[0].tools] == ["read"]
+    finally:
+        deployment.close()
+
+
+def test_the_kit_never_gives_its_own_tool_a_name_the_target_owns() -> None:
+    target = own_tools.hiding(_WithPluginTool(ReferenceTarget(), "plugin_route"),
+                              ["plugin_route"])
+    with pytest.raises(Inexpressible, match="plugin_route"):
+        target.deploy(DeploymentConfig(tools=[ToolSpec(name="plugin_route")]), Gateway())
+    deployment = target.deploy(DeploymentConfig(), Gateway())
+    try:
+        with pytest.raises(Inexpressible, match="plugin_route"):
+            deployment.register_tool(ToolSpec(name="plugin_route"))
+    finally:
+        deployment.close()
+
+
+def test_a_roster_plugins_delegate_tool_is_named_and_the_target_still_certifies(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    target = load_target("python:examples.roster.target:make_target")
+    cert = certify(target, RunConfig(rules=("TF-01", "TF-12", "FR-01", "FR-05", "EN-01"),
+                                     seed=3))
+    assert cert.target_tools == ["delegate"]
+    assert cert.succeeded, cert.failing()
+    assert "delegate" in to_markdown(cert)
+    assert 'name="target_tools" value="delegate"' in to_junit(cert)
+    assert json.loads(cert.model_dump_json())["target_tools"] == ["delegate"]
+
+
+def test_a_target_broken_for_the_kits_tools_still_fails_with_a_plugin_tool_loaded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    broken = load_target("python:examples.providers.union_of_restrictions:provider")
+    cert = certify(_WithPluginTool(broken, "plugin_route"), RunConfig(rules=("TF-02",), seed=0))
+    assert cert.target_tools == ["plugin_route"]
+    assert {r.id for r in cert.failing()} == {"TF-02"}
