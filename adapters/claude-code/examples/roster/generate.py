@@ -50,8 +50,12 @@ def _batch_gets_tools(role: Role, data: dict[str, Any]) -> Role:
     return {**role, "capability": "read-only"} if role["id"] == "batch-summarizer" else role
 
 
+def _delegates_again(role: Role, data: dict[str, Any]) -> Role:
+    return {**role, "capability": None} if role["id"] == "researcher" else role
+
+
 def _tier_dropped(role: Role, data: dict[str, Any]) -> Role:
-    return {**role, "tier": None} if role["id"] == "researcher" else role
+    return {**role, "tier": None} if role["id"] == "tester" else role
 
 
 def _persona_leaks(role: Role, data: dict[str, Any]) -> Role:
@@ -65,8 +69,11 @@ VARIANTS: dict[str, tuple[Callable[[Role, dict[str, Any]], Role], str, tuple[str
     "review_gets_write": (_review_gets_write, "reviewer-strict", ("tools", "refuses:calls")),
     "batch_gets_tools": (_batch_gets_tools, "batch-summarizer", ("tools", "refuses:calls")),
     "persona_leaks": (_persona_leaks, "planner", ("persona",)),
+    # no `tools` line: the child gets every tool its parent has, Agent included, and delegates
+    "delegates_again": (_delegates_again, "researcher",
+                        ("tools", "refuses:calls", "refuses:delegation")),
     # no `model` line: the child runs with the parent's model, not its tier's
-    "tier_dropped": (_tier_dropped, "researcher", ("model",)),
+    "tier_dropped": (_tier_dropped, "tester", ("model",)),
 }
 
 
@@ -79,8 +86,9 @@ def _quote(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def tools_of(data: dict[str, Any], role: Role) -> list[str]:
-    return list(data["capabilities"][role["capability"]])
+def tools_of(data: dict[str, Any], role: Role) -> list[str] | None:
+    """The role's host tools; None for a role with no capability set (a broken variant)."""
+    return list(data["capabilities"][role["capability"]]) if role["capability"] else None
 
 
 def model_of(data: dict[str, Any], role: Role) -> str | None:
@@ -91,9 +99,9 @@ def definition(data: dict[str, Any], role: Role) -> str:
     """The Claude Code agent definition of one role."""
     tools = tools_of(data, role)
     description = f"Roster role {role['id']}: {role['kind']} work, as the roster routes it."
-    lines = ["---", f"name: {role['id']}", f"description: {_quote(description)}",
-             # an empty list: no tool at all (a definition with no `tools` line gets every tool)
-             f"tools: {json.dumps([MCP_PREFIX + t for t in tools])}"]
+    lines = ["---", f"name: {role['id']}", f"description: {_quote(description)}"]
+    if tools is not None:  # an empty list: no tool at all (without `tools`: every tool)
+        lines.append(f"tools: {json.dumps([MCP_PREFIX + t for t in tools])}")
     model = model_of(data, role)
     if model is not None:
         lines.append(f"model: {model}")
@@ -122,18 +130,20 @@ def promises(data: dict[str, Any]) -> str:
         "tools = [",
         '  { name = "read", description = "Read a file.", parameters = '
         + READ_SCHEMA + " },",
-        "  " + ", ".join(_quote(t) for t in host) + ",",
+        *(["  " + ", ".join(_quote(t) for t in host) + ","] if host else []),
         "]",
     ]
     for role in data["roles"]:
-        granted = tools_of(data, role)
+        granted = tools_of(data, role) or []
         arguments = (f"subagent_type = {_quote(role['id'])}, description = "
                      f"{_quote('Roster ' + role['id'])}, prompt = "
                      f"{_quote('Task for the ' + role['id'] + '.')}")
         tools = f"exactly = {json.dumps(granted)}"
-        if role["kind"] in ("review", "research"):
+        if role["kind"] in ("review", "research"):  # never a write or execute tool
             never = sorted({"bash", "edit", "write", "web_fetch"} - set(granted))
             tools += f", never = {json.dumps(never)}"
+        elif role["kind"] == "batch":  # never any tool
+            tools += f", never = {json.dumps(sorted(['read', *host]))}"
         out += ["", "[[promise]]", f"id = {_quote(role['id'])}",
                 f'trigger = {{ tool = "Agent", arguments = {{ {arguments} }} }}',
                 f"persona = {{ contains = [{_quote(role['prompt'])}] }}",
