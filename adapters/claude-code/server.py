@@ -21,7 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from subagent_tck.conformance.transports.http_server import main
 
 
-
 def _agents_dir(argv: list[str]) -> list[str]:
     """``argv`` without ``--agents-dir DIR`` (or ``--agents-dir=DIR``); DIR goes to the target
     through the environment (claude_code_adapter/agents_dir.py)."""

@@ -73,13 +73,13 @@ def test_a_stale_definition_is_named_by_the_check(tmp_path: Path) -> None:
     assert generate.main(["--check", "--out", str(tmp_path)]) == 1
 
 
-def test_each_role_is_a_definition_with_its_persona_its_tools_as_claude_code_names_them_and_its_model(
-) -> None:
+def test_each_role_is_a_definition_with_its_persona_claude_code_tool_names_and_model() -> None:
     data = generate.roster()
     for role in data["roles"]:
         fields, body = _front((EXAMPLE / "agents" / f"{role['id']}.md").read_text("utf-8"))
         assert fields["name"] == role["id"]
-        assert fields["tools"] == [f"mcp__tck__{t}" for t in data["capabilities"][role["capability"]]]
+        granted = data["capabilities"][role["capability"]]
+        assert fields["tools"] == [f"mcp__tck__{t}" for t in granted]
         assert fields["model"] == generate.MODELS[data["tiers"][role["tier"]]["model"]]
         assert body.strip() == role["prompt"]
 
@@ -138,7 +138,8 @@ def test_any_roster_generates_definitions_the_adapter_reads_back_and_marks(
     for role in data["roles"]:
         definition = next(d for d in definitions if d.name == role["id"])
         fields, body = _front(definition.text)
-        assert fields["tools"] == [f"mcp__tck__{t}" for t in data["capabilities"][role["capability"]]]
+        granted = data["capabilities"][role["capability"]]
+        assert fields["tools"] == [f"mcp__tck__{t}" for t in granted]
         assert body.strip() == role["prompt"]
         marked = definition.with_marker()
         agent, system, _ = find_marker(marked)

@@ -28,7 +28,8 @@ START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
 PREFIX = "mcp__tck__"
 #: Claude Code's own tools whose calls keep their name even in a request that does not offer
-#: them: a forged delegation from a child is a call of ``Agent`` itself (docs/promises.md#claude-code).
+#: them: a forged delegation from a child is a call of ``Agent`` itself
+#: (docs/promises.md#claude-code).
 BUILTINS = frozenset({"Agent"})
 
 #: A start driver's answer: (the request, its token) -> the reply.

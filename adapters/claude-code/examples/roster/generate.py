@@ -117,8 +117,9 @@ def promises(data: dict[str, Any]) -> str:
     out = [
         "# What the roster's Claude Code agent definitions (agents/*.md) promise each child.",
         "# Generated from examples/roster/roster.json by generate.py; check:",
-        "#   subagent-tck promises --target 'cmd:python adapters/claude-code/server.py --agents-dir",
-        "#       adapters/claude-code/examples/roster/agents' adapters/claude-code/examples/roster/promises.toml",
+        "#   subagent-tck promises --target 'cmd:python adapters/claude-code/server.py",
+        "#       --agents-dir adapters/claude-code/examples/roster/agents'",
+        "#       adapters/claude-code/examples/roster/promises.toml",
         "# A Claude Code subagent is never offered Agent, so no child delegates again",
         "# (refuses.delegation is kept); Claude Code has no depth setting to promise instead.",
         "version = 1",
@@ -138,16 +139,16 @@ def promises(data: dict[str, Any]) -> str:
         arguments = (f"subagent_type = {_quote(role['id'])}, description = "
                      f"{_quote('Roster ' + role['id'])}, prompt = "
                      f"{_quote('Task for the ' + role['id'] + '.')}")
-        tools = f"exactly = {json.dumps(granted)}"
+        promised = f"exactly = {json.dumps(granted)}"
         if role["kind"] in ("review", "research"):  # never a write or execute tool
             never = sorted({"bash", "edit", "write", "web_fetch"} - set(granted))
-            tools += f", never = {json.dumps(never)}"
+            promised += f", never = {json.dumps(never)}"
         elif role["kind"] == "batch":  # never any tool
-            tools += f", never = {json.dumps(sorted(['read', *host]))}"
+            promised += f", never = {json.dumps(sorted(['read', *host]))}"
         out += ["", "[[promise]]", f"id = {_quote(role['id'])}",
                 f'trigger = {{ tool = "Agent", arguments = {{ {arguments} }} }}',
                 f"persona = {{ contains = [{_quote(role['prompt'])}] }}",
-                f"tools = {{ {tools} }}"]
+                f"tools = {{ {promised} }}"]
         if "read" in granted:
             out.append(f"schemas.read = {READ_SCHEMA}")
         out.append(f"model = {_quote(model_of(data, role) or '')}")
