@@ -27,6 +27,10 @@ from subagent_tck.conformance.transports.httpd import Answer, Request, ServerThr
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
 PREFIX = "mcp__tck__"
+#: Claude Code's own tools whose calls keep their name even in a request that does not offer
+#: them: a forged delegation from a child is a call of ``Agent`` itself
+#: (docs/promises.md#claude-code).
+BUILTINS = frozenset({"Agent"})
 
 #: A start driver's answer: (the request, its token) -> the reply.
 Driver = Callable[[ModelRequest, str, dict[str, Any]], ModelReply]
@@ -60,7 +64,7 @@ class Route:
             if token is not None and not rest.startswith("/v1/messages/count_tokens"):
                 reply = self.driver(model_request, token.group(1), body)
                 return anthropic.answer(reply, body)
-            plain = to_kit(body)
+            plain = to_kit(body) | BUILTINS
             data = json.dumps(body).encode("utf-8")
             agent, system, _ = anthropic.find_marker(model_request.system)
             if agent is not None and not rest.startswith("/v1/messages/count_tokens"):

@@ -64,6 +64,7 @@ from subagent_tck.spec import (
     TckError,
 )
 
+from . import agents_dir
 from .proxy import Proxy, Route
 
 HERE = Path(__file__).resolve().parent
@@ -98,6 +99,8 @@ class ClaudeCodeTarget:
         self._proxy: Proxy | None = None
         self._lock = threading.Lock()
         self._names = itertools.count(1)
+        directory = os.environ.get(agents_dir.ENV)  # the user's definitions (agents_dir.py)
+        self._definitions = agents_dir.load(directory) if directory else []
 
     def info(self) -> TargetInfo:
         return TargetInfo(name="claude-code (via subagent-tck adapters/claude-code)",
@@ -113,7 +116,7 @@ class ClaudeCodeTarget:
             if self._proxy is None:
                 self._proxy = Proxy()
             name = f"d{next(self._names)}"
-        return ClaudeCodeDeployment(config, base, self._proxy, name)
+        return ClaudeCodeDeployment(config, base, self._proxy, name, self._definitions)
 
     def close(self) -> None:
         if self._proxy is not None:
@@ -126,7 +129,7 @@ def _provider() -> ProviderInfo:
 
 class ClaudeCodeDeployment:
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy,
-                 name: str) -> None:
+                 name: str, definitions: list[agents_dir.Definition] | None = None) -> None:
         if config.mode is not PresentationMode.NATIVE:
             raise _unsupported(f"{config.mode.value} presentation mode",
                                "every tool is a native tool schema (no run_code)")
@@ -163,6 +166,8 @@ class ClaudeCodeDeployment:
         for index, preset in enumerate(config.presets):  # a root turn may call Agent with one
             self._write_agent(f"tck-preset-{index}-{_slug(preset.name)}", preset.persona,
                               preset.toolFilter, f"preset:{preset.name}")
+        self.definitions = list(definitions or ())  # the user's own, as they wrote them
+        agents_dir.install(self.definitions, self.project / ".claude" / "agents")
 
     # --- files ---------------------------------------------------------------------------
 
@@ -269,8 +274,9 @@ class ClaudeCodeDeployment:
     def agents(self) -> list[str]:
         with self._lock:
             seen = set(self.route.last)
-            return [ROOT, *self.children] + [  # a root turn's preset children, once they can run
-                f"preset:{p}" for p in self.presets if self._turns or f"preset:{p}" in seen]
+            named = [f"preset:{p}" for p in self.presets] + [d.agent for d in self.definitions]
+            return [ROOT, *self.children] + [  # a root turn's Agent children, once they can run
+                a for a in named if self._turns or a in seen]
 
     def _event(self, kind: str, agent: str | None, data: dict[str, Any] | None = None) -> None:
         with self._lock:
