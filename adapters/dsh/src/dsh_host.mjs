@@ -20,6 +20,7 @@ import AgentRegistry from '@deepseek-ai/dsh-agent';
 import LlmRuntime from '@deepseek-ai/dsh-llm';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
 import SubagentRuntime, { finalAssistantOutput } from '@deepseek-ai/dsh-subagent';
+import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local';
 import { foldConsumedWork } from '@deepseek-ai/dsh-agent';
 import * as Spawn from '@deepseek-ai/dsh-subagent-spawn-in-process';
 import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
@@ -32,6 +33,7 @@ import { join } from 'node:path';
 import { Code, TckError } from './errors.mjs';
 import { GatewayLlmAdapter, ROUTE } from './model.mjs';
 import { observe } from './delegation.mjs';
+import { SDK_SECTION, sdkTextBindings } from './sdk_text.mjs';
 import { BASE, loadPresets } from './presets.mjs';
 
 /** The kit's presentation modes in DSH's vocabulary (DSH calls programmatic tool calls "code"). */
@@ -144,6 +146,11 @@ export class DshHost {
     ctx.plugin(LlmRuntime);
     ctx.plugin(AgentLoop, { agents: [] });
     ctx.plugin(SubagentRuntime);
+    // DSH's process-local job registry (ctx.jobs), so that the subagent tool's one-shot
+    // `run_in_background: true` (its default configuration offers it) starts a real job, as in
+    // a DSH host, instead of failing with "background jobs unavailable" (ST-07 judges that
+    // call; docs/dsh.md, "Background jobs").
+    ctx.plugin(LocalJobRegistry);
     // The deployment's presets as DSH agent presets (src/presets.mjs): DSH's roster composes the
     // children started with one. Without presets the deployment is DSH's rosterless one.
     if ((config.presets ?? []).length > 0) {
@@ -160,11 +167,12 @@ export class DshHost {
       }
     }
     observe(this);
-    const services = ['tools', 'agents', 'subagents', 'agentLoop', 'sessionPersistence',
+    const services = ['tools', 'agents', 'subagents', 'agentLoop', 'sessionPersistence', 'jobs',
       ...(this.presetIds === undefined ? [] : ['agentPresets'])];
     for (let i = 0; i < 50 && !services.every((k) => ctx.get(k)); i += 1) {
       await settle();
     }
+    this.attachJobController();
     if (this.gateway !== null) ctx.llm.registerAdapter([ROUTE], new GatewayLlmAdapter(this.gateway));
     for (const [name, value] of Object.entries(config.variables)) {
       try {
@@ -194,6 +202,24 @@ export class DshHost {
     }
     for (const spec of config.tools) this.registerTool(spec, null);
     this.root = await this.createAgent();
+  }
+
+  /**
+   * ctx.jobs.start() needs an attached job controller serving the owner. A DSH host attaches
+   * @deepseek-ai/dsh-tool-jobs, which also registers job_output/job_list/job_kill in every
+   * agent's view and a prompt section; no rule covers those and they would join every tool
+   * list the checks compare, so the adapter attaches a controller of its own (the dsh-jobs
+   * contract's attachController) and logs each settled job as a `job.settled` event (what the
+   * job tools would have shown the model later: a depth refusal there is a failed job).
+   */
+  attachJobController() {
+    this.ctx.jobs.attachController('subagent-tck');
+    this.ctx.jobs.onJobDone((snapshot, owner) => {
+      this.events.push({ seq: this.events.length + 1, kind: 'job.settled',
+        agent: owner?.id ?? null, session: owner === undefined ? null : String(owner.session.id),
+        data: { job: String(snapshot.id), kind: snapshot.kind, status: snapshot.status,
+          detail: snapshot.detail ?? null } });
+    });
   }
 
   close() {
@@ -421,11 +447,15 @@ export class DshHost {
     return { isError: false, code: null, content: result.value };
   }
 
+  /** The names the run_code SDK text the model reads declares (src/sdk_text.mjs). */
   async sdkBindings(agentId) {
     const agent = this.agent(agentId);
-    const mode = this.ctx.tools.modeFor(agent);
-    if (mode === 'native') return [];
-    return this.ctx.tools.sdkSchemas(agent).map((s) => s.name);
+    const assembly = await refuseAs(Code.INVALID_TEMPLATE,
+      () => this.ctx.systemPrompt.assemble({ scope: agent, agent }));
+    const section = assembly.sections.find((s) => s.name === SDK_SECTION);
+    const text = section === undefined ? ''
+      : refuseAs(Code.INVALID_TEMPLATE, () => renderOne(section, assembly.variables));
+    return sdkTextBindings(text);
   }
 
   async prompt(agentId) {

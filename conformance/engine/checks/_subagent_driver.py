@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,12 +122,16 @@ class Driver:
         tool: str = SUBAGENT_TOOL_NAME,
         child: Sequence[Any] = (),
         before_call: Callable[[], None] | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> Turn:
         """A turn in which ``agent`` calls ``tool`` once to start a scripted child; after the
-        tool result the caller gets the gateway's default reply and its turn ends."""
+        tool result the caller gets the gateway's default reply and its turn ends. ``extra``
+        are further arguments beside description and prompt (parameters the tool's schema
+        offers, :mod:`._tool_arguments`)."""
         marker, arguments = self.child(*child)
+        sent: dict[str, Any] = {**arguments, **(extra or {})}
         call_id = f"call-{self._count}"
-        reply = call(tool, arguments, call_id)
+        reply = call(tool, sent, call_id)
         if before_call is not None:
             hook = before_call
 

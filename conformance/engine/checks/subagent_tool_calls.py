@@ -30,6 +30,7 @@ from ._subagent_driver import (
     load,
     presence,
 )
+from ._tool_arguments import extra_parameters
 
 #: What makes a runtime-context item the at-cap notice: it tells the agent to do the work
 #: directly (docs/rules.md#st-08). Other runtime context (a working directory, the time) may sit
@@ -87,29 +88,53 @@ def live_default_cap(ctx: CheckContext) -> None:
 
 @check("ST-07", name="subagent-tool-at-cap-result")
 def at_cap_result(ctx: CheckContext) -> None:
-    """At the cap the tool stays visible and a call gives an errored result, no child.
+    """At the cap the tool stays visible and every call it admits gives an errored result, no
+    child.
 
     The cap is the tool's own ``maxDepth`` where the provider advertises ``depthLimit``, else
     the host's depth setting: how the cap is set is ST-05/ST-06's subject, not ST-07's. The rule
-    names no error code, so none is required of the errored result (docs/rules.md#ST-07)."""
+    names no error code, so none is required of the errored result (docs/rules.md#ST-07). "A
+    call" is any call the schema the model was offered admits: parameters beyond description
+    and prompt are drawn from that schema (:mod:`._tool_arguments`)."""
     info = bound_provider(ctx)
     own_cap = Capability.DEPTH_LIMIT in info.capabilities
-    configs: list[dict[str, Any]] = (
-        [{"hostDepth": 5, "tool": {"maxDepth": 0}}] if own_cap else [{"hostDepth": 0, "tool": {}}]
-    )
-    for config in configs:
-        where = f"host depth {config['hostDepth']}, tool config {config['tool']}"
-        dep = ctx.deploy(hostDepth=config["hostDepth"])
+    host_depth = 5 if own_cap else 0
+    tool: dict[str, Any] = {"maxDepth": 0} if own_cap else {}
+    where = f"host depth {host_depth}, tool config {tool}"
+
+    def at_cap(extra: dict[str, Any], first: bool = False) -> Turn:
+        dep = ctx.deploy(hostDepth=host_depth)
         root = dep.root().agent
-        load(ctx, dep, "ST-07", info.name, **config["tool"])
-        seen = presence(dep, root, SUBAGENT_TOOL_NAME)
-        ctx.expect("ST-07", all(seen.values()), f"{where}: the tool must stay visible at the "
-                   "cap", "visible", seen)
-        turn = Driver(ctx, dep).delegate(root)
+        load(ctx, dep, "ST-07", info.name, **tool)
+        if first:
+            seen = presence(dep, root, SUBAGENT_TOOL_NAME)
+            ctx.expect("ST-07", all(seen.values()), f"{where}: the tool must stay visible at "
+                       "the cap", "visible", seen)
+        turn = Driver(ctx, dep).delegate(root, extra=extra)
         offered = [r for r in turn.requests if any(t.name == SUBAGENT_TOOL_NAME for t in r.tools)]
         ctx.expect("ST-07", len(offered) == len(turn.requests) >= 2, f"{where}: every request "
                    "of the turn must offer the tool", len(turn.requests), len(offered))
-        expect_refused(ctx, "ST-07", turn, f"{where}: a call at the cap")
+        called = f" with {extra!r} beside description and prompt" if extra else ""
+        expect_refused(ctx, "ST-07", turn, f"{where}: a call at the cap{called}")
+        return turn
+
+    turn = at_cap({}, first=True)
+    # the schema the model was offered in the turn's first request, not what the driver lists
+    offered = next((t for r in turn.requests[:1] for t in r.tools
+                    if t.name == SUBAGENT_TOOL_NAME), None)
+    extras = extra_parameters(offered.parameters if offered is not None else {})
+    if extras.names or extras.undrawable:
+        ctx.note = (f"ST-07 drew the extra parameter(s) {', '.join(extras.names) or 'none'} "
+                    "of the offered schema" + (f"; not drawable: {', '.join(extras.undrawable)}"
+                                               if extras.undrawable else ""))
+    if extras.names:
+        for example in extras.examples():
+            at_cap(example)
+
+        def drawn(extra: dict[str, Any]) -> None:
+            at_cap(extra)
+
+        ctx.for_all(extras.strategy(), drawn)
     # A child started at the cap (cap 1, child depth 1) is offered the tool too.
     dep = ctx.deploy(hostDepth=5) if own_cap else ctx.deploy()
     root = dep.root().agent

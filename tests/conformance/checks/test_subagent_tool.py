@@ -32,6 +32,7 @@ ZOO = (
     "cap_mounted_without_depth_limit",
     "tool_ignores_live_depth",
     "at_cap_hides_tool",
+    "background_flag_skips_cap",
     "notice_on_every_request",
     "leaks_run_on_error",
     "partial_output_as_success",
@@ -134,3 +135,25 @@ def test_a_schema_requiring_a_third_name_fails_st_01(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(module.NothingRequiredTool, "parameters", parameters)  # type: ignore[attr-defined]
     assert failing_rules(module.provider()) == {"ST-01"}  # type: ignore[attr-defined]
+
+
+def test_a_non_boolean_parameter_that_skips_the_cap_is_drawn_from_its_schema_and_fails_st_07(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """ST-07 draws every extra parameter from the offered JSON Schema, not only booleans: a
+    tool whose optional ``schedule`` enum value "later" answers success at the cap fails."""
+    module = _entry("background_flag_skips_cap")
+    tool = module.BackgroundFlagTool  # type: ignore[attr-defined]
+    base_parameters, base_call = tool.parameters, tool.call
+
+    def parameters(self: object, prompt_text: str) -> dict[str, object]:
+        schema = base_parameters(self, prompt_text)
+        schema["properties"][module.FLAG] = {"enum": ["now", "later"]}  # type: ignore[index, attr-defined]
+        return schema
+
+    def call(self: object, arguments: dict[str, object], context: object) -> object:
+        flag = module.FLAG  # type: ignore[attr-defined]
+        return base_call(self, {**arguments, flag: arguments.get(flag) == "later"}, context)
+
+    monkeypatch.setattr(tool, "parameters", parameters)
+    monkeypatch.setattr(tool, "call", call)
+    assert failing_rules(module.provider()) == {"ST-01", "ST-07"}  # type: ignore[attr-defined]

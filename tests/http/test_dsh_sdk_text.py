@@ -1,0 +1,22 @@
+"""The DSH adapter reads code mode's run_code SDK bindings from the SDK text DSH sends the model
+(adapters/dsh/src/sdk_text.mjs): its node tests, run against DSH's own SDK renderer with the
+Node 22 that ``npm ci`` installs in adapters/dsh (installed here when it is not yet)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from npm_install import ensure_installed
+
+ADAPTER = Path(__file__).resolve().parents[2] / "adapters" / "dsh"
+NODE22 = ADAPTER / "node_modules" / "node" / "bin" / "node"
+
+
+def test_the_sdk_text_reader_round_trips_every_name_dsh_renders() -> None:
+    ensure_installed(ADAPTER, timeout=600)
+    result = subprocess.run([str(NODE22), "--test", "test/sdk_text.test.mjs"], cwd=ADAPTER,
+                            capture_output=True, text=True, timeout=120,
+                            stdin=subprocess.DEVNULL, check=False)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "# fail 0" in result.stdout and "# pass 4" in result.stdout, result.stdout[-2000:]
