@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.1"  # 1.1 added the run-code operation
+PROTOCOL_VERSION = "1.2"  # 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION
 
 
 class _Model(BaseModel):
