@@ -256,11 +256,18 @@ def kit_version() -> str:
 
 def merge(evidence: Sequence[Evidence]) -> Evidence:
     """Combine what several checks found for one rule and provider: any failure wins, then
-    any pass; a cell no check filled is not-run."""
+    any pass, then a check stopped at an operation the target cannot express (not applicable),
+    then a check that never verified the rule (not-run); a cell no check filled is not-run."""
     if not evidence:
         return Evidence(Outcome.NOT_RUN, "no check decided this rule")
     failures = [f for e in evidence for f in e.failures]
     outcomes = {e.outcome for e in evidence}
+    if not outcomes & {Outcome.FAIL, Outcome.ERROR, Outcome.PASS} and any(
+            e.inexpressible for e in evidence):
+        # the check that needed an operation the target cannot express outranks a check that
+        # ran but had no case of this rule (docs/driver-api.md#unsupported-operations)
+        reasons = list(dict.fromkeys(e.reason for e in evidence if e.inexpressible))
+        return Evidence(Outcome.NOT_APPLICABLE, "; ".join(reasons), failures, True)
     for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.PASS, Outcome.NOT_RUN):
         if outcome in outcomes:
             reasons = [e.reason for e in evidence if e.outcome == outcome and e.reason]

@@ -295,6 +295,10 @@ class ModelReply(_Model):
 
 
 class ErrorBody(_Model):
+    """A refusal (4xx) or a crash (5xx). ``code`` is one of the kit's stable codes
+    (docs/driver-api.md#errors); ``UNSUPPORTED_OPERATION`` (protocol 1.2) says the runtime
+    cannot express an optional operation (docs/driver-api.md#unsupported-operations)."""
+
     code: str
     message: str
     details: dict[str, Any] = Field(default_factory=dict)

@@ -5,7 +5,7 @@ Some runtimes have no counterpart for an operation a rule's scenario needs: no l
 of a running agent, no scope-local tools, no ``run_code``, no stored session headers, no cold
 resume. Such a target answers the operation with ``UNSUPPORTED_OPERATION``; the check that asked
 stops there, and each of its rules not already failed is not applicable, with the reason
-(docs/certify.md#outcomes). Only the **optional** operations below may be answered so, and only
+(docs/certify.md#reading-a-certificate). Only the **optional** operations below may be answered so, and only
 the kit decides which call that was (from the call it made, never from the target's words): a
 target that answers it for a core operation (a native deployment, ``root``, a start from the
 root, a view, ...) is not excused, and the check reports an error naming the operation.

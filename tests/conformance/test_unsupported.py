@@ -212,3 +212,17 @@ def test_every_other_operation_is_core() -> None:
     core = [op for op in map(_wire, OPERATIONS) if op not in OPTIONAL and op not in CONDITIONAL]
     assert {"root", "view", "observe", "tool-schemas", "prompt", "agents"} <= set(core)
     assert all(optional(op, {}, "root") is None for op in core)
+
+
+def test_a_check_stopped_by_the_refusal_outranks_a_check_with_no_case_of_the_rule() -> None:
+    def refused(ctx: CheckContext) -> None:
+        dep = ctx.deploy(tools=["alpha"])
+        dep.install_restriction(dep.root().agent, {"deny": ["alpha"]})
+
+    def no_case(ctx: CheckContext) -> None:
+        ctx.deploy(tools=["alpha"]).root()
+
+    suite = _suite(("refused", ("TF-09",), refused), ("no-case", ("TF-09",), no_case))
+    cert = _certify(_target(_NoRestrictions, "no-restrictions"), ("TF-09",), suite)
+    assert cert.rule("TF-09").outcome == Outcome.NOT_APPLICABLE
+    assert cert.inexpressible == ["TF-09"]
