@@ -3,12 +3,13 @@ docs/driver-api.md#unsupported-operations).
 
 Some runtimes have no counterpart for an operation a rule's scenario needs: no live restriction
 of a running agent, no scope-local tools, no ``run_code``, no stored session headers, no cold
-resume. Such a target answers the operation with ``UNSUPPORTED_OPERATION``; the check that asked
-stops there, and each of its rules not already failed is not applicable, with the reason
-(docs/certify.md#reading-a-certificate). Only the **optional** operations below may be answered so, and only
-the kit decides which call that was (from the call it made, never from the target's words): a
-target that answers it for a core operation (a native deployment, ``root``, a start from the
-root, a view, ...) is not excused, and the check reports an error naming the operation.
+resume. Such a target answers the operation with ``UNSUPPORTED_OPERATION``; the check that
+asked stops there, and each of its rules not already failed is not applicable, with the
+reason (docs/certify.md#reading-a-certificate). Only the **optional** operations below may be
+answered so, and the kit decides which call that was (from the call it made, never from the
+target's words): a target that answers it for a core operation (a native deployment,
+``root``, a start from the root, a view, ...) is not excused, and the check reports an error
+naming the operation.
 
 :func:`guard` wraps a deployment so that its calls raise :class:`Unsupported` or
 :class:`CoreRefused` instead of the target's ``TckError``: neither is a ``TckError``, so no
@@ -193,7 +194,7 @@ for _name in OPERATIONS:
 
 def guard(deployment: Deployment) -> Deployment:
     """``deployment`` with every operation's UNSUPPORTED_OPERATION answer judged."""
-    return _Guarded(deployment)  # type: ignore[return-value]
+    return _Guarded(deployment)
 
 
 def deployed(deploy: Callable[[], Deployment], mode: Any) -> Deployment:

@@ -226,3 +226,20 @@ def test_a_check_stopped_by_the_refusal_outranks_a_check_with_no_case_of_the_rul
     cert = _certify(_target(_NoRestrictions, "no-restrictions"), ("TF-09",), suite)
     assert cert.rule("TF-09").outcome == Outcome.NOT_APPLICABLE
     assert cert.inexpressible == ["TF-09"]
+
+
+def test_the_answer_travels_over_the_driver_api_and_is_judged_the_same() -> None:
+    from subagent_tck.conformance.transports.http_server import create_app
+    from subagent_tck.conformance.transports.http_target import HttpTarget
+    from subagent_tck.conformance.transports.httpd import ServerThread
+
+    served = _target(_NoRestrictions, "no-restrictions over http")
+    with ServerThread(create_app(served, model_timeout=10.0)) as server:
+        target = HttpTarget(server.url, timeout=10.0)
+        try:
+            cert = _certify(target, ("TF-07", "TF-09"))
+        finally:
+            target.close()
+    for rule in ("TF-07", "TF-09"):
+        reason = cert.rule(rule).providers[0].reason
+        assert cert.rule(rule).outcome == Outcome.NOT_APPLICABLE and HOSTILE in reason

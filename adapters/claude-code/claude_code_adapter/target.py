@@ -12,9 +12,10 @@
   request; a ``run-turn`` of the root is a ``claude -p`` whose every request the kit answers.
 
 Operations Claude Code has no counterpart for are answered ``UNSUPPORTED_OPERATION`` (the
-driver API's "this runtime cannot express that operation", docs/driver-api.md#unsupported-operations:
-the rules whose checks need them are not applicable) with a message saying what Claude Code
-offers instead (docs/claude-code.md, "Operations")."""
+driver API's "this runtime cannot express that operation",
+docs/driver-api.md#unsupported-operations: the rules whose checks need them are not
+applicable) with a message saying what Claude Code offers instead (docs/claude-code.md,
+"Operations")."""
 
 from __future__ import annotations
 
