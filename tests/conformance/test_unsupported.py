@@ -243,3 +243,12 @@ def test_the_answer_travels_over_the_driver_api_and_is_judged_the_same() -> None
     for rule in ("TF-07", "TF-09"):
         reason = cert.rule(rule).providers[0].reason
         assert cert.rule(rule).outcome == Outcome.NOT_APPLICABLE and HOSTILE in reason
+
+
+def test_the_fuzz_campaign_draws_around_an_operation_the_target_cannot_express() -> None:
+    from subagent_tck.fuzz.campaign import run_campaign
+
+    result = run_campaign(_target(_NoRestrictions, "no-restrictions"), budget_seconds=60,
+                          max_examples=30, seed=3, profile="ci", database_dir=None)
+    assert result.finding is None and result.error is None, result.report()
+    assert result.examples >= 1 and result.steps > 0
