@@ -210,6 +210,14 @@ class Certificate(BaseModel):
         return (f"{len(self.inexpressible)} rule(s) not applicable: the target cannot express "
                 f"the operations their checks need: {listed}")
 
+    def uncertified(self) -> list[str]:
+        """``"PROVIDER CAPABILITY"`` of each verdict of a full run that judged nothing (every
+        rule of it not applicable): reported so, never as certified."""
+        if self.selected_rules is not None:
+            return []
+        return [f"{v.provider} {v.capability.value if v.capability else 'core rules'}"
+                for v in self.verdicts if v.verdict == Verdict.NOT_RUN]
+
     def failing(self) -> list[RuleResult]:
         """Rules with something to fix, in catalogue order."""
         return [r for r in self.rules if r.failures and r.outcome != Outcome.EXPECTED_FAIL]
@@ -327,7 +335,7 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
         advertised = [c for c in CONTROLS if c in provider.capabilities]
         for capability in [None, *advertised]:
             blocking = []
-            judged = considered = False
+            judged = judged_own = considered = unasked = False
             for rule in rules:
                 if rule.level != Level.MUST or rule.capability not in (None, capability):
                     continue
@@ -338,10 +346,18 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
                     if cell is not None and cell.outcome in BAD:
                         blocking.append(f"{rule.id} {cell.outcome.value}")
                     judged = judged or (cell is not None and cell.outcome in RAN)
+                    # a capability whose own rules the target could not be asked (every one
+                    # not applicable, some because it cannot express their operations)
+                    # certifies nothing of it, whatever the core rules say
+                    own = cell is not None and rule.capability == capability
                     considered = considered or cell is not None
+                    unasked = unasked or (own and cell is not None and cell.inexpressible)
+                    judged_own = judged_own or (own and cell is not None
+                                                and cell.outcome in RAN)
             if blocking:
                 verdict = Verdict.FAILED
-            elif facts.selected is None and considered and not judged:
+            elif facts.selected is None and (unasked and not judged_own
+                                             or considered and not judged):
                 verdict = Verdict.NOT_RUN  # every rule not applicable: nothing certified
             elif facts.selected is None:
                 verdict = Verdict.CERTIFIED

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from subagent_tck.spec import ErrorCode, PresentationMode, TckError
 
@@ -153,6 +153,11 @@ class _Guarded:
     def __init__(self, deployment: Deployment) -> None:
         self._deployment = deployment
         self._root: str | None = None
+        # only the operations the deployment has (an adapter of an older protocol lacks some:
+        # ``getattr(guarded, "run_code", None)`` must still say so)
+        for name in OPERATIONS:
+            if callable(getattr(deployment, name, None)):
+                setattr(self, name, _operation(self, name))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._deployment, name)
@@ -180,21 +185,17 @@ def _arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
     return {k: v for k, v in bound.arguments.items() if k != "self"}
 
 
-def _operation(name: str) -> Callable[..., Any]:
-    def call(self: _Guarded, *args: Any, **kwargs: Any) -> Any:
-        return self._call(name, *args, **kwargs)
+def _operation(guarded: _Guarded, name: str) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return guarded._call(name, *args, **kwargs)
 
     call.__name__ = name
     return call
 
 
-for _name in OPERATIONS:
-    setattr(_Guarded, _name, _operation(_name))
-
-
 def guard(deployment: Deployment) -> Deployment:
     """``deployment`` with every operation's UNSUPPORTED_OPERATION answer judged."""
-    return _Guarded(deployment)
+    return cast(Deployment, _Guarded(deployment))
 
 
 def deployed(deploy: Callable[[], Deployment], mode: Any) -> Deployment:

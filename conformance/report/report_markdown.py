@@ -106,6 +106,9 @@ def render(cert: Certificate) -> str:
         lines += [f"- {_md(r.id)} {_md(r.title)}: {_md(r.reasons(Outcome.NOT_APPLICABLE))}"
                   for r in cert.rules if r.id in cert.inexpressible]
         lines.append("")
+    if cert.succeeded and cert.uncertified():
+        lines += ["**Nothing certified** (every rule not applicable) for "
+                  f"{_md(', '.join(cert.uncertified()))}.", ""]
     if cert.verdict == Verdict.NOT_RUN and cert.selected_rules is None:
         lines += ["**Nothing certified**: no rule was judged (every rule that applies is not "
                   "applicable here).", ""]

@@ -179,6 +179,9 @@ def write_text(cert: Certificate, console: Console) -> None:
         partial = (f"; partial run of {len(cert.selected_rules)} selected rule(s), "
                    "not a certificate")
     because = "" if cert.succeeded else f": {why(cert)}"
+    if cert.succeeded and cert.uncertified():
+        because = ("; nothing certified (every rule not applicable) for "
+                   + ", ".join(cert.uncertified()))
     _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)}){because}{partial}",
                        style=style))
 

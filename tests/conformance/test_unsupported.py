@@ -252,3 +252,29 @@ def test_the_fuzz_campaign_draws_around_an_operation_the_target_cannot_express()
                           max_examples=30, seed=3, profile="ci", database_dir=None)
     assert result.finding is None and result.error is None, result.report()
     assert result.examples >= 1 and result.steps > 0
+
+
+def test_a_capability_whose_own_rules_are_all_not_applicable_certifies_nothing_of_it() -> None:
+    tool_filter = tuple(r.id for r in CATALOGUE if r.capability is not None
+                        and r.capability.value == "toolFilter")
+
+    def refused(ctx: CheckContext) -> None:
+        dep = ctx.deploy(tools=["alpha"])
+        dep.install_restriction(dep.root().agent, {"deny": ["alpha"]})
+
+    def fine(ctx: CheckContext) -> None:
+        for rule in ctx.check.rules:
+            ctx.expect(rule, True, "holds")
+
+    others = tuple(r.id for r in CATALOGUE if r.id not in tool_filter)
+    suite = _suite(("refused", tool_filter, refused), ("fine", others, fine))
+    cert = _certify(_target(_NoRestrictions, "no-restrictions"), suite=suite)
+    rows = {(v.provider, v.capability.value if v.capability else None): v.verdict
+            for v in cert.verdicts}
+    assert {v for (_, c), v in rows.items() if c == "toolFilter"} == {Verdict.NOT_RUN}
+    assert {v for (_, c), v in rows.items() if c != "toolFilter"} == {Verdict.CERTIFIED}
+    text = report_text.render(cert, width=400)
+    providers = ", ".join(f"{p} toolFilter" for (p, c) in rows if c == "toolFilter")
+    assert (f"verdict: CERTIFIED (exit 0); nothing certified (every rule not applicable) for "
+            f"{providers}") in text
+    assert "Nothing certified** (every rule not applicable) for" in report_markdown.render(cert)
