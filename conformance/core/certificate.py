@@ -356,8 +356,8 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
                                                 and cell.outcome in RAN)
             if blocking:
                 verdict = Verdict.FAILED
-            elif facts.selected is None and (unasked and not judged_own
-                                             or considered and not judged):
+            elif facts.selected is None and ((unasked and not judged_own)
+                                             or (considered and not judged)):
                 verdict = Verdict.NOT_RUN  # every rule not applicable: nothing certified
             elif facts.selected is None:
                 verdict = Verdict.CERTIFIED
