@@ -58,7 +58,7 @@ Condition = Callable[[Mapping[str, Any], "str | None"], "str | None"]
 def _mode(arguments: Mapping[str, Any], root: str | None) -> str | None:
     mode = arguments.get("mode")
     if isinstance(mode, PresentationMode) and mode is not PresentationMode.NATIVE:
-        return f"the {mode.value} presentation mode ({_RUN_CODE})"
+        return f"the {mode.value} presentation mode, which needs run_code"
     return None
 
 
