@@ -204,17 +204,18 @@ class RuleItem(pytest.Item):
         from subagent_tck.spec import Level
 
         from .core.outcome import Outcome
+        from .core.untrusted import for_terminal
 
         certificate = _certificate(self.session)
         result = certificate.rule(self.rule.id)
-        reasons = result.reasons()
+        # a reason may carry target text (an UNSUPPORTED_OPERATION message): shown escaped
+        reasons = for_terminal(result.reasons())
         if result.outcome in (Outcome.PASS,):
             return
         if result.outcome == Outcome.NOT_APPLICABLE:
             pytest.skip(f"{self.rule.id} not applicable: {reasons}")
         if result.outcome == Outcome.EXPECTED_FAIL:
             pytest.xfail(f"{self.rule.id} expected to fail (baseline): {reasons}")
-        from .core.untrusted import for_terminal
         from .report.report_failure import failure_lines, traceback_lines
 
         lines = [f"{result.title} [{result.outcome.value}] {result.level.value}"]

@@ -35,6 +35,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolSpec,
 )
 from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.core.unsupported import Unsupported, deployed, guard
 from subagent_tck.spec import (
     PERSONA_SECTION,
     RUN_CODE,
@@ -183,8 +184,10 @@ class Lockstep:
         self.ids: dict[str, str] = {}  # agent label -> target agent id
         self.session_ids: dict[str, str] = {}  # session label -> target session id
         self.handles: dict[str, str] = {}  # restriction label -> target handle
-        self.deployment: Deployment = self._guard("deploy", lambda: target.deploy(
-            setup.config(), self.gateway))
+        # an UNSUPPORTED_OPERATION answer to an optional operation raises Unsupported (the
+        # machine draws another example); to a core one it is a crash (docs/driver-api.md)
+        self.deployment: Deployment = guard(self._guard("deploy", lambda: deployed(
+            lambda: target.deploy(setup.config(), self.gateway), setup.mode)))
         root = self._guard("root", self.deployment.root)
         self.ids["root"] = root.agent
         self.session_ids["root"] = root.session
@@ -230,7 +233,7 @@ class Lockstep:
     def _guard(self, what: str, action: Callable[[], T]) -> T:
         try:
             return action()
-        except TckError:
+        except (TckError, Unsupported):
             raise
         except Exception as exc:
             raise self.diverge(

@@ -25,10 +25,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from hypothesis import reject
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.conformance.engine import own_tools
 from subagent_tck.spec import (
     PROVIDER_MANAGED,
@@ -117,7 +119,10 @@ class FuzzMachine(RuleBasedStateMachine):
         enabled = tuple(op for op in self.operations if c.take(2) == 0)
         self.enabled = enabled or self.operations
         self.stats.examples += 1
-        self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
+        try:
+            self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
+        except Unsupported:
+            reject()  # a set-up the target cannot express (a non-native mode): draw another
 
     @rule(code=fs.codes(OPERATION_BYTES * BURST))
     def step(self, code: bytes) -> None:
@@ -141,6 +146,10 @@ class FuzzMachine(RuleBasedStateMachine):
         except Divergence as divergence:
             self.stats.saw(divergence, self.stats.steps)
             raise
+        except Unsupported:
+            # an optional operation the target cannot express (docs/driver-api.md
+            # #unsupported-operations): the steps before it were compared; draw another
+            reject()
 
     def _agent(self, index: int) -> str:
         """Agent ``index`` modulo the live ones; indexes 0..3 of 8 all mean the first agent,

@@ -28,6 +28,7 @@ from typing import Any
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import PresentationMode, TckError
 
 from .lockstep import PERSONA, Lockstep, Setup
@@ -64,7 +65,7 @@ class Shrinker:
                 lock.apply(step)
         except Divergence as divergence:
             return divergence if _same(divergence.finding, self.wanted) else None
-        except (TckError, KeyError, TypeError, ValueError):
+        except (TckError, Unsupported, KeyError, TypeError, ValueError):
             return None  # a step naming an agent a deleted step created, or malformed args
         finally:
             if lock is not None:

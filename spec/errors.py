@@ -34,6 +34,9 @@ class ErrorCode(str, Enum):
     DUPLICATE_TOOL_NAME = "DUPLICATE_TOOL_NAME"  # ST-04: two subagent tools with one toolName
     INVALID_CONFIG = "INVALID_CONFIG"  # a malformed configuration value (ST-05 and others)
     INVALID_REQUEST = "INVALID_REQUEST"  # malformed input: wrong type, missing field
+    #: The runtime has no counterpart for an optional operation (docs/driver-api.md#errors):
+    #: the rules whose scenario needs it are not applicable there, never failed or passed.
+    UNSUPPORTED_OPERATION = "UNSUPPORTED_OPERATION"
     # Failures of the kit itself or of the conversation with a target.
     USAGE = "USAGE"  # bad command line, bad target spec, unknown rule id, bad baseline
     TARGET_UNREACHABLE = "TARGET_UNREACHABLE"

@@ -61,6 +61,7 @@ ROOMS: dict[str, str] = {
     "promises_file": "core",
     "promises.schema.json": "core",
     "promises_report": "core",
+    "unsupported": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",

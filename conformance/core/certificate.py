@@ -64,7 +64,9 @@ class Verdict(str, Enum):
     #: that were not selected did not run, and a MUST rule that did not run never certifies.
     PASSED = "PASSED"
     #: A partial run selected none of the rules of this capability that apply (or, for the
-    #: whole run, none that apply at all): nothing was judged, so nothing passed.
+    #: whole run, none that apply at all), or every rule of it that applies was not applicable
+    #: (the target cannot express their operations): nothing was judged, so nothing passed
+    #: and nothing is certified (exit code 1).
     NOT_RUN = "NOT-RUN"
 
 
@@ -74,6 +76,9 @@ class ProviderOutcome(BaseModel):
     provider: str | None
     outcome: Outcome
     reason: str = Field("", description="why not-applicable, not-run or expected-fail")
+    inexpressible: bool = Field(False, description="not applicable because the target "
+                                "cannot express an operation the rule's check needs "
+                                "(UNSUPPORTED_OPERATION, docs/driver-api.md)")
 
 
 class RuleResult(BaseModel):
@@ -117,6 +122,9 @@ class RunStatus(str, Enum):
     TIMEOUT = "timeout"
     DEADLINE = "deadline"
     UNCONSUMED_SCRIPT = "unconsumed-script"
+    #: stopped at an operation the target cannot express: its rules not failed are
+    #: not applicable (docs/driver-api.md#unsupported-operations)
+    UNSUPPORTED = "unsupported"
 
 
 class CheckRun(BaseModel):
@@ -155,6 +163,10 @@ class Certificate(BaseModel):
     verdict: Verdict
     verdicts: list[CapabilityVerdict]
     counts: dict[str, int] = Field(description="number of rules per overall outcome")
+    inexpressible: list[str] = Field(
+        default_factory=list, description="the rules not applicable because the target "
+        "cannot express an operation their checks need (UNSUPPORTED_OPERATION): each "
+        "provider's reason says which")
     rules: list[RuleResult]
     checks: list[CheckRun]
     interrupted: bool = Field(False, description="stopped by Ctrl-C (SIGINT) before every "
@@ -192,6 +204,24 @@ class Certificate(BaseModel):
     def rule(self, rule_id: str) -> RuleResult:
         return next(r for r in self.rules if r.id == rule_id)
 
+    def inexpressible_summary(self) -> str | None:
+        """``"N rule(s) not applicable: the target cannot express ..."`` with each rule's
+        reasons (untrusted text: each report escapes it), or None when there are none."""
+        if not self.inexpressible:
+            return None
+        listed = "; ".join(f"{r.id} ({r.reasons(Outcome.NOT_APPLICABLE)})"
+                           for r in self.rules if r.id in self.inexpressible)
+        return (f"{len(self.inexpressible)} rule(s) not applicable: the target cannot express "
+                f"the operations their checks need: {listed}")
+
+    def uncertified(self) -> list[str]:
+        """``"PROVIDER CAPABILITY"`` of each verdict of a full run that judged nothing (every
+        rule of it not applicable): reported so, never as certified."""
+        if self.selected_rules is not None:
+            return []
+        return [f"{v.provider} {v.capability.value if v.capability else 'core rules'}"
+                for v in self.verdicts if v.verdict == Verdict.NOT_RUN]
+
     def failing(self) -> list[RuleResult]:
         """Rules with something to fix, in catalogue order."""
         return [r for r in self.rules if r.failures and r.outcome != Outcome.EXPECTED_FAIL]
@@ -207,6 +237,8 @@ class Evidence:
     outcome: Outcome
     reason: str = ""
     failures: list[Failure] = field(default_factory=list)
+    #: not applicable because the target cannot express an operation (UNSUPPORTED_OPERATION)
+    inexpressible: bool = False
 
 
 @dataclass(frozen=True)
@@ -237,17 +269,25 @@ def kit_version() -> str:
 
 def merge(evidence: Sequence[Evidence]) -> Evidence:
     """Combine what several checks found for one rule and provider: any failure wins, then
-    any pass; a cell no check filled is not-run."""
+    any pass, then a check stopped at an operation the target cannot express (not applicable),
+    then a check that never verified the rule (not-run); a cell no check filled is not-run."""
     if not evidence:
         return Evidence(Outcome.NOT_RUN, "no check decided this rule")
     failures = [f for e in evidence for f in e.failures]
     outcomes = {e.outcome for e in evidence}
+    if not outcomes & {Outcome.FAIL, Outcome.ERROR, Outcome.PASS} and any(
+            e.inexpressible for e in evidence):
+        # the check that needed an operation the target cannot express outranks a check that
+        # ran but had no case of this rule (docs/driver-api.md#unsupported-operations)
+        reasons = list(dict.fromkeys(e.reason for e in evidence if e.inexpressible))
+        return Evidence(Outcome.NOT_APPLICABLE, "; ".join(reasons), failures, True)
     for outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.PASS, Outcome.NOT_RUN):
         if outcome in outcomes:
             reasons = [e.reason for e in evidence if e.outcome == outcome and e.reason]
             return Evidence(outcome, reasons[0] if reasons else "", failures)
     reasons = list(dict.fromkeys(e.reason for e in evidence if e.reason))
-    return Evidence(Outcome.NOT_APPLICABLE, "; ".join(reasons), failures)
+    return Evidence(Outcome.NOT_APPLICABLE, "; ".join(reasons), failures,
+                    any(e.inexpressible for e in evidence))
 
 
 def _apply_baseline(rule: Rule, key: str | None, cell: Evidence, baseline: Baseline | None,
@@ -300,7 +340,7 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
         advertised = [c for c in CONTROLS if c in provider.capabilities]
         for capability in [None, *advertised]:
             blocking = []
-            judged = False
+            judged = judged_own = considered = unasked = False
             for rule in rules:
                 if rule.level != Level.MUST or rule.capability not in (None, capability):
                     continue
@@ -311,8 +351,19 @@ def _verdicts(facts: RunFacts, rules: Sequence[Rule],
                     if cell is not None and cell.outcome in BAD:
                         blocking.append(f"{rule.id} {cell.outcome.value}")
                     judged = judged or (cell is not None and cell.outcome in RAN)
+                    # a capability whose own rules the target could not be asked (every one
+                    # not applicable, some because it cannot express their operations)
+                    # certifies nothing of it, whatever the core rules say
+                    own = cell is not None and rule.capability == capability
+                    considered = considered or cell is not None
+                    unasked = unasked or (own and cell is not None and cell.inexpressible)
+                    judged_own = judged_own or (own and cell is not None
+                                                and cell.outcome in RAN)
             if blocking:
                 verdict = Verdict.FAILED
+            elif facts.selected is None and ((unasked and not judged_own)
+                                             or (considered and not judged)):
+                verdict = Verdict.NOT_RUN  # every rule not applicable: nothing certified
             elif facts.selected is None:
                 verdict = Verdict.CERTIFIED
             else:  # a partial run never certifies; one that judged nothing here passed nothing
@@ -344,8 +395,8 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
             id=rule.id, title=rule.title, level=rule.level, family=rule.family,
             capability=rule.capability, component=rule.component, edition=rule.edition,
             outcome=overall,
-            providers=[ProviderOutcome(provider=key, outcome=c.outcome, reason=c.reason)
-                       for key, c in mine],
+            providers=[ProviderOutcome(provider=key, outcome=c.outcome, reason=c.reason,
+                                       inexpressible=c.inexpressible) for key, c in mine],
             # one failure filed in several provider cells (a supplementary check's) once
             failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
             replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
@@ -355,14 +406,19 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
               or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results)
               or (promises is not None and not promises.kept))
+    judged = any(c.outcome in RAN for c in cells.values())
     if failed:
         verdict = Verdict.FAILED
+    elif not judged:  # every rule not applicable (or not run): nothing certified, no pass
+        verdict = Verdict.NOT_RUN
     elif facts.selected is None:
         verdict = Verdict.CERTIFIED
     else:
         verdict = (Verdict.PASSED if any(v.verdict == Verdict.PASSED for v in verdicts)
                    else Verdict.NOT_RUN)
     counts = {o.value: sum(r.outcome == o for r in results) for o in Outcome}
+    inexpressible = [r.id for r in results if r.outcome == Outcome.NOT_APPLICABLE
+                     and any(p.inexpressible for p in r.providers)]
     return Certificate(
         kit_version=kit_version(), catalogue_hash=catalogue_hash(), edition=facts.edition,
         profile=facts.profile, max_examples=facts.max_examples, seed=facts.seed,
@@ -372,7 +428,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         capabilities={p.name: list(p.capabilities) for p in facts.info.providers},
         started_at=facts.started_at, duration=round(facts.duration, 4),
         verdict=verdict, verdicts=verdicts,
-        counts=counts, rules=results, checks=facts.runs,
+        counts=counts, inexpressible=inexpressible, rules=results, checks=facts.runs,
         interrupted=facts.interrupted, stopped_early=facts.stopped_early,
         target_tools=list(facts.target_tools), promises=promises,
     )

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.1"  # 1.1 added the run-code operation
+PROTOCOL_VERSION = "1.2"  # 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION
 
 
 class _Model(BaseModel):
@@ -295,6 +295,10 @@ class ModelReply(_Model):
 
 
 class ErrorBody(_Model):
+    """A refusal (4xx) or a crash (5xx). ``code`` is one of the kit's stable codes
+    (docs/driver-api.md#errors); ``UNSUPPORTED_OPERATION`` (protocol 1.2) says the runtime
+    cannot express an optional operation (docs/driver-api.md#unsupported-operations)."""
+
     code: str
     message: str
     details: dict[str, Any] = Field(default_factory=dict)

@@ -31,6 +31,7 @@ from ..core.jsonsafe import plain
 from ..core.outcome import Failure
 from ..core.protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from ..core.target import Deployment, Target
+from ..core.unsupported import CoreRefused, Unsupported
 
 CheckFunction = Callable[["CheckContext"], None]
 #: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
@@ -138,6 +139,10 @@ class CheckContext:
     not_applicable: dict[str, str] = field(default_factory=dict)
     #: One line on what the check did, kept in the certificate's check runs.
     note: str | None = None
+    #: Why the check stopped at an operation the target cannot express (UNSUPPORTED_OPERATION,
+    #: docs/driver-api.md#unsupported-operations), or None: its rules not failed are then
+    #: not applicable with this reason.
+    unsupported: str | None = None
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
 
@@ -295,6 +300,13 @@ class CheckContext:
         class _Spent(BaseException):
             pass
 
+        # a case whose operation the target cannot express ends the property (not a case to
+        # draw around: every case of the rule's scenario needs that operation)
+        stopped: list[Unsupported] = []
+
+        class _Stopped(BaseException):
+            pass
+
         @settings(
             max_examples=self.max_examples,
             deadline=None,
@@ -325,12 +337,18 @@ class CheckContext:
                     pass
                 except Inexpressible:
                     refused = True
+                except Unsupported as exc:
+                    stopped.append(exc)
                 finally:
                     trial, self.failures = self.failures, kept
                 if refused:
                     reject()  # a case the target may refuse to set up: draw another
                 trial = [f if f.example else f.model_copy(update={"example": repr(state)})
                          for f in trial]
+                if stopped:
+                    if not found:  # what this case found before the refusal is kept
+                        found[:] = trial
+                    raise _Stopped()
                 if trial:
                     failing[key] = trial
             if trial:
@@ -349,6 +367,9 @@ class CheckContext:
             prop()
         except (_Found, _Spent):
             kept.extend(found)
+        except _Stopped:
+            kept.extend(found)
+            raise stopped[0] from None
         except Unsatisfiable:
             pass  # every drawn case was one the target may refuse; the explicit ones ran
         finally:
@@ -393,12 +414,29 @@ def _jsonable(value: Any) -> Any:
     return plain(value)
 
 
+def stop_unsupported(ctx: CheckContext, exc: Unsupported) -> None:
+    """The check stopped at an operation the target cannot express: each of its rules with no
+    failure so far is not applicable with the reason (a pass seen before is no verdict: the
+    rest of the rule's scenario did not run); failures found before stay failures."""
+    ctx.unsupported = exc.reason
+    failed = {f.rule for f in ctx.failures}
+    for rule in ctx.check.rules:
+        if rule not in failed:
+            ctx.exercised.discard(rule)
+            ctx.not_applicable[rule] = exc.reason
+
+
 def run_check(ctx: CheckContext) -> None:
     """Run one check in ``ctx``: failures and crashes become values, never exceptions."""
     try:
         ctx.check.function(ctx)
     except _Abort:
         pass
+    except Unsupported as exc:
+        stop_unsupported(ctx, exc)
+    except CoreRefused as exc:
+        ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
+                 error=True, traceback=traceback.format_exc())
     except TckError as exc:
         rule = ctx.check.rules[0]
         fault = exc.code in TARGET_FAULTS

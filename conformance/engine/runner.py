@@ -46,6 +46,7 @@ from ..core.promises_report import PromiseItem, PromisesReport
 from ..core.protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInfo
 from ..core.suggest import hint, rule_hint
 from ..core.target import Deployment, Target
+from ..core.unsupported import deployed, guard
 from . import own_tools
 from .check import Check, CheckContext, run_check
 from .profiles import PROFILES, Profile
@@ -280,7 +281,11 @@ class _RunContext(CheckContext):
 
     def deploy(self, config: DeploymentConfig | None = None, *, tools: Sequence[str] = (),
                **fields: object) -> Deployment:
-        deployment = super().deploy(config, tools=list(tools), **fields)
+        # an UNSUPPORTED_OPERATION answer is judged here, by the call the kit made
+        # (docs/driver-api.md#unsupported-operations)
+        mode = config.mode if config is not None else fields.get("mode")
+        deployment = guard(deployed(lambda: super(_RunContext, self).deploy(
+            config, tools=list(tools), **fields), mode))
         self.gateways.append(self.gateway)
         # the latest few only: a property check deploys once per example, and the failing
         # (shrunk) example runs last
@@ -370,6 +375,8 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
     if crash is not None:
         status, trace = RunStatus.CRASHED, crash.traceback
         void = f"not decided: check {planned.check.name} stopped early ({crash.message})"
+    elif ctx.unsupported is not None:
+        status = RunStatus.UNSUPPORTED  # its scenario stopped: replies left are no fault
     elif not ctx.failures:
         left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
         if left:
@@ -388,6 +395,9 @@ def _judge_run(planned: PlannedCheck, ctx: _RunContext,
         elif void is not None:
             out[rule] = Evidence(Outcome.ERROR, "", [
                 _error(planned, rule, void, titles[rule], trace)])
+        elif ctx.unsupported is not None:
+            out[rule] = Evidence(Outcome.NOT_APPLICABLE, ctx.not_applicable.get(
+                rule, ctx.unsupported), inexpressible=True)
         elif rule in ctx.exercised:  # verified at least once: a skip of another case is moot
             out[rule] = Evidence(Outcome.PASS)
         elif rule in ctx.not_applicable:

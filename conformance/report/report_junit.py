@@ -94,7 +94,8 @@ def to_element(cert: Certificate) -> ET.Element:
                         ("profile", cert.profile), ("verdict", cert.verdict.value),
                         ("kit_version", cert.kit_version),
                         ("catalogue_hash", cert.catalogue_hash),
-                        ("interrupted", str(cert.interrupted).lower())):
+                        ("interrupted", str(cert.interrupted).lower()),
+                        ("inexpressible", str(len(cert.inexpressible)))):
         ET.SubElement(props, "property", name=name, value=value)
     if cert.stopped_early:
         ET.SubElement(props, "property", name="stopped_early", value=cert.stopped_early)

@@ -103,6 +103,18 @@ def render(cert: Certificate) -> str:
         from .report_promises import markdown_lines
 
         lines += markdown_lines(cert.promises)
+    if cert.inexpressible:
+        lines += [f"### {len(cert.inexpressible)} rule(s) not applicable: the target cannot "
+                  "express the operations their checks need", ""]
+        lines += [f"- {_md(r.id)} {_md(r.title)}: {_md(r.reasons(Outcome.NOT_APPLICABLE))}"
+                  for r in cert.rules if r.id in cert.inexpressible]
+        lines.append("")
+    if cert.succeeded and cert.uncertified():
+        lines += ["**Nothing certified** (every rule not applicable) for "
+                  f"{_md(', '.join(cert.uncertified()))}.", ""]
+    if cert.verdict == Verdict.NOT_RUN and cert.selected_rules is None:
+        lines += ["**Nothing certified**: no rule was judged (every rule that applies is not "
+                  "applicable here).", ""]
     expected = [r for r in cert.rules if r.outcome == Outcome.EXPECTED_FAIL]
     if expected:
         lines += ["### Expected failures (baseline)", ""]

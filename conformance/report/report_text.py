@@ -155,6 +155,9 @@ def write_text(cert: Certificate, console: Console) -> None:
     if expected:
         _line(console, Text("expected-fail (baseline): " + ", ".join(
             f"{r.id} ({r.reasons(Outcome.EXPECTED_FAIL)})" for r in expected)))
+    unsupported = cert.inexpressible_summary()
+    if unsupported:
+        _line(console, Text(unsupported))
     if not_run:
         _line(console, Text("not run (a MUST that did not run certifies nothing): " + ", ".join(
             f"{r.id} ({r.reasons(Outcome.NOT_RUN)})" for r in not_run)))
@@ -179,6 +182,9 @@ def write_text(cert: Certificate, console: Console) -> None:
         partial = (f"; partial run of {len(cert.selected_rules)} selected rule(s), "
                    "not a certificate")
     because = "" if cert.succeeded else f": {why(cert)}"
+    if cert.succeeded and cert.uncertified():
+        because = ("; nothing certified (every rule not applicable) for "
+                   + ", ".join(cert.uncertified()))
     _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)}){because}{partial}",
                        style=style))
 
@@ -195,6 +201,9 @@ def why(cert: Certificate) -> str:
                 f.error and "deadline" not in f.message for r in cert.rules for f in r.failures):
             return cert.stopped_early
         return "errors only: the target crashed, hung, or broke the connection or the protocol"
+    if cert.verdict == Verdict.NOT_RUN and cert.selected_rules is None:
+        return ("nothing certified: no rule was judged (every rule that applies is not "
+                "applicable here)")
     if cert.verdict == Verdict.NOT_RUN:
         return "none of the selected rules applies, so nothing was judged"
     promised = cert.promises is not None and not cert.promises.kept

@@ -7,7 +7,8 @@ violates it), ``"crash"`` (the target raises), ``"refuse"`` (an unexpected TckEr
 ``"protocol"`` (a PROTOCOL_ERROR), ``"reset-step"`` and ``"reset-refusal"`` (the connection
 or the protocol breaks inside a step, or where a refusal is awaited), ``"hang"``, ``"skip"``,
 ``"silent"`` (the check never verifies it), ``"unconsumed"`` (a scripted reply the target
-never asks for), ``"trap"`` (the same, for a script marked ``required=False``).
+never asks for), ``"trap"`` (the same, for a script marked ``required=False``),
+``"unsupported"`` (the target answers UNSUPPORTED_OPERATION for an optional operation).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from subagent_tck.spec import (
 )
 
 NAME = "subagent_tck_test_fakes"
+#: What the fake target says when it cannot express an operation (hostile: it must be escaped).
+UNSUPPORTED_MESSAGE = "no cold resume here \x1b]8;;http://x\x07link"
 RELEASE = threading.Event()  # set to free hung checks at the end of a test
 
 
@@ -68,6 +71,9 @@ class FakeDeployment:
     def __init__(self, target: FakeTarget, gateway: Gateway) -> None:
         self.target, self.gateway = target, gateway
         self.closed = False
+
+    def resume(self, session: str) -> None:
+        raise TckError(ErrorCode.UNSUPPORTED_OPERATION, UNSUPPORTED_MESSAGE)
 
     def close(self) -> None:
         self.closed = True
@@ -119,7 +125,7 @@ def fake_check(ctx: CheckContext) -> None:
     """Decide each cited rule as the fake target says it behaves."""
     target = ctx.target
     assert isinstance(target, FakeTarget)
-    ctx.deploy()
+    dep = ctx.deploy()
     for rule in ctx.check.rules:
         what = target.what(rule, ctx.provider)
         if what == "ok":
@@ -143,6 +149,8 @@ def fake_check(ctx: CheckContext) -> None:
             ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER, reset, "a bad filter")
         elif what == "hang":
             RELEASE.wait(30)
+        elif what == "unsupported":  # an optional operation the target cannot express
+            dep.resume("stored-session")
         elif what == "skip":
             ctx.skip(rule, "nothing to refuse here")
         elif what == "unconsumed":
@@ -187,6 +195,10 @@ def healthy() -> FakeTarget:
 
 def broken_filter() -> FakeTarget:
     return FakeTarget({("TF-92", "spawn"): "break"})
+
+
+def inexpressible_filter() -> FakeTarget:
+    return FakeTarget({("TF-92", "*"): "unsupported"})
 
 
 def crashing() -> FakeTarget:

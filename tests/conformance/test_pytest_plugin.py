@@ -35,6 +35,20 @@ def test_one_item_per_rule_reports_its_outcome(
     ])
 
 
+def test_a_rule_the_target_cannot_express_is_skipped_with_the_reason_escaped(
+    pytester: pytest.Pytester, fakes: ModuleType,
+) -> None:
+    result = pytester.runpytest(f"--subagent-tck-target={FAKE}inexpressible_filter", "-v",
+                                "-rs")
+    # the check stops at TF-92: TF-91 (passed before: no verdict), TF-92 and TF-93 are not
+    # applicable; EN-92 belongs to the other edition
+    result.assert_outcomes(passed=len(fakes.RULES) - 4, skipped=4)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines(["*TF-93 not applicable: spawn: the target cannot express "
+                                 "resume (cold resume of a stored session): no cold resume*"])
+    assert "\x1b" not in out and "\\x1b]8;;http://x\\x07link" in out
+
+
 def test_k_selects_rules_and_the_runner_runs_only_those(
     pytester: pytest.Pytester, fakes: ModuleType, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -11,9 +11,11 @@
   kit's gateway, attributed by the marker planted in its body; what an agent sees is its last
   request; a ``run-turn`` of the root is a ``claude -p`` whose every request the kit answers.
 
-Operations Claude Code has no counterpart for are refused with ``INVALID_CONFIG`` and a message
-saying what Claude Code offers instead (docs/claude-code.md, "Operations").
-"""
+Operations Claude Code has no counterpart for are answered ``UNSUPPORTED_OPERATION`` (the
+driver API's "this runtime cannot express that operation",
+docs/driver-api.md#unsupported-operations: the rules whose checks need them are not
+applicable) with a message saying what Claude Code offers instead (docs/claude-code.md,
+"Operations")."""
 
 from __future__ import annotations
 
@@ -83,6 +85,15 @@ def wire_name(tool: str) -> str:
 
 
 def _unsupported(what: str, instead: str) -> TckError:
+    """The answer to an optional operation Claude Code cannot express (docs/driver-api.md
+    lists which operations may be answered so)."""
+    return TckError(ErrorCode.UNSUPPORTED_OPERATION, f"Claude Code has no {what}: {instead} "
+                    "(docs/claude-code.md#operations)")
+
+
+def _no_component(what: str, instead: str) -> TckError:
+    """The subagent-tool component's operations: Claude Code ships no such component (its
+    info lists none), so the kit never asks for them; a call is a malformed configuration."""
     return TckError(ErrorCode.INVALID_CONFIG, f"Claude Code has no {what}: {instead} "
                     "(docs/claude-code.md#operations)")
 
@@ -263,9 +274,8 @@ class ClaudeCodeDeployment:
     def resume(self, session: str) -> AgentRef:
         if session not in {h.session for h in self.sessions()}:
             raise TckError(ErrorCode.UNKNOWN_SESSION, f"no session {session!r}")
-        raise TckError(ErrorCode.NOT_RESUMABLE, "a Claude Code subagent is not cold-resumed "
-                       "by the adapter: its parent continues it with SendMessage "
-                       "(docs/claude-code.md#operations)")
+        raise _unsupported("cold resume of a subagent's session", "its parent continues a "
+                           "subagent with SendMessage while the parent session lives")
 
     def sessions(self) -> list[SessionHeader]:
         with self._lock:
@@ -329,8 +339,8 @@ class ClaudeCodeDeployment:
                            "disallowedTools) when it starts")
 
     def dispose_restriction(self, agent: str, handle: str) -> None:
-        raise TckError(ErrorCode.UNKNOWN_RESTRICTION, f"no restriction {handle!r}: Claude Code "
-                       "has no live restrictions")
+        raise _unsupported("live restriction of a running agent's tools", "nothing to "
+                           "dispose")
 
     def set_mode(self, agent: str, mode: PresentationMode) -> None:
         self._known(agent)
@@ -520,16 +530,16 @@ class ClaudeCodeDeployment:
             self._kill(process)
 
     def load_subagent_tool(self, config: SubagentToolConfig) -> None:
-        raise _unsupported("configurable subagent tool", "its Agent tool is built in")
+        raise _no_component("configurable subagent tool", "its Agent tool is built in")
 
     def unload_subagent_tool(self, tool_name: str) -> None:
-        raise _unsupported("configurable subagent tool", "its Agent tool is built in")
+        raise _no_component("configurable subagent tool", "its Agent tool is built in")
 
     def set_host_depth(self, value: Any) -> None:
-        raise _unsupported("depth setting", "a subagent cannot start subagents")
+        raise _no_component("depth setting", "a subagent cannot start subagents")
 
     def set_runtime_context(self, enabled: bool) -> None:
-        raise _unsupported("runtime-context notices", "")
+        raise _no_component("runtime-context notices", "")
 
     def close(self) -> None:
         self.abort_turn(ROOT)
