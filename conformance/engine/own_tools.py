@@ -33,17 +33,19 @@ NEVER_OWN = frozenset({RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME})
 
 
 def find(target: Target, edition: Edition) -> tuple[str, ...]:
-    """The global tools of an empty deployment of ``target`` (no tools, no presets), in the
-    order the target lists them. A target that cannot deploy one has none the kit can know of:
-    the checks meet its refusal themselves."""
+    """The tools an empty deployment of ``target`` (no tools, no presets) offers in its global
+    view or its root agent's view, in the order the target lists them. A target that cannot
+    deploy one has none the kit can know of: the checks meet its refusal themselves."""
     try:
         deployment = target.deploy(DeploymentConfig(edition=edition), Gateway())
     except Exception:  # the checks report what the target does with a deployment
         return ()
+    names: list[str] = []
     try:
-        names = [entry.name for entry in deployment.view(None)]
-    except Exception:
-        names = []
+        with contextlib.suppress(Exception):
+            names += [entry.name for entry in deployment.view(None)]
+        with contextlib.suppress(Exception):  # a runtime may offer its agents tools of its own
+            names += [entry.name for entry in deployment.view(deployment.root().agent)]
     finally:
         with contextlib.suppress(Exception):
             deployment.close()
