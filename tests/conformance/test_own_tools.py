@@ -54,6 +54,20 @@ def test_an_empty_deployments_global_tools_are_the_targets_own() -> None:
     assert own_tools.find(ReferenceTarget(), Edition.PRESET_COMPOSITION) == ()
 
 
+class _RootOffered(_WithPluginTool):
+    """A runtime that offers its top-level agent a tool of its own (Claude Code's Agent)."""
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        deployment = self.inner.deploy(config, gateway)
+        deployment.register_tool(ToolSpec(name=self.name), deployment.root().agent)
+        return deployment
+
+
+def test_a_tool_the_root_agent_is_offered_on_an_empty_deployment_is_the_targets_own() -> None:
+    assert own_tools.find(_RootOffered(ReferenceTarget(), "Agent"),
+                          Edition.PRESET_COMPOSITION) == ("Agent",)
+
+
 def test_a_name_the_rules_give_a_meaning_is_never_taken_for_the_targets_own() -> None:
     target = _WithPluginTool(ReferenceTarget(), RUN_CODE)
     # the reference refuses to register run_code (TF-06): no deployment, nothing own
