@@ -154,6 +154,12 @@ def start(
                 "start", f"the start was refused with {error.code.value}: {error.message}; "
                 "expected it to be accepted (the parent's effective depth is the larger of its "
                 "header and runtime depths)", "accepted", error.to_json(), "DE-02")
+        if controls_edition and "preset" in request and error.code is ErrorCode.UNKNOWN_PRESET:
+            # the request-controls edition defines no preset field (docs/rules.md#EN-03): a
+            # target may refuse one (DSH does), and then nothing may change
+            lock.unchanged(before, "nothing-created", None)
+            lock.check_all_views()
+            return
         _refused(lock, outcome, error, request, controls_edition, before)
         return
     assert result is not None and outcome.child_depth is not None

@@ -13,7 +13,7 @@ from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.fuzz.campaign import replay, run_campaign
 from subagent_tck.fuzz.lockstep import Setup
 from subagent_tck.fuzz.step import Step
-from subagent_tck.spec import RULES_BY_ID, Edition
+from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
 from .conftest import run_steps, zoo_module
 
@@ -115,3 +115,40 @@ def test_a_resume_on_a_provider_without_the_descriptors_control_is_ca_01(at_root
     finally:
         target.close()
     assert divergence is not None and divergence.finding.rule == "CA-01", divergence
+
+
+class _NoPresetField:
+    """The reference, refusing a start request's ``preset`` in the request-controls edition
+    (DSH's answer: that edition defines no such field)."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+
+    def info(self) -> object:
+        return self.inner.info()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def deploy(self, config: object, gateway: object) -> object:
+        deployment = self.inner.deploy(config, gateway)  # type: ignore[arg-type]
+        start = deployment.start
+
+        def refusing(request: object) -> object:
+            if getattr(request, "preset", None) is not None:
+                raise TckError(ErrorCode.UNKNOWN_PRESET, "this edition has no preset field")
+            return start(request)
+
+        deployment.start = refusing  # type: ignore[method-assign]
+        return deployment
+
+
+def test_a_preset_refused_in_the_request_controls_edition_is_the_targets_choice(
+    reference: Target,
+) -> None:
+    steps = [Step(op="start", args={"parent": "root", "provider": "spawn",
+                                    "controls": {"preset": "reviewer"}, "label": "c1"})]
+    target = _NoPresetField(reference)
+    assert run_steps(target, Setup(edition=Edition.REQUEST_CONTROLS), steps) is None
+    divergence = run_steps(target, Setup(edition=Edition.PRESET_COMPOSITION), steps)
+    assert divergence is not None and "UNKNOWN_PRESET" in str(divergence)
