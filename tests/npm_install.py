@@ -36,8 +36,10 @@ def stale(adapter: Path) -> list[str]:
     return out
 
 
-def ensure_installed(adapter: Path, timeout: float = 600) -> None:
-    """``npm ci`` in ``adapter`` unless it is installed (see :func:`stale`)."""
+def ensure_installed(adapter: Path, timeout: float = 600, *, clean: bool = True) -> None:
+    """``npm ci`` in ``adapter`` unless it is installed (see :func:`stale`); ``clean=False``:
+    ``npm install`` from the same lock, for a lock ``npm ci`` refuses (optional platform
+    packages the registry serves for this platform only, adapters/opencode)."""
     where = adapter.relative_to(adapter.parents[1]).as_posix()
     npm = shutil.which("npm")
     if npm is None:
@@ -47,12 +49,13 @@ def ensure_installed(adapter: Path, timeout: float = 600) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not stale(adapter):
             return
-        result = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=adapter,
+        verb = "ci" if clean else "install"
+        result = subprocess.run([npm, verb, "--no-audit", "--no-fund"], cwd=adapter,
                                 capture_output=True, text=True, timeout=timeout,
                                 stdin=subprocess.DEVNULL, check=False)
         missing = stale(adapter)
         if result.returncode != 0 or missing:
             tail = "\n".join((result.stdout + result.stderr).splitlines()[-20:])
-            pytest.fail(f"`npm ci` in {where} failed (exit {result.returncode}; still missing: "
+            pytest.fail(f"`npm {verb}` in {where} failed (exit {result.returncode}; still missing: "
                         f"{', '.join(missing) or 'nothing'}); the packages come from the npm "
-                        f"registry, retry `cd {where} && npm ci` once it is reachable:\n{tail}")
+                        f"registry, retry `cd {where} && npm {verb}` once it is reachable:\n{tail}")

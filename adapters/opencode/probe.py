@@ -171,7 +171,7 @@ def main() -> int:
                         help="keep the project and HOME directories (their path is printed)")
     args = parser.parse_args()
     if not args.opencode.exists():
-        print(f"no opencode at {args.opencode}: run `npm ci` in {HERE}", file=sys.stderr)
+        print(f"no opencode at {args.opencode}: run `npm install` in {HERE}", file=sys.stderr)
         return 2
     found = probe(args.scenario, args.opencode, args.timeout, args.keep)
     raw = found.pop("raw")

@@ -6,7 +6,7 @@ Each run is one ``opencode run`` (9 to 14 s here): the root is scripted to start
 the requests are attributed by the agent markers, the child's first request carries only the
 tools its definition leaves, and the forged call is refused. The misspelt-deny run pins the
 divergence the page reports (the restriction fails open), so a new opencode that fixes it shows
-here. opencode is installed when it is not yet (``npm ci``; it fails loudly, never skips, when
+here. opencode is installed when it is not yet (``npm install``; it fails loudly, never skips, when
 the registry cannot be reached).
 """
 
@@ -27,7 +27,10 @@ HIDDEN = {"write", "edit", "bash"}
 
 
 def _probe(scenario: str) -> dict[str, Any]:
-    ensure_installed(ADAPTER)
+    # `npm ci` refuses this lock: opencode-ai's platform binaries are optional dependencies and
+    # the registry here serves only linux-x64's, so the lock cannot list the others, which
+    # `npm ci` wants; `npm install` installs from the same lock (docs/opencode.md)
+    ensure_installed(ADAPTER, clean=False)
     result = subprocess.run([sys.executable, str(PROBE), "--scenario", scenario,
                              "--timeout", "90"], cwd=ROOT, capture_output=True, text=True,
                             timeout=150, stdin=subprocess.DEVNULL, check=False)
