@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +14,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.core.protocol import Message, ModelRequest, ToolCall, ToolSchema
+from subagent_tck.conformance.core.gateway import Gateway, text
+from subagent_tck.conformance.core.protocol import (
+    Message,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+    ToolSchema,
+)
 from subagent_tck.conformance.transports.gateway_server import CONTEXT_PREFIX
 
 FIXTURES = Path(__file__).with_name("fixtures")
@@ -99,3 +107,20 @@ def model_requests(calls: st.SearchStrategy[list[ToolCall]],
                                  parameters=st.just({"type": "object"})), max_size=3),
         messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2), **more,
     )
+
+
+def failing_and_stalling(gateway: Gateway, fail: str, stall: str) -> threading.Event:
+    """Script the agent marked ``fail`` to raise and the one marked ``stall`` to wait (up to
+    5 s) until the returned event is set: a gateway's error and stall answers."""
+    release = threading.Event()
+
+    def boom(request: ModelRequest) -> ModelReply:
+        raise RuntimeError("scripted failure")
+
+    def stalled(request: ModelRequest) -> ModelReply:
+        release.wait(5)
+        return text("late")
+
+    gateway.script(fail, boom)
+    gateway.script(stall, stalled)
+    return release

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_helpers import model_requests, tool_calls, words
+from http_helpers import failing_and_stalling, model_requests, tool_calls, words
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -228,17 +227,7 @@ def test_a_failing_or_stalled_script_fails_the_message_and_tells_the_client_not_
         server: GatewayServer) -> None:
     gateway = Gateway()
     base = server.mount(gateway)
-    release = threading.Event()
-
-    def boom(request: ModelRequest) -> ModelReply:
-        raise RuntimeError("scripted failure")
-
-    def stall(request: ModelRequest) -> ModelReply:
-        release.wait(5)
-        return text("late")
-
-    gateway.script("fail", boom)
-    gateway.script("stall", stall)
+    release = failing_and_stalling(gateway, "fail", "stall")
     body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "fail"}]}
     failed = httpx.post(f"{base}/agents/a/v1/messages", json=body)
     assert failed.status_code == 500 and failed.headers["x-should-retry"] == "false"

@@ -4,14 +4,13 @@ the chunks a reply becomes, the kit's reader of them, and the stream over real l
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from http_helpers import words
+from http_helpers import failing_and_stalling, words
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -228,17 +227,7 @@ def test_a_failing_or_stalled_script_fails_a_streaming_request_as_a_whole_one(
         server: GatewayServer) -> None:
     gateway = Gateway()
     base = server.mount(gateway)
-    release = threading.Event()
-
-    def boom(request: ModelRequest) -> ModelReply:
-        raise RuntimeError("scripted failure")
-
-    def stall(request: ModelRequest) -> ModelReply:
-        release.wait(5)
-        return text("late")
-
-    gateway.script("FAIL", boom)
-    gateway.script("STALL", stall)
+    release = failing_and_stalling(gateway, "FAIL", "STALL")
     url = f"{base}/agents/a/v1/chat/completions"  # each agent binds its own script
     failed = httpx.post(url, json={**request_to_chat(_request("FAIL")), "stream": True},
                         trust_env=False)
