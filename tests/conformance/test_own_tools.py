@@ -5,6 +5,7 @@ kit gives a tool; and a target broken for the kit's own tools still fails with o
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,12 @@ def test_a_roster_plugins_delegate_tool_is_named_and_the_target_still_certifies(
     assert "delegate" in to_markdown(cert)
     assert 'name="target_tools" value="delegate"' in to_junit(cert)
     assert json.loads(cert.model_dump_json())["target_tools"] == ["delegate"]
+    # a target's tool names are untrusted text in every output
+    hostile = cert.model_copy(update={"target_tools": ["<b>x</b>|\x1b[31mred\x00"]})
+    markdown, junit = to_markdown(hostile), to_junit(hostile)
+    assert "\x1b" not in markdown and "<b>" not in markdown
+    assert "\x00" not in junit and "\x1b" not in junit
+    ET.fromstring(junit.split("\n", 1)[1])  # still well-formed XML
 
 
 def test_a_target_broken_for_the_kits_tools_still_fails_with_a_plugin_tool_loaded(
