@@ -434,6 +434,8 @@ def run_check(ctx: CheckContext) -> None:
         pass
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
+    except Inexpressible as exc:  # a fixed case the target may refuse to set up
+        stop_unsupported(ctx, Unsupported("deploy", "the check's fixed case", str(exc)))
     except CoreRefused as exc:
         ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
                  error=True, traceback=traceback.format_exc())

@@ -131,3 +131,14 @@ def test_a_target_broken_for_the_kits_tools_still_fails_with_a_plugin_tool_loade
     cert = certify(_WithPluginTool(broken, "plugin_route"), RunConfig(rules=("TF-02",), seed=0))
     assert cert.target_tools == ["plugin_route"]
     assert {r.id for r in cert.failing()} == {"TF-02"}
+
+
+def test_a_fixed_case_naming_the_targets_own_tool_is_left_out_and_no_check_crashes() -> None:
+    # opencode brings `read` and `write`; EN-01's and EN-02's fixed cases give the kit's tools
+    # those names: the case is left out (drawn cases follow), never a crash
+    target = _WithPluginTool(ReferenceTarget(), "read")
+    cert = certify(target, RunConfig(rules=("EN-01", "EN-02", "TF-12"), seed=0))
+    assert cert.target_tools == ["read"]
+    crashed = [f.message for r in cert.rules for f in r.failures if "crashed" in f.message]
+    assert not crashed, crashed
+    assert cert.succeeded, cert.failing()

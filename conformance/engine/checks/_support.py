@@ -72,7 +72,7 @@ from ...core.protocol import (
     ToolSpec,
 )
 from ...core.target import Deployment
-from ..check import CheckContext
+from ..check import CheckContext, Inexpressible
 from ._names import names_token
 from ._texts import EXAMPLE, Vocabulary, vocabularies
 
@@ -523,8 +523,13 @@ def each_case(
 ) -> None:
     """Run ``body`` on the hand-written ``example`` (default :data:`~._texts.EXAMPLE`), then,
     unless one of ``rules`` already failed, on vocabularies drawn by ``strategy`` (default
-    :func:`~._texts.vocabularies`; seeded by the run's seed, shrunk on failure)."""
-    body(example)
+    :func:`~._texts.vocabularies`; seeded by the run's seed, shrunk on failure). An example the
+    target may refuse to set up (it names one of the target's own tools,
+    docs/certify.md#tools-the-target-brings) is left out: the drawn cases avoid such names."""
+    try:
+        body(example)
+    except Inexpressible:
+        ctx.close()
     if any(f.rule in rules for f in ctx.failures):
         return  # already decided; drawn cases would only shrink to a case like the example
     ctx.for_all(vocabularies() if strategy is None else strategy, body)
