@@ -2,8 +2,11 @@
 ``claude -p`` (docs/claude-code.md, "How the adapter maps the kit's concepts").
 
 - the deployment persona is the root's system prompt (``--system-prompt``); the kit's global
-  tools are served by the deployment's MCP server ``tck`` (mcp_server.py), so the model sees
-  them as ``mcp__tck__NAME``; the root's built-in tools are only ``Agent`` (``--tools Agent``);
+  tools are served by the deployment's MCP server ``tck`` (the kit's ``mcp_echo``,
+  subagent_tck.conformance.transports.mcp_echo), so the model sees them as ``mcp__tck__NAME``; a
+  tool registered or unregistered while a ``claude`` runs is announced to it (MCP's
+  ``notifications/tools/list_changed``) and the adapter waits, briefly, until it has re-listed;
+  the root's built-in tools are only ``Agent`` (``--tools Agent``);
 - a preset is a project agent ``.claude/agents/NAME.md``: body = persona, ``tools`` = allow,
   ``disallowedTools`` = deny (kit tool names written as Claude Code names them);
 - the kit's ``start`` is a ``claude -p`` whose parent (answered by the adapter, proxy.py) calls
@@ -56,6 +59,7 @@ from subagent_tck.conformance.core.protocol import (
     ViewEntry,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
+from subagent_tck.conformance.transports.mcp_echo import McpTools
 from subagent_tck.spec import (
     Capability,
     Edition,
@@ -77,6 +81,8 @@ PROVIDER = "agent"  # Claude Code's Agent tool with a project agent (docs/claude
 SERVER = "tck"  # the MCP server's name: its tools are mcp__tck__NAME
 ROOT = "root"
 RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_CLAUDE_TIMEOUT", "60"))
+#: How long a tool change waits for a running ``claude`` to re-list its MCP tools, in seconds.
+RELIST_TIMEOUT = 2.0
 
 
 def wire_name(tool: str) -> str:
@@ -149,17 +155,14 @@ class ClaudeCodeDeployment:
         self.project = self.dir / "project"
         (self.project / ".claude" / "agents").mkdir(parents=True)
         (self.dir / "home").mkdir()
-        self._tools_file = self.dir / "tools.json"
-        self._invocations_file = self.dir / "invocations.jsonl"
-        self._invocations_file.touch()
+        self._mcp_tools = McpTools(self.dir / "mcp")
         self._lock = threading.RLock()
         self.tools: list[ToolSpec] = list(config.tools)
-        self._write_tools()
+        self._mcp_tools.write([t.model_dump() for t in self.tools])
+        command = self._mcp_tools.command()
         self._mcp = self.dir / "mcp.json"
         self._mcp.write_text(json.dumps({"mcpServers": {SERVER: {
-            "type": "stdio", "command": sys.executable,
-            "args": [str(HERE / "mcp_server.py"), str(self._tools_file),
-                     str(self._invocations_file)]}}}), encoding="utf-8")
+            "type": "stdio", "command": command[0], "args": command[1:]}}}), encoding="utf-8")
         self.presets = {p.name: p for p in config.presets}
         self._log: list[Event] = []
         self.children: dict[str, SessionHeader] = {}
@@ -182,9 +185,19 @@ class ClaudeCodeDeployment:
 
     # --- files ---------------------------------------------------------------------------
 
-    def _write_tools(self) -> None:
-        self._tools_file.write_text(json.dumps([t.model_dump() for t in self.tools]),
-                                    encoding="utf-8")
+    def _write_tools(self) -> set[str] | None:
+        """Give the MCP server the tools of ``self.tools`` (the lock held): their names when a
+        ``claude`` of this deployment runs and was told (list_changed), None when none runs (the
+        next one lists them fresh)."""
+        self._mcp_tools.write([t.model_dump() for t in self.tools])
+        return {t.name for t in self.tools} if self._running else None
+
+    def _relisted(self, names: set[str] | None) -> None:
+        """Wait (the lock not held) until a running ``claude`` has re-listed ``names``, at most
+        :data:`RELIST_TIMEOUT` seconds: one that does not re-list keeps its list, and the
+        adapter goes on."""
+        if names is not None:
+            self._mcp_tools.wait_listed(names, RELIST_TIMEOUT)
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
         lines = ["---", f"name: {file}",
@@ -300,14 +313,13 @@ class ClaudeCodeDeployment:
 
     def invocations(self) -> list[Invocation]:
         with self._lock:
-            lines = self._invocations_file.read_text(encoding="utf-8").splitlines()
-            for line in lines[self._seen_invocations:]:
-                record = json.loads(line)
+            records = self._mcp_tools.invocations()
+            for record in records[self._seen_invocations:]:
                 name = record["tool"]
                 agent = self.route.told.get(name, ROOT)
                 self._invocations.append(Invocation(tool=name, agent=agent, origin=Origin.GLOBAL,
                                                     arguments=record.get("arguments")))
-            self._seen_invocations = len(lines)
+            self._seen_invocations = len(records)
             return list(self._invocations)
 
     def observe(self) -> Observation:
@@ -322,7 +334,8 @@ class ClaudeCodeDeployment:
             if any(t.name == tool.name for t in self.tools):
                 raise TckError(ErrorCode.DUPLICATE_TOOL, f"a global tool {tool.name!r} exists")
             self.tools.append(tool)
-            self._write_tools()
+            names = self._write_tools()
+        self._relisted(names)
 
     def unregister_tool(self, name: str, agent: str | None = None) -> None:
         if agent is not None:
@@ -331,7 +344,8 @@ class ClaudeCodeDeployment:
             if not any(t.name == name for t in self.tools):
                 raise TckError(ErrorCode.UNKNOWN_TOOL, f"no global tool {name!r}")
             self.tools = [t for t in self.tools if t.name != name]
-            self._write_tools()
+            names = self._write_tools()
+        self._relisted(names)
 
     def install_restriction(self, agent: str, restriction: Any) -> str:
         raise _unsupported("live restriction of a running agent's tools",

@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[3]
 ROSTER = REPO / "examples" / "roster" / "roster.json"
 #: How Claude Code names the kit's host tool NAME: the adapter serves the kit's tools from its
-#: MCP server ``tck`` (adapters/claude-code/claude_code_adapter/mcp_server.py).
+#: MCP server ``tck`` (the kit's conformance/transports/mcp_echo.py).
 MCP_PREFIX = "mcp__tck__"
 #: The roster's tier models as Claude Code models (an agent definition's ``model``).
 #: Full model ids, sent by Claude Code as written; an alias (``opus``) would be resolved by the
