@@ -17,21 +17,28 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 #: Suites that are slow and do not depend on the interpreter: tox runs them once, in its `once`
-#: environment, and every Python environment runs the rest (`-m "not once"`; tox.ini). Plain
-#: `pytest` runs everything.
+#: and `runtimes` environments, and every Python environment runs the rest (`-m "not once"`;
+#: tox.ini). Plain `pytest` runs everything.
 ONCE = (
     "tests/test_zoo.py",  # the whole zoo at two seeds, each with default certify's campaign
     "tests/http/test_http_zoo.py",
+    "tests/fuzz/test_campaign_check.py",  # long campaigns
+    "tests/fuzz/test_campaign.py",
+    "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
+)
+#: The once suites that run a real implementation or runtime (Node, npm packages): marked
+#: `once` and `runtime`, tox's `runtimes` environment runs them beside `once`, so the two
+#: halves of the slow work share the machine's two tox slots.
+RUNTIMES = (
     "tests/http/test_http_javascript.py",  # Node: the JavaScript implementation
     "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
     "tests/http/test_dsh_report.py",
     "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic
     "tests/http/test_opencode_probe.py",  # opencode (npm): its traffic on the chat gateway
+    "tests/http/test_opencode_adapter.py",  # opencode (npm): certified from its traffic
     "tests/promises/test_roster_javascript.py",
     "tests/promises/test_roster_dsh.py",
-    "tests/fuzz/test_campaign_check.py",  # long campaigns
-    "tests/fuzz/test_campaign.py",
-    "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
+    "tests/promises/test_roster_claude_code.py",
 )
 
 
@@ -42,5 +49,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             where = Path(str(item.path)).resolve().relative_to(root).as_posix()
         except ValueError:
             continue
-        if where in ONCE:
+        if where in ONCE or where in RUNTIMES:
             item.add_marker(pytest.mark.once)
+        if where in RUNTIMES:
+            item.add_marker(pytest.mark.runtime)

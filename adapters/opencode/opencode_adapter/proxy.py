@@ -1,0 +1,241 @@
+"""The adapter's model endpoint: every ``opencode serve`` it runs posts its Chat Completions here
+(the ``baseURL`` of the deployment's provider ``tck``, docs/opencode.md).
+
+- A request whose user text carries ``[subagent-tck start=TOKEN]`` is the parent that stands for
+  the kit's ``start`` (target.py): it is answered here, by the deployment's start driver (the
+  scripted ``task`` call, then the end), and never reaches the kit.
+- A request whose user text carries ``[subagent-tck probe]`` is the adapter's own look at what
+  opencode offers a root agent (its built-in tools, target.py ``Builtins``): answered ``done``
+  here and kept as ``probed``.
+- Every other request goes to the kit's gateway (``{gatewayUrl}/v1/chat/completions``, the route
+  that attributes a request by the agent marker in its system text,
+  docs/driver-api.md#model-gateway) with the kit's global tools renamed from the names opencode
+  gives an MCP server's tools (``tck_NAME``, every character outside ``[A-Za-z0-9_-]`` as ``_``)
+  back to the kit's names; the kit's answer is relayed with its tool calls renamed the other way.
+
+The route keeps each agent's last request (what it sees: ``view``, ``tool-schemas``, ``prompt``)
+and which agent was last told to call each kit tool (whose body ran, for ``invocations``).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.transports.gateway_anthropic import find_marker
+from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
+from subagent_tck.conformance.transports.gateway_server import (
+    CHAT_PATH,
+    chat_to_request,
+    parse_chat,
+    reply_to_chat,
+    streaming,
+)
+from subagent_tck.conformance.transports.httpd import Answer, Request, ServerThread
+
+START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
+PROBE = "[subagent-tck probe]"
+SERVER = "tck"  # the MCP server's name in opencode.json: its tools are tck_NAME
+
+#: A start driver's answer: (the request, its token) -> the reply.
+Driver = Callable[[ModelRequest, str], ModelReply]
+
+
+def wire_name(tool: str) -> str:
+    """The name opencode 1.18.33 gives the kit's tool ``tool`` of MCP server ``tck``: the server
+    and tool names joined by ``_``, each character outside ``[A-Za-z0-9_-]`` replaced by ``_``
+    (UTF-16 units, as its JavaScript counts them), so two kit names may meet in one wire name
+    (docs/opencode.md#tool-names)."""
+    # its pattern has no `u` flag: a character outside the BMP is two UTF-16 units, two `_`
+    return SERVER + "_" + re.sub(r"[^A-Za-z0-9_-]",
+                                 lambda m: "_" * (2 if ord(m.group()) > 0xFFFF else 1), tool)
+
+
+def names_back(tools: Iterable[str]) -> dict[str, str]:
+    """Wire name -> kit name for ``tools``, leaving out a wire name two kit names share: a call
+    of it cannot be told apart, so it reaches the kit under the wire name (a tool no check
+    gave)."""
+    seen: dict[str, list[str]] = {}
+    for tool in tools:
+        seen.setdefault(wire_name(tool), []).append(tool)
+    return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}
+
+
+def _user_text(body: dict[str, Any]) -> str:
+    parts = []
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+def _error(status: int, message: str) -> Answer:
+    body = {"error": {"message": message, "type": "server_error" if status >= 500 else
+                      "invalid_request_error"}}
+    return Answer(status, json.dumps(body).encode("utf-8"), "application/json",
+                  (("x-should-retry", "false"),))
+
+
+class Route:
+    """One deployment's side of the proxy."""
+
+    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
+        parts = urlsplit(gateway_url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.base = parts.path.rstrip("/")
+        self.driver = driver
+        self.tools = tools  # the kit's global tool names now (the deployment's registry)
+        self.lock = threading.Lock()
+        self.last: dict[str, ModelRequest] = {}  # agent -> its last request (markers cut)
+        self.told: dict[str, str] = {}  # kit tool name -> the agent last told to call it
+        self.probed: ModelRequest | None = None
+        self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
+
+    def answer(self, reply: ModelReply, body: dict[str, Any]) -> Answer:
+        stream, usage = streaming(body)
+        model = body.get("model") if isinstance(body.get("model"), str) else "subagent-tck"
+        if stream:
+            return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
+                          "text/event-stream", (("cache-control", "no-cache"),))
+        return Answer(200, json.dumps(reply_to_chat(reply, model)).encode("utf-8"),
+                      "application/json")
+
+    def forward(self, request: Request) -> Answer:
+        try:
+            body = parse_chat(request.body)
+            chat_to_request("", body)
+            streaming(body)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            return _error(400, f"not a Chat Completions request: {exc}")
+        user = _user_text(body)
+        token = START.search(user)
+        if token is not None:
+            return self.answer(self.driver(chat_to_request("", body), token.group(1)), body)
+        back = names_back(self.tools())
+        if PROBE in user:
+            with self.lock:
+                self.probed = chat_to_request("", body)
+            return self.answer(ModelReply(text="done"), body)
+        plain = {t["function"]["name"] for t in body.get("tools") or []
+                 if isinstance(t, dict) and isinstance(t.get("function"), dict)
+                 and isinstance(t["function"].get("name"), str)
+                 and t["function"]["name"] not in back}  # opencode's own (built-in) tools
+        to_kit(body, back)
+        model_request = chat_to_request("", body)
+        agent, system, _ = find_marker(model_request.system)
+        if agent is not None:
+            with self.lock:
+                self.last[agent] = model_request.model_copy(update={"agent": agent,
+                                                                    "system": system})
+        data = json.dumps(body).encode("utf-8")
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=300)
+        try:
+            connection.request("POST", self.base + CHAT_PATH, body=data,
+                               headers={"content-type": "application/json"})
+            answer = connection.getresponse()
+            data = answer.read()
+            kind = answer.getheader("content-type", "application/json")
+            extra = tuple((k, v) for k, v in answer.getheaders()
+                          if k.lower() in ("x-should-retry", "cache-control"))
+        except OSError as exc:
+            return _error(502, f"the kit's model gateway is unreachable: {exc}")
+        finally:
+            connection.close()
+        if answer.status == 200:
+            # a kit tool is the kit's, whatever opencode's own tools are called
+            data, names = to_opencode(data, kind, (plain | self.builtins) - set(self.tools()))
+            if agent is not None:
+                with self.lock:
+                    for name in names:
+                        self.told[name] = agent
+        return Answer(answer.status, data, kind, extra)
+
+
+def to_kit(body: dict[str, Any], back: dict[str, str]) -> None:
+    """Rename, in place, the kit's tools as opencode names them back to the kit's names, in the
+    tools offered and in the history's tool calls (``back``: :func:`names_back`)."""
+    for tool in body.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            function["name"] = back.get(function["name"], function["name"])
+    for message in body.get("messages") or []:
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                function["name"] = back.get(function["name"], function["name"])
+
+
+def to_opencode(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[str]]:
+    """The kit's answer with every tool call named as opencode names the kit's tools, but for
+    the built-ins the request offered under their own names (``plain``: ``task``, ``write``,
+    ...); and the kit names of the calls."""
+    names: list[str] = []
+
+    def rename(calls: Any) -> None:
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                names.append(function["name"])
+                if function["name"] not in plain:
+                    function["name"] = wire_name(function["name"])
+
+    if kind.startswith("text/event-stream"):
+        out = []
+        for line in data.decode("utf-8").split("\n"):
+            if line.startswith("data:") and line[5:].strip() != "[DONE]":
+                chunk = json.loads(line[5:])
+                for choice in chunk.get("choices") or []:
+                    rename((choice.get("delta") or {}).get("tool_calls"))
+                line = "data: " + json.dumps(chunk, separators=(",", ":"))
+            out.append(line)
+        return "\n".join(out).encode("utf-8"), names
+    message = json.loads(data)
+    for choice in message.get("choices") or []:
+        rename((choice.get("message") or {}).get("tool_calls"))
+    return json.dumps(message).encode("utf-8"), names
+
+
+class Proxy:
+    """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/chat/completions``."""
+
+    def __init__(self) -> None:
+        self._routes: dict[str, Route] = {}
+        self._lock = threading.Lock()
+        self._thread = ServerThread(self, name="opencode adapter model endpoint")
+        self._thread.start()
+        self.url = self._thread.url
+
+    def mount(self, name: str, route: Route) -> str:
+        with self._lock:
+            self._routes[name] = route
+        return f"{self.url}/p/{name}/v1"
+
+    def unmount(self, name: str) -> None:
+        with self._lock:
+            self._routes.pop(name, None)
+
+    def close(self) -> None:
+        self._thread.stop()
+
+    def handle(self, request: Request) -> Answer:
+        parts = request.path.split("/", 3)  # "", "p", name, rest
+        if (len(parts) < 4 or parts[1] != "p" or request.method != "POST"
+                or "/" + parts[3] != CHAT_PATH):
+            return _error(404, f"{request.method} {request.path} is not a route here: POST "
+                          f"/p/{{deployment}}{CHAT_PATH}")
+        with self._lock:
+            route = self._routes.get(parts[2])
+        if route is None:
+            return _error(404, f"no deployment {parts[2]!r} is open")
+        return route.forward(request)
+
+    def refuse(self, status: int, message: str) -> Answer:
+        return _error(status, message)
