@@ -88,9 +88,13 @@ class Serve:
         began = time.monotonic()
         ready.wait(STARTUP)
         if not found:
+            exited = self.process.poll()
             self.close()
+            if exited is not None:
+                raise TckError(ErrorCode.TARGET_UNREACHABLE, f"opencode serve exited ({exited}) "
+                               f"before it listened: {self.tail()}")
             raise TckError(ErrorCode.TIMEOUT, f"opencode serve did not listen within "
-                           f"{time.monotonic() - began:.0f} s (exit {self.process.poll()}): "
+                           f"{time.monotonic() - began:.0f} s (SUBAGENT_TCK_OPENCODE_STARTUP): "
                            f"{self.tail()}")
         self.url = found[0]
         self.client = httpx.Client(base_url=self.url, timeout=httpx.Timeout(timeout),
