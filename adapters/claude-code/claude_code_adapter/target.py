@@ -207,17 +207,15 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
 
     def _run_root(self, prompt: str) -> Outcome:
         done = self._claude(prompt, self._system(ROOT))
-        stop = StopReason.COMPLETED
-        output: Any = None
         try:
             answer = json.loads(done.stdout)
-            output = answer.get("result")
-            if answer.get("is_error"):
-                stop = StopReason.ERROR
         except ValueError:
-            stop = StopReason.ERROR
-            output = done.stderr.decode("utf-8", "replace")[-500:]
-        return stop, output, self._results(ROOT)
+            answer = None
+        if not isinstance(answer, dict):  # no result object: claude ended before its answer
+            return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:], \
+                self._results(ROOT)
+        stop = StopReason.ERROR if answer.get("is_error") else StopReason.COMPLETED
+        return stop, answer.get("result"), self._results(ROOT)
 
     def abort_turn(self, agent: str) -> None:
         with self._lock:
