@@ -96,6 +96,7 @@ ROOMS: dict[str, str] = {
     "gateway_chat_stream": "transports",
     "openapi": "transports",
     "mcp_echo": "transports",
+    "traffic": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

@@ -150,3 +150,29 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
         deployment.close()
         proxy.close()
     assert not deployment.dir.exists()  # the project directory went with the deployment
+
+
+@pytest.mark.parametrize("stdout", ["null", "[]", "\"text\"", "not json", ""])
+def test_a_claude_run_whose_output_is_no_result_object_ends_in_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stdout: str) -> None:
+    """A stand-in for `claude -p` that prints JSON other than an object (or no JSON): the turn
+    stops with ERROR and stderr as its output, its run.stopped recorded; never a crash."""
+    from claude_code_adapter import target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig
+
+    fake = tmp_path / "claude"
+    fake.write_text(f"#!/bin/sh\nprintf '%s' '{stdout}'\necho oops >&2\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setattr(target, "CLAUDE", fake)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
+                                             proxy, "d1")
+    try:
+        result = deployment.run_turn("root", "hello")
+        assert (result.stopReason.value, result.output) == ("error", "oops\n")
+        assert [(e.kind, e.data) for e in deployment.events()] == [
+            ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
+    finally:
+        deployment.close()
+        proxy.close()

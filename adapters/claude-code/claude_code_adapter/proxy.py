@@ -12,17 +12,15 @@ for ``invocations``).
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
-import threading
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports import gateway_anthropic as anthropic
-from subagent_tck.conformance.transports.httpd import Answer, Request, ServerThread
+from subagent_tck.conformance.transports.httpd import Answer, Request
+from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
@@ -36,17 +34,12 @@ BUILTINS = frozenset({"Agent"})
 Driver = Callable[[ModelRequest, str, dict[str, Any]], ModelReply]
 
 
-class Route:
+class Route(TrafficRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver) -> None:
-        parts = urlsplit(gateway_url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.base = parts.path.rstrip("/")
+        super().__init__(gateway_url)
         self.driver = driver
-        self.lock = threading.Lock()
-        self.last: dict[str, ModelRequest] = {}  # agent -> its last request (markers cut)
-        self.told: dict[str, str] = {}  # tool name -> the agent last told to call it
         self.requests = 0
 
     def forward(self, request: Request, rest: str) -> Answer:
@@ -72,27 +65,16 @@ class Route:
                 with self.lock:
                     self.last[agent] = seen.model_copy(update={"system": system})
                     self.requests += 1
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=300)
         try:
-            connection.request("POST", self.base + rest, body=data,
-                               headers={"content-type": "application/json"})
-            answer = connection.getresponse()
-            data = answer.read()
-            kind = answer.getheader("content-type", "application/json")
-            extra = tuple((k, v) for k, v in answer.getheaders()
-                          if k.lower() in ("x-should-retry", "cache-control"))
+            answer = self.post(rest, data)
         except OSError as exc:
             return anthropic.no_retry(anthropic.error(
                 502, f"the kit's model gateway is unreachable: {exc}", "api_error"))
-        finally:
-            connection.close()
         if answer.status == 200 and model_request is not None:
-            data, names = to_claude(data, kind, plain)
-            if agent is not None:
-                with self.lock:
-                    for name in names:
-                        self.told[name] = agent
-        return Answer(answer.status, data, kind, extra)
+            data, names = to_claude(answer.body, answer.content_type, plain)
+            self.tell(agent, names)
+            return answer._replace(body=data)
+        return answer
 
 
 def kit_name(name: str) -> str:
@@ -148,39 +130,23 @@ def to_claude(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[str]
     return json.dumps(message).encode("utf-8"), names
 
 
-class Proxy:
+def _refusal(status: int, message: str) -> Answer:
+    return anthropic.error(status, message, "api_error" if status >= 500 else
+                           "invalid_request_error")
+
+
+class Proxy(TrafficProxy[Route]):
     """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/messages...``."""
 
     def __init__(self) -> None:
-        self._routes: dict[str, Route] = {}
-        self._lock = threading.Lock()
-        self._thread = ServerThread(self, name="claude-code adapter model endpoint")
-        self._thread.start()
-        self.url = self._thread.url
-
-    def mount(self, name: str, route: Route) -> str:
-        with self._lock:
-            self._routes[name] = route
-        return f"{self.url}/p/{name}"
-
-    def unmount(self, name: str) -> None:
-        with self._lock:
-            self._routes.pop(name, None)
-
-    def close(self) -> None:
-        self._thread.stop()
+        super().__init__("claude-code adapter model endpoint", _refusal)
 
     def handle(self, request: Request) -> Answer:
         parts = request.target.split("/", 3)  # "", "p", name, rest (query kept)
         if len(parts) < 4 or parts[1] != "p" or request.method != "POST":
             return anthropic.error(404, f"{request.method} {request.path} is not a route here",
                                    "not_found_error")
-        with self._lock:
-            route = self._routes.get(parts[2])
+        route = self.route(parts[2])
         if route is None:
             return anthropic.error(404, f"no deployment {parts[2]!r} is open", "not_found_error")
         return route.forward(request, "/" + parts[3])
-
-    def refuse(self, status: int, message: str) -> Answer:
-        return anthropic.error(status, message, "api_error" if status >= 500 else
-                               "invalid_request_error")

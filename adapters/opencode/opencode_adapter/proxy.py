@@ -19,13 +19,10 @@ and which agent was last told to call each kit tool (whose body ran, for ``invoc
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports.gateway_anthropic import find_marker
@@ -37,7 +34,8 @@ from subagent_tck.conformance.transports.gateway_server import (
     reply_to_chat,
     streaming,
 )
-from subagent_tck.conformance.transports.httpd import Answer, Request, ServerThread
+from subagent_tck.conformance.transports.httpd import Answer, Request
+from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
@@ -83,18 +81,13 @@ def _error(status: int, message: str) -> Answer:
                   (("x-should-retry", "false"),))
 
 
-class Route:
+class Route(TrafficRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
-        parts = urlsplit(gateway_url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.base = parts.path.rstrip("/")
+        super().__init__(gateway_url)
         self.driver = driver
         self.tools = tools  # the kit's global tool names now (the deployment's registry)
-        self.lock = threading.Lock()
-        self.last: dict[str, ModelRequest] = {}  # agent -> its last request (markers cut)
-        self.told: dict[str, str] = {}  # kit tool name -> the agent last told to call it
         self.probed: ModelRequest | None = None
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
 
@@ -134,28 +127,17 @@ class Route:
             with self.lock:
                 self.last[agent] = model_request.model_copy(update={"agent": agent,
                                                                     "system": system})
-        data = json.dumps(body).encode("utf-8")
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=300)
         try:
-            connection.request("POST", self.base + CHAT_PATH, body=data,
-                               headers={"content-type": "application/json"})
-            answer = connection.getresponse()
-            data = answer.read()
-            kind = answer.getheader("content-type", "application/json")
-            extra = tuple((k, v) for k, v in answer.getheaders()
-                          if k.lower() in ("x-should-retry", "cache-control"))
+            answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
         except OSError as exc:
             return _error(502, f"the kit's model gateway is unreachable: {exc}")
-        finally:
-            connection.close()
         if answer.status == 200:
             # a kit tool is the kit's, whatever opencode's own tools are called
-            data, names = to_opencode(data, kind, (plain | self.builtins) - set(self.tools()))
-            if agent is not None:
-                with self.lock:
-                    for name in names:
-                        self.told[name] = agent
-        return Answer(answer.status, data, kind, extra)
+            data, names = to_opencode(answer.body, answer.content_type,
+                                      (plain | self.builtins) - set(self.tools()))
+            self.tell(agent, names)
+            return answer._replace(body=data)
+        return answer
 
 
 def to_kit(body: dict[str, Any], back: dict[str, str]) -> None:
@@ -203,27 +185,11 @@ def to_opencode(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[st
     return json.dumps(message).encode("utf-8"), names
 
 
-class Proxy:
+class Proxy(TrafficProxy[Route]):
     """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/chat/completions``."""
 
     def __init__(self) -> None:
-        self._routes: dict[str, Route] = {}
-        self._lock = threading.Lock()
-        self._thread = ServerThread(self, name="opencode adapter model endpoint")
-        self._thread.start()
-        self.url = self._thread.url
-
-    def mount(self, name: str, route: Route) -> str:
-        with self._lock:
-            self._routes[name] = route
-        return f"{self.url}/p/{name}/v1"
-
-    def unmount(self, name: str) -> None:
-        with self._lock:
-            self._routes.pop(name, None)
-
-    def close(self) -> None:
-        self._thread.stop()
+        super().__init__("opencode adapter model endpoint", _error, "/v1")
 
     def handle(self, request: Request) -> Answer:
         parts = request.path.split("/", 3)  # "", "p", name, rest
@@ -231,11 +197,7 @@ class Proxy:
                 or "/" + parts[3] != CHAT_PATH):
             return _error(404, f"{request.method} {request.path} is not a route here: POST "
                           f"/p/{{deployment}}{CHAT_PATH}")
-        with self._lock:
-            route = self._routes.get(parts[2])
+        route = self.route(parts[2])
         if route is None:
             return _error(404, f"no deployment {parts[2]!r} is open")
         return route.forward(request)
-
-    def refuse(self, status: int, message: str) -> Answer:
-        return _error(status, message)
