@@ -78,6 +78,9 @@ def test_certify_with_the_dsh_roster_loaded_judges_the_rules_beside_its_promises
     report = tmp_path / "c.json"
     code = main(["certify", "--target", target, "--edition", "request-controls",
                  "--rule", "FR-01", "--rule", "FR-05", "--rule", "EN-03", "--rule", "TF-12",
+                 # a fixed seed (a CI gate is the same run each time) and room for DSH under a
+                 # loaded CI machine: at some seeds a check of these makes 10+ DSH starts
+                 "--seed", "0", "--timeout", "180",
                  "--promises", FILE, "--report", f"json={report}"])
     capsys.readouterr()
     cert = json.loads(report.read_text("utf-8"))
