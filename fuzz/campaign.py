@@ -178,6 +178,15 @@ def _kit_version() -> str:
         return "0.0.0"
 
 
+def _first_run(exc: Flaky) -> str:
+    """What the first run of the steps raised (Hypothesis keeps it in the group it raises), so
+    that the error says which answer changed, not only that one did."""
+    first = next(iter(getattr(exc, "exceptions", ()) or ()), None)
+    if first is None:
+        return str(exc)
+    return f"first run: {type(first).__name__}: {str(first)[:500]}; then it did not recur"
+
+
 def run_campaign(
     target: Target,
     *,
@@ -237,7 +246,7 @@ def run_campaign(
             _found(result, target, shrunk, output_dir, name)
             break
         except Flaky as exc:
-            result.error = f"the target answered the same steps differently ({exc})"
+            result.error = f"the target answered the same steps differently ({_first_run(exc)})"
             break
         except Unsatisfiable:
             # every example of the round met an operation the target cannot express
