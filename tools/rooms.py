@@ -69,6 +69,8 @@ ROOMS: dict[str, str] = {
     "seed": "engine",
     "profiles": "engine",
     "promises": "engine",
+    "own_tools": "engine",
+    "variable_names": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",
     "report_json": "report",

@@ -143,6 +143,10 @@ class CheckContext:
     #: docs/driver-api.md#unsupported-operations), or None: its rules not failed are then
     #: not applicable with this reason.
     unsupported: str | None = None
+    #: The target refused a deployment whose variable names are outside
+    #: :data:`PORTABLE_VARIABLE` before the checks ran (:mod:`.variable_names`): drawn cases
+    #: name variables of that set only, so that they are about the rules, not the grammar.
+    portable_variables: bool = False
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
 

@@ -47,7 +47,7 @@ from ..core.protocol import DeploymentConfig, ProviderInfo, RunResult, TargetInf
 from ..core.suggest import hint, rule_hint
 from ..core.target import Deployment, Target
 from ..core.unsupported import deployed, guard
-from . import own_tools
+from . import own_tools, variable_names
 from .check import Check, CheckContext, run_check
 from .profiles import PROFILES, Profile
 
@@ -444,15 +444,28 @@ class _Worker:
         self._jobs.put(None)
 
 
-def _own_tools(target: Target, edition: Edition, timeout: float) -> tuple[str, ...]:
-    """The target's own global tools (:func:`own_tools.find`), within ``timeout``: a target
-    that hangs on an empty deployment has none the kit can know of (its checks time out)."""
-    found: list[tuple[str, ...]] = []
+@dataclass(frozen=True)
+class _Probed:
+    """What the kit asks a target once, before the first check."""
+
+    #: the target's own global tools (:func:`own_tools.find`)
+    own: tuple[str, ...] = ()
+    #: it refuses variable names outside the portable set (:mod:`.variable_names`)
+    portable_variables: bool = False
+
+
+def _probe(target: Target, edition: Edition, timeout: float) -> _Probed:
+    """The target's :class:`_Probed` facts, each within ``timeout``: a target that hangs on a
+    deployment has none the kit can know of (its checks time out)."""
+    own: list[tuple[str, ...]] = []
+    portable: list[bool] = []
     probe = _Worker()
     try:
-        if probe.run(lambda: found.append(own_tools.find(target, edition)), timeout) and found:
-            return found[0]
-        return ()
+        if not probe.run(lambda: own.append(own_tools.find(target, edition)), timeout):
+            return _Probed()
+        probe.run(lambda: portable.append(variable_names.refuses_unportable(target, edition)),
+                  timeout)
+        return _Probed(own[0] if own else (), bool(portable and portable[0]))
     finally:
         probe.close()
 
@@ -466,10 +479,12 @@ def _describe(exc: BaseException) -> str:
 
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
-             titles: Mapping[str, str]) -> tuple[dict[str, Evidence], RunStatus, str | None]:
+             titles: Mapping[str, str], probed: _Probed,
+             ) -> tuple[dict[str, Evidence], RunStatus, str | None]:
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
+        portable_variables=probed.portable_variables,
     )
     escaped: list[tuple[str, str]] = []
 
@@ -601,7 +616,8 @@ def certify(target: Target, config: RunConfig | None = None, *,
     planned = plan(suite, info, edition, selected, chosen)
     # the target's own global tools (a plugin's) are named, not judged:
     # docs/certify.md#tools-the-target-brings
-    own = _own_tools(target, edition, config.timeout)
+    probed = _probe(target, edition, config.timeout)
+    own = probed.own
     checked = own_tools.hiding(target, own)
     titles = {r.id: r.title for r in suite.rules}
     table = _table(suite, info, edition, selected, chosen)
@@ -632,7 +648,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                           else "--timeout" if allowed == config.timeout
                           else f"the time check {item.check.name} asks for")
                 results, status, note = _run_one(worker, item, checked, info, edition, profile,
-                                                 config.seed, budget, reason, titles)
+                                                 config.seed, budget, reason, titles, probed)
                 if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = _Worker()

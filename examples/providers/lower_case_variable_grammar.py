@@ -4,9 +4,9 @@ Its deployment refuses a variable name outside ``[a-z][a-z0-9_]*`` (``Team``, ``
 with ``INVALID_TEMPLATE`` naming it, as DSH's ``dsh-system-prompt`` does (docs/dsh.md). The
 rules fix no grammar for variable names: a child persona needs the deployment persona's
 semantics (docs/rules.md#PE-05), and this deployment never has such a variable. The checks
-draw names of the oracle's wider grammar; a deployment this target refuses for that reason is
-a case it may refuse, and the check draws another. A certifier that counted the refusal as a
-failure (or as an error of the target) gives a false failure here.
+draw names of the oracle's wider grammar; certify finds this target's refusal once before the
+checks and draws portable names for it (docs/certify.md#generated-cases). A certifier that
+counted the refusal as a failure (or as an error of the target) gives a false failure here.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ those names (docs/certify.md#generated-cases). Every name a check gives a tool c
   checks' explicit cases use them, so they run at every seed.
 - :func:`tool_name` / :func:`tool_names`: names drawn by Hypothesis from the whole grammar; a
   list of names is built so that its members are often *related* (one is another in another
-  case, a prefix of another, another with a suffix), which is where a target that matches
-  names loosely goes wrong.
+  case, a prefix of another, another with a suffix: :func:`relatives`), which is where a
+  target that matches names loosely goes wrong.
 - :func:`strangers`: names outside a given set that look like its members (TF-08's
   misspellings).
 
@@ -27,6 +27,7 @@ message lists ``read`` only where ``read`` stands alone, not inside ``read_file`
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection, Iterable
@@ -105,26 +106,34 @@ def tool_name() -> st.SearchStrategy[str]:
 _SUFFIXES = ("_v2", "s", "-2", "_file", "é", "_", "X")
 
 
-def relative_of(name: str) -> st.SearchStrategy[str]:
-    """Names that look like ``name``: another case, a prefix, an extension."""
+@functools.lru_cache(maxsize=4096)
+def relatives(name: str) -> tuple[str, ...]:
+    """Names that look like ``name``: another case, a prefix, an extension (every one in the
+    grammar). Cached: a drawn name's relatives are asked for again as its list grows."""
     options = [name.swapcase(), name.upper(), name.lower(), name.capitalize(),
                *(_fit(name + s) for s in _SUFFIXES), *(name[:k] for k in range(1, len(name)))]
-    kept = [o for o in dict.fromkeys(options) if o != name and is_tool_name(o)]
-    return st.sampled_from(kept) if kept else tool_name()
+    return tuple(o for o in dict.fromkeys(options) if o != name and is_tool_name(o))
+
+
+def _index(draw: Any, size: int) -> int:
+    index: int = draw(st.integers(0, size - 1))
+    return index
 
 
 @st.composite
 def tool_names(draw: Any, min_size: int = 1, max_size: int = 6,
                avoid: Collection[str] = ()) -> list[str]:
     """Distinct tool names, not in ``avoid``, often related to each other (see
-    :func:`relative_of`)."""
+    :func:`relatives`)."""
     size = draw(st.integers(min_size, max_size))
     out: list[str] = []
     for _ in range(3 * size + 4):
         if len(out) >= size:
             break
         if out and draw(st.booleans()):
-            name = draw(relative_of(draw(st.sampled_from(out))))
+            # indices, not a strategy per list: building strategies cost more than drawing
+            kept = relatives(out[_index(draw, len(out))])
+            name = kept[_index(draw, len(kept))] if kept else draw(tool_name())
         else:
             name = draw(tool_name())
         if name not in out and name not in avoid:

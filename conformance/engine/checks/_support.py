@@ -532,4 +532,4 @@ def each_case(
         ctx.close()
     if any(f.rule in rules for f in ctx.failures):
         return  # already decided; drawn cases would only shrink to a case like the example
-    ctx.for_all(vocabularies() if strategy is None else strategy, body)
+    ctx.for_all(vocabularies(ctx.portable_variables) if strategy is None else strategy, body)

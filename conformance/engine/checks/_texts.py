@@ -13,7 +13,9 @@ draws the others from the whole space the PE/FR/EN rules cover:
 - variable names of the strict template grammar (docs/rules.md#PE-05: a letter or ``_``, then
   letters, digits, ``_``) in related spellings (``team``, ``Team``, ``team_2``, ``_team``),
   and values that are empty, non-ASCII, or look like placeholders themselves (``{{role}}``:
-  substituted as text, never rendered again);
+  substituted as text, never rendered again); for a target that refuses names outside
+  :data:`~..check.PORTABLE_VARIABLE` (found before the checks run, :mod:`..variable_names`),
+  names of that set only (``portable=True``);
 - section names in the ``namespace:name`` shape, never the persona section's;
 - preset and tool names from :mod:`._names` (case twins, prefixes, non-ASCII, long).
 
@@ -25,13 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 from subagent_tck.spec import PERSONA_SECTION, render_template
 
+from ..check import PORTABLE_VARIABLE
 from ._names import tool_names
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -88,51 +93,74 @@ _LONG = st.tuples(_SHORT, st.integers(500, 3000)).map(
     lambda t: (t[0] * (t[1] // len(t[0]) + 1))[: t[1]])
 prose = st.one_of(_ASCII, _ASCII, _SHORT, _SHORT.map(lambda s: s + "\n" + s), _LONG)
 
-_FIRST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_FIRST = _LOWER + _LOWER.upper() + "_"
 _IDENT = st.tuples(st.sampled_from(_FIRST), st.text(st.sampled_from(_FIRST + "0123456789"),
                                                     max_size=11)).map("".join)
+#: Names of :data:`~..check.PORTABLE_VARIABLE`, for a target that refuses the others.
+_PORTABLE_IDENT = st.tuples(
+    st.sampled_from(_LOWER), st.text(st.sampled_from(_LOWER + "0123456789_"), max_size=11),
+).map("".join)
+
+
+def variable_name(portable: bool = False) -> st.SearchStrategy[str]:
+    """One template variable name: of the strict grammar, or of the portable set only."""
+    return _PORTABLE_IDENT if portable else _IDENT
+
 #: A variable value: often empty (a value a ``value || placeholder`` idiom takes for missing).
 _VALUE = st.one_of(st.just(""), st.just(""), _ASCII, _SHORT, _LONG)
 
 
-def _relatives(name: str) -> list[str]:
+def _relatives(name: str, portable: bool = False) -> list[str]:
     """Variable names that look like ``name`` (the strict grammar keeps them apart)."""
-    out = [name.upper(), name.lower(), name.capitalize(), f"{name}_2", f"_{name}", name[:-1]]
-    return [o for o in out if o and o != name and (o[0].isalpha() or o[0] == "_")]
+    out = [name.upper(), name.lower(), name.capitalize(), f"{name}_2", f"_{name}", name[:-1],
+           f"{name}2"]
+    kept = [o for o in out if o and o != name and (o[0].isalpha() or o[0] == "_")]
+    return [o for o in kept if PORTABLE_VARIABLE.fullmatch(o)] if portable else kept
+
+
+def _pick(draw: Any, options: Sequence[T]) -> T:
+    """One of ``options`` (an index drawn: a strategy built per draw costs more than this)."""
+    index: int = draw(st.integers(0, len(options) - 1))
+    return options[index]
 
 
 @st.composite
-def variables_st(draw: Any) -> dict[str, str]:
+def variables_st(draw: Any, portable: bool = False) -> dict[str, str]:
     """One to four variables with related names; a value may look like a placeholder."""
-    names = [draw(_IDENT)]
+    names = [draw(variable_name(portable))]
     for _ in range(draw(st.integers(0, 3))):
         if draw(st.booleans()):
-            name = draw(st.sampled_from(_relatives(names[-1]) or ["v_x"]))
+            name = _pick(draw, _relatives(names[-1], portable) or ["v_x"])
         else:
-            name = draw(_IDENT)
+            name = draw(variable_name(portable))
         if name not in names:
             names.append(name)
     out = {}
     for name in names:
         if draw(st.integers(0, 5)) == 0:
-            out[name] = "{{" + draw(st.sampled_from(names)) + "}}"
+            out[name] = "{{" + _pick(draw, names) + "}}"
         else:
             out[name] = draw(_VALUE)
     return out
 
 
-def _pieces(names: Sequence[str]) -> st.SearchStrategy[list[str]]:
-    """A template as pieces: prose and ``{{name}}`` placeholders of known variables."""
-    placeholder = st.sampled_from([f"{{{{{n}}}}}" for n in names])
-    return st.lists(st.one_of(prose, placeholder), min_size=1, max_size=5)
+def _pieces(draw: Any, names: Sequence[str]) -> list[str]:
+    """A template as one to five pieces: prose and ``{{name}}`` placeholders of ``names``.
+    (Drawn piece by piece: a strategy built for every template cost more than its draws.)"""
+    return [draw(prose) if draw(st.booleans()) else "{{" + _pick(draw, names) + "}}"
+            for _ in range(draw(st.integers(1, 5)))]
+
+
+_HOW = st.sampled_from(("fresh", "fresh", "extends", "prefix"))
 
 
 def _template(draw: Any, names: Sequence[str], base: list[str] | None = None) -> str:
     """A non-empty template: fresh, or (with ``base``) one that extends or is a prefix of
     ``base`` at a piece boundary (texts that contain each other)."""
-    fresh = draw(_pieces(names))
+    fresh = _pieces(draw, names)
     if base is not None:
-        how = draw(st.sampled_from(("fresh", "fresh", "extends", "prefix")))
+        how = draw(_HOW)
         if how == "extends":
             fresh = [*base, *fresh]
         elif how == "prefix":
@@ -141,7 +169,6 @@ def _template(draw: Any, names: Sequence[str], base: list[str] | None = None) ->
     return text if text else "persona"
 
 
-_LOWER = "abcdefghijklmnopqrstuvwxyz"
 _SECTION_NAME = st.tuples(
     st.text(st.sampled_from(_LOWER), min_size=1, max_size=8),
     st.text(st.sampled_from(_LOWER + "0123456789_-"), min_size=1, max_size=12),
@@ -149,11 +176,12 @@ _SECTION_NAME = st.tuples(
 
 
 @st.composite
-def vocabularies(draw: Any) -> Vocabulary:
-    """A drawn :class:`Vocabulary` (see the module doc)."""
-    variables = draw(variables_st())
+def vocabularies(draw: Any, portable: bool = False) -> Vocabulary:
+    """A drawn :class:`Vocabulary` (see the module doc); ``portable``: variable names of
+    :data:`~..check.PORTABLE_VARIABLE` only."""
+    variables = draw(variables_st(portable))
     names = list(variables)
-    deployment = draw(_pieces(names))
+    deployment = _pieces(draw, names)
     deployment_text = "".join(deployment) or "persona"
     section_names = draw(st.lists(_SECTION_NAME, max_size=3, unique=True))
     sections = []
@@ -181,19 +209,19 @@ def vocabularies(draw: Any) -> Vocabulary:
     )
 
 
-def strangers(names: Sequence[str]) -> list[str]:
+def strangers(names: Sequence[str], portable: bool = False) -> list[str]:
     """Variable names of the strict grammar that look like ``names`` but are none of them."""
-    out = [r for n in names for r in _relatives(n) if r not in names]
+    out = [r for n in names for r in _relatives(n, portable) if r not in names]
     return list(dict.fromkeys(out)) or ["nobody"]
 
 
 @st.composite
-def template_cases(draw: Any) -> tuple[str, Vocabulary]:
+def template_cases(draw: Any, portable: bool = False) -> tuple[str, Vocabulary]:
     """A non-empty persona template over a drawn vocabulary's variables, built of every kind
     of placeholder PE-05 judges (docs/rules.md#PE-05): known ``{{name}}``, the same with
     spaces, an unknown name that looks like a known one, empty, malformed and unclosed ones,
     stray braces, and prose."""
-    texts = draw(vocabularies())
+    texts = draw(vocabularies(portable))
     names = list(texts.variables)
     name = st.sampled_from(names)
     tokens = st.one_of(
@@ -204,5 +232,5 @@ def template_cases(draw: Any) -> tuple[str, Vocabulary]:
         name.map(lambda n: f"{{{{{n}")
     )
     if draw(st.booleans()):  # half the time a valid template: every placeholder known
-        return "".join(draw(_pieces(names))), texts
+        return "".join(_pieces(draw, names)), texts
     return "".join(draw(st.lists(tokens, min_size=1, max_size=5))), texts

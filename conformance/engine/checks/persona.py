@@ -443,7 +443,7 @@ def strict_template(ctx: CheckContext) -> None:
     if any(f.rule == "PE-05" for f in ctx.failures):
         return  # already decided; drawn cases would only shrink to a case like the above
     ctx.for_all(
-        template_cases(),
+        template_cases(ctx.portable_variables),
         lambda state: _template_case(ctx, state[0], dict(state[1].variables), "a drawn persona",
                                      state[1]),
     )

@@ -40,6 +40,7 @@ from subagent_tck.spec import (
 from ...core.protocol import PresetSpec, StartRequest, ToolSpec
 from ..check import CheckContext, check
 from . import _names
+from ._texts import variable_name
 
 PROMPT = "Do the task."
 PRESET = "fz-filter"
@@ -173,14 +174,13 @@ def resume_keeps_deeper_header(ctx: CheckContext) -> None:
 
 # --- PE-05: an empty variable ---------------------------------------------------------------
 
-_IDENT = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,11}", fullmatch=True)
 _TEXT = st.text(st.characters(categories=("Lu", "Ll", "Nd", "Zs", "Po"),
                               exclude_characters="{}"), max_size=16)
 
 
 @st.composite
-def _empty_variable_cases(draw: Any) -> dict[str, Any]:
-    names = draw(st.lists(_IDENT, min_size=1, max_size=4, unique=True))
+def _empty_variable_cases(draw: Any, portable: bool) -> dict[str, Any]:
+    names = draw(st.lists(variable_name(portable), min_size=1, max_size=4, unique=True))
     empty = draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
     variables = {n: "" if n in empty else draw(st.text(min_size=1, max_size=12).filter(
         lambda v: "{{" not in v and "}}" not in v)) for n in names}
@@ -206,4 +206,4 @@ def empty_variable(ctx: CheckContext) -> None:
                    "renders as empty text (its placeholder never reaches the prompt)",
                    expected, shown)
 
-    ctx.for_all(_empty_variable_cases(), body)
+    ctx.for_all(_empty_variable_cases(ctx.portable_variables), body)
