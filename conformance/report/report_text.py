@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import io
 import os
+from collections import Counter
+from collections.abc import Sequence
 from typing import IO, Any
 
 from rich import box
@@ -24,7 +26,7 @@ from rich.text import Text
 
 from ..core.certificate import Certificate, RuleResult, Verdict
 from ..core.exitcode import ExitCode, for_certificate
-from ..core.outcome import Outcome
+from ..core.outcome import Failure, Outcome
 from ..core.untrusted import for_rich_markup, for_terminal
 from ..engine.runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
 from ..engine.seed import run_replay
@@ -93,12 +95,24 @@ def _provider_table(cert: Certificate, provider: str) -> Table:
     return table
 
 
+def shown_failures(failures: Sequence[Failure], limit: int = MAX_FAILURES_SHOWN) -> list[Failure]:
+    """At most ``limit`` of ``failures``, in their order, each check's first before any check's
+    second: a rule one check failed for every provider still shows what another check found
+    (the fuzz campaign's shrunk steps and replay file)."""
+    seen: Counter[str] = Counter()
+    rank = []
+    for index, failure in enumerate(failures):
+        rank.append((seen[failure.check], index))
+        seen[failure.check] += 1
+    return [failures[index] for _, index in sorted(sorted(rank)[:limit], key=lambda r: r[1])]
+
+
 def _failure_block(console: Console, result: RuleResult, shown: dict[str, str]) -> None:
     where = ", ".join(p.provider or "target" for p in result.providers
                       if p.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.UNEXPECTED_PASS))
     _line(console, Text(f"{result.title}  [{result.outcome.value}] {result.level.value}  "
                        f"({where})", style="bold"))
-    for failure in result.failures[:MAX_FAILURES_SHOWN]:
+    for failure in shown_failures(result.failures):
         for text in failure_lines(failure):
             style = "cyan" if text.lstrip().startswith("replay this failure:") else ""
             _line(console, Text(text, style=style))

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from subagent_tck.conformance.core.baseline import parse_baseline
 from subagent_tck.conformance.core.certificate import Certificate
+from subagent_tck.conformance.core.outcome import Failure
 from subagent_tck.conformance.engine.runner import RunConfig, RunFinished, certify
 from subagent_tck.conformance.report import report_json, report_junit, report_markdown, report_text
 from subagent_tck.conformance.report.report_stream import StreamReporter
@@ -144,3 +145,27 @@ def test_a_multi_line_value_stays_on_one_log_line(fakes: ModuleType) -> None:
     suite = Suite(fakes.RULES, {"prose": Check("prose", ("CA-91",), prose)})
     text = report_text.render(certify(fakes.FakeTarget(), RunConfig(), suite=suite))
     assert '    expected: "persona\\nrules"' in text and '    observed: "other\\nrules"' in text
+
+
+def _failure(check: str, n: int) -> Failure:
+    return Failure(rule="TF-92", check=check, title="TF-92 fake-92", message=f"{check} #{n}")
+
+
+def test_the_text_summary_shows_each_checks_first_failure_before_any_checks_second() -> None:
+    many = [_failure("tool-filter", n) for n in range(4)] + [_failure("fuzz-campaign", 0)]
+    shown = report_text.shown_failures(many, limit=3)
+    # the campaign's finding (its shrunk steps, its replay file) is never hidden behind the
+    # fourth failure of another check; the order stays the certificate's
+    assert [f.message for f in shown] == ["tool-filter #0", "tool-filter #1", "fuzz-campaign #0"]
+    assert report_text.shown_failures(many[:2], limit=3) == many[:2]
+
+
+def test_a_rule_with_more_failures_than_shown_names_how_many_are_left_out(
+    mixed: Certificate,
+) -> None:
+    many = [_failure("tool-filter", n) for n in range(4)] + [_failure("fuzz-campaign", 0)]
+    rules = [r.model_copy(update={"failures": many}) if r.id == "TF-92" else r
+             for r in mixed.rules]
+    text = report_text.render(mixed.model_copy(update={"rules": rules}))
+    assert "fuzz-campaign #0" in text and "tool-filter #2" not in text
+    assert "… 2 more failure(s): see the JSON certificate" in text
