@@ -5,7 +5,8 @@ is the one spelling every implementation must read: known, it is substituted; un
 error that names it. A ``{{`` with no ``}}`` after it is malformed: an error. Any other spelling
 (spaces inside the braces, dots, an empty or nested group, a stray ``}}``) belongs to the
 implementation's own grammar, so a check may only require that it is "substituted or refused,
-never sent raw".
+never sent raw". :func:`classify` splits a template so; :func:`judge_refusal` judges a target's
+refusal of one.
 """
 
 from __future__ import annotations
@@ -13,6 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from subagent_tck.spec import ErrorCode, TckError
+
+from ..check import CheckContext
+from ._support import named
 
 _STRICT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -68,3 +74,34 @@ def classify(template: str, variables: Mapping[str, str]) -> Placeholders:
         pos = template.find("{{", done)
     _stray(template[done:], lenient)
     return Placeholders(tuple(known), tuple(unknown), tuple(unclosed), tuple(lenient))
+
+
+def judge_refusal(ctx: CheckContext, exc: TckError, marks: Placeholders, what: str) -> None:
+    """A refused template: it had to be refusable (an unknown or unclosed placeholder, or a
+    spelling of the implementation's own grammar), with ``INVALID_TEMPLATE`` naming one of
+    the placeholders at fault (docs/rules.md#PE-05)."""
+    if not marks.must_refuse and not marks.lenient:
+        ctx.fail("PE-05", f"{what}: a persona whose placeholders are all known {{{{name}}}}s "
+                 "was refused", "accepted, substituted", exc.to_json())
+        return
+    ctx.expect(
+        "PE-05",
+        exc.code is ErrorCode.INVALID_TEMPLATE,
+        f"{what}: refused with {exc.code.value}",
+        ErrorCode.INVALID_TEMPLATE.value,
+        exc.to_json(),
+    )
+    judge_named(ctx, exc.message, marks, what)
+
+
+def judge_named(ctx: CheckContext, message: str, marks: Placeholders, what: str) -> None:
+    """The error names one of the placeholders at fault (an implementation may stop at its
+    first; a lenient spelling it refuses is at fault by its grammar)."""
+    at_fault = marks.must_refuse or marks.lenient
+    ctx.expect(
+        "PE-05",
+        any(named(token, message) for token in at_fault),
+        f"{what}: the error names the placeholder at fault",
+        list(at_fault),
+        message,
+    )

@@ -44,7 +44,6 @@ from ._support import (
     judge,
     marker,
     message_text,
-    named,
     oracle_accepts,
     provider_name,
     request_text,
@@ -52,7 +51,7 @@ from ._support import (
     snapshot,
     start_request,
 )
-from ._template_grammar import Placeholders, classify
+from ._template_grammar import classify, judge_named, judge_refusal
 from ._texts import EXAMPLE, Vocabulary, template_cases
 
 #: A deployment persona without placeholders, valid whatever variables a case draws.
@@ -345,14 +344,14 @@ def _template_case(
     deployed = deploy_or_refusal(ctx, cfg)
     if isinstance(deployed, TckError):
         # A target may refuse a preset's bad persona when the preset is configured.
-        _judge_refusal(ctx, deployed, marks, what)
+        judge_refusal(ctx, deployed, marks, what)
         return
     dep = deployed
     request = start_request(dep.root().agent, provider_name(ctx), "child task", comp.fields)
     try:
         result = dep.start(request)
     except TckError as exc:
-        _judge_refusal(ctx, exc, marks, what)
+        judge_refusal(ctx, exc, marks, what)
         _no_placeholder_reached_a_model(ctx, "PE-05", texts)
         return
     try:
@@ -367,7 +366,7 @@ def _template_case(
         said = [str(result.output or "")]
         if isinstance(observed, TckError):
             said.append(observed.message)
-        _judge_named(ctx, " ".join(said), marks, f"{what} (refused when the run began)")
+        judge_named(ctx, " ".join(said), marks, f"{what} (refused when the run began)")
     elif isinstance(observed, TckError):
         ctx.fail("PE-05", f"{what}: the child ran but prompt inspection was refused",
                  "the child's sections", observed.to_json())
@@ -391,35 +390,6 @@ def _template_case(
             observed,
         )
     _no_placeholder_reached_a_model(ctx, "PE-05", texts)
-
-
-def _judge_refusal(ctx: CheckContext, exc: TckError, marks: Placeholders, what: str) -> None:
-    """A refused template: it had to be refusable, and the error names a placeholder of it."""
-    if not marks.must_refuse and not marks.lenient:
-        ctx.fail("PE-05", f"{what}: a persona whose placeholders are all known {{{{name}}}}s "
-                 "was refused", "accepted, substituted", exc.to_json())
-        return
-    ctx.expect(
-        "PE-05",
-        exc.code is ErrorCode.INVALID_TEMPLATE,
-        f"{what}: refused with {exc.code.value}",
-        ErrorCode.INVALID_TEMPLATE.value,
-        exc.to_json(),
-    )
-    _judge_named(ctx, exc.message, marks, what)
-
-
-def _judge_named(ctx: CheckContext, message: str, marks: Placeholders, what: str) -> None:
-    """The error names one of the placeholders at fault (an implementation may stop at its
-    first; a lenient spelling it refuses is at fault by its grammar)."""
-    at_fault = marks.must_refuse or marks.lenient
-    ctx.expect(
-        "PE-05",
-        any(named(token, message) for token in at_fault),
-        f"{what}: the error names the placeholder at fault",
-        list(at_fault),
-        message,
-    )
 
 
 @check("PE-05", name="persona-strict-template")

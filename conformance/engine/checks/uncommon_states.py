@@ -12,7 +12,8 @@
   parent.
 - PE-05 (docs/rules.md#pe-05): a known variable whose value is the empty string renders as
   the empty string; its placeholder never reaches the prompt raw (the ``value || placeholder``
-  idiom takes an empty value for a missing one).
+  idiom takes an empty value for a missing one). A placeholder spelled with spaces
+  (``{{ name }}``) is the implementation's grammar: refused naming it, or substituted.
 
 The filter is sent the way the run's edition sends one: in the start request
 (request-controls) or in a preset the start names (preset-composition).
@@ -38,8 +39,9 @@ from subagent_tck.spec import (
 )
 
 from ...core.protocol import PresetSpec, StartRequest, ToolSpec
-from ..check import CheckContext, check
+from ..check import TARGET_FAULTS, CheckContext, check
 from . import _names
+from ._template_grammar import classify, judge_refusal
 from ._texts import variable_name
 
 PROMPT = "Do the task."
@@ -198,9 +200,18 @@ def empty_variable(ctx: CheckContext) -> None:
 
     def body(case: dict[str, Any]) -> None:
         expected = render_template(case["persona"], case["variables"]).text
-        dep = ctx.deploy(persona=case["persona"], variables=case["variables"])
-        with ctx.step("PE-05", "reading the root's prompt"):
+        try:
+            dep = ctx.deploy(persona=case["persona"], variables=case["variables"])
             sections = dep.prompt(dep.root().agent)
+        except TckError as exc:
+            # ``{{ name }}`` with spaces is a spelling of the implementation's own grammar:
+            # substituted or refused (naming it), never sent raw (docs/rules.md#PE-05); a
+            # refusal of a persona whose placeholders are all ``{{name}}`` is a failure
+            if exc.code in TARGET_FAULTS:
+                ctx.target_fault("PE-05", "deploying and reading the root's prompt", exc)
+            judge_refusal(ctx, exc, classify(case["persona"], case["variables"]),
+                          "a deployment persona with an empty variable")
+            return
         shown = next((s.text for s in sections if s.name == PERSONA_SECTION), None)
         ctx.expect("PE-05", shown == expected, "a variable whose value is the empty string "
                    "renders as empty text (its placeholder never reaches the prompt)",
