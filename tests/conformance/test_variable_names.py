@@ -69,6 +69,22 @@ def test_a_probe_refused_for_another_reason_says_nothing_of_the_grammar() -> Non
     assert not variable_names.refuses_unportable(target, Edition.PRESET_COMPOSITION)
 
 
+class _CrashingTarget:
+    def info(self) -> Any:
+        return ReferenceTarget().info()
+
+    def deploy(self, config: Any, gateway: Any) -> Any:
+        raise RuntimeError("the adapter crashed")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_probe_that_crashes_the_target_says_nothing_of_the_grammar() -> None:
+    # the checks meet the crash themselves, as errors of the target
+    assert not variable_names.refuses_unportable(_CrashingTarget(), Edition.PRESET_COMPOSITION)
+
+
 def test_the_probes_names_are_all_outside_the_portable_set() -> None:
     assert not any(PORTABLE_VARIABLE.fullmatch(n) for n in variable_names.PROBE_VARIABLES)
 
