@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -142,6 +142,18 @@ class TargetIdentity(BaseModel):
     info: TargetInfo
 
 
+#: Template variable names every runtime the kit has met accepts (docs/certify.md#generated-
+#: cases): a target that refuses the others gets drawn cases of these only.
+PORTABLE_VARIABLE_PATTERN = "[a-z][a-z0-9_]*"
+
+
+def portable_note(code: Callable[[str], str] = str) -> str:
+    """What a certificate's ``portable_variables`` means, in every report (``code`` sets the
+    pattern apart: a Markdown code span)."""
+    return (f"the target refused names outside {code(PORTABLE_VARIABLE_PATTERN)} when asked "
+            "before the first check; the drawn cases named variables of that form only")
+
+
 class Certificate(BaseModel):
     schema_version: str = SCHEMA_VERSION
     kit: str = "subagent-tck"
@@ -177,6 +189,10 @@ class Certificate(BaseModel):
         default_factory=list, description="global tools the target brings itself (a plugin's), "
         "found on an empty deployment: left out of every view and model request the checks "
         "judge, and never called (docs/certify.md#tools-the-target-brings)")
+    portable_variables: bool = Field(
+        False, description="the target refused template variable names outside "
+        f"{PORTABLE_VARIABLE_PATTERN} when asked before the first check, so the drawn cases "
+        "named variables of that form only (docs/certify.md#generated-cases)")
     promises: PromisesReport | None = Field(
         None, description="certify --promises FILE: each promise's judged aspects (docs/"
         "promises.md); a broken or errored item fails the run. null: no promises file")
@@ -258,6 +274,7 @@ class RunFacts:
     interrupted: bool = False
     stopped_early: str | None = None
     target_tools: tuple[str, ...] = ()  # the target's own global tools, not judged
+    portable_variables: bool = False  # drawn variable names of [a-z][a-z0-9_]* only
 
 
 def kit_version() -> str:
@@ -430,7 +447,8 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         verdict=verdict, verdicts=verdicts,
         counts=counts, inexpressible=inexpressible, rules=results, checks=facts.runs,
         interrupted=facts.interrupted, stopped_early=facts.stopped_early,
-        target_tools=list(facts.target_tools), promises=promises,
+        target_tools=list(facts.target_tools), portable_variables=facts.portable_variables,
+        promises=promises,
     )
 
 

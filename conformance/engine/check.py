@@ -25,6 +25,7 @@ from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
+from ..core.certificate import PORTABLE_VARIABLE_PATTERN
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
 from ..core.jsonsafe import plain
@@ -112,7 +113,7 @@ class _Abort(Exception):
 #: variable names (docs/rules.md#PE-05 asks the child persona for the deployment persona's
 #: semantics, whatever they are); the checks draw names of the oracle's wider grammar, and a
 #: target may refuse a deployment naming one outside this set (DSH: docs/dsh.md).
-PORTABLE_VARIABLE = re.compile(r"[a-z][a-z0-9_]*")
+PORTABLE_VARIABLE = re.compile(PORTABLE_VARIABLE_PATTERN)
 
 
 class Inexpressible(Exception):

@@ -691,6 +691,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
         baseline=config.baseline, started_at=started_at, duration=time.monotonic() - start,
         runs=runs, providers=sorted(chosen) if chosen is not None else None,
         interrupted=interrupted, stopped_early=stopped_early, target_tools=own,
+        portable_variables=probed.portable_variables,
     )
     promised = None
     if config.promises is not None and not interrupted:

@@ -95,7 +95,8 @@ def to_element(cert: Certificate) -> ET.Element:
                         ("kit_version", cert.kit_version),
                         ("catalogue_hash", cert.catalogue_hash),
                         ("interrupted", str(cert.interrupted).lower()),
-                        ("inexpressible", str(len(cert.inexpressible)))):
+                        ("inexpressible", str(len(cert.inexpressible))),
+                        ("portable_variables", str(cert.portable_variables).lower())):
         ET.SubElement(props, "property", name=name, value=value)
     if cert.stopped_early:
         ET.SubElement(props, "property", name="stopped_early", value=cert.stopped_early)

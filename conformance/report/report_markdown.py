@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..core.certificate import Certificate, RuleResult, Verdict
+from ..core.certificate import Certificate, RuleResult, Verdict, portable_note
 from ..core.outcome import Outcome
 from ..core.untrusted import for_html, for_markdown_inline, markdown_fence
 
@@ -89,6 +89,8 @@ def render(cert: Certificate) -> str:
     if cert.target_tools:
         lines += ["**The target's own global tools** (left out of what is judged, never "
                   f"called): {_md(', '.join(cert.target_tools))}.", ""]
+    if cert.portable_variables:
+        lines += [f"**Variable names**: {portable_note(lambda p: f'`{p}`')}.", ""]
     if cert.stopped_early:
         lines += [f"**Stopped early**: {_md(cert.stopped_early)}.", ""]
     if cert.selected_rules is not None:

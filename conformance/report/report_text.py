@@ -24,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ..core.certificate import Certificate, RuleResult, Verdict
+from ..core.certificate import Certificate, RuleResult, Verdict, portable_note
 from ..core.exitcode import ExitCode, for_certificate
 from ..core.outcome import Failure, Outcome
 from ..core.untrusted import for_rich_markup, for_terminal
@@ -149,6 +149,8 @@ def write_text(cert: Certificate, console: Console) -> None:
     if cert.target_tools:
         _line(console, Text("the target's own global tools (left out of what is judged, never "
                            f"called): {', '.join(cert.target_tools)}"))
+    if cert.portable_variables:
+        _line(console, Text(f"variable names: {portable_note()}"))
     if cert.stopped_early:
         _line(console, Text(f"stopped early: {cert.stopped_early}", style="bold"))
     console.print()

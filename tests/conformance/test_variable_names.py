@@ -5,7 +5,9 @@ portable names is found at any seed."""
 
 from __future__ import annotations
 
+import json
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from subagent_tck.conformance.engine import variable_names
 from subagent_tck.conformance.engine.check import PORTABLE_VARIABLE
 from subagent_tck.conformance.engine.checks._texts import template_cases, vocabularies
 from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.report import report_json, report_junit, report_markdown, report_text
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.prompt import render_strict
@@ -138,3 +141,20 @@ def test_a_narrow_grammar_target_passes_and_only_the_probe_is_refused_for_its_na
     assert {r: cert.rule(r).outcome for r in rules} == dict.fromkeys(rules, Outcome.PASS)
     # every drawn case named portable variables: none was refused and drawn again
     assert _CountingNarrowHost.refusals == 1
+
+
+def test_every_report_says_when_the_drawn_variable_names_were_portable_only() -> None:
+    narrow = certify(ReferenceTarget(host_class=_NarrowGrammarHost, name="narrow"),
+                     RunConfig(target_spec="narrow", seed=1, rules=("PE-02",)))
+    wide = certify(ReferenceTarget(), RunConfig(target_spec="reference", seed=1,
+                                                rules=("PE-02",)))
+    assert narrow.portable_variables and not wide.portable_variables
+    assert json.loads(report_json.render(narrow))["portable_variables"] is True
+    assert "variable names: the target refused names outside [a-z][a-z0-9_]*" in (
+        report_text.render(narrow))
+    assert "variable names:" not in report_text.render(wide)
+    assert "**Variable names**: the target refused names outside `[a-z][a-z0-9_]*`" in (
+        report_markdown.render(narrow))
+    junit = ET.fromstring(report_junit.render(narrow))
+    assert {p.get("name"): p.get("value") for p in junit.iter("property")}[
+        "portable_variables"] == "true"
