@@ -85,6 +85,8 @@ class CampaignResult(BaseModel):
     edition: Edition | None = None
     mode: PresentationMode | None = None
     tools: list[str] = Field(default_factory=list)
+    #: the deployment's words the counterexample needs (fuzz/lexicon.py): its presets, variables
+    words: list[str] = Field(default_factory=list)
     replay_path: str | None = None
     #: (steps, seconds) when the first divergence was seen, before shrinking
     first_divergence: tuple[int, float] | None = None
@@ -118,6 +120,7 @@ class CampaignResult(BaseModel):
         for number, step in enumerate(self.counterexample, 1):
             mark = "   <-- diverged here" if number == f.step else ""
             lines.append(f"  {number:>3}. {step.render()}{mark}")
+        lines += [f"  with {line}" for line in self.words]
         lines += [
             f"observation ({f.observation}): {f.message}",
             f"  expected: {_short(f.expected)}",
@@ -127,6 +130,15 @@ class CampaignResult(BaseModel):
             spec = target_spec or self.target
             lines.append(f"replay: subagent-tck fuzz --replay {self.replay_path} --target {spec}")
         return "\n".join(lines)
+
+
+def words_of(setup: Setup, steps: Sequence[Step]) -> list[str]:
+    """The deployment's words a reader of ``steps`` needs: the presets they name, and the
+    variables when a persona is composed (a start, a prompt read)."""
+    controls = [s.args.get("controls") for s in steps if s.op == "start"]
+    presets = [c.get("preset") for c in controls if isinstance(c, dict)]
+    persona = any(s.op in ("start", "prompt") for s in steps)
+    return setup.lexicon.explain(presets, persona)
 
 
 def _short(value: Any, limit: int = 600) -> str:
@@ -305,6 +317,7 @@ def _found(
     setup = divergence.setup
     if setup is not None:
         result.edition, result.mode, result.tools = setup.edition, setup.mode, list(setup.tools)
+        result.words = words_of(setup, divergence.steps)
     if output_dir is None:
         return
     replay = _replay_file(divergence, target_name, result.seed)
@@ -316,7 +329,8 @@ def _replay_file(divergence: Divergence, target_name: str, seed: int | None) -> 
     setup = divergence.setup or Setup()
     return ReplayFile(
         kit=_kit_version(), target=target_name, edition=setup.edition, mode=setup.mode,
-        tools=list(setup.tools), persona=setup.persona, seed=seed, steps=divergence.steps,
+        tools=list(setup.tools), persona=setup.persona, lexicon=setup.lexicon, seed=seed,
+        steps=divergence.steps,
         finding=divergence.finding,
     )
 
@@ -337,6 +351,7 @@ def replay(target: Target, path: str | os.PathLike[str]) -> CampaignResult:
     if divergence is not None:
         result.finding = divergence.finding
         result.counterexample = divergence.steps
+        result.words = words_of(recorded.setup(), divergence.steps)
         old, new = recorded.finding, divergence.finding
         result.reproduced = (old.step, old.observation, old.rule) == (
             new.step, new.observation, new.rule)

@@ -113,7 +113,7 @@ def _file_finding(ctx: CheckContext, result: CampaignResult, target_spec: str) -
     )
     ctx.fail(rule, message, finding.expected, finding.observed,
              example=f"{setup}; shrunk to {len(steps)} step{'' if len(steps) == 1 else 's'}:\n"
-             + "\n".join(lines),
+             + "\n".join([*lines, *(f"     with {line}" for line in result.words)]),
              error=crash, provider=_provider_of(result, ctx),
              replay=shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
                                 "--target", target_spec]) if result.replay_path else None)

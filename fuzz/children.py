@@ -13,6 +13,7 @@ that is already final (FR-02) and a first model request that carries the whole c
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -40,7 +41,7 @@ from subagent_tck.spec import (
     render_template,
 )
 
-from .lockstep import PRESETS, PROMPT, Lockstep
+from .lockstep import Lockstep
 from .model import AgentModel, Expect, ScopeModel, SessionModel
 from .rulemap import fault_rule, refusal_rule
 from .strategies import depth_value, is_well_formed
@@ -121,11 +122,12 @@ def start(
     call, so that the child makes a second request in the same turn: that request must carry
     the registry as it is now (FR-05 within one turn)."""
     parent_model = lock.agent(parent)
-    request: dict[str, Any] = {"provider": provider, "prompt": PROMPT}
+    prompt = lock.setup.lexicon.prompt
+    request: dict[str, Any] = {"provider": provider, "prompt": prompt}
     midturn: MidTurn | None = None
     if change:
         midturn = MidTurn(lock, dict(change))
-        request["prompt"] = f"{PROMPT} {midturn.marker}"
+        request["prompt"] = f"{prompt} {midturn.marker}"
     for key, value in controls.items():
         request[key] = _value(value) if key == "maxDepth" else copy.deepcopy(value)
     outcome = lock.model.decide_start(parent_model, request)
@@ -160,7 +162,7 @@ def start(
             lock.unchanged(before, "nothing-created", None)
             lock.check_all_views()
             return
-        _refused(lock, outcome, error, request, controls_edition, before)
+        _refused(lock, parent_model, outcome, error, request, controls_edition, before)
         return
     assert result is not None and outcome.child_depth is not None
     if result.depth != outcome.child_depth:
@@ -302,7 +304,8 @@ def _composition_rule(
     """For a persona or filter refusal that one side saw and the other did not: EN-03 when the
     request's own persona/toolFilter meet a preset's (in request-controls the request's value
     wins); PE-02 when the persona could only come from the preset."""
-    preset = PRESETS.get(str(request.get("preset"))) if "preset" in request else None
+    presets = lock.model.presets
+    preset = presets.get(str(request.get("preset"))) if "preset" in request else None
     if preset is None or code not in _COMPOSITION_CODES:
         return None
     overlap = (request.get("persona") is not None and preset.persona is not None) or (
@@ -327,7 +330,7 @@ def _fallback_rule(lock: Lockstep, request: Mapping[str, Any], result: Any) -> s
             PERSONA_SECTION)
     except Exception:  # the child may be retired already: no evidence, no diagnosis
         return None
-    for other, preset in PRESETS.items():
+    for other, preset in lock.model.presets.items():
         if other != name and preset.persona is not None and shown == render_template(
                 preset.persona, lock.model.variables).text:
             return "EN-01"
@@ -339,15 +342,57 @@ def jsonable_result(result: object) -> object:
     return dump(mode="json") if dump is not None else result
 
 
+def _other_preset_rule(
+    lock: Lockstep, parent: AgentModel, request: Mapping[str, Any], error: TckError
+) -> str | None:
+    """EN-01 when a start naming a preset that composes was refused for a name only another
+    preset mentions (a tool its filter lists, a variable its persona uses), with the code that
+    preset's start is refused with: the target looked the other preset up (a lookup that fell
+    back), not its own."""
+    presets = lock.model.presets
+    name = request.get("preset")
+    code = error.code
+    if not isinstance(name, str) or name not in presets or code not in _COMPOSITION_CODES:
+        return None
+    own = _mentioned(presets[name].persona, presets[name].tool_filter) | _mentioned(
+        request.get("persona"), request.get("toolFilter"))
+    for other, preset in presets.items():
+        only = _mentioned(preset.persona, preset.tool_filter) - own
+        if other != name and any(_names_in(error, n) for n in only) and code in (
+                lock.model.decide_start(parent, {**request, "preset": other}).codes):
+            return "EN-01"
+    return None
+
+
+def _mentioned(persona: object, tool_filter: object) -> set[str]:
+    """The tool names a filter lists and the variables a persona template uses."""
+    names = set(_PLACEHOLDER.findall(persona)) if isinstance(persona, str) else set()
+    lists = tool_filter.values() if isinstance(tool_filter, dict) else ()
+    names.update(n for listed in lists if isinstance(listed, list) for n in listed
+                 if isinstance(n, str))
+    return names
+
+
+def _names_in(error: TckError, name: str) -> bool:
+    """Whether ``error`` names ``name``: in ``details.offending`` or as a word of the message."""
+    listed = error.details.get("offending")
+    return (isinstance(listed, list) and name in listed) or re.search(
+        rf"(?<![\w-]){re.escape(name)}(?![\w-])", error.message) is not None
+
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+
+
 def _refused(
-    lock: Lockstep, outcome: Any, error: TckError, request: Mapping[str, Any],
-    controls_edition: bool, before: tuple[Any, ...],
+    lock: Lockstep, parent: AgentModel, outcome: Any, error: TckError,
+    request: Mapping[str, Any], controls_edition: bool, before: tuple[Any, ...],
 ) -> None:
     if outcome.ok:
         raise lock.diverge(
             "start", f"the start was refused with {error.code.value}: {error.message}; "
             "expected it to be accepted", "accepted", error.to_json(),
             _composition_rule(lock, request, error.code)
+            or _other_preset_rule(lock, parent, request, error)
             or refusal_rule(error.code.value, request, controls_edition),
         )
     if error.code not in outcome.codes:

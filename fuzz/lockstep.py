@@ -42,64 +42,43 @@ from subagent_tck.spec import (
     Edition,
     ErrorCode,
     PresentationMode,
-    Preset,
     TckError,
     render_template,
     resolve_view,
     validate_restriction,
 )
 
+from .lexicon import CLASSIC, Lexicon
 from .model import COMPOSED, AgentModel, DeploymentModel, ScopeModel, SessionModel
 from .rulemap import OBSERVATION_RULES, view_rule
 from .step import Divergence, Finding, Step, jsonable
 
 T = TypeVar("T")
 
-#: Deployment personas a set-up chooses from; ``team`` is a variable whose value is empty.
-DEPLOYMENT_PERSONAS = ("You work on {{project}}.", "You work on {{project}} with {{team}}.")
-PERSONA = DEPLOYMENT_PERSONAS[0]
-VARIABLES = {"project": "tck", "team": ""}
-SECTIONS = (
-    ("house-rules", "Answer briefly.", None),
-    ("web-guide", "Look facts up with the web tool.", "web"),
-)
-PRESETS: dict[str, Preset] = {
-    "reviewer": Preset("Reviewer of {{project}}.", {"allow": ["read", "search"]}),
-    "bare": Preset(None, {"allow": []}),
-    "scribe": Preset("", None, {"type": "object", "properties": {"text": {"type": "string"}}}),
-    "open": Preset(None, {"deny": ["write"]}),
-    "broken": Preset("Uses {{nope}}."),
-    "stale": Preset(None, {"deny": ["ghost"]}),
-    "plain": Preset(),
-    "lead": Preset("Lead of {{ team }}."),
-    "Auditor": Preset("Auditor of {{project}}.", {"deny": ["web"]}),  # a capital in the name
-}
-PROMPT = "Do the task."
-#: A provider name no target ships (CA-05).
-NO_SUCH_PROVIDER = "nowhere"
-
-
 @dataclass(frozen=True)
 class Setup:
-    """The deployment the steps run in: edition, initial presentation mode, initial globals."""
+    """The deployment the steps run in: edition, initial presentation mode, initial globals,
+    the deployment persona and the words its presets, variables and sections are written in."""
 
     edition: Edition = Edition.PRESET_COMPOSITION
     mode: PresentationMode = PresentationMode.NATIVE
     tools: tuple[str, ...] = ()
-    persona: str = PERSONA
+    persona: str = CLASSIC.persona
+    lexicon: Lexicon = CLASSIC
 
     def config(self) -> DeploymentConfig:
         return DeploymentConfig(
             edition=self.edition,
             persona=self.persona,
-            variables=dict(VARIABLES),
-            sections=[SectionSpec(name=n, text=t, guides=g) for n, t, g in SECTIONS],
+            variables=self.lexicon.variable_values(),
+            sections=[SectionSpec(name=n, text=t, guides=g)
+                      for n, t, g in self.lexicon.section_specs()],
             presets=[
                 PresetSpec(
                     name=name, persona=p.persona, toolFilter=p.tool_filter,
                     outputSchema=p.output_schema,
                 )
-                for name, p in PRESETS.items()
+                for name, p in self.lexicon.preset_specs().items()
             ],
             mode=self.mode,
             tools=[ToolSpec(name=name, description=f"global {name}") for name in self.tools],
@@ -133,17 +112,17 @@ def _dropped(lock: Lockstep, agent: AgentModel, seen: set[tuple[str, str]]) -> b
     expected = {(e.name, e.origin.value) for e in lock.model.view(agent)}
     if not expected != seen == {(e.name, e.origin.value) for e in view}:
         return False
-    if not any(v == [] for v in asked.values()):
-        return True
-    # An empty list dropped looks like an empty list read as absent (TF-03). Installing the
-    # same value on the child tells them apart: a target that reads it right as a restriction
-    # shows the expected view then, so it was the start that dropped the filter. (Diagnosis
-    # only: the lockstep stops at this divergence, so the change does not matter.)
+    # A filter dropped looks like a filter read wrong where the two views agree: an empty list
+    # read as absent (TF-03), an allow list matched ignoring case when only case variants are
+    # registered (TF-01). Installing the same value on the child tells them apart: a target that
+    # reads it right as a restriction shows the expected view then, so it was the start that
+    # dropped the filter. (Diagnosis only: the lockstep stops at this divergence, so the change
+    # does not matter.)
     try:
         lock.deployment.install_restriction(lock.ids[agent.label], copy.deepcopy(asked))
         again = {(e.name, e.origin.value) for e in lock.deployment.view(lock.ids[agent.label])}
-    except Exception:  # no evidence, no diagnosis
-        return False
+    except Exception:  # no evidence: the filter had no effect, unless an empty list was in it
+        return not any(v == [] for v in asked.values())
     return again == expected
 
 
@@ -173,10 +152,10 @@ class Lockstep:
         self.model = DeploymentModel(
             edition=setup.edition,
             providers={p.name: frozenset(p.capabilities) for p in info.providers},
-            presets=PRESETS,
-            variables=VARIABLES,
+            presets=setup.lexicon.preset_specs(),
+            variables=setup.lexicon.variable_values(),
             persona=setup.persona,
-            sections=SECTIONS,
+            sections=setup.lexicon.section_specs(),
             mode=setup.mode,
         )
         self.provider_names = [p.name for p in info.providers]
@@ -496,6 +475,11 @@ class Lockstep:
                         own.persona is not None
                         and o[1] == render_template(own.persona, self.model.variables).text):
                     return "EN-03"  # the preset's persona won over the request's
+                if agent.preset is not None and any(
+                        other != agent.preset and preset.persona is not None
+                        and o[1] == render_template(preset.persona, self.model.variables).text
+                        for other, preset in self.model.presets.items()):
+                    return "EN-01"  # another preset's persona: the wrong preset was composed
                 if agent.kind == "resumed" and agent.persona is not None:
                     return "FR-04"  # the descriptor's persona was not re-applied
                 if agent.persona == "":
@@ -503,7 +487,7 @@ class Lockstep:
                 if agent.persona is None and agent.kind in ("child", "resumed"):
                     return "PE-02"
                 return "PE-01"
-            if any(name == s[0] and s[2] is not None for s in SECTIONS):
+            if any(name == s[0] and s[2] is not None for s in self.model.sections):
                 return "TF-16"
             return "PE-01"
         return "PE-01"

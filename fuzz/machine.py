@@ -42,12 +42,12 @@ from subagent_tck.spec import (
 )
 
 from . import strategies as fs
-from .lockstep import DEPLOYMENT_PERSONAS, NO_SUCH_PROVIDER, PRESETS, Lockstep, Setup
+from .lexicon import CLASSIC, Lexicon, pick_lexicon
+from .lockstep import Lockstep, Setup
 from .step import Divergence, Step
 from .subagent import TOOL_NAMES, tools
 
 _MODES = tuple(m.value for m in PresentationMode)
-_PRESET_NAMES = (*PRESETS, "missing")
 _READS = ("view", "global-view", "schemas", "sdk", "lookup", "execute", "prompt", "headers")
 
 
@@ -101,26 +101,32 @@ class FuzzMachine(RuleBasedStateMachine):
         super().__init__()
         self.lock: Lockstep | None = None
         self.enabled: tuple[str, ...] = self.operations
+        #: this deployment's words (presets, variables, core tool names...): see lexicon
+        self.lexicon: Lexicon = CLASSIC
         #: this deployment's registrable names (run_code last): see strategies.pick_vocabulary
-        self.names: tuple[str, ...] = fs.REGISTER_NAMES
+        self.names: tuple[str, ...] = CLASSIC.register_names
 
     # --- set-up, the one rule, tear-down ------------------------------------------------
 
-    @initialize(code=fs.codes(64))
+    @initialize(code=fs.codes(160))
     def deploy(self, code: bytes) -> None:
         c = fs.Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(_MODES))
-        persona = c.choose(DEPLOYMENT_PERSONAS)
-        # the tools come first in the code, so a shrunk byte keeps the rest of the set-up
-        self.names = tuple(n for n in fs.pick_vocabulary(fs.Code(code[32:])) if n not in self.own)
+        # the words (bytes 64..159) and names (32..63) have codes of their own, so that a
+        # shrunk byte of one keeps the rest of the set-up
+        self.lexicon = pick_lexicon(fs.Code(code[64:]))
+        persona = c.choose(self.lexicon.deployment_personas())
+        self.names = tuple(n for n in fs.pick_vocabulary(
+            fs.Code(code[32:64]), self.lexicon.register_names) if n not in self.own)
         tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
         enabled = tuple(op for op in self.operations if c.take(2) == 0)
         self.enabled = enabled or self.operations
         self.stats.examples += 1
         try:
-            self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona), self.info)
+            self.lock = Lockstep(self.target, Setup(edition, mode, tools, persona, self.lexicon),
+                                 self.info)
         except Unsupported:
             reject()  # a set-up the target cannot express (a non-native mode): draw another
 
@@ -158,6 +164,13 @@ class FuzzMachine(RuleBasedStateMachine):
         labels = list(self.lock.model.agents)
         return labels[0] if index < 4 else labels[index % len(labels)]
 
+    def _nowhere(self, shipped: Sequence[str]) -> str:
+        """The lexicon's provider name no target ships (CA-05), made unlike any ``shipped``."""
+        name = self.lexicon.provider
+        while name in shipped:
+            name += "-not-shipped"
+        return name
+
     def _session(self, index: int) -> str:
         assert self.lock is not None
         labels = list(self.lock.model.sessions)
@@ -186,7 +199,7 @@ class FuzzMachine(RuleBasedStateMachine):
     def restrict(self, c: fs.Code) -> None:
         assert self.lock is not None
         agent = self._agent(c.take(8))
-        value = fs.pick_restriction(c, self.lock.model.globals)
+        value = fs.pick_restriction(c, self.lock.model.globals, self.lexicon.extra_names)
         label = self.lock.model.new_label(f"{agent}.r")
         self._apply("restrict", agent=agent, value=value, label=label)
 
@@ -208,7 +221,7 @@ class FuzzMachine(RuleBasedStateMachine):
     def observe(self, c: fs.Code) -> None:
         """A read (the lockstep also reads views and presentation after every change)."""
         kind, agent = c.choose(_READS), self._agent(c.take(8))
-        name = c.choose((*self.names, *fs.CALL_NAMES[len(fs.REGISTER_NAMES):]))
+        name = c.choose((*self.names, *self.lexicon.forged_names))
         if kind == "headers":
             self._apply("headers")
         elif kind == "global-view":
@@ -228,7 +241,8 @@ class FuzzMachine(RuleBasedStateMachine):
         visible = [e.name for e in self.lock.model.view(model)]
         pools: tuple[Sequence[str], ...] = (
             visible, self.lock.model.globals, model.scope.locals, (RUN_CODE,),
-            fs.CALL_NAMES, [n.swapcase() for n in visible], self.names)
+            (*self.lexicon.register_names, *self.lexicon.forged_names),
+            [n.swapcase() for n in visible], self.names)
         names = []
         for _ in range(1 + c.take(4)):
             # never a subagent tool: a program calling one could start a child
@@ -253,16 +267,17 @@ class FuzzMachine(RuleBasedStateMachine):
         parent = self._agent(c.take(8))
         names = [p.name for p in self.info.providers]
         # one start in sixteen asks for a provider no target ships (CA-05)
-        provider = NO_SUCH_PROVIDER if c.take(16) == 15 else c.choose(names)
+        provider = self._nowhere(names) if c.take(16) == 15 else c.choose(names)
         controls: dict[str, Any] = {}
         max_depth = fs.pick_optional_depth(c, absent_in=2)
         if max_depth is not None:
             controls["maxDepth"] = {"json": max_depth.text}
-        preset = c.choose((None, None, None, *_PRESET_NAMES))
+        preset = c.choose((None, None, None, *self.lexicon.presets, self.lexicon.missing))
         if preset is not None:
             controls["preset"] = preset
-        persona = fs.pick_persona(c)
-        tool_filter = fs.pick_restriction(c, self.lock.model.globals) if c.take(3) == 1 else None
+        persona = fs.pick_persona(c, self.lexicon.request_personas())
+        tool_filter = fs.pick_restriction(
+            c, self.lock.model.globals, self.lexicon.extra_names) if c.take(3) == 1 else None
         output_schema = fs.pick_output_schema(c)
         # request persona/toolFilter are refused in the preset edition (EN-02): send them
         # there one time in four, so that most starts get further

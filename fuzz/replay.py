@@ -21,7 +21,8 @@ from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
-from .lockstep import PERSONA, Lockstep, Setup
+from .lexicon import CLASSIC, Lexicon
+from .lockstep import Lockstep, Setup
 from .step import Divergence, Finding, Step
 
 REPLAY_VERSION: Literal[1] = 1
@@ -38,13 +39,16 @@ class ReplayFile(BaseModel):
     edition: Edition = Edition.PRESET_COMPOSITION
     mode: PresentationMode = PresentationMode.NATIVE
     tools: list[str] = Field(default_factory=list, description="the deployment's initial globals")
-    persona: str = Field(default=PERSONA, description="the deployment persona template")
+    persona: str = Field(default=CLASSIC.persona, description="the deployment persona template")
+    lexicon: Lexicon = Field(default=CLASSIC, description="the words of the deployment's presets, "
+                             "variables, sections, core tool names and prompt (a file without "
+                             "one ran with the classic words)")
     seed: int | None = None
     steps: list[Step]
     finding: Finding
 
     def setup(self) -> Setup:
-        return Setup(self.edition, self.mode, tuple(self.tools), self.persona)
+        return Setup(self.edition, self.mode, tuple(self.tools), self.persona, self.lexicon)
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)

@@ -31,7 +31,7 @@ from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import PresentationMode, TckError
 
-from .lockstep import PERSONA, Lockstep, Setup
+from .lockstep import Lockstep, Setup
 from .step import Divergence, Finding, Step
 
 
@@ -99,7 +99,7 @@ def shrink(
 def _size(setup: Setup, steps: list[Step]) -> tuple[int, int, int, bool, bool]:
     native = setup.mode is PresentationMode.NATIVE
     return (len(steps), sum(len(repr(s.args)) for s in steps), len(setup.tools), not native,
-            setup.persona != PERSONA)
+            setup.persona != setup.lexicon.persona)
 
 
 def _candidates(setup: Setup, steps: list[Step]) -> Iterator[tuple[Setup, list[Step]]]:
@@ -128,8 +128,8 @@ def _candidates(setup: Setup, steps: list[Step]) -> Iterator[tuple[Setup, list[S
         yield replace(setup, tools=tuple(t for t in setup.tools if t != name)), steps
     if setup.mode is not PresentationMode.NATIVE:
         yield replace(setup, mode=PresentationMode.NATIVE), steps
-    if setup.persona != PERSONA:
-        yield replace(setup, persona=PERSONA), steps
+    if setup.persona != setup.lexicon.persona:
+        yield replace(setup, persona=setup.lexicon.persona), steps
 
 
 #: Operations whose ``label`` argument names the agent they create.

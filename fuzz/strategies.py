@@ -15,11 +15,12 @@ Hypothesis strategies below (:func:`depth_texts`, :func:`restriction_values`), u
 tests.
 
 Tool names come from a small per-deployment alphabet so that collisions, re-registration, case
-variants (``read`` / ``Read``) and the reserved ``run_code`` occur often: a fixed core the
-presets mention, and names generated from the deployment's code (:func:`pick_vocabulary`:
-realistic, MCP-style, case variants and prefixes of names in use, non-ASCII, long), so that a
-target right only for the kit's own names fails under some seed; a restriction's names are
-*references* resolved against the globals registered at that moment, so most are valid.
+variants (``read`` / ``Read``) and the reserved ``run_code`` occur often: the core the presets
+mention (the deployment's :class:`~.lexicon.Lexicon`, itself drawn), and names generated from the
+deployment's code (:func:`pick_vocabulary`: realistic, MCP-style, case variants and prefixes of
+names in use, non-ASCII, long), so that a target right only for the kit's own names fails under
+some seed; a restriction's names are *references* resolved against the globals registered at
+that moment, so most are valid.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from typing import TypeVar
 from hypothesis import strategies as st
 
 from subagent_tck.spec import MAX_SAFE_INTEGER, RUN_CODE, STRUCTURED_OUTPUT, read_json_number
+
+from .lexicon import CLASSIC
 
 T = TypeVar("T")
 
@@ -152,8 +155,6 @@ def depth_texts() -> st.SearchStrategy[DepthText]:
 
 # --- tool names and restrictions ---------------------------------------------------------
 
-#: Names the fuzzer registers (globally or in a scope): ``Read`` is a case variant of ``read``.
-REGISTER_NAMES: tuple[str, ...] = ("read", "write", "search", "Read", "web", RUN_CODE)
 #: Syllables of generated tool names (realistic pieces; every deployment composes its own).
 _SYLLABLES: tuple[str, ...] = (
     "get", "weather", "list", "files", "create", "issue", "search", "web", "read", "write",
@@ -187,21 +188,17 @@ def pick_name(code: Code, base: Sequence[str]) -> str:
     return f"{first}-{second}" if code.take(2) else f"{first}.{second}"
 
 
-def pick_vocabulary(code: Code, size: int = 3) -> tuple[str, ...]:
-    """The registrable names of one deployment: the fixed core (:data:`REGISTER_NAMES`, which
-    the presets mention) and ``size`` generated names, distinct, never ``run_code``."""
-    names = list(REGISTER_NAMES)
+def pick_vocabulary(code: Code, core: Sequence[str], size: int = 3) -> tuple[str, ...]:
+    """The registrable names of one deployment: its ``core`` (the lexicon's
+    :attr:`~.lexicon.Lexicon.register_names`, which the presets mention, ``run_code`` last) and
+    ``size`` generated names, distinct, never ``run_code``."""
+    names = list(core)
     for _ in range(size):
         name = pick_name(code, [n for n in names if n != RUN_CODE])
         if name and name not in names and name != RUN_CODE and name != STRUCTURED_OUTPUT:
             names.insert(len(names) - 1, name)  # run_code stays last
     return tuple(names)
 
-
-#: Names a restriction may list besides the registered globals (TF-08's offenders).
-EXTRA_NAMES: tuple[str, ...] = ("ghost", STRUCTURED_OUTPUT, RUN_CODE, "web", "Read")
-#: Names the fuzzer looks up or calls (forged names included).
-CALL_NAMES: tuple[str, ...] = (*REGISTER_NAMES, "ghost", STRUCTURED_OUTPUT)
 
 #: Restrictions of the wrong shape or with empty / null lists (TF-03, TF-07).
 ODD_RESTRICTIONS: tuple[object, ...] = (
@@ -211,28 +208,31 @@ ODD_RESTRICTIONS: tuple[object, ...] = (
 )
 
 
-def _name(ref: int, names: Sequence[str]) -> str:
+def _name(ref: int, names: Sequence[str], extra: Sequence[str]) -> str:
     if names and ref < 12:
         return names[ref % len(names)]
-    return EXTRA_NAMES[ref % len(EXTRA_NAMES)]
+    return extra[ref % len(extra)]
 
 
-def _names(code: Code, names: Sequence[str], null: bool) -> list[str] | None:
+def _names(code: Code, names: Sequence[str], null: bool, extra: Sequence[str]) -> list[str] | None:
     size = code.take(5 if null else 4)
     if size == 4:
         return None
-    return [_name(code.take(16), names) for _ in range(size)]
+    return [_name(code.take(16), names, extra) for _ in range(size)]
 
 
-def pick_restriction(code: Code, names: Sequence[str]) -> object:
+def pick_restriction(code: Code, names: Sequence[str],
+                     extra: Sequence[str] = CLASSIC.extra_names) -> object:
     """A raw ``{allow?, deny?}`` value over the current global ``names``: mostly valid, some
-    naming unknown, local-only or reserved names, some empty, null or of the wrong shape."""
+    naming ``extra`` names (unknown, local-only or reserved: the lexicon's
+    :attr:`~.lexicon.Lexicon.extra_names`), some empty, null or of the wrong shape."""
     kind = code.take(8)
     if kind == 7:
         return code.choose(ODD_RESTRICTIONS)
     if kind >= 5:
-        return {"allow": _names(code, names, True), "deny": _names(code, names, True)}
-    return {"allow" if kind < 3 else "deny": _names(code, names, False)}
+        return {"allow": _names(code, names, True, extra),
+                "deny": _names(code, names, True, extra)}
+    return {"allow" if kind < 3 else "deny": _names(code, names, False, extra)}
 
 
 def restriction_values(names: Sequence[str] = ("read", "write")) -> st.SearchStrategy[object]:
@@ -252,12 +252,6 @@ class _Omit:
 
 OMIT: object = _Omit()
 
-#: Request personas: plain, empty (PE-03), templated (one variable is the empty string), and
-#: broken templates (PE-05).
-PERSONAS: tuple[str, ...] = (
-    "Plain reviewer.", "", "Reviewer of {{project}}.", "{{ project }} lead",
-    "Reviewer for {{team}}.", "Uses {{nope}}.", "Broken {{",
-)
 #: Output schemas: one valid, two not (FR-03).
 OUTPUT_SCHEMAS: tuple[object, ...] = (
     {"type": "object", "properties": {"verdict": {"type": "string"}}}, {"type": "string"},
@@ -265,9 +259,10 @@ OUTPUT_SCHEMAS: tuple[object, ...] = (
 )
 
 
-def pick_persona(code: Code) -> object:
-    """:data:`OMIT` (half the time), ``null``, or a persona text."""
-    return code.choose((OMIT, OMIT, OMIT, OMIT, OMIT, OMIT, None, *PERSONAS))
+def pick_persona(code: Code, personas: Sequence[str]) -> object:
+    """:data:`OMIT` (half the time), ``null``, or one of ``personas`` (the lexicon's
+    :meth:`~.lexicon.Lexicon.request_personas`: plain, empty, templated, broken)."""
+    return code.choose((OMIT, OMIT, OMIT, OMIT, OMIT, OMIT, None, *personas))
 
 
 def pick_output_schema(code: Code) -> object:

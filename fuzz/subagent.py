@@ -66,7 +66,7 @@ from subagent_tck.spec import (
     tool_cap,
 )
 
-from .lockstep import PROMPT, Lockstep
+from .lockstep import Lockstep
 from .model import AgentModel
 from .rulemap import fault_rule
 from .strategies import depth_value, is_well_formed
@@ -288,7 +288,7 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
     cap = tool_cap(load.max_depth, model.host_depth)
     header = lock.model.sessions[caller.session].header
     at_cap = decide_tool_call(header, caller.runtime, cap)
-    request: dict[str, Any] = {"provider": load.provider, "prompt": PROMPT}
+    request: dict[str, Any] = {"provider": load.provider, "prompt": lock.setup.lexicon.prompt}
     if load.max_depth is not None and load.max_depth != PROVIDER_MANAGED:
         request["maxDepth"] = load.max_depth
     outcome = lock.model.decide_start(caller, request)

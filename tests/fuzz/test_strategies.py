@@ -6,10 +6,10 @@ import math
 
 from hypothesis import given
 
+from subagent_tck.fuzz.lexicon import CLASSIC
 from subagent_tck.fuzz.strategies import (
     DEPTH_POOL,
     EDGE_TEXTS,
-    EXTRA_NAMES,
     NON_JSON_TOKENS,
     OMIT,
     Code,
@@ -82,7 +82,7 @@ def test_a_drawn_restriction_names_registered_globals_or_known_offenders(raw: ob
         for key in ("allow", "deny"):
             names = raw.get(key)
             if isinstance(names, list):
-                known = ("read", "write", *EXTRA_NAMES)
+                known = ("read", "write", *CLASSIC.extra_names)
                 assert all(n in known for n in names if isinstance(n, str))
 
 
@@ -106,6 +106,7 @@ def test_a_restriction_is_resolved_against_the_current_globals() -> None:
 def test_zero_bytes_decode_to_the_simplest_choices() -> None:
     zero = bytes(4)
     assert pick_depth(Code(zero)).text == "0" and pick_header(Code(zero)).text == "0"
-    assert pick_persona(Code(zero)) is OMIT and pick_output_schema(Code(zero)) is OMIT
+    assert pick_persona(Code(zero), CLASSIC.request_personas()) is OMIT
+    assert pick_output_schema(Code(zero)) is OMIT
     assert pick_optional_depth(Code(zero)) is None
     assert set(DEPTH_POOL) >= set(EDGE_TEXTS)

@@ -12,12 +12,13 @@ from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
 from subagent_tck.fuzz.campaign import run_campaign
+from subagent_tck.fuzz.lexicon import CLASSIC
 from subagent_tck.fuzz.subagent import TOOL_NAMES
 from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
 
 #: The names a target "tested against" (every fixed name of the kit): right for these only.
-KNOWN = frozenset((*fs.REGISTER_NAMES, *fs.EXTRA_NAMES, *TOOL_NAMES))
+KNOWN = frozenset((*CLASSIC.register_names, *CLASSIC.extra_names, *TOOL_NAMES))
 
 
 class _KnownDenyScope:
@@ -47,8 +48,9 @@ class _KnownDenyHost(Host):
 def test_a_deployments_vocabulary_holds_the_core_and_generated_names() -> None:
     seen: set[str] = set()
     for seed in range(40):
-        names = fs.pick_vocabulary(fs.Code(bytes((seed * 37 + i) % 256 for i in range(32))))
-        assert names[: len(fs.REGISTER_NAMES) - 1] == fs.REGISTER_NAMES[:-1]
+        core = CLASSIC.register_names
+        names = fs.pick_vocabulary(fs.Code(bytes((seed * 37 + i) % 256 for i in range(32))), core)
+        assert names[: len(core) - 1] == core[:-1]
         assert names[-1] == "run_code" and len(set(names)) == len(names)
         seen.update(n for n in names if n not in KNOWN)
     assert any(not n.isascii() for n in seen) and any(len(n) >= 64 for n in seen)
@@ -69,6 +71,9 @@ def test_a_target_wrong_only_for_names_the_kit_never_used_is_found_at_two_seeds(
         target.close()
     assert result.finding is not None, result.report()
     assert result.finding.rule == "TF-01", result.report()
-    assert any(set(s.args.get("value", {}).get("deny") or ()) - KNOWN
-               for s in result.counterexample if s.op == "restrict"
-               and isinstance(s.args.get("value"), dict)), result.report()
+    # the restriction that shows it denies a name the kit never used (installed, or a start's
+    # toolFilter)
+    restrictions = [s.args.get("value") if s.op == "restrict" else
+                    s.args.get("controls", {}).get("toolFilter") for s in result.counterexample]
+    assert any(set(r.get("deny") or ()) - KNOWN for r in restrictions if isinstance(r, dict)), (
+        result.report())
