@@ -435,11 +435,14 @@ class Lockstep:
                 sorted(expected), list(found), self.resolver_rule(label, set(found) ^ expected),
             )
 
-    def resolver_rule(self, label: str, names: set[str]) -> str:
-        """TF-12 when the target's own view is right (its presentation drifted from it), else
-        the rule that explains its wrong view."""
+    def resolver_rule(self, label: str, names: set[str], presented: bool = True) -> str:
+        """TF-12 when the target's own view is right (its presentation, lookup or execution
+        drifted from it), else the rule that explains its wrong view. Where the view is right
+        and ``run_code`` is what the wire schemas or the SDK (``presented``) got wrong, TF-06:
+        the tool the mode offers was not offered (docs/rules.md#TF-06); a lookup or a call of
+        it that drifts from a right view is TF-12's, like any other name's."""
         if self.view_agrees(label):
-            return "TF-06" if RUN_CODE in names else "TF-12"
+            return "TF-06" if presented and RUN_CODE in names else "TF-12"
         seen = set(self.observed_view(label))
         return view_rule(self.model, self.agent(label), seen, self.expected_view(label))
 

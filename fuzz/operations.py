@@ -161,7 +161,7 @@ def lookup(lock: Lockstep, agent: str, name: str) -> None:
         raise lock.diverge("lookup", f"lookup refused: {error.message}", None, error.to_json())
     expected = _visible(lock, agent, name)
     if observed != expected:
-        rule = lock.resolver_rule(agent, {name})
+        rule = lock.resolver_rule(agent, {name}, presented=False)
         raise lock.diverge(
             "lookup", f"lookup of {name!r} in {agent}", expected, observed, rule
         )
@@ -178,7 +178,7 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
     failed = error is not None or (result is not None and result.isError)
     if expected is None:
         if not failed or code != ErrorCode.UNKNOWN_TOOL.value or ran:
-            rule = lock.resolver_rule(agent, {name})
+            rule = lock.resolver_rule(agent, {name}, presented=False)
             raise lock.diverge(
                 "execute", f"a call of {name!r}, which {agent} cannot see, must get an "
                 "UNKNOWN_TOOL error result and run no body",
@@ -195,7 +195,7 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
     wanted = [(name, expected[1], target)]
     if failed or bodies != wanted:
         wrong_body = bool(bodies) and bodies[0][1] != expected[1]
-        rule = "TF-05" if wrong_body else lock.resolver_rule(agent, {name})
+        rule = "TF-05" if wrong_body else lock.resolver_rule(agent, {name}, presented=False)
         raise lock.diverge(
             "execute", f"calling {name!r} in {agent} must run the {expected[1]} body once",
             {"isError": False, "bodies run": wanted},

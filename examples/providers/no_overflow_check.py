@@ -20,11 +20,13 @@ BREAKS = "DE-08"
 class UnboundedStart(ChildStart):
     def decide_depth(self) -> None:
         depths = [self.host.store.header(self.parent.session).depth()]
-        if self.parent.runtime_depth is not ABSENT:
-            depths.append(check_depth(self.parent.runtime_depth).value or 0)
+        runtime = check_depth(self.parent.runtime_depth)
+        if runtime.value is not None:  # an invalid runtime depth is refused below (DE-07)
+            depths.append(runtime.value)
         cap = check_depth(self.asked["maxDepth"]).value
-        if max(depths) != MAX_SAFE_INTEGER or (self.asked["maxDepth"] is not ABSENT
-                                               and cap is None):
+        invalid = (self.parent.runtime_depth is not ABSENT and runtime.value is None) or (
+            self.asked["maxDepth"] is not ABSENT and cap is None)
+        if max(depths) != MAX_SAFE_INTEGER or invalid:
             super().decide_depth()
             return
         child = max(depths) + 1  # the bug: no safe-integer check
