@@ -98,19 +98,17 @@ def test_an_empty_persona_to_a_provider_without_persona_must_be_refused(
 
 
 def test_drawn_personas_cover_valid_and_invalid_templates() -> None:
-    from hypothesis import given, settings
+    from hypothesis import Phase, find, settings
 
-    seen: set[bool] = set()
-
-    @settings(max_examples=60, database=None, deadline=None)
-    @given(template_cases())
-    def draw(case: tuple[str, Vocabulary]) -> None:
-        template, texts = case
-        assert template
-        seen.add(render_template(template, texts.variables).ok)
-
-    draw()
-    assert seen == {True, False}
+    # find, not a fixed number of draws: about one case in five is invalid, and a run that
+    # drew 60 valid ones in a row (CI, py310) said nothing about the strategy
+    for wanted in (True, False):
+        template, texts = find(
+            template_cases(),
+            lambda case, ok=wanted: render_template(case[0], case[1].variables).ok is ok,
+            settings=settings(max_examples=2000, database=None, deadline=None,
+                              phases=[Phase.generate]))  # the first found: no shrinking
+        assert template and isinstance(texts, Vocabulary)
 
 
 @pytest.mark.parametrize("name", ZOO)
