@@ -38,7 +38,6 @@ from subagent_tck.spec import (
     assemble_system_prompt,
     check_depth,
     decide_start,
-    render_template,
 )
 
 from .lockstep import Lockstep
@@ -330,11 +329,7 @@ def _fallback_rule(lock: Lockstep, request: Mapping[str, Any], result: Any) -> s
             PERSONA_SECTION)
     except Exception:  # the child may be retired already: no evidence, no diagnosis
         return None
-    for other, preset in lock.model.presets.items():
-        if other != name and preset.persona is not None and shown == render_template(
-                preset.persona, lock.model.variables).text:
-            return "EN-01"
-    return None
+    return "EN-01" if lock.another_presets_persona(name, shown) else None
 
 
 def jsonable_result(result: object) -> object:

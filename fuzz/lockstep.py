@@ -402,11 +402,15 @@ class Lockstep:
         if "persona" in agent.overrides and own is not None and own.persona is not None and (
                 shown == render_template(own.persona, self.model.variables).text):
             return "EN-03"
-        for name, preset in self.model.presets.items():
-            if name != agent.preset and preset.persona is not None and shown == render_template(
-                    preset.persona, self.model.variables).text:
-                return "EN-01"
-        return None
+        return "EN-01" if self.another_presets_persona(agent.preset, shown) else None
+
+    def another_presets_persona(self, preset: str, shown: str | None) -> bool:
+        """Whether ``shown`` is the rendered persona of a preset other than ``preset`` (EN-01:
+        the child was composed from the wrong preset, a lookup that fell back)."""
+        return any(
+            other != preset and spec.persona is not None
+            and shown == render_template(spec.persona, self.model.variables).text
+            for other, spec in self.model.presets.items())
 
     def check_presentation(self, label: str) -> None:
         """The wire schemas and the run_code SDK of ``label`` against its view (TF-12)."""
@@ -478,10 +482,8 @@ class Lockstep:
                         own.persona is not None
                         and o[1] == render_template(own.persona, self.model.variables).text):
                     return "EN-03"  # the preset's persona won over the request's
-                if agent.preset is not None and any(
-                        other != agent.preset and preset.persona is not None
-                        and o[1] == render_template(preset.persona, self.model.variables).text
-                        for other, preset in self.model.presets.items()):
+                if agent.preset is not None and self.another_presets_persona(
+                        agent.preset, o[1]):
                     return "EN-01"  # another preset's persona: the wrong preset was composed
                 if agent.kind == "resumed" and agent.persona is not None:
                     return "FR-04"  # the descriptor's persona was not re-applied

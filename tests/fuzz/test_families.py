@@ -13,7 +13,7 @@ from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.fuzz.campaign import replay, run_campaign
 from subagent_tck.fuzz.lockstep import Setup
 from subagent_tck.fuzz.step import Step
-from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
+from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
 from .conftest import run_steps, zoo_module
 
@@ -152,3 +152,51 @@ def test_a_preset_refused_in_the_request_controls_edition_is_the_targets_choice(
     assert run_steps(target, Setup(edition=Edition.REQUEST_CONTROLS), steps) is None
     divergence = run_steps(target, Setup(edition=Edition.PRESET_COMPOSITION), steps)
     assert divergence is not None and "UNKNOWN_PRESET" in str(divergence)
+
+
+def _first_rule(name: str, setup: Setup, *steps: Step) -> str | None:
+    target = zoo_module(name).provider()
+    try:
+        divergence = run_steps(target, setup, list(steps))
+    finally:
+        target.close()
+    assert divergence is not None
+    return divergence.finding.rule
+
+
+def test_a_child_that_carries_another_presets_persona_is_en_01_in_either_edition(
+    at_root: Path,
+) -> None:
+    # preset_lookup_falls_back composes a capitalised preset from the first one; in
+    # request-controls the request's toolFilter composes, so only the persona shows the fallback
+    start = Step(op="start", args={"parent": "root", "provider": "spawn", "label": "c1",
+                                   "controls": {"preset": "Auditor", "toolFilter": {"allow": []}}})
+    setup = Setup(edition=Edition.REQUEST_CONTROLS, tools=("read", "search"))
+    assert _first_rule("preset_lookup_falls_back", setup, start) == "EN-01"
+
+
+def test_a_start_refused_for_a_name_only_another_preset_lists_is_en_01(at_root: Path) -> None:
+    # the fallback preset's filter allows read and search, neither registered: INVALID_TOOL_FILTER
+    # naming them, which the asked preset (deny web) never mentions
+    start = Step(op="start", args={"parent": "root", "provider": "spawn", "label": "c1",
+                                   "controls": {"preset": "Auditor"}})
+    assert _first_rule("preset_lookup_falls_back", Setup(tools=("web",)), start) == "EN-01"
+
+
+def test_a_start_refused_for_its_own_presets_name_is_not_blamed_on_another_preset(
+    at_root: Path,
+) -> None:
+    # filter_checked_against_parent_view refuses the reviewer preset for its own names (read,
+    # search outside the parent's view), while the stale preset is always refused: still TF-08
+    steps = [Step(op="restrict", args={"agent": "root", "value": {"deny": ["read"]},
+                                       "label": "root.r1"}),
+             Step(op="start", args={"parent": "root", "provider": "spawn", "label": "c1",
+                                    "controls": {"preset": "reviewer"}})]
+    assert _first_rule("filter_checked_against_parent_view",
+                       Setup(tools=("read", "search")), *steps) == "TF-08"
+
+
+def test_a_lookup_of_run_code_that_drifts_from_a_right_view_is_tf_12(at_root: Path) -> None:
+    lookup = Step(op="lookup", args={"agent": "root", "name": "run_code"})
+    setup = Setup(mode=PresentationMode.BOTH)
+    assert _first_rule("tool_lookup_by_identity", setup, lookup) == "TF-12"
