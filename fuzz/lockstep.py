@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from subagent_tck.conformance.core.exitcode import TARGET_CODES
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
@@ -225,6 +226,8 @@ class Lockstep:
         try:
             return self._guard(what, action), None
         except TckError as exc:
+            if exc.code in TARGET_CODES:  # a broken connection or protocol is no answer
+                raise
             return None, exc
 
     def agent_id(self, label: str) -> str:

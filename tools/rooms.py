@@ -70,6 +70,7 @@ ROOMS: dict[str, str] = {
     "profiles": "engine",
     "promises": "engine",
     "own_tools": "engine",
+    "faults": "engine",
     "variable_names": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",

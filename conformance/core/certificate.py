@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from subagent_tck.spec import (
     CONTROLS,
@@ -246,6 +246,37 @@ class Certificate(BaseModel):
 # --- assembly ----------------------------------------------------------------------------
 
 
+class ErrorTarget(BaseModel):
+    spec: str = Field(description="the TARGET argument that names it")
+
+
+class RunError(BaseModel):
+    code: str = Field(description="a stable error code (docs/certify.md#exit-codes)")
+    message: str
+
+
+class ErrorReport(BaseModel):
+    """The JSON report of a run that ended before any check ran (an unreachable target, a
+    protocol error in the handshake, a usage error, Ctrl-C): why, and the exit code. It names
+    the kit and the catalogue like a certificate, and its ``verdict`` is ``ERROR``, which no
+    certificate has, so no reader can take it for one."""
+
+    schema_version: str = SCHEMA_VERSION
+    kit: str = "subagent-tck"
+    kit_version: str
+    catalogue_hash: str
+    target: ErrorTarget
+    verdict: Literal["ERROR"] = "ERROR"
+    exit_code: int
+    error: RunError
+
+
+def error_report(target_spec: str, code: str, message: str, exit_code: int) -> ErrorReport:
+    return ErrorReport(kit_version=kit_version(), catalogue_hash=catalogue_hash(),
+                       target=ErrorTarget(spec=target_spec), exit_code=exit_code,
+                       error=RunError(code=code, message=message))
+
+
 @dataclass
 class Evidence:
     """What one check run (or the plan) says about one rule for one provider."""
@@ -454,7 +485,11 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
 
 def json_schema() -> str:
     """The certificate's JSON Schema, as committed in ``certificate.schema.json``."""
-    return json.dumps(Certificate.model_json_schema(), indent=2, sort_keys=True) + "\n"
+    # One document per run: a certificate, or the error report of a run that ended before any
+    # check ran; the two are told apart by ``verdict`` (``ERROR`` is the error report's only).
+    schema = TypeAdapter(Certificate | ErrorReport).json_schema()
+    schema["title"] = "subagent-tck certificate or error report"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 if __name__ == "__main__":

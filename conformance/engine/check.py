@@ -33,6 +33,7 @@ from ..core.outcome import Failure
 from ..core.protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from ..core.target import Deployment, Target
 from ..core.unsupported import CoreRefused, Unsupported
+from .faults import TargetFault, deploy_guarded
 
 CheckFunction = Callable[["CheckContext"], None]
 #: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
@@ -168,7 +169,7 @@ class CheckContext:
             config = DeploymentConfig(**fields)
         self.gateway = Gateway()
         try:
-            deployment = self.target.deploy(config, self.gateway)
+            deployment = deploy_guarded(lambda: self.target.deploy(config, self.gateway))
         except TckError as exc:
             unportable = [n for n in config.variables if not PORTABLE_VARIABLE.fullmatch(n)]
             if exc.code is ErrorCode.INVALID_TEMPLATE and unportable:
@@ -437,6 +438,10 @@ def run_check(ctx: CheckContext) -> None:
         ctx.check.function(ctx)
     except _Abort:
         pass
+    except TargetFault as fault:  # never a verdict: the check ends as an error of the target
+        ctx.fail(ctx.check.rules[0], f"{fault.operation}: {fault_text(fault.error)}",
+                 observed=fault.error.to_json(), error=True,
+                 traceback="".join(traceback.format_exception(fault.error)))
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from ..core.certificate import SCHEMA_VERSION, Certificate, kit_version
+from ..core.certificate import Certificate, error_report
 from ..core.jsonsafe import plain
 from ..core.untrusted import json_surrogates
 
@@ -27,8 +27,5 @@ def render(cert: Certificate) -> str:
 
 def render_error(target_spec: str, message: str, kind: str, exit_code: int) -> str:
     """The JSON of a run that ended before any check ran: why, and the exit code."""
-    return _dump({
-        "schema_version": SCHEMA_VERSION, "kit": "subagent-tck", "kit_version": kit_version(),
-        "target": {"spec": target_spec}, "verdict": "ERROR", "exit_code": exit_code,
-        "error": {"code": kind, "message": message},
-    })
+    return _dump(plain(error_report(target_spec, kind, message, exit_code)
+                       .model_dump(mode="python")))

@@ -170,8 +170,20 @@ def _read_int(token: str) -> int | float:
     return number
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all distinct. JSON leaves a repeated key's meaning open
+    (RFC 8259, section 4): one reader keeps the first value, another the last, so a reply
+    that repeats a key is ambiguous and is refused rather than read one way."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise Malformed(f"the key {repeated!r} appears twice in one object: send each key once")
+    return value
+
+
 _DECODER = json.JSONDecoder(parse_int=_read_int, parse_float=float,
-                            parse_constant=_refuse_constant)
+                            parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
 
 
 _scan: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
@@ -193,7 +205,8 @@ def loads(data: bytes | str) -> Any:
     """Decode wire text as JavaScript reads JSON numbers, then undo the tags.
 
     Raises :class:`Malformed` for anything that is not standard JSON: bad UTF-8, a syntax
-    error, the tokens ``NaN``/``Infinity``/``-Infinity``, a malformed tag.
+    error, the tokens ``NaN``/``Infinity``/``-Infinity``, a malformed tag, and for JSON whose
+    meaning is ambiguous: an object that repeats a key.
     """
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data

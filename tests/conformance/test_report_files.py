@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
 
+import jsonschema
 import pytest
 
 from subagent_tck.conformance.cli import main
@@ -25,6 +26,15 @@ HEALTHY = "python:subagent_tck_test_fakes:healthy"
 BROKEN = "python:subagent_tck_test_fakes:broken_filter"
 UNREACHABLE = "python:subagent_tck_test_fakes:unreachable"
 STALE_PASS = '{"verdict": "CERTIFIED", "stale": true}\n'
+SCHEMA = json.loads((Path(__file__).parents[2] / "conformance" / "core" / "certificate.schema.json")
+                    .read_text("utf-8"))
+
+
+def valid_report(path: Path) -> dict[str, object]:
+    """The JSON report at ``path``, which must validate against the committed schema."""
+    document: dict[str, object] = json.loads(path.read_text("utf-8"))
+    jsonschema.validate(document, SCHEMA)
+    return document
 
 
 def _reports(tmp_path: Path) -> dict[str, Path]:
@@ -51,6 +61,29 @@ def test_several_reports_from_one_run_agree(fakes: ModuleType, tmp_path: Path,
     assert "verdict: FAILED (exit 1)" in capsys.readouterr().out  # the summary still shows
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in
                                                                reports.values())
+
+
+@pytest.mark.parametrize(("target", "more", "exit_code", "verdict"), [
+    (HEALTHY, (), 0, "CERTIFIED"),
+    (BROKEN, (), 1, "FAILED"),
+    (HEALTHY, ("--rule", "ZZ-99"), 2, "ERROR"),
+    (UNREACHABLE, (), 3, "ERROR"),
+])
+def test_every_report_validates_and_agrees_whatever_the_exit_code(
+    fakes: ModuleType, tmp_path: Path, target: str, more: tuple[str, ...], exit_code: int,
+    verdict: str,
+) -> None:
+    reports = _reports(tmp_path)
+    assert main(_argv(target, reports, *more)) == exit_code
+    document = valid_report(reports["json"])
+    assert document["verdict"] == verdict and document["catalogue_hash"]
+    assert document.get("exit_code", exit_code) == exit_code
+    junit = ET.parse(reports["junit"]).getroot()
+    bad = int(junit.get("failures", "0")) + int(junit.get("errors", "0"))
+    assert (bad == 0) == (exit_code == 0)
+    markdown = reports["markdown"].read_text("utf-8")
+    assert (verdict if verdict != "ERROR" else "before any check ran") in markdown or \
+        "ERROR" in markdown
 
 
 def test_format_and_output_still_work_beside_report(fakes: ModuleType, tmp_path: Path) -> None:
@@ -180,7 +213,7 @@ def test_ctrl_c_writes_a_report_marked_interrupted_and_exits_130(tmp_path: Path)
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("interrupted: ") and "Traceback" not in err
     assert "check run(s) finished" in lines[0] and "marked interrupted" in lines[0]
-    document = json.loads(report.read_text("utf-8"))
+    document = valid_report(report)
     assert document["interrupted"] is True and document["verdict"] == "FAILED"
     assert "interrupted (Ctrl-C)" in document["stopped_early"]
 
