@@ -41,10 +41,15 @@ _FAMILY_TITLES = {
 }
 
 _DOCUMENTS = {
-    "000_f18e7de65ba39cf4.txt": "seed 000 (design note on persona, tool filter and depth)",
-    "002_9cf54e4b1767c2c9.txt": "seed 002 (README of the subagent tool)",
-    "003_245c1cf8a71a40fd.txt": "seed 003 (design note of a plugin routing roles)",
-    "RULES.md": "RULES.md",
+    # What a reader can open: the public documents a rule comes from, named by title and
+    # version (docs/architecture.md#citations), never a file of the project's own notes.
+    "000_f18e7de65ba39cf4.txt": ("DSH's design note \"Configure subagent persona, tool "
+                                 "visibility, and depth\" (DSH 0.1.x)"),
+    "002_9cf54e4b1767c2c9.txt": ("the README of the npm package @deepseek-ai/dsh-tool-subagent "
+                                 "(DSH 0.1.x)"),
+    "003_245c1cf8a71a40fd.txt": ("the design note of a third-party DSH plugin that routes twelve "
+                                 "roles through one delegate tool (DSH 0.2.0-rc.2)"),
+    "RULES.md": "a Decision of this catalogue",
 }
 
 _WIDTH = 92

@@ -102,3 +102,30 @@ def test_citations_of_the_repositorys_pages_and_rules_pass() -> None:
     source = (f'"""See docs/architecture.md and docs/rules.md#{some_id}."""\n'
               'RULES = "RULES.md"  # data, not a citation: docs/certify.md#outputs\n')
     assert problems_of(source, "conformance/x.py") == []
+
+
+def _outside_in(text: str) -> list[str]:
+    return [why for pattern, why in OUTSIDE[:3] if pattern.search(text)]
+
+
+def test_the_docs_and_the_javascript_sources_cite_only_what_a_reader_can_open() -> None:
+    """docs/ (docs/rules.md among them, rendered from spec/) and the JavaScript code name no
+    file outside the repository: their sources are the public documents by title and version
+    and the rules by their anchors."""
+    found = []
+    files = [*sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "implementations").rglob("*.md")),
+             *(p for p in sorted((ROOT / "implementations").rglob("*.mjs"))
+               if "node_modules" not in p.parts),
+             *(p for p in sorted((ROOT / "adapters").rglob("*.mjs"))
+               if "node_modules" not in p.parts)]
+    for path in files:
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            found += [f"{path.relative_to(ROOT)}:{number}: {why}" for why in _outside_in(line)]
+    assert not found, "\n".join(found)
+
+
+def test_the_outside_file_finder_finds_a_design_seed_and_the_catalogue_requirement() -> None:
+    assert _outside_in("Source: seed 000 (design note)")
+    assert _outside_in("as RULES.md says")
+    assert not _outside_in("Source: DSH's design note (DSH 0.1.x), docs/rules.md#tf-01")

@@ -77,8 +77,8 @@ def check(
     unknown = [r for r in rules if r not in RULES_BY_ID]
     if unknown:
         raise CheckDefinitionError(
-            f"@check cites unknown rule id(s) {', '.join(unknown)}: use ids of RULES.md "
-            "(see `subagent-tck rules`)"
+            f"@check cites unknown rule id(s) {', '.join(unknown)}: use ids of docs/rules.md "
+            "(`subagent-tck rules` lists them)"
         )
 
     def register(function: CheckFunction) -> CheckFunction:

@@ -1,4 +1,4 @@
-// The depth domain and derivation (RULES.md DE-01..DE-10 and the DE "Decision (domain)").
+// The depth domain and derivation (docs/rules.md DE-01..DE-10 and the DE "Decision (domain)").
 //
 // A depth is an integer-valued, finite JavaScript number 0 <= v <= 2^53-1 that is not -0.
 // Everything else (negative, fraction, -0, NaN, infinities, 2^53 and above, booleans, strings,

@@ -1,4 +1,4 @@
-// The model-facing `subagent` tool (component subagent-tool, ST-01..ST-09; seed 002).
+// The model-facing `subagent` tool (component subagent-tool, ST-01..ST-09; docs/rules.md#st-01).
 //
 // Each load binds one provider under one toolName (ST-04: a name is loaded once). The model
 // sees two parameters only, description and prompt (ST-01). The tool is a global tool that

@@ -1,4 +1,4 @@
-// The JSON codec of the driver API (docs/driver-api.md, "Numbers"; RULES.md DE "Decision").
+// The JSON codec of the driver API (docs/driver-api.md, "Numbers"; docs/rules.md DE "Decision").
 //
 // Numbers are read as JavaScript reads JSON (JSON.parse: -0 stays negative zero, integers
 // beyond 2^53 become the nearest double, the tokens NaN/Infinity are a syntax error). The
