@@ -21,7 +21,8 @@ class Source(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    document: str = Field(description="the source document's key (spec/render.py names it for readers)")
+    document: str = Field(
+        description="the source document's key (spec/render.py names it for readers)")
     section: str
 
 
