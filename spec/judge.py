@@ -122,7 +122,11 @@ def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
     outcome = decide_start(state, given["request"])
     if observed.get("ok"):
         return outcome.ok and observed.get("childDepth", outcome.child_depth) == outcome.child_depth
-    return ErrorCode(observed["code"]) in outcome.codes
+    code = ErrorCode(observed["code"])
+    # the persona's literal braces are the implementation's grammar: refused is as right
+    # as read as prose (docs/rules.md#PE-05)
+    return code in outcome.codes or (code is ErrorCode.INVALID_TEMPLATE and outcome.ok
+                                     and bool(outcome.persona_grammar))
 
 
 def judge_persona(given: Mapping[str, Any], observed: Any) -> bool:
@@ -136,6 +140,8 @@ def judge_persona(given: Mapping[str, Any], observed: Any) -> bool:
     verdict = render_template(template, given.get("variables", {}))
     if "text" in observed:
         return verdict.ok and verdict.text == observed["text"]
+    if verdict.ok and verdict.grammar:  # literal prose or an error: the implementation's
+        return observed.get("code") == ErrorCode.INVALID_TEMPLATE.value
     return verdict.code is not None and verdict.code.value == observed.get("code")
 
 

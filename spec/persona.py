@@ -2,7 +2,7 @@
 
 A child persona is an ordinary prompt section named ``deployment:persona-prefix`` registered in
 the child's scope; the most specific section of a name wins (PE-01). Persona text is a strict
-template: ``{{name}}`` placeholders must be known variables, anything else is an error (PE-05).
+template: ``{{name}}`` placeholders must be known variables, other groups are an error (PE-05).
 """
 
 from __future__ import annotations
@@ -15,18 +15,24 @@ from typing import Protocol
 from .depth import ABSENT
 from .errors import ErrorCode
 
-_TOKEN = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 @dataclass(frozen=True)
 class TemplateVerdict:
-    """The rendered text, or the code and the placeholders at fault."""
+    """The rendered text, or the code and the placeholders at fault.
+
+    ``grammar`` lists the parts that are the implementation's grammar (docs/rules.md#PE-05,
+    "template grammar"): a ``{{`` that no later ``}}`` closes and a ``}}`` that closes nothing.
+    The oracle reads them as literal prose (in ``text``); a runtime may refuse them instead,
+    naming them, and a judge accepts either. They are never partly substituted.
+    """
 
     text: str | None
     code: ErrorCode | None = None
     unknown: tuple[str, ...] = ()
     malformed: tuple[str, ...] = ()
+    grammar: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -42,38 +48,54 @@ class TemplateVerdict:
         return "; ".join(parts)
 
 
+def _strays(literal: str, grammar: list[str]) -> None:
+    """Each ``}}`` of text outside any placeholder closes nothing: literal prose here."""
+    at = literal.find("}}")
+    while at >= 0:
+        grammar.append(literal[at:][:40])
+        at = literal.find("}}", at + 2)
+
+
 def render_template(template: str, variables: Mapping[str, str]) -> TemplateVerdict:
     """Substitute ``{{name}}`` (spaces inside the braces allowed) strictly (PE-05).
 
-    An unknown name, an empty or ill-formed placeholder (``{{}}``, ``{{a b}}``), an unclosed
-    ``{{`` or a stray ``}}`` anywhere is an error that names it; the text is never returned with
-    a raw placeholder.
+    Every ``{{`` opens a placeholder that the next ``}}`` closes. An unknown name, or a group
+    that is no name (``{{}}``, ``{{a b}}``, ``{{1x}}``, a ``{{`` inside the group) is an error that
+    names it, and the text is never returned with a raw placeholder. A ``{{`` that nothing
+    closes, and a ``}}`` that closes nothing, are literal prose (``grammar`` lists them).
     """
     unknown: list[str] = []
     malformed: list[str] = []
+    grammar: list[str] = []
     out: list[str] = []
     pos = 0
-    for match in _TOKEN.finditer(template):
-        literal = template[pos : match.start()]
-        if "}}" in literal:  # a stray closing brace pair is as malformed as an unclosed one
-            malformed.append(literal[literal.find("}}") :][:40])
+    while True:
+        opening = template.find("{{", pos)
+        literal = template[pos:] if opening < 0 else template[pos:opening]
+        _strays(literal, grammar)
         out.append(literal)
-        pos = match.end()
-        inner = match.group(1).strip()
-        if not _NAME.fullmatch(inner) or "{{" in match.group(1):
-            malformed.append(match.group(0))
-        elif inner not in variables:
-            if inner not in unknown:
-                unknown.append(inner)
+        if opening < 0:
+            break
+        closing = template.find("}}", opening + 2)
+        if closing < 0:  # nothing closes it: literal prose to the end
+            grammar.append(template[opening:][:40])
+            out.append(template[opening:])
+            break
+        token = template[opening : closing + 2]
+        inner = token[2:-2]
+        name = inner.strip()
+        pos = closing + 2
+        if "{{" in inner or not _NAME.fullmatch(name):
+            malformed.append(token)
+        elif name not in variables:
+            if name not in unknown:
+                unknown.append(name)
         else:
-            out.append(variables[inner])
-    rest = template[pos:]
-    if "{{" in rest or "}}" in rest:
-        malformed.append(rest[rest.find("{{") if "{{" in rest else rest.find("}}") :][:40])
-    out.append(rest)
+            out.append(variables[name])
     if unknown or malformed:
-        return TemplateVerdict(None, ErrorCode.INVALID_TEMPLATE, tuple(unknown), tuple(malformed))
-    return TemplateVerdict("".join(out))
+        return TemplateVerdict(None, ErrorCode.INVALID_TEMPLATE, tuple(unknown), tuple(malformed),
+                               tuple(grammar))
+    return TemplateVerdict("".join(out), grammar=tuple(grammar))
 
 
 # The one "omitted" marker of the spec (a private sentinel here made ``ABSENT`` from callers

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from .depth import ABSENT, decide_start_depth
+from .depth import ABSENT, check_depth, decide_start_depth
 from .errors import ErrorCode
 from .persona import render_template
 from .restriction import validate_restriction
@@ -42,6 +42,10 @@ class StartOutcome:
     persona: str | None = None
     tool_filter: object = None
     output_schema: object = None
+    #: Parts of the composed persona that are the implementation's grammar (a ``{{`` nothing
+    #: closes, a ``}}`` that closes nothing: docs/rules.md#PE-05): read as literal prose in
+    #: ``persona``; a target may refuse the start with ``INVALID_TEMPLATE`` for them instead.
+    persona_grammar: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -126,13 +130,21 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                     cap,
                 )
             )
-    depth = decide_start_depth(
-        state.parent_header_depth, state.parent_runtime_depth, asked["maxDepth"]
-    )
+    cap = asked["maxDepth"]
+    if cap is not ABSENT and Capability.DEPTH_LIMIT not in caps:
+        # A cap the provider does not advertise is refused, never applied (CA-01): a start
+        # that a cap of 0 would refuse with DEPTH_EXCEEDED is still UNSUPPORTED_CAPABILITY.
+        # Only the value's own validity is a second fault (its order is CA-03's, a SHOULD).
+        verdict = check_depth(cap)
+        if verdict.value is None:
+            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {verdict.advice()}"))
+        cap = ABSENT
+    depth = decide_start_depth(state.parent_header_depth, state.parent_runtime_depth, cap)
     if depth.code is not None:
         faults.append(Fault(depth.code, depth.reason))
     persona = asked["persona"]
     persona_text: str | None = None
+    persona_grammar: tuple[str, ...] = ()
     if persona is ABSENT:
         persona = state.deployment_persona
     if persona is not None:
@@ -143,6 +155,7 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
             if rendered.code is not None:
                 faults.append(Fault(rendered.code, rendered.reason))
             persona_text = rendered.text
+            persona_grammar = rendered.grammar
     tool_filter = asked["toolFilter"]
     if tool_filter is not ABSENT:
         verdict = validate_restriction(tool_filter, state.global_names)
@@ -161,4 +174,5 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         persona_text,
         None if tool_filter is ABSENT else tool_filter,
         None if schema is ABSENT else schema,
+        persona_grammar,
     )

@@ -438,10 +438,10 @@ def run_check(ctx: CheckContext) -> None:
         ctx.check.function(ctx)
     except _Abort:
         pass
-    except TargetFault as fault:  # never a verdict: the check ends as an error of the target
-        ctx.fail(ctx.check.rules[0], f"{fault.operation}: {fault_text(fault.error)}",
-                 observed=fault.error.to_json(), error=True,
-                 traceback="".join(traceback.format_exception(fault.error)))
+    except TargetFault as broken:  # never a verdict: the check ends as an error of the target
+        ctx.fail(ctx.check.rules[0], f"{broken.operation}: {fault_text(broken.error)}",
+                 observed=broken.error.to_json(), error=True,
+                 traceback="".join(traceback.format_exception(broken.error)))
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up

@@ -176,8 +176,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     that repeats a key is ambiguous and is refused rather than read one way."""
     value = dict(pairs)
     if len(value) != len(pairs):
-        seen: set[str] = set()
-        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        keys = [key for key, _ in pairs]
+        repeated = next(key for i, key in enumerate(keys) if key in keys[:i])
         raise Malformed(f"the key {repeated!r} appears twice in one object: send each key once")
     return value
 

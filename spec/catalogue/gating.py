@@ -72,6 +72,28 @@ RULES: tuple[Rule, ...] = (
                 holds=False,
             ),
             Example(
+                title="maxDepth 0 is still refused as unsupported, never applied",
+                oracle="start",
+                given={
+                    "edition": "request-controls",
+                    "providers": {"acp": []},
+                    "request": {"provider": "acp", "prompt": "go", "maxDepth": 0},
+                },
+                observed=_UNSUPPORTED,
+                holds=True,
+            ),
+            Example(
+                title="the unadvertised cap applied instead",
+                oracle="start",
+                given={
+                    "edition": "request-controls",
+                    "providers": {"acp": []},
+                    "request": {"provider": "acp", "prompt": "go", "maxDepth": 0},
+                },
+                observed={"code": "DEPTH_EXCEEDED"},
+                holds=False,
+            ),
+            Example(
                 title="a preset's persona asks too",
                 oracle="start",
                 given={

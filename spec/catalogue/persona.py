@@ -169,8 +169,11 @@ RULES: tuple[Rule, ...] = (
         "A child persona follows the same strict template rules as the deployment persona: "
         "known {{variable}} placeholders are filled in, and an unknown or malformed one is an "
         "error naming it, so no model request ever contains a raw placeholder.",
-        "A placeholder that slips through unfilled reaches the model as literal braces; "
-        "failing at setup with the offending name is the only safe outcome.",
+        "A placeholder that slips through unfilled reaches the model as literal braces. "
+        "Grammar (a Decision): {{name}} is the spelling all implementations read; a {{ with a "
+        "later }} that forms no name is malformed; a {{ that nothing closes and a }} that "
+        "closes nothing are the implementation's grammar, literal prose or an error naming "
+        "them, never partly substituted.",
         (
             Example(
                 title="a known variable is substituted",
@@ -189,6 +192,37 @@ RULES: tuple[Rule, ...] = (
                 given={"deployment": "You are a helpful assistant.", "child": "Hi {{nmae}}."},
                 observed={"code": "INVALID_TEMPLATE"},
                 holds=True,
+            ),
+            Example(
+                title="a {{ that nothing closes is literal prose, sent as written",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.",
+                       "child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
+                observed={"text": "Review infra, then {{ more"},
+                holds=True,
+            ),
+            Example(
+                title="... or refused, naming it: the implementation's grammar",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.",
+                       "child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
+                observed={"code": "INVALID_TEMPLATE"},
+                holds=True,
+            ),
+            Example(
+                title="a }} that closes nothing is never partly substituted",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.",
+                       "child": "Review }} {{team}}.", "variables": {"team": "infra"}},
+                observed={"text": "Review }} {{team}}."},
+                holds=False,
+            ),
+            Example(
+                title="a {{ with a later }} that forms no name is malformed",
+                oracle="persona",
+                given={"deployment": "You are a helpful assistant.", "child": "Hi {{1x}}."},
+                observed={"text": "Hi {{1x}}."},
+                holds=False,
             ),
             Example(
                 title="the raw placeholder reaches the model",

@@ -53,15 +53,41 @@ def test_unknown_variables_are_named_once_each() -> None:
         ("{{}}", "{{}}"),
         ("{{a b}}", "{{a b}}"),
         ("{{ {{a}}", "{{ {{a}}"),
-        ("hello {{name", "{{name"),
-        ("stray }} here", "}} here"),
-        ("a}}b{{name}}", "}}b"),
+        ("{{1x}}", "{{1x}}"),
+        ("{{a-b}}", "{{a-b}}"),
+        ("{{{a}}}", "{{{a}}"),
+        ("{{{{a}}}}", "{{{{a}}"),
     ],
 )
 def test_malformed_placeholders_are_errors_that_name_them(template: str, malformed: str) -> None:
     verdict = render_template(template, {"a": "1", "name": "n"})
     assert not verdict.ok and verdict.malformed == (malformed,)
     assert verdict.reason == f"malformed placeholder(s) {malformed}"
+
+
+@pytest.mark.parametrize(
+    ("template", "text", "grammar"),
+    [
+        ("hello {{name", "hello {{name", ("{{name",)),
+        ("stray }} here", "stray }} here", ("}} here",)),
+        ("a}}b{{name}}", "a}}bn", ("}}b",)),
+        ("{{a}} then {{ open", "1 then {{ open", ("{{ open",)),
+        ("}}}} {{a}} {{", "}}}} 1 {{", ("}}}} ", "}} ", "{{")),
+    ],
+)
+def test_a_brace_pair_that_opens_or_closes_nothing_is_literal_prose_never_partly_substituted(
+    template: str, text: str, grammar: tuple[str, ...],
+) -> None:
+    """docs/rules.md#PE-05, "template grammar": the implementation's grammar; the oracle reads
+    it as written (a runtime may refuse it instead, naming it: ``grammar`` lists it)."""
+    verdict = render_template(template, {"a": "1", "name": "n"})
+    assert verdict.ok and verdict.text == text and verdict.grammar == grammar
+
+
+def test_a_literal_brace_pair_does_not_excuse_a_malformed_group_beside_it() -> None:
+    verdict = render_template("{{}} and {{ open", {})
+    assert verdict.code is ErrorCode.INVALID_TEMPLATE and verdict.malformed == ("{{}}",)
+    assert verdict.grammar == ("{{ open",)
 
 
 def test_an_unknown_and_a_malformed_placeholder_are_both_reported() -> None:
@@ -77,7 +103,10 @@ def test_a_rendered_template_never_carries_a_raw_placeholder(
     verdict = render_template(template, variables)
     if verdict.ok:
         assert verdict.text is not None
-        assert "{{" not in verdict.text and "}}" not in verdict.text
+        # what is left of braces is only what the template had as literal prose
+        assert verdict.text.count("{{") <= template.count("{{")
+        if not verdict.grammar:
+            assert "{{" not in verdict.text and "}}" not in verdict.text
     else:
         assert verdict.text is None and verdict.reason
 

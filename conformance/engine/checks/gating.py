@@ -68,6 +68,10 @@ INVALID: dict[Capability, Any] = {
     Capability.OUTPUT_SCHEMA: {"type": "string"},
 }
 REQUEST, PRESET, DESCRIPTOR = "request", "preset", "descriptor"
+#: Caps of the whole depth domain: an unadvertised cap is refused whatever its value, and 0,
+#: the one a target applying it would refuse with DEPTH_EXCEEDED instead, is always tried
+#: (docs/rules.md#ca-01).
+VALID_CAPS = st.one_of(st.just(0), st.integers(min_value=0, max_value=2**53 - 1))
 
 
 def routes(edition: Edition, cap: Capability) -> list[str]:
@@ -192,7 +196,8 @@ def asks_st(draw: Any, edition: Edition, provider: ProviderInfo) -> dict[Capabil
     lacking = missing(provider)
     caps = draw(st.lists(st.sampled_from(list(CONTROLS)), min_size=1, max_size=4, unique=True)
                 .filter(lambda cs: any(c in lacking for c in cs)))
-    return {c: (draw(st.sampled_from(routes(edition, c))), VALID[c]) for c in caps}
+    return {c: (draw(st.sampled_from(routes(edition, c))),
+                draw(VALID_CAPS) if c is Capability.DEPTH_LIMIT else VALID[c]) for c in caps}
 
 
 def lacking_or_skip(
@@ -221,6 +226,9 @@ def unsupported_refused(ctx: CheckContext) -> None:
         for route in routes(ctx.edition, cap):
             refusal(ctx, "CA-01", {cap: (route, VALID[cap])},
                     f"{cap.value} asked of {provider.name} by the {route}")
+        if cap is Capability.DEPTH_LIMIT:  # a cap a start from the root would exceed
+            refusal(ctx, "CA-01", {cap: (REQUEST, 0)},
+                    f"maxDepth 0 asked of {provider.name}, which lacks depthLimit")
         if cap is not Capability.DEPTH_LIMIT:
             descriptor_route(ctx, cap)
     def drawn(asks: dict[Capability, Any]) -> None:

@@ -77,15 +77,26 @@ def _without_values(carried: str, variables: Mapping[str, str]) -> str:
     return carried
 
 
-def _raw_placeholders(request: ModelRequest, texts: Vocabulary) -> bool:
-    """Whether a request carries ``{{`` other than inside a variable value."""
-    return "{{" in _without_values(request_text(request), texts.variables)
+def _without_literals(carried: str, literal: Sequence[str]) -> str:
+    """``carried`` without the template's literal prose: a ``{{`` that nothing closes is
+    the implementation's grammar, sent as written (docs/rules.md#PE-05)."""
+    for part in literal:
+        if "{{" in part:
+            carried = carried.replace(part, "")
+    return carried
+
+
+def _raw_placeholders(request: ModelRequest, texts: Vocabulary,
+                      literal: Sequence[str] = ()) -> bool:
+    """Whether a request carries ``{{`` other than inside a variable value or literal prose."""
+    return "{{" in _without_literals(_without_values(request_text(request), texts.variables),
+                                     literal)
 
 
 def _no_placeholder_reached_a_model(
-    ctx: CheckContext, rule: str, texts: Vocabulary = EXAMPLE
+    ctx: CheckContext, rule: str, texts: Vocabulary = EXAMPLE, literal: Sequence[str] = (),
 ) -> None:
-    carried = [r.agent for r in ctx.gateway.requests() if _raw_placeholders(r, texts)]
+    carried = [r.agent for r in ctx.gateway.requests() if _raw_placeholders(r, texts, literal)]
     ctx.expect(
         rule,
         not carried,
@@ -332,9 +343,10 @@ def _template_case(
 ) -> None:
     """Start a child whose persona is ``template``; judge substitution or refusal (PE-05).
 
-    What is required comes from :func:`._template_grammar.classify`: ``{{name}}`` spellings and
-    unclosed ``{{`` are judged strictly; every other spelling only as "substituted or refused,
-    never sent raw". When the refusal comes (at start, or when the child's first request is
+    What is required comes from :func:`._template_grammar.classify`: ``{{name}}`` spellings are
+    judged strictly; a ``{{`` nothing closes and a ``}}`` that closes nothing as "sent exactly as
+    written or refused"; every other spelling only as "substituted or refused, never sent raw".
+    When the refusal comes (at start, or when the child's first request is
     built and its run stops with ``error``) is FR-03's concern, not PE-05's.
     """
     comp = composition(ctx.edition, {"persona": template}, texts.presets[0])
@@ -352,14 +364,14 @@ def _template_case(
         result = dep.start(request)
     except TckError as exc:
         judge_refusal(ctx, exc, marks, what)
-        _no_placeholder_reached_a_model(ctx, "PE-05", texts)
+        _no_placeholder_reached_a_model(ctx, "PE-05", texts, marks.literal)
         return
     try:
         observed: list[list[str]] | TckError = sections_of(dep, result.agent)
     except TckError as exc:
         observed = exc
     if result.stopReason is StopReason.ERROR and (
-        isinstance(observed, TckError) or marks.must_refuse or marks.lenient
+        isinstance(observed, TckError) or marks.refusable
     ):
         # The template was refused when the child's first request was built: the error is the
         # run's (its output) or prompt inspection's.
@@ -375,7 +387,8 @@ def _template_case(
                  "accepted and the child ran; the rule makes it an error that names it",
                  "an error naming it", {"run": result.model_dump(), "prompt": observed})
     elif marks.lenient:
-        raw = [body for _, body in observed if "{{" in _without_values(body, variables)]
+        raw = [body for _, body in observed
+               if "{{" in _without_literals(_without_values(body, variables), marks.literal)]
         ctx.expect("PE-05", not raw, f"{what}: an accepted persona with "
                    f"{', '.join(marks.lenient)} is substituted, never kept raw", [], raw)
     else:
@@ -385,17 +398,20 @@ def _template_case(
         ctx.expect(
             "PE-05",
             observed == as_pairs(expected),
-            f"{what}: known variables are substituted in the child's persona",
+            f"{what}: known variables are substituted in the child's persona"
+            + (", and what no brace pair opens or closes is kept as written, never partly "
+               "substituted" if marks.literal else ""),
             as_pairs(expected),
             observed,
         )
-    _no_placeholder_reached_a_model(ctx, "PE-05", texts)
+    _no_placeholder_reached_a_model(ctx, "PE-05", texts, marks.literal)
 
 
 @check("PE-05", name="persona-strict-template")
 def strict_template(ctx: CheckContext) -> None:
-    """Known ``{{variables}}`` are substituted; an unknown ``{{name}}`` or an unclosed ``{{`` is
-    an error naming it (at start with ``INVALID_TEMPLATE``, or as the child's run error); other
+    """Known ``{{variables}}`` are substituted; an unknown ``{{name}}`` is an error naming it;
+    a ``{{`` nothing closes and a ``}}`` that closes nothing are sent as written or refused
+    naming them (at start with ``INVALID_TEMPLATE``, or as the child's run error); other
     spellings are substituted or refused; no model request ever carries ``{{``."""
     # Every child inherits the deployment persona with its variables substituted.
     each_case(ctx, ["PE-05"], lambda texts: _inherited_template(ctx, texts))
@@ -407,7 +423,8 @@ def strict_template(ctx: CheckContext) -> None:
         ("Act as {{ role }}.", "a known variable with spaces in the braces"),
         ("Act as {{nobody}}.", "an unknown variable"),
         ("Act as {{two words}}.", "a malformed placeholder"),
-        ("Act as {{role.", "an unclosed placeholder"),
+        ("Act as {{role.", "a '{{' that nothing closes"),
+        ("Act as {{role}} }} of {{team}}.", "a '}}' that closes nothing"),
     ):
         _template_case(ctx, template, variables, what)
     if any(f.rule == "PE-05" for f in ctx.failures):

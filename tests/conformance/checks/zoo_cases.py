@@ -30,7 +30,7 @@ DEPTH = (
 )
 GATING = (
     "tool_filter_silently_dropped", "descriptor_controls_ungated", "provider_called_before_gate",
-    "ignores_output_schema", "fallback_provider",
+    "ignores_output_schema", "fallback_provider", "cap_decided_before_gate",
 )
 CONFORMING = ("reversed_view_order", "no_depth_limit")
 
