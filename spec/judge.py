@@ -141,7 +141,7 @@ def judge_persona(given: Mapping[str, Any], observed: Any) -> bool:
     if "text" in observed:
         return verdict.ok and verdict.text == observed["text"]
     if verdict.ok and verdict.grammar:  # literal prose or an error: the implementation's
-        return observed.get("code") == ErrorCode.INVALID_TEMPLATE.value
+        return bool(observed.get("code") == ErrorCode.INVALID_TEMPLATE.value)
     return verdict.code is not None and verdict.code.value == observed.get("code")
 
 

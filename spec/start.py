@@ -130,16 +130,16 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                     cap,
                 )
             )
-    cap = asked["maxDepth"]
-    if cap is not ABSENT and Capability.DEPTH_LIMIT not in caps:
+    max_depth = asked["maxDepth"]
+    if max_depth is not ABSENT and Capability.DEPTH_LIMIT not in caps:
         # A cap the provider does not advertise is refused, never applied (CA-01): a start
         # that a cap of 0 would refuse with DEPTH_EXCEEDED is still UNSUPPORTED_CAPABILITY.
         # Only the value's own validity is a second fault (its order is CA-03's, a SHOULD).
-        verdict = check_depth(cap)
-        if verdict.value is None:
-            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {verdict.advice()}"))
-        cap = ABSENT
-    depth = decide_start_depth(state.parent_header_depth, state.parent_runtime_depth, cap)
+        domain = check_depth(max_depth)
+        if domain.value is None:
+            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {domain.advice()}"))
+        max_depth = ABSENT
+    depth = decide_start_depth(state.parent_header_depth, state.parent_runtime_depth, max_depth)
     if depth.code is not None:
         faults.append(Fault(depth.code, depth.reason))
     persona = asked["persona"]
