@@ -382,7 +382,7 @@ def _refused(
     lock: Lockstep, parent: AgentModel, outcome: Any, error: TckError,
     request: Mapping[str, Any], controls_edition: bool, before: tuple[Any, ...],
 ) -> None:
-    if outcome.ok and error.code is ErrorCode.INVALID_TEMPLATE and outcome.persona_grammar:
+    if error.code is ErrorCode.INVALID_TEMPLATE and outcome.persona_grammar:
         # a '{{' nothing closes or a '}}' that closes nothing: literal prose or an error, the
         # implementation's grammar (docs/rules.md#PE-05); refused, it must create nothing
         lock.unchanged(before, "nothing-created", "FR-03")

@@ -125,7 +125,7 @@ def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
     code = ErrorCode(observed["code"])
     # the persona's literal braces are the implementation's grammar: refused is as right
     # as read as prose (docs/rules.md#PE-05)
-    return code in outcome.codes or (code is ErrorCode.INVALID_TEMPLATE and outcome.ok
+    return code in outcome.codes or (code is ErrorCode.INVALID_TEMPLATE
                                      and bool(outcome.persona_grammar))
 
 

@@ -166,8 +166,8 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         faults.append(
             Fault(ErrorCode.INVALID_OUTPUT_SCHEMA, "an output schema must be an object schema")
         )
-    if faults:
-        return StartOutcome(tuple(faults))
+    if faults:  # the persona's literal braces may be refused beside any other fault
+        return StartOutcome(tuple(faults), persona_grammar=persona_grammar)
     return StartOutcome(
         (),
         depth.child_depth,

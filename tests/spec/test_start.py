@@ -175,3 +175,23 @@ def test_a_start_agrees_with_the_depth_oracle(header: int, runtime: object, cap:
     assert outcome.ok == depth.ok and outcome.child_depth == depth.child_depth
     if not depth.ok:
         assert outcome.codes == {depth.code}
+
+
+def test_a_persona_with_literal_braces_may_be_refused_beside_another_fault() -> None:
+    """Found by the campaign at seed 3953958751 against the JavaScript implementation (which
+    refuses an unclosed '{{'): a start whose preset's filter names an unknown tool and whose
+    persona is "Broken {{" may be refused with INVALID_TEMPLATE as well as INVALID_TOOL_FILTER
+    (docs/rules.md#PE-05, "template grammar")."""
+    presets = {"web1": Preset(None, {"deny": ["mcp__ledger__atlas"]})}
+    outcome = decide_start(state(presets=presets), {
+        "provider": "spawn", "prompt": "go", "persona": "Broken {{", "preset": "web1"})
+    assert outcome.codes == {ErrorCode.INVALID_TOOL_FILTER}
+    assert outcome.persona_grammar == ("{{",)
+    from subagent_tck.spec.judge import judge_start
+    given = {"edition": "request-controls", "providers": {"spawn": [c.value for c in ALL]},
+             "globals": [], "presets": {"web1": {"toolFilter": {"deny": ["ghost"]}}},
+             "request": {"provider": "spawn", "prompt": "go", "persona": "Broken {{",
+                         "preset": "web1"}}
+    assert judge_start(given, {"code": "INVALID_TEMPLATE"})
+    assert judge_start(given, {"code": "INVALID_TOOL_FILTER"})
+    assert not judge_start(given, {"code": "DEPTH_EXCEEDED"})
