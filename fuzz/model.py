@@ -72,6 +72,13 @@ class Expect:
         return cls(frozenset(codes), may_accept, reason)
 
 
+def null_lists(value: object) -> frozenset[str]:
+    """The lists of a raw restriction given as null (``allow``, ``deny``)."""
+    if not isinstance(value, Mapping):
+        return frozenset()
+    return frozenset(k for k in ("allow", "deny") if k in value and value[k] is None)
+
+
 @dataclass
 class ScopeModel:
     """One agent's scope: restrictions by label (insertion order), locals, mode."""
@@ -81,6 +88,9 @@ class ScopeModel:
     issued: dict[str, int] = field(default_factory=dict)
     #: label -> (restriction, step) of restrictions lifted by dispose
     disposed: dict[str, tuple[Restriction, int]] = field(default_factory=dict)
+    #: label -> the lists the installed value gave as null (absent to the oracle; a target
+    #: reading them as [] breaks the Decision of docs/rules.md#TF-07)
+    nulls: dict[str, frozenset[str]] = field(default_factory=dict)
     locals: list[str] = field(default_factory=list)
     mode: PresentationMode = PresentationMode.NATIVE
 
@@ -217,9 +227,15 @@ class DeploymentModel:
             return Expect.refuse(verdict.code, reason=verdict.reason), None, verdict.offending
         return Expect.ok(), verdict.restriction, ()
 
-    def install(self, agent: AgentModel, label: str, restriction: Restriction) -> None:
+    def install(
+        self, agent: AgentModel, label: str, restriction: Restriction, value: object = None
+    ) -> None:
+        """Record ``restriction`` under ``label``; ``value`` is the raw value it came from."""
         agent.scope.restrictions[label] = restriction
         agent.scope.issued[label] = self.step
+        nulls = null_lists(value)
+        if nulls:
+            agent.scope.nulls[label] = nulls
 
     def expect_dispose(self, agent: AgentModel, label: str) -> Expect:
         if label in agent.scope.issued:
@@ -304,6 +320,8 @@ class DeploymentModel:
         )
         if verdict is not None:
             scope.restrictions[COMPOSED] = verdict
+            if null_lists(outcome.tool_filter):
+                scope.nulls[COMPOSED] = null_lists(outcome.tool_filter)
         if outcome.output_schema is not None:
             scope.locals.append(STRUCTURED_OUTPUT)
         persona = _child_persona(request, self.presets)
@@ -346,6 +364,8 @@ class DeploymentModel:
             restriction = validate_restriction(session.tool_filter, self.globals).restriction
             assert restriction is not None
             scope.restrictions[COMPOSED] = restriction
+            if null_lists(session.tool_filter):
+                scope.nulls[COMPOSED] = null_lists(session.tool_filter)
         if session.output_schema is not None:
             scope.locals.append(STRUCTURED_OUTPUT)
         agent = AgentModel(label, session.label, scope, session.persona, kind="resumed")

@@ -97,7 +97,7 @@ def restrict(lock: Lockstep, agent: str, value: Any, label: str | None = None) -
         assert restriction is not None
         label = label or lock.model.new_label(f"{agent}.r")
         lock.handles[label] = str(handle)
-        lock.model.install(model, label, restriction)
+        lock.model.install(model, label, restriction, value)
     else:
         assert error is not None and before is not None
         lock.check_offending(error, offending)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, Fault, Restriction
 
-from .model import COMPOSED, AgentModel, DeploymentModel
+from .model import COMPOSED, AgentModel, DeploymentModel, null_lists
 
 #: observation kind -> the rules it belongs to (primary first).
 OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
@@ -176,7 +176,7 @@ def restrict_rule(value: object, offending: Sequence[str], accepted_wrongly: boo
     """The rule of a wrong accept/refuse of one restriction."""
     if offending:
         return "TF-06" if RUN_CODE in offending and accepted_wrongly else "TF-08"
-    if accepted_wrongly:
+    if accepted_wrongly or null_lists(value):  # a null beside a list is absent (TF-07)
         return "TF-07"
     return "TF-03" if _only_empty_lists(value) else "TF-01"
 
@@ -201,6 +201,11 @@ def _admitted(names: Iterable[str], rules: Iterable[Restriction]) -> frozenset[s
 
 def _without_empty(r: Restriction) -> Restriction:
     return Restriction(None if r.allow == frozenset() else r.allow, r.deny)
+
+
+def _nulls_as_empty(r: Restriction, nulls: frozenset[str]) -> Restriction:
+    empty: frozenset[str] = frozenset()
+    return Restriction(empty if "allow" in nulls else r.allow, empty if "deny" in nulls else r.deny)
 
 
 def _snapshot_admits(r: Restriction, name: str, installed: int, registered: int) -> bool:
@@ -250,6 +255,9 @@ def _counterfactuals(
             out.append(("TF-02", _admitted(names, rules[:i] + rules[i + 1 :])))
         union = frozenset(n for n in names if any(r.admits(n) for r in rules))
         out.append(("TF-02", union))
+    if scope.nulls:  # a list given as null read as an empty list
+        out.append(("TF-07", _admitted(names, [
+            _nulls_as_empty(r, scope.nulls.get(label, frozenset())) for label, r in current])))
     out.append(("TF-03", _admitted(names, [_without_empty(r) for r in rules])))
     if scope.disposed:
         last = max(step for _, step in scope.disposed.values())

@@ -262,6 +262,22 @@ RULES: tuple[Rule, ...] = (
                 holds=False,
             ),
             Example(
+                title="a null beside a real list counts as absent",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": None, "deny": []}]},
+                observed=["a", "b", "c"],
+                holds=True,
+                note="Decision: a list given as null counts as absent, so the restriction is "
+                "its other list alone.",
+            ),
+            Example(
+                title="allow: null read as an empty allow list (DSH 0.1.x)",
+                oracle="view",
+                given={"globals": _ABC, "restrictions": [{"allow": None, "deny": []}]},
+                observed=[],
+                holds=False,
+            ),
+            Example(
                 title="a misspelled key is refused, not silently dropped",
                 oracle="restriction",
                 given={"globals": _ABC, "restriction": {"allow": ["a"], "dney": ["b"]}},

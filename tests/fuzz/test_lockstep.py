@@ -61,6 +61,16 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
     "no_op_filter_accepted": (Setup(), steps(
         ("restrict", {"agent": "root", "value": {"allow": None, "deny": None}}),
     ), 1, "TF-07"),
+    # DSH's reading, found at seed 707196180: the null beside deny: [] hides every global
+    "null_list_read_as_empty": (Setup(REQUEST, tools=("repo_chart",)), steps(
+        ("restrict", {"agent": "root", "value": {"allow": None, "deny": []}}),
+    ), 1, "TF-07"),
+    # and as a child's composed filter
+    "null_list_read_as_empty#start": (Setup(REQUEST, tools=("read", "write")), steps(
+        ("restrict", {"agent": "root", "value": {"allow": ["read", "write"], "deny": None}}),
+        ("start", {"parent": "root", "provider": "spawn",
+                   "controls": {"toolFilter": {"allow": None, "deny": ["read"]}}}),
+    ), 2, "TF-07"),
     "run_code_registrable": (Setup(), steps(("register_global", {"name": "run_code"}),), 1,
                              "TF-06"),
     "dispose_lifts_all": (Setup(tools=("read", "write")), steps(

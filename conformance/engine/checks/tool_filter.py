@@ -407,13 +407,56 @@ def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: obje
 @check("TF-07", name="tool-filter-no-op-refused", per_provider=False)
 def no_op_refused(ctx: CheckContext) -> None:
     """A restriction with neither list (``{}``, or both absent or null) is refused with
-    INVALID_TOOL_FILTER and nothing is installed."""
+    INVALID_TOOL_FILTER and nothing is installed; a null beside a real list is absent, not
+    an empty list (the Decision of docs/rules.md#TF-07)."""
     dep = ctx.deploy(tools=ABC)
     root = dep.root().agent
     for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
         if validate_restriction(raw, ABC).ok:
             raise AssertionError(f"check bug: the oracle accepts {raw!r}")
         refused(ctx, "TF-07", dep, root, raw)
+    # Decision (docs/rules.md#TF-07): a list given as null counts as absent, so a null beside a
+    # real list leaves the restriction that list alone; a target reading null as [] hides every
+    # global behind ``allow: null``. The other list is never empty and the scope has no locals
+    # and no run_code, so that TF-03, TF-04 and TF-06 play no part. Fixed partners at every
+    # seed, then drawn ones.
+    partners: list[tuple[list[str], dict[str, list[str] | None]]] = [
+        (ABC, {"allow": None, "deny": ["alpha"]}),
+        (ABC, {"allow": ["bravo", "charlie"], "deny": None}),
+        (AWKWARD, {"deny": ["read", "検索"], "allow": None})]
+    for names, partnered in partners:
+        null_partner(ctx, {"globals": names, "restriction": partnered})
+    ctx.for_all(null_partner_st(), lambda s: null_partner(ctx, s))
+
+
+@st.composite
+def null_partner_st(draw: Any) -> dict[str, Any]:
+    """A scope with one valid restriction whose other list is given as null."""
+    state = draw(scope_st(restrictions=(0, 0), local_count=(0, 0)))
+    raw: dict[str, Any] = draw(restriction_st(state["globals"], both=False))
+    raw["deny" if "allow" in raw else "allow"] = None
+    return {**state, "restriction": dict(sorted(raw.items()))}
+
+
+def null_partner(ctx: CheckContext, state: dict[str, Any]) -> None:
+    """``state``'s restriction (one list and a null) is installed and acts as its list alone:
+    one scope gets it, a second scope the same list without the null key, and the two views
+    must agree. Judged against the target's own reading of the list (not the oracle's view), so
+    a target that misreads the list itself fails TF-01 and not this."""
+    raw = state["restriction"]
+    alone = {k: v for k, v in raw.items() if v is not None}
+    if not validate_restriction(raw, state["globals"]).ok:
+        raise AssertionError(f"check bug: the oracle refuses {raw!r}")
+    dep, agent = build(ctx, "TF-07", {**state, "restrictions": []})
+    other = dep.create_agent().agent
+    with ctx.step("TF-07", f"installing {raw!r}: a null list counts as absent"):
+        dep.install_restriction(agent, raw)
+    with ctx.step("TF-07", f"installing {alone!r} on a second scope"):
+        dep.install_restriction(other, alone)
+    seen, want = observe(ctx, "TF-07", dep, agent), observe(ctx, "TF-07", dep, other)
+    ctx.expect("TF-07", seen == want,
+               said("TF-07", f"the view under {raw!r} differs from the view under {alone!r}: a "
+                    "list given as null counts as absent"), sorted(want), sorted(seen))
 
 
 @st.composite

@@ -20,7 +20,7 @@ TOOL_FILTER = (
     "no_op_filter_accepted", "local_names_accepted", "first_offender_only",
     "deny_freezes_admitted", "allow_admits_later_tools", "stale_allowed_tools",
     "schemas_only_filter", "child_locals_leak_to_parent", "dispose_lifts_all",
-    "deny_skips_unfamiliar_names",
+    "deny_skips_unfamiliar_names", "null_list_read_as_empty",
 )
 DEPTH = (
     "depth_not_recorded", "runtime_overrides_header", "cap_refuses_equal",
