@@ -94,6 +94,9 @@ class CampaignResult(BaseModel):
     reproduced: bool | None = None
     #: a problem that is not a divergence (a flaky target, an unreachable one)
     error: str | None = None
+    #: for a flaky example: the rules its first run's divergence named (only they are left
+    #: undecided; empty when the first run showed no divergence to name them)
+    unsettled: list[str] = Field(default_factory=list)
 
     @property
     def diverged(self) -> bool:
@@ -190,10 +193,23 @@ def _kit_version() -> str:
         return "0.0.0"
 
 
+def _first_exception(exc: BaseException) -> BaseException | None:
+    first = next(iter(getattr(exc, "exceptions", ()) or ()), None)
+    while first is not None and getattr(first, "exceptions", None):
+        first = next(iter(first.exceptions), None)
+    return first
+
+
+def _flaky_rules(exc: Flaky) -> list[str]:
+    """The rules the first run's divergence named (the observation's rules, primary first)."""
+    first = _first_exception(exc)
+    return list(first.finding.rules) if isinstance(first, Divergence) else []
+
+
 def _first_run(exc: Flaky) -> str:
     """What the first run of the steps raised (Hypothesis keeps it in the group it raises), so
     that the error says which answer changed, not only that one did."""
-    first = next(iter(getattr(exc, "exceptions", ()) or ()), None)
+    first = _first_exception(exc)
     if first is None:
         return str(exc)
     return f"first run: {type(first).__name__}: {str(first)[:500]}; then it did not recur"
@@ -259,6 +275,7 @@ def run_campaign(
             break
         except Flaky as exc:
             result.error = f"the target answered the same steps differently ({_first_run(exc)})"
+            result.unsettled = _flaky_rules(exc)
             break
         except Unsatisfiable:
             # every example of the round met an operation the target cannot express

@@ -69,7 +69,10 @@ def campaign_check(
         if result.finding is not None:
             _file_finding(ctx, result, target_spec)
         elif result.error is not None:
-            compared = [r for r in result.rules_exercised if r in CAMPAIGN_RULES]
+            # a flaky example leaves undecided only the rules its divergence named; any other
+            # error (the target went away) every rule the campaign compared
+            compared = [r for r in result.unsettled or result.rules_exercised
+                        if r in CAMPAIGN_RULES]
             for rule in compared or [CAMPAIGN_RULES[0]]:
                 ctx.fail(rule, f"the fuzz campaign could not finish: {result.error}",
                          error=True)

@@ -253,7 +253,7 @@ class MidTurn:
         system = assemble_system_prompt(model.prompt(child))
         for number, request in enumerate(later, 2):
             names = sorted(t.name for t in request.tools)
-            if names != wire or request.system != system:
+            if names != wire or not lock.system_agrees(child, agent_id, request.system):
                 raise lock.diverge(
                     "turn-request", f"request {number} of {child.label}'s turn, after the "
                     f"global {self.name!r} was {self.kind}ed during the turn, must carry the "
@@ -447,7 +447,7 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         sections = snapshot.get("prompt")
         if isinstance(sections, list):
             expected_prompt = [[s.name, s.text] for s in lock.model.prompt(child)]
-            if shown != expected_prompt:
+            if shown is None or lock.model.kit_sections(shown) != expected_prompt:
                 if child.label in lock.model.agents:
                     lock.check_prompt(child.label)  # wrong now too: the prompt's own rule
                 raise lock.diverge(
@@ -481,6 +481,8 @@ def _check_first_request(
             wire, tools, "FR-01",
         )
     system = assemble_system_prompt(lock.model.prompt(child))
+    if published and lock.system_agrees(child, agent_id, first.system):
+        return
     if first.system != system:
         rule = "FR-01"
         if "{{" in first.system and "{{" not in system:
@@ -488,6 +490,7 @@ def _check_first_request(
         elif published:
             shown = [[s.name, s.text] for s in lock.deployment.prompt(agent_id)]
             expected = [[s.name, s.text] for s in lock.model.prompt(child)]
+            shown = lock.model.kit_sections(shown)
             rule = "PE-04" if shown == expected else lock.prompt_rule(child.label, expected, shown)
         raise lock.diverge(
             "first-request-system", f"the first request of {child.label} carried another "

@@ -43,7 +43,9 @@ from subagent_tck.spec import (
     Edition,
     ErrorCode,
     PresentationMode,
+    Section,
     TckError,
+    assemble_system_prompt,
     render_template,
     resolve_view,
     validate_restriction,
@@ -125,6 +127,28 @@ def _dropped(lock: Lockstep, agent: AgentModel, seen: set[tuple[str, str]]) -> b
     except Exception:  # no evidence: the filter had no effect, unless an empty list was in it
         return not any(v == [] for v in asked.values())
     return again == expected
+
+
+def _with_own(expected: list[Section], inspected: list[Section], kit: set[str]) -> list[Section]:
+    """``expected`` with the sections of ``inspected`` whose names are not in ``kit`` put back
+    where inspection shows them: before the first kit section, after the kit section they
+    follow, or after the last one."""
+    leading: list[Section] = []
+    after: dict[str, list[Section]] = {}
+    trailing: list[Section] = []
+    anchor: str | None = None
+    pending: list[Section] = []
+    for section in inspected:
+        if section.name in kit:
+            (leading if anchor is None else after.setdefault(anchor, [])).extend(pending)
+            pending, anchor = [], section.name
+        else:
+            pending.append(section)
+    (leading if anchor is None else trailing).extend(pending)
+    out = list(leading)
+    for section in expected:
+        out += [section, *after.pop(section.name, [])]
+    return [*out, *(s for rest in after.values() for s in rest), *trailing]
 
 
 def _check_tool_schemas(lock: Lockstep, label: str, found: list[Any]) -> None:
@@ -463,11 +487,26 @@ class Lockstep:
         found = self._guard("prompt", lambda: self.deployment.prompt(target))
         observed = [[s.name, s.text] for s in found]
         expected = [[s.name, s.text] for s in self.model.prompt(self.agent(label))]
-        if observed != expected:
+        if self.model.kit_sections(observed) != expected:
             raise self.diverge(
                 "prompt", f"prompt sections of {label}", expected, observed,
-                self.prompt_rule(label, expected, observed),
+                self.prompt_rule(label, expected, self.model.kit_sections(observed)),
             )
+
+    def system_agrees(self, agent: AgentModel, agent_id: str, system: str) -> bool:
+        """Whether a request's system text is ``agent``'s: the oracle's prompt assembled, or
+        that prompt with the runtime's own sections (:meth:`DeploymentModel.kit_sections`)
+        where the target's prompt inspection places them now (one channel, docs/rules.md#PE-04:
+        the runtime's text reaches the model the way inspection shows it)."""
+        expected = list(self.model.prompt(agent))
+        if system == assemble_system_prompt(expected):
+            return True
+        found, error = self.call("prompt", lambda: self.deployment.prompt(agent_id))
+        if error is not None or not found:
+            return False
+        kit = {n for n, _ in self.model.kit_sections([[s.name, s.text] for s in found])}
+        return system == assemble_system_prompt(
+            _with_own(expected, [Section(s.name, s.text) for s in found], kit))
 
     def prompt_rule(self, label: str, expected: list[list[str]], observed: list[list[str]]) -> str:
         agent = self.agent(label)

@@ -269,6 +269,15 @@ class DeploymentModel:
             return None
         return render_template(self.persona, self.variables).text
 
+    def kit_sections(self, observed: Sequence[Sequence[str]]) -> list[list[str]]:
+        """``observed`` ``[name, text]`` sections without the runtime's own: a section whose
+        name is neither the persona's nor one the deployment declared is the runtime's (its
+        tool guidance, say) and no rule speaks of it; the checks allow it too
+        (docs/rules.md#FR-01, docs/rules.md#TF-16). A declared section shown where its tool is
+        hidden stays, and so does every persona section."""
+        names = {PERSONA_SECTION, *(name for name, _, _ in self.sections)}
+        return [list(s) for s in observed if s[0] in names]
+
     def prompt(self, agent: AgentModel) -> tuple[Section, ...]:
         """PE-01..PE-03 (most specific wins) and TF-16 (guidance follows visibility)."""
         inherited: list[Section] = []

@@ -244,7 +244,7 @@ def _caller_request_rule(lock: Lockstep, agent: AgentModel, request: ModelReques
                 "TF-05" if schema.name in agent.scope.locals else "FR-05",
             )
     system = assemble_system_prompt(lock.model.prompt(agent))
-    if request.system != system:
+    if not lock.system_agrees(agent, lock.agent_id(agent.label), request.system):
         rule = "FR-05"
         if "{{" in request.system and "{{" not in system:
             rule = "PE-05"  # a raw placeholder reached the model
@@ -253,7 +253,7 @@ def _caller_request_rule(lock: Lockstep, agent: AgentModel, request: ModelReques
             shown = [[s.name, s.text] for s in lock._guard(
                 "prompt", lambda: lock.deployment.prompt(target))]
             sections = [[s.name, s.text] for s in lock.model.prompt(agent)]
-            if shown != sections:  # the prompt itself is wrong: its own rule
+            if lock.model.kit_sections(shown) != sections:  # the prompt is wrong: its rule
                 rule = lock.prompt_rule(agent.label, sections, shown)
         raise lock.diverge("turn-request", f"the request of {agent.label}'s turn carried "
                            "another system text than its prompt", system, request.system,

@@ -49,3 +49,58 @@ def test_a_fault_that_does_not_recur_is_an_error_naming_what_the_first_run_saw(
     assert result.error is not None, result
     assert "answered the same steps differently" in result.error
     assert "a transient fault of the first run" in result.error
+
+
+class _OnceWrongView:
+    """The reference, but the first non-empty view of an agent the campaign reads is answered
+    empty once: a divergence in the first run that its replay does not show."""
+
+    def __init__(self) -> None:
+        self.inner, self.wrong = ReferenceTarget(), False
+
+    def info(self) -> Any:
+        return self.inner.info()
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        deployment, outer = self.inner.deploy(config, gateway), self
+
+        class Wobbly:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(deployment, name)
+
+            def view(self, agent: str | None = None) -> Any:
+                seen = deployment.view(agent)
+                if agent is not None and seen and not outer.wrong:
+                    outer.wrong = True
+                    return []
+                return seen
+
+        return Wobbly()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_divergence_that_does_not_recur_leaves_only_the_rules_it_named_undecided(
+        tmp_path: Any) -> None:
+    from subagent_tck.conformance.core.outcome import Outcome
+    from subagent_tck.conformance.engine.runner import RunConfig, Suite, certify
+    from subagent_tck.fuzz.campaign_check import campaign_check
+    from subagent_tck.spec import CATALOGUE
+
+    target = _OnceWrongView()
+    result = run_campaign(target, seed=3, max_examples=60, budget_seconds=60,
+                          database_dir=None, output_dir=tmp_path)
+    assert target.wrong and result.error is not None, result
+    assert "answered the same steps differently" in result.error
+    assert result.unsettled and set(result.unsettled) < set(result.rules_exercised), result
+
+    target = _OnceWrongView()
+    check = campaign_check("wobbly", budget_seconds=None, max_examples=60, output_dir=tmp_path)
+    suite = Suite(tuple(CATALOGUE), {check.name: check})
+    certificate = certify(target, RunConfig(seed=3), suite=suite)  # type: ignore[arg-type]
+    errors = {r.id for r in certificate.rules if r.outcome is Outcome.ERROR}
+    # the same first-run wobble (the first non-empty view): the same observation, its rules
+    # (those of the run's edition) undecided, far fewer than the campaign compared
+    assert errors and errors <= set(result.unsettled), (errors, result.unsettled)
+    assert len(errors) < len(result.rules_exercised)

@@ -24,6 +24,7 @@ export const Code = Object.freeze({
   INVALID_CONFIG: 'INVALID_CONFIG',
   INVALID_REQUEST: 'INVALID_REQUEST',
   PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+  UNSUPPORTED_OPERATION: 'UNSUPPORTED_OPERATION', // docs/driver-api.md#unsupported-operations
 });
 
 export class TckError extends Error {
