@@ -47,7 +47,8 @@ class _Tally:
     def add(self, seconds: float) -> None:
         self.count += 1
         self.seconds += seconds
-        self.longest = max(self.longest, seconds)
+        if seconds > self.longest:
+            self.longest = seconds
 
 
 @dataclass
@@ -97,9 +98,14 @@ class Stopwatch:
             seconds = max(0.0, self.clock() - began)
             self._nesting.depth = depth
             with self._lock:
-                self._operations.setdefault(operation, _Tally()).add(seconds)
+                tally = self._operations.get(operation)
+                if tally is None:
+                    tally = self._operations[operation] = _Tally()
+                tally.add(seconds)
                 if depth == 0:  # a call made while another runs is inside its time already
-                    counted = self._parts.setdefault(part, _Part())
+                    counted = self._parts.get(part)
+                    if counted is None:
+                        counted = self._parts[part] = _Part()
                     counted.operations += 1
                     counted.seconds += seconds
 
@@ -162,19 +168,28 @@ class _TimedDeployment:
         self._watch = watch
         self._inner = inner
         self._part = part
+        #: one timed function per operation, made once: a check calls thousands of times
+        self._timed: dict[str, Callable[..., Any]] = {}
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._inner, name)
+        value = getattr(self._inner, name)  # every time: what the target has now
         if name not in OPERATIONS or not callable(value):
             return value
-        watch, part = self._watch, self._part
-
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            return watch.call(part, name, value, *args, **kwargs)
-
-        timed.__name__ = getattr(value, "__name__", name)
-        timed.__doc__ = getattr(value, "__doc__", None)
+        timed = self._timed.get(name)
+        if timed is None:
+            timed = self._timed[name] = _timed(self._watch, self._part, self._inner, name)
         return timed
 
     def __repr__(self) -> str:
         return repr(self._inner)
+
+
+def _timed(watch: Stopwatch, part: int, inner: Deployment, name: str) -> Callable[..., Any]:
+    """Operation ``name`` of ``inner``, timed (looked up at each call, like an untimed call)."""
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        return watch.call(part, name, getattr(inner, name), *args, **kwargs)
+
+    timed.__name__ = name
+    timed.__doc__ = getattr(getattr(inner, name, None), "__doc__", None)
+    return timed
