@@ -22,7 +22,6 @@ import dataclasses
 import queue
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -50,7 +49,7 @@ from ..core.unsupported import deployed, guard
 from . import own_tools, variable_names
 from .check import Check, CheckContext, run_check
 from .profiles import PROFILES, Profile
-from .timings import BEFORE_CHECKS, CheckSpan, Stopwatch
+from .timings import BEFORE_CHECKS, CheckSpan, Stopwatch, format_exception
 
 #: The seed of a run when none is given: runs are reproducible by default.
 DEFAULT_SEED = 0
@@ -495,7 +494,7 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
         try:
             run_check(ctx)
         except BaseException as exc:  # run_check's own handling failed: never a pass
-            escaped.append((_describe(exc), traceback.format_exc()))
+            escaped.append((_describe(exc), format_exception(exc)))
 
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "

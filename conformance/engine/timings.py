@@ -11,7 +11,8 @@ its late calls to the next one.
 Timing never changes an outcome: the wrappers add no call, drop no attribute (an operation the
 target lacks is still missing: docs/driver-api.md#unsupported-operations) and change no answer.
 The wrapper sits right on the target, under the kit's own layers (the fault guard, the own-tool
-filter), so an operation's time is the target's.
+filter), so an operation's time is the target's. Its frames are left out of the tracebacks a
+check records (:func:`format_exception`), so a timed run's certificate reads as an untimed one's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -193,3 +195,26 @@ def _timed(watch: Stopwatch, part: int, inner: Deployment, name: str) -> Callabl
     timed.__name__ = name
     timed.__doc__ = getattr(getattr(inner, name, None), "__doc__", None)
     return timed
+
+
+def format_exception(exc: BaseException) -> str:
+    """``traceback.format_exception(exc)`` without the stopwatch's own frames (in the chained
+    and grouped exceptions too): what a check records reads the same with or without
+    ``--timings``."""
+    shown = traceback.TracebackException.from_exception(exc)
+    pending = [shown]
+    seen: set[int] = set()
+    while pending:
+        each = pending.pop()
+        if id(each) in seen:
+            continue
+        seen.add(id(each))
+        each.stack = traceback.StackSummary.from_list(
+            [frame for frame in each.stack if frame.filename != _OWN_FILE])
+        pending += [e for e in (each.__cause__, each.__context__) if e is not None]
+        pending += list(getattr(each, "exceptions", None) or ())
+    return "".join(shown.format())
+
+
+#: Where the stopwatch's frames come from (this module, as a traceback names it).
+_OWN_FILE = Stopwatch.call.__code__.co_filename

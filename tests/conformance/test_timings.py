@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -177,6 +178,26 @@ def test_the_text_output_lists_at_most_ten_slowest_entries_with_their_unit(
                    for line in lines)
     if operations:
         assert any("target operations (seconds" in line for line in lines)
+
+
+def test_a_target_that_raises_from_an_operation_leaves_the_same_traceback_timed_or_not(
+    fakes: ModuleType,
+) -> None:
+    class Raising(fakes.FakeDeployment):  # type: ignore[name-defined,misc]
+        def resume(self, session: str) -> None:
+            raise RuntimeError("the target broke in resume")
+
+    class Target(fakes.FakeTarget):  # type: ignore[name-defined,misc]
+        def deploy(self, config: DeploymentConfig, gateway: Gateway) -> object:
+            self.open_deployments += 1
+            return Raising(self, gateway)
+
+    behaviour = {("TF-92", "*"): "unsupported"}  # the fake check calls resume for it
+    timed, untimed = (certify(Target(behaviour), RunConfig(timings=flag)) for flag in (True, False))
+    traces = [f.traceback for r in timed.rules for f in r.failures if f.traceback]
+    assert traces and all("the target broke in resume" in t for t in traces)
+    assert not any(f"engine{os.sep}timings.py" in t for t in traces)
+    assert report_json.render(timed.stable()) == report_json.render(untimed.stable())
 
 
 # --- the stopwatch ---------------------------------------------------------------------
