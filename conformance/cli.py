@@ -10,7 +10,7 @@
                          [--seed N] [--baseline FILE] [--promises FILE]
                          [--format text|json|junit|markdown]
                          [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
-                         [--deadline S]
+                         [--deadline S] [--timings]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (its fuzz campaign)
     subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
 
@@ -159,7 +159,7 @@ def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
         profile=args.profile, seed=fresh_seed() if args.seed is None else args.seed,
         timeout=args.timeout, deadline=args.deadline,
         baseline=baseline, providers=tuple(args.provider or ()),
-        promises=promises, promises_path=args.promises or "",
+        promises=promises, promises_path=args.promises or "", timings=args.timings,
     )
     with ExitStack() as stack:
         _private_hypothesis_storage(stack)
@@ -376,6 +376,11 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                          help="per check (default 30)")
     certify.add_argument("--deadline", type=seconds, default=600.0, metavar="S",
                          help="for the whole run (default 600)")
+    certify.add_argument("--timings", action="store_true",
+                         help="time every check run, the fuzz campaign and every target "
+                              "operation (deploy, start, view, ...): a timings object in the "
+                              "JSON report, the slowest ten check runs and operations at the "
+                              "end of the text report; outcomes never change")
     certify.add_argument("--wait", type=seconds, default=None, metavar="S",
                          help="http(s):// targets: keep trying to reach the target for S "
                               "seconds (exit 3 if it never answers); cmd: targets: how long "

@@ -71,6 +71,7 @@ ROOMS: dict[str, str] = {
     "promises": "engine",
     "own_tools": "engine",
     "faults": "engine",
+    "timings": "engine",
     "variable_names": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
@@ -137,6 +138,48 @@ class CheckRun(BaseModel):
                              "campaign: steps, rules compared)")
 
 
+class PhaseTiming(BaseModel):
+    """Where the time of one part of a run went (docs/certify.md#timings)."""
+
+    seconds: float = Field(ge=0, description="wall-clock seconds of the part")
+    deployments: int = Field(ge=0, description="deployments it asked the target for")
+    operations: int = Field(ge=0, description="target operations it called (deploy, start, "
+                            "view, ...), nested calls not counted again")
+    operation_seconds: float = Field(ge=0, description="seconds spent inside those operations; "
+                                     "the rest of seconds is the kit's own work")
+
+
+class CheckTiming(PhaseTiming):
+    """The time of one check run (a fuzz campaign is one too)."""
+
+    check: str
+    provider: str | None = Field(description="the provider it ran for; null: the whole target")
+
+
+class OperationTiming(BaseModel):
+    """Every call of one target operation in the run, together."""
+
+    operation: str = Field(description="a Target or Deployment operation, by its Python name")
+    count: int = Field(ge=0, description="calls")
+    seconds: float = Field(ge=0, description="seconds over every call, each call's own time "
+                           "including any operation called while it ran")
+    max_seconds: float = Field(ge=0, description="the longest call")
+
+
+class Timings(BaseModel):
+    """``certify --timings``: time per check run, per campaign and per target operation
+    (docs/certify.md#timings). Clock readings only: never part of an outcome."""
+
+    unit: Literal["seconds"] = "seconds"
+    before_checks: PhaseTiming = Field(description="what the kit asked the target before the "
+                                       "first check: info(), its own tools, its variable names")
+    checks: list[CheckTiming] = Field(description="every check run but the campaigns, in the "
+                                      "order they ran")
+    campaigns: list[CheckTiming] = Field(description="the supplementary check runs: the fuzz "
+                                         "campaign a whole run adds")
+    operations: list[OperationTiming] = Field(description="per target operation, by name")
+
+
 class TargetIdentity(BaseModel):
     spec: str = Field(description="the TARGET argument that names it, e.g. reference")
     info: TargetInfo
@@ -196,6 +239,9 @@ class Certificate(BaseModel):
     promises: PromisesReport | None = Field(
         None, description="certify --promises FILE: each promise's judged aspects (docs/"
         "promises.md); a broken or errored item fails the run. null: no promises file")
+    timings: Timings | None = Field(
+        None, description="certify --timings: time per check run, per campaign and per target "
+        "operation (docs/certify.md#timings); absent from a run without --timings")
 
     @property
     def certified(self) -> bool:
@@ -220,6 +266,20 @@ class Certificate(BaseModel):
     def rule(self, rule_id: str) -> RuleResult:
         return next(r for r in self.rules if r.id == rule_id)
 
+    def stable(self) -> Certificate:
+        """This certificate with every clock reading fixed and no timings: two runs of one
+        kit, catalogue, target and seed give byte-identical reports of it
+        (docs/certify.md#timings). The clock readings are ``started_at``, the durations of the
+        run and of each check run, the promises' seconds, and the seconds and rates per second
+        a check's note gives (the fuzz campaign's ``in 8.1 s (2500 steps/s)``)."""
+        checks = [run.model_copy(update={"duration": 0.0, "note": _without_clock(run.note)})
+                  for run in self.checks]
+        update: dict[str, object] = {"started_at": STABLE_START, "duration": 0.0,
+                                     "checks": checks, "timings": None}
+        if self.promises is not None:
+            update["promises"] = self.promises.model_copy(update={"seconds": 0.0})
+        return self.model_copy(update=update)
+
     def inexpressible_summary(self) -> str | None:
         """``"N rule(s) not applicable: the target cannot express ..."`` with each rule's
         reasons (untrusted text: each report escapes it), or None when there are none."""
@@ -241,6 +301,17 @@ class Certificate(BaseModel):
     def failing(self) -> list[RuleResult]:
         """Rules with something to fix, in catalogue order."""
         return [r for r in self.rules if r.failures and r.outcome != Outcome.EXPECTED_FAIL]
+
+
+#: The ``started_at`` of :meth:`Certificate.stable`.
+STABLE_START = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: A clock reading in a check's note: a number of seconds (``8.1 s``) or a rate per second
+#: (``2500 steps/s``).
+_CLOCK_IN_NOTE = re.compile(r"\b\d+(?:\.\d+)?(?= s\b| [a-z]+/s\b)")
+
+
+def _without_clock(note: str | None) -> str | None:
+    return None if note is None else _CLOCK_IN_NOTE.sub("0", note)
 
 
 # --- assembly ----------------------------------------------------------------------------
@@ -306,6 +377,7 @@ class RunFacts:
     stopped_early: str | None = None
     target_tools: tuple[str, ...] = ()  # the target's own global tools, not judged
     portable_variables: bool = False  # drawn variable names of [a-z][a-z0-9_]* only
+    timings: Timings | None = None  # certify --timings
 
 
 def kit_version() -> str:
@@ -479,7 +551,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         counts=counts, inexpressible=inexpressible, rules=results, checks=facts.runs,
         interrupted=facts.interrupted, stopped_early=facts.stopped_early,
         target_tools=list(facts.target_tools), portable_variables=facts.portable_variables,
-        promises=promises,
+        promises=promises, timings=facts.timings,
     )
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from ..core.protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from ..core.target import Deployment, Target
 from ..core.unsupported import CoreRefused, Unsupported
 from .faults import TargetFault, deploy_guarded
+from .timings import format_exception
 
 CheckFunction = Callable[["CheckContext"], None]
 #: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
@@ -441,14 +441,14 @@ def run_check(ctx: CheckContext) -> None:
     except TargetFault as broken:  # never a verdict: the check ends as an error of the target
         ctx.fail(ctx.check.rules[0], f"{broken.operation}: {fault_text(broken.error)}",
                  observed=broken.error.to_json(), error=True,
-                 traceback="".join(traceback.format_exception(broken.error)))
+                 traceback=format_exception(broken.error))
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up
         stop_unsupported(ctx, Unsupported("deploy", "the check's fixed case", str(exc)))
     except CoreRefused as exc:
         ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
-                 error=True, traceback=traceback.format_exc())
+                 error=True, traceback=format_exception(exc))
     except TckError as exc:
         rule = ctx.check.rules[0]
         fault = exc.code in TARGET_FAULTS
@@ -457,11 +457,11 @@ def run_check(ctx: CheckContext) -> None:
             fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}",
             observed=exc.to_json(),
             error=fault,
-            traceback=traceback.format_exc(),
+            traceback=format_exception(exc),
         )
     except Exception as exc:
         rule = ctx.check.rules[0]
         ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
-                 traceback=traceback.format_exc())
+                 traceback=format_exception(exc))
     finally:
         ctx.close()

@@ -22,7 +22,6 @@ import dataclasses
 import queue
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -50,6 +49,7 @@ from ..core.unsupported import deployed, guard
 from . import own_tools, variable_names
 from .check import Check, CheckContext, run_check
 from .profiles import PROFILES, Profile
+from .timings import BEFORE_CHECKS, CheckSpan, Stopwatch, format_exception
 
 #: The seed of a run when none is given: runs are reproducible by default.
 DEFAULT_SEED = 0
@@ -72,6 +72,8 @@ class RunConfig:
     providers: tuple[str, ...] = ()  # empty: every provider the target advertises
     promises: PromisesFile | None = None  # certify --promises: checked after the rules
     promises_path: str = ""
+    #: certify --timings: time every check run and target operation (docs/certify.md#timings)
+    timings: bool = False
 
 
 @dataclass(frozen=True)
@@ -492,7 +494,7 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
         try:
             run_check(ctx)
         except BaseException as exc:  # run_check's own handling failed: never a pass
-            escaped.append((_describe(exc), traceback.format_exc()))
+            escaped.append((_describe(exc), format_exception(exc)))
 
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
@@ -608,7 +610,10 @@ def certify(target: Target, config: RunConfig | None = None, *,
     selected = select_rules(suite, config.rules)
     started_at = datetime.now(timezone.utc)
     start = time.monotonic()
-    info = _target_info(target)
+    # --timings: one stopwatch around the target, bound to each part of the run
+    watch = Stopwatch() if config.timings else None
+    asked = watch.bound(target, BEFORE_CHECKS) if watch is not None else target
+    info = _target_info(asked)
     edition = resolve_edition(info, config.edition)
     chosen = select_providers(info, config.providers)
     if config.baseline is not None:
@@ -616,15 +621,18 @@ def certify(target: Target, config: RunConfig | None = None, *,
     planned = plan(suite, info, edition, selected, chosen)
     # the target's own global tools (a plugin's) are named, not judged:
     # docs/certify.md#tools-the-target-brings
-    probed = _probe(target, edition, config.timeout)
+    probed = _probe(asked, edition, config.timeout)
     own = probed.own
     checked = own_tools.hiding(target, own)
+    if watch is not None:
+        watch.before_checks_seconds = time.monotonic() - start
     titles = {r.id: r.title for r in suite.rules}
     table = _table(suite, info, edition, selected, chosen)
     for handler in handlers:
         handler(RunStarted(info, edition, config, tuple(planned)))
 
     runs: list[CheckRun] = []
+    spans: list[CheckSpan] = []  # --timings: each check run's wall time
     #: the cells the checks decide (not the not-applicable and deselected ones)
     undecided = {key for key, evidence in table.items() if not evidence}
     deadline_at = start + config.deadline
@@ -647,7 +655,9 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 reason = ("what was left of --deadline" if budget < allowed
                           else "--timeout" if allowed == config.timeout
                           else f"the time check {item.check.name} asks for")
-                results, status, note = _run_one(worker, item, checked, info, edition, profile,
+                given = (checked if watch is None
+                         else own_tools.hiding(watch.bound(target, index), own))
+                results, status, note = _run_one(worker, item, given, info, edition, profile,
                                                  config.seed, budget, reason, titles, probed)
                 if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
@@ -673,6 +683,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 table[rule_id, key].append(evidence)
         runs.append(CheckRun(check=item.check.name, provider=key, rules=list(item.rules),
                              status=status, duration=round(duration, 4), note=note))
+        spans.append(CheckSpan(item.check.name, key, duration, item.check.supplementary))
         for handler in handlers:
             handler(CheckFinished(
                 index, len(planned), item, {r: e.outcome for r, e in results.items()},
@@ -692,6 +703,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
         runs=runs, providers=sorted(chosen) if chosen is not None else None,
         interrupted=interrupted, stopped_early=stopped_early, target_tools=own,
         portable_variables=probed.portable_variables,
+        timings=watch.timings(spans) if watch is not None else None,
     )
     promised = None
     if config.promises is not None and not interrupted:

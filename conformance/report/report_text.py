@@ -24,7 +24,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ..core.certificate import Certificate, RuleResult, Verdict, portable_note
+from ..core.certificate import (
+    Certificate,
+    CheckTiming,
+    RuleResult,
+    Timings,
+    Verdict,
+    portable_note,
+)
 from ..core.exitcode import ExitCode, for_certificate
 from ..core.outcome import Failure, Outcome
 from ..core.untrusted import for_rich_markup, for_terminal
@@ -34,6 +41,8 @@ from .report_failure import failure_lines, traceback_lines
 
 #: Failures printed per rule; the JSON certificate has them all.
 MAX_FAILURES_SHOWN = 3
+#: Check runs and target operations ``--timings`` lists, slowest first; the JSON has them all.
+MAX_SLOWEST = 10
 
 
 def progress_wanted(stream: IO[str]) -> bool:
@@ -191,6 +200,8 @@ def write_text(cert: Certificate, console: Console) -> None:
         for number, text in enumerate(text_lines(cert.promises)):
             _line(console, Text(text, style=style if number == 0 else ""))
         console.print()
+    if cert.timings is not None:
+        _timings_block(console, cert.timings)
     code = for_certificate(cert)
     style = "bold green" if cert.succeeded else "bold red"
     partial = ""
@@ -203,6 +214,48 @@ def write_text(cert: Certificate, console: Console) -> None:
                    + ", ".join(cert.uncertified()))
     _line(console, Text(f"verdict: {cert.verdict.value} (exit {int(code)}){because}{partial}",
                        style=style))
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _check_label(entry: CheckTiming) -> str:
+    """A check run's label, escaped before it becomes a ``Text`` (which would drop BEL and CR
+    rather than show them)."""
+    label = f"{entry.check} [{entry.provider}]" if entry.provider is not None else entry.check
+    return for_terminal(label)
+
+
+def _timings_block(console: Console, timings: Timings) -> None:
+    """``--timings``: the slowest check runs and target operations, each with its unit
+    (docs/certify.md#timings); labels carry target-supplied names, escaped by :func:`_line`."""
+    runs = [*timings.checks, *timings.campaigns]
+    before = timings.before_checks
+    in_target = sum(r.operation_seconds for r in runs)
+    calls = sum(r.operations for r in runs)
+    _line(console, Text("timings (wall-clock seconds, --timings): before the first check "
+                       f"{before.seconds:.3f} s; {_many(len(runs), 'check run')} "
+                       f"{sum(r.seconds for r in runs):.3f} s, of which {in_target:.3f} s in "
+                       f"{_many(calls, 'target operation')}", style="bold"))
+    slowest = sorted(runs, key=lambda r: -r.seconds)[:MAX_SLOWEST]
+    if slowest:
+        _line(console, Text(f"slowest {len(slowest)} check runs (seconds):"))
+    for run in slowest:
+        _line(console, Text(f"  {run.seconds:9.3f} s  {_check_label(run)}  ("
+                           f"{_many(run.deployments, 'deployment')}, "
+                           f"{_many(run.operations, 'target operation')} taking "
+                           f"{run.operation_seconds:.3f} s)"))
+    operations = sorted(timings.operations, key=lambda o: -o.seconds)[:MAX_SLOWEST]
+    if operations:
+        _line(console, Text(f"slowest {len(operations)} target operations (seconds over every "
+                           "call):"))
+    for operation in operations:
+        name = for_terminal(operation.operation)
+        _line(console, Text(f"  {operation.seconds:9.3f} s  {name}  "
+                           f"({_many(operation.count, 'call')}, longest "
+                           f"{operation.max_seconds:.3f} s)"))
+    console.print()
 
 
 def why(cert: Certificate) -> str:
