@@ -23,9 +23,11 @@ traceback; a mistake of the user exits 2, and a misspelt name gets a "did you me
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -265,14 +267,45 @@ def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = Non
     return Suite(default.rules, {**default.checks, check.name: check})
 
 
+#: Hypothesis' table of Unicode characters by category (``unicode_data/`` of its storage): the
+#: one thing of a run's private storage worth keeping, since building it costs about a second.
+_UNICODE_DATA = "unicode_data"
+
+
+def _unicode_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "subagent-tck" / "hypothesis"
+
+
 def _private_hypothesis_storage(stack: ExitStack) -> None:
     """Keep Hypothesis' caches out of the user's working directory (no stray .hypothesis/),
-    unless they chose a place with HYPOTHESIS_STORAGE_DIRECTORY."""
+    unless they chose a place with HYPOTHESIS_STORAGE_DIRECTORY. Each run gets a fresh
+    directory, so that no example database carries one run's draws into another; only the
+    Unicode table is copied in from the user's cache and back (best effort: a cache that
+    cannot be read or written only costs the second)."""
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         return
     from hypothesis.configuration import set_hypothesis_home_dir
 
     home = stack.enter_context(tempfile.TemporaryDirectory(prefix="subagent-tck-"))
+    cache = _unicode_cache() / _UNICODE_DATA
+    with contextlib.suppress(OSError):
+        if cache.is_dir():
+            shutil.copytree(cache, Path(home) / _UNICODE_DATA)
+
+    def keep() -> None:
+        with contextlib.suppress(OSError):
+            built = Path(home) / _UNICODE_DATA
+            if built.is_dir() and not cache.is_dir():
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                staging = Path(tempfile.mkdtemp(prefix=".unicode-", dir=cache.parent))
+                try:
+                    shutil.copytree(built, staging / _UNICODE_DATA)
+                    os.replace(staging / _UNICODE_DATA, cache)  # atomic: runs may race
+                finally:
+                    shutil.rmtree(staging, ignore_errors=True)
+
+    stack.callback(keep)
     set_hypothesis_home_dir(home)
     stack.callback(set_hypothesis_home_dir, None)
 

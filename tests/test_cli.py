@@ -299,3 +299,45 @@ def test_the_console_script_is_installed() -> None:
     done = subprocess.run([str(script), "explain", "DE-03"], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0 and "DE-03" in done.stdout
+
+
+def test_certify_keeps_only_hypothesis_unicode_table_in_the_user_cache_and_reuses_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    # a fresh interpreter, as a user runs it (this one may hold the table in memory already)
+    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify", "--target",
+               "reference", "--rule", "DE-05", "--seed", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    kept = tmp_path / "cache" / "subagent-tck" / "hypothesis"
+    assert [p.name for p in kept.iterdir()] == ["unicode_data"]  # no example database
+    assert list((kept / "unicode_data").rglob("charmap*"))
+    assert not (tmp_path / ".hypothesis").exists()
+    seen: list[list[str]] = []
+    from hypothesis import configuration
+
+    real = configuration.set_hypothesis_home_dir
+
+    def spy(directory: object) -> None:
+        if directory is not None:
+            seen.append(sorted(p.name for p in Path(str(directory)).iterdir()))
+        real(directory)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(configuration, "set_hypothesis_home_dir", spy)
+    assert main(["certify", "--target", "reference", "--rule", "DE-05", "--seed", "1"]) == 0
+    assert seen == [["unicode_data"]]  # the second run starts with the table
+
+
+def test_certify_runs_when_the_user_cache_cannot_be_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.chdir(tmp_path)
+    assert main(["certify", "--target", "reference", "--rule", "DE-05", "--seed", "1"]) == 0
+    assert blocker.read_text() == "a file where the cache directory would go"
