@@ -25,7 +25,7 @@ import statistics
 import sys
 import time
 
-from subagent_tck.conformance.transports.gateway_server import nesting, parse_chat
+from subagent_tck.conformance.transports.gateway_chat import nesting, parse_chat
 from subagent_tck.conformance.transports.launcher import launch
 
 ADAPTER = """

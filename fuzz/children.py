@@ -223,11 +223,9 @@ class MidTurn:
         return call(f"fz_midturn_probe_{len(self.lock.steps)}", {}, "fz-midturn-call")
 
     def judge(self, child: AgentModel, agent_id: str) -> None:
-        from .subagent import tools
-
         lock, model = self.lock, self.lock.model
         # the gateway bound the child to this marker: its later turns are scripted by it
-        tools(lock).callers[child.label] = self.marker
+        lock.tool_model().callers[child.label] = self.marker
         if not self.fired:
             raise lock.diverge("turn-request", f"the child {child.label} made no model request",
                                "one request or more", [], "FR-01")
@@ -524,12 +522,10 @@ def plant(
 
 
 def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] | None:
-    """CA-01 and FR-04 for a descriptor: see :func:`.subagent.gate_resume`."""
+    """CA-01 and FR-04 for a descriptor: see :meth:`.tool_model.ToolModel.gate_resume`."""
     if not session.composed:
         return None
-    from .subagent import gate_resume
-
-    return gate_resume(lock, session.provider, {
+    return lock.tool_model().gate_resume(session.provider, {
         "persona": session.persona, "toolFilter": session.tool_filter,
         "outputSchema": session.output_schema})
 

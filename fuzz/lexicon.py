@@ -29,15 +29,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from subagent_tck.conformance.core.certificate import PORTABLE_VARIABLE_PATTERN
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, Preset
 
-if TYPE_CHECKING:  # strategies draws with the classic lexicon's names: no import cycle
-    from .strategies import Code
+from .code import Code
 
 #: Names the rules or the fuzzer give a meaning to: never a lexicon word for a tool.
 _RESERVED = frozenset({RUN_CODE, STRUCTURED_OUTPUT, "subagent", "subagent_second", "delegate"})

@@ -55,6 +55,8 @@ from .lexicon import CLASSIC, Lexicon
 from .model import COMPOSED, AgentModel, DeploymentModel, ScopeModel, SessionModel
 from .rulemap import OBSERVATION_RULES, view_rule
 from .step import Divergence, Finding, Step, jsonable
+from .tool_model import ToolModel, schema_problem
+from .tool_model import view_rule as view_rule_of_tools
 
 T = TypeVar("T")
 
@@ -94,9 +96,9 @@ _READS = frozenset({"view", "schemas", "sdk", "lookup", "prompt", "headers"})
 
 def _tool_view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
                     observed: set[tuple[str, str]]) -> str | None:
-    from .subagent import view_rule as tool_view_rule
-
-    return tool_view_rule(lock, agent, names, observed)
+    model = lock.subagent_tools
+    return None if model is None else view_rule_of_tools(model, lock.model, agent, names,
+                                                         observed)
 
 
 def _dropped(lock: Lockstep, agent: AgentModel, seen: set[tuple[str, str]]) -> bool:
@@ -152,16 +154,10 @@ def _with_own(expected: list[Section], inspected: list[Section], kit: set[str]) 
 
 
 def _check_tool_schemas(lock: Lockstep, label: str, found: list[Any]) -> None:
-    if getattr(lock, "subagent_tools", None) is not None:
-        from .subagent import check_tool_schemas
-
-        check_tool_schemas(lock, label, found)
-
-
-def _operations() -> dict[str, Callable[..., None]]:
-    from .operations import OPERATIONS
-
-    return OPERATIONS
+    model = lock.subagent_tools
+    problem = None if model is None else schema_problem(model, found)
+    if problem is not None:
+        raise lock.diverge(*problem)
 
 
 class Lockstep:
@@ -188,6 +184,8 @@ class Lockstep:
         self.ids: dict[str, str] = {}  # agent label -> target agent id
         self.session_ids: dict[str, str] = {}  # session label -> target session id
         self.handles: dict[str, str] = {}  # restriction label -> target handle
+        #: the subagent tool component's model, once a step touched it (:meth:`tool_model`)
+        self.subagent_tools: ToolModel | None = None
         # an UNSUPPORTED_OPERATION answer to an optional operation raises Unsupported (the
         # machine draws another example); to a core one it is a crash (docs/driver-api.md)
         self.deployment: Deployment = guard(self._guard("deploy", lambda: deployed(
@@ -208,17 +206,28 @@ class Lockstep:
 
     # --- running steps ----------------------------------------------------------------------
 
-    def apply(self, step: Step) -> None:
-        """Run ``step`` on the target and the model; :class:`Divergence` at a difference."""
+    def apply(self, step: Step, handler: Callable[..., None] | None) -> None:
+        """Run ``step`` with ``handler``, its operation (:func:`.operations.apply` looks it
+        up: the lockstep sits below the operations it runs), on the target and the model;
+        :class:`Divergence` at a difference."""
         self.model.step = len(self.steps)
         self.steps.append(step)
-        handler = _operations().get(step.op)
         if handler is None:
             raise TckError(ErrorCode.USAGE, f"unknown fuzz operation {step.op!r} in a replay")
         self._verified = False
         handler(self, **step.args)
         if step.op not in _READS and not self._verified:
             self._snapshot = None  # the step was accepted: the target changed
+
+    def tool_model(self) -> ToolModel:
+        """The ``subagent`` tool component's model of this deployment (made on first use)."""
+        if self.subagent_tools is None:
+            self.subagent_tools = ToolModel(
+                capabilities={p.name: frozenset(p.capabilities) for p in self.info.providers},
+                inherits={p.name: p.inheritsParentContext for p in self.info.providers},
+                present={p.name for p in self.info.providers},
+            )
+        return self.subagent_tools
 
     def diverge(
         self, observation: str, message: str, expected: Any = None, observed: Any = None,

@@ -9,7 +9,7 @@ created, a child started, a session resumed with or without a planted header) tu
 with the spec oracle after every step (rule ids per observation: :mod:`.rulemap`).
 
 Speed shapes the design: Hypothesis spends most of a step drawing, so the machine has one rule
-that draws one byte string per step, and a :class:`~.strategies.Code` reads the operation and
+that draws one byte string per step, and a :class:`~.code.Code` reads the operation and
 all its arguments from it (about 1.5x the steps per second of one Hypothesis rule per
 operation, measured against the in-process reference). Hypothesis does not shrink: a failure
 is shrunk on the decoded steps (:mod:`.shrink`), which are also what gets printed and replayed.
@@ -42,10 +42,13 @@ from subagent_tck.spec import (
 )
 
 from . import strategies as fs
+from .code import Code, codes
 from .lexicon import CLASSIC, Lexicon, pick_lexicon
 from .lockstep import Lockstep, Setup
+from .operations import apply
 from .step import Divergence, Step
-from .subagent import TOOL_NAMES, tools
+from .subagent import tools
+from .tool_model import TOOL_NAMES
 
 _MODES = tuple(m.value for m in PresentationMode)
 _READS = ("view", "global-view", "schemas", "sdk", "lookup", "execute", "prompt", "headers")
@@ -108,17 +111,17 @@ class FuzzMachine(RuleBasedStateMachine):
 
     # --- set-up, the one rule, tear-down ------------------------------------------------
 
-    @initialize(code=fs.codes(160))
+    @initialize(code=codes(160))
     def deploy(self, code: bytes) -> None:
-        c = fs.Code(code)
+        c = Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(_MODES))
         # the words (bytes 64..159) and names (32..63) have codes of their own, so that a
         # shrunk byte of one keeps the rest of the set-up
-        self.lexicon = pick_lexicon(fs.Code(code[64:]))
+        self.lexicon = pick_lexicon(Code(code[64:]))
         persona = c.choose(self.lexicon.deployment_personas())
         self.names = tuple(n for n in fs.pick_vocabulary(
-            fs.Code(code[32:64]), self.lexicon.register_names) if n not in self.own)
+            Code(code[32:64]), self.lexicon.register_names) if n not in self.own)
         tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
         enabled = tuple(op for op in self.operations if c.take(2) == 0)
@@ -130,12 +133,12 @@ class FuzzMachine(RuleBasedStateMachine):
         except Unsupported:
             reject()  # a set-up the target cannot express (a non-native mode): draw another
 
-    @rule(code=fs.codes(OPERATION_BYTES * BURST))
+    @rule(code=codes(OPERATION_BYTES * BURST))
     def step(self, code: bytes) -> None:
         """:data:`BURST` driver operations, each chosen and parametrised by its slice of
         ``code``."""
         for start in range(0, OPERATION_BYTES * BURST, OPERATION_BYTES):
-            c = fs.Code(code[start : start + OPERATION_BYTES])
+            c = Code(code[start : start + OPERATION_BYTES])
             OPERATIONS[c.choose(self.enabled)](self, c)
 
     def teardown(self) -> None:
@@ -148,7 +151,7 @@ class FuzzMachine(RuleBasedStateMachine):
     def _apply(self, op: str, **args: Any) -> None:
         assert self.lock is not None
         try:
-            self.lock.apply(Step(op=op, args=args))
+            apply(self.lock, Step(op=op, args=args))
         except Divergence as divergence:
             self.stats.saw(divergence, self.stats.steps)
             raise
@@ -178,14 +181,14 @@ class FuzzMachine(RuleBasedStateMachine):
 
     # --- the operations -----------------------------------------------------------------
 
-    def global_tool(self, c: fs.Code) -> None:
+    def global_tool(self, c: Code) -> None:
         assert self.lock is not None
         if c.take(3) == 2:  # mostly a registered name, so that the removal happens
             self._apply("unregister_global", name=_name(c, self.lock.model.globals, self.names))
         else:
             self._apply("register_global", name=c.choose(self.names))
 
-    def local_tool(self, c: fs.Code) -> None:
+    def local_tool(self, c: Code) -> None:
         assert self.lock is not None
         agent = self._agent(c.take(8))
         if c.take(3) == 2:  # mostly one of the scope's own locals
@@ -196,14 +199,14 @@ class FuzzMachine(RuleBasedStateMachine):
                 self.names)
             self._apply("register_local", agent=agent, name=name)
 
-    def restrict(self, c: fs.Code) -> None:
+    def restrict(self, c: Code) -> None:
         assert self.lock is not None
         agent = self._agent(c.take(8))
         value = fs.pick_restriction(c, self.lock.model.globals, self.lexicon.extra_names)
         label = self.lock.model.new_label(f"{agent}.r")
         self._apply("restrict", agent=agent, value=value, label=label)
 
-    def dispose(self, c: fs.Code) -> None:
+    def dispose(self, c: Code) -> None:
         assert self.lock is not None
         label = self._agent(c.take(8))
         scope = self.lock.model.agents[label].scope
@@ -215,10 +218,10 @@ class FuzzMachine(RuleBasedStateMachine):
             handle = issued[c.take(16) % len(issued)]
         self._apply("dispose", agent=label, restriction=handle)
 
-    def set_mode(self, c: fs.Code) -> None:
+    def set_mode(self, c: Code) -> None:
         self._apply("set_mode", agent=self._agent(c.take(8)), mode=c.choose(_MODES))
 
-    def observe(self, c: fs.Code) -> None:
+    def observe(self, c: Code) -> None:
         """A read (the lockstep also reads views and presentation after every change)."""
         kind, agent = c.choose(_READS), self._agent(c.take(8))
         name = c.choose((*self.names, *self.lexicon.forged_names))
@@ -231,7 +234,7 @@ class FuzzMachine(RuleBasedStateMachine):
         else:
             self._apply(kind, agent=agent)
 
-    def run_code(self, c: fs.Code) -> None:
+    def run_code(self, c: Code) -> None:
         """A run_code program of one to four SDK calls (TF-12): names the scope sees, globals
         it may not see, its locals, ``run_code`` itself, names never registered and case
         variants of visible ones."""
@@ -250,7 +253,7 @@ class FuzzMachine(RuleBasedStateMachine):
             names.append(c.choose(pool or self.names))
         self._apply("run_code", agent=agent, names=names)
 
-    def create_agent(self, c: fs.Code) -> None:
+    def create_agent(self, c: Code) -> None:
         assert self.lock is not None
         header = fs.pick_header(c)
         # a runtime depth half the time, then mostly a small valid one, so that header and
@@ -262,7 +265,7 @@ class FuzzMachine(RuleBasedStateMachine):
             label=self.lock.model.new_label("a"),
         )
 
-    def start(self, c: fs.Code) -> None:
+    def start(self, c: Code) -> None:
         assert self.lock is not None
         parent = self._agent(c.take(8))
         names = [p.name for p in self.info.providers]
@@ -299,7 +302,7 @@ class FuzzMachine(RuleBasedStateMachine):
         self._apply("start", parent=parent, provider=provider, controls=controls,
                     label=self.lock.model.new_label("c"), **extra)
 
-    def subagent_tool(self, c: fs.Code) -> None:
+    def subagent_tool(self, c: Code) -> None:
         """The ``subagent`` tool's component (:mod:`.subagent`): a load, an unload, a
         provider removed or added again, the host depth, a call, or a descriptor rebound."""
         assert self.lock is not None
@@ -337,7 +340,7 @@ class FuzzMachine(RuleBasedStateMachine):
             self._apply("call_tool", agent=self._agent(c.take(8)), name=name, stop=stop,
                         **args)
 
-    def resume(self, c: fs.Code) -> None:
+    def resume(self, c: Code) -> None:
         """Cold-resume a session, after writing its stored header depth two times in three
         (DE-06, DE-09)."""
         assert self.lock is not None
@@ -349,7 +352,7 @@ class FuzzMachine(RuleBasedStateMachine):
             self._apply("plant", session=session, depth=depth, label=label)
 
 
-def _name(c: fs.Code, present: list[str], names: Sequence[str]) -> str:
+def _name(c: Code, present: list[str], names: Sequence[str]) -> str:
     """One of ``present`` three times in four (when there are any), else any of ``names``
     (never a subagent tool's: those come and go with their loads)."""
     present = [n for n in present if n not in TOOL_NAMES]
@@ -359,7 +362,7 @@ def _name(c: fs.Code, present: list[str], names: Sequence[str]) -> str:
 
 
 #: The driver operations a step chooses from (each reads its arguments from the step's code).
-OPERATIONS: dict[str, Callable[[FuzzMachine, fs.Code], None]] = {
+OPERATIONS: dict[str, Callable[[FuzzMachine, Code], None]] = {
     "global_tool": FuzzMachine.global_tool,
     "local_tool": FuzzMachine.local_tool,
     "restrict": FuzzMachine.restrict,

@@ -15,9 +15,21 @@ from typing import Any
 from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
+from .children import create_agent, plant, resume, start
 from .lockstep import Lockstep
 from .model import Expect
 from .rulemap import restrict_rule
+from .run_code import run_code
+from .step import Step
+from .subagent import (
+    add_provider,
+    call_tool,
+    load_tool,
+    rebind,
+    remove_provider,
+    set_host_depth,
+    unload_tool,
+)
 
 Operation = Callable[..., None]
 
@@ -227,17 +239,6 @@ def _same_depth(a: object, b: object) -> bool:
     return True  # both outside the domain: the stored form of a bad value is free
 
 
-from .children import create_agent, plant, resume, start  # noqa: E402
-from .run_code import run_code  # noqa: E402
-from .subagent import (  # noqa: E402
-    add_provider,
-    call_tool,
-    load_tool,
-    rebind,
-    remove_provider,
-    set_host_depth,
-    unload_tool,
-)
 
 OPERATIONS: dict[str, Operation] = {
     "register_global": register_global,
@@ -268,4 +269,11 @@ OPERATIONS: dict[str, Operation] = {
     "rebind": rebind,
 }
 
-__all__ = ["OPERATIONS", "Operation"]
+
+
+def apply(lock: Lockstep, step: Step) -> None:
+    """Run ``step`` in ``lock``: the operation it names, on the target and the oracle."""
+    lock.apply(step, OPERATIONS.get(step.op))
+
+
+__all__ = ["OPERATIONS", "Operation", "apply"]

@@ -23,6 +23,7 @@ from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
 from .lexicon import CLASSIC, Lexicon
 from .lockstep import Lockstep, Setup
+from .operations import apply
 from .step import Divergence, Finding, Step
 
 REPLAY_VERSION: Literal[1] = 1
@@ -85,7 +86,7 @@ def replay_steps(target: Target, replay: ReplayFile) -> tuple[Divergence | None,
     try:
         lock = Lockstep(target, replay.setup())
         for step in replay.steps:
-            lock.apply(step)
+            apply(lock, step)
         return None, len(lock.steps)
     except Divergence as divergence:
         return divergence, len(divergence.steps)

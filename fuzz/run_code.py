@@ -30,7 +30,7 @@ from subagent_tck.conformance.engine.checks.tool_filter_run_code import (
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT
 
 from .lockstep import Lockstep
-from .subagent import TOOL_NAMES
+from .tool_model import TOOL_NAMES
 
 
 def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:

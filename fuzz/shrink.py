@@ -32,6 +32,7 @@ from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import PresentationMode, TckError
 
 from .lockstep import Lockstep, Setup
+from .operations import apply
 from .step import Divergence, Finding, Step
 
 
@@ -62,7 +63,7 @@ class Shrinker:
         try:
             lock = Lockstep(self.target, setup, self.info)
             for step in steps:
-                lock.apply(step)
+                apply(lock, step)
         except Divergence as divergence:
             return divergence if _same(divergence.finding, self.wanted) else None
         except (TckError, Unsupported, KeyError, TypeError, ValueError):

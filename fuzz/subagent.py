@@ -38,7 +38,6 @@ the target does not ship is never drawn: the rules do not say when that must fai
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from subagent_tck.conformance.core.gateway import call
@@ -46,77 +45,30 @@ from subagent_tck.conformance.core.protocol import (
     ModelReply,
     ModelRequest,
     SubagentToolConfig,
-    ToolSchema,
 )
-from subagent_tck.conformance.engine.checks._subagent_driver import wording_problems
 from subagent_tck.spec import (
-    ABSENT,
-    FIELD_CAPABILITY,
     PROVIDER_MANAGED,
     STRUCTURED_OUTPUT,
-    SUBAGENT_TOOL_PARAMETERS,
-    Capability,
     ErrorCode,
     StopReason,
     assemble_system_prompt,
-    check_depth,
     decide_tool_call,
     decide_tool_load,
     mounts,
     tool_cap,
 )
 
+from .children import resume
 from .lockstep import Lockstep
 from .model import AgentModel
 from .rulemap import fault_rule
 from .strategies import depth_value, is_well_formed
-
-#: Tool names a load draws (never a name the fuzzer registers as a plain tool).
-TOOL_NAMES = ("subagent", "subagent_second", "delegate")
-
-
-@dataclass
-class Load:
-    provider: str
-    #: None (unset: the live host depth), PROVIDER_MANAGED, or the depth value sent
-    max_depth: object = None
-
-
-@dataclass
-class ToolModel:
-    """The oracle's side of the component: loads, registered providers, the host depth."""
-
-    capabilities: Mapping[str, frozenset[Capability]]
-    inherits: Mapping[str, bool]
-    loads: dict[str, Load] = field(default_factory=dict)
-    present: set[str] = field(default_factory=set)
-    host_depth: int = 1
-    #: tool name -> the wording of its first mount (description, prompt text)
-    wording: dict[str, tuple[str, str]] = field(default_factory=dict)
-    calls: int = 0
-    #: agent label -> the gateway marker its turns are scripted by
-    callers: dict[str, str] = field(default_factory=dict)
-
-    def caps_of(self, provider: str) -> frozenset[Capability] | None:
-        return self.capabilities.get(provider) if provider in self.present else None
-
-    def mounted(self, name: str) -> bool:
-        load = self.loads.get(name)
-        return load is not None and mounts(load.max_depth, self.caps_of(load.provider))
+from .tool_model import TOOL_NAMES, Load, ToolModel
 
 
 def tools(lock: Lockstep) -> ToolModel:
     """The component's model of this lockstep (made on first use)."""
-    found: ToolModel | None = getattr(lock, "subagent_tools", None)
-    if found is None:
-        info = lock.info
-        found = ToolModel(
-            capabilities={p.name: frozenset(p.capabilities) for p in info.providers},
-            inherits={p.name: p.inheritsParentContext for p in info.providers},
-            present={p.name for p in info.providers},
-        )
-        lock.subagent_tools = found  # type: ignore[attr-defined]
-    return found
+    return lock.tool_model()
 
 
 def _sync(lock: Lockstep, model: ToolModel) -> None:
@@ -406,7 +358,6 @@ def _check_aborted(lock: Lockstep, agent: str, name: str, child: str,
 
 def rebind(lock: Lockstep, session: str, provider: str, label: str | None = None) -> None:
     """Rewrite a child session's stored descriptor to name ``provider``, then resume it."""
-    from .children import resume
 
     sid = lock.session_id(session)
     stored = lock.model.sessions[session]
@@ -424,85 +375,3 @@ def rebind(lock: Lockstep, session: str, provider: str, label: str | None = None
     lock.changed()
     stored.provider = provider
     resume(lock, session, label)
-
-
-def gate_resume(lock: Lockstep, provider: str | None, asked: Mapping[str, object]
-                ) -> frozenset[ErrorCode] | None:
-    """The refusal a resume of a descriptor on ``provider`` must get (None: none): the
-    provider gone (NOT_RESUMABLE, FR-04) or a control it does not advertise
-    (UNSUPPORTED_CAPABILITY, CA-01)."""
-    if provider is None:
-        return None
-    model = tools(lock)
-    caps = model.caps_of(provider)
-    if caps is None:
-        return frozenset({ErrorCode.NOT_RESUMABLE, ErrorCode.NO_PROVIDER})
-    for key, value in asked.items():
-        if value is not None and FIELD_CAPABILITY[key] not in caps:
-            return frozenset({ErrorCode.UNSUPPORTED_CAPABILITY})
-    return None
-
-
-# --- presentation of a mounted tool (ST-01..ST-03) -----------------------------------------
-
-
-def check_tool_schemas(lock: Lockstep, label: str, schemas: list[ToolSchema]) -> None:
-    model = getattr(lock, "subagent_tools", None)
-    if model is None:
-        return
-    for schema in schemas:
-        load = model.loads.get(schema.name)
-        if load is None or not model.mounted(schema.name):
-            continue
-        props = schema.parameters.get("properties")
-        keys = sorted(props) if isinstance(props, dict) else props
-        required = schema.parameters.get("required", [])
-        # Which of the two is required is the tool's choice (docs/rules.md#st-01).
-        if keys != sorted(SUBAGENT_TOOL_PARAMETERS) or not (
-                isinstance(required, list) and set(required) <= set(SUBAGENT_TOOL_PARAMETERS)):
-            raise lock.diverge("tool-schema", f"the schema of {schema.name!r} must have "
-                               "exactly description and prompt",
-                               sorted(SUBAGENT_TOOL_PARAMETERS),
-                               {"properties": keys, "required": required}, "ST-01")
-        prompt = props.get("prompt") if isinstance(props, dict) else None
-        text = prompt.get("description", "") if isinstance(prompt, dict) else ""
-        wording = (schema.description, text if isinstance(text, str) else "")
-        fork = model.inherits.get(load.provider, False)
-        problems = [p for part in wording for p in wording_problems(part, fork)]
-        if problems:
-            raise lock.diverge("tool-schema", f"the wording of {schema.name!r} (bound to "
-                               f"{load.provider}, {'a fork' if fork else 'a fresh child'})",
-                               "fork wording" if fork else "fresh-child wording",
-                               {"text": list(wording), "problems": problems}, "ST-03")
-        first = model.wording.setdefault(schema.name, wording)
-        if first != wording:
-            raise lock.diverge("tool-schema", f"{schema.name!r} came back with other wording "
-                               "from the same provider", list(first), list(wording), "ST-02")
-
-
-def view_rule(lock: Lockstep, agent: AgentModel | None, names: set[str],
-              observed: set[tuple[str, str]]) -> str | None:
-    """ST-02/ST-05/ST-07 when a view is wrong only about loaded tools: present without its
-    provider (or unmountable), or absent with it (at the cap: ST-07)."""
-    model = getattr(lock, "subagent_tools", None)
-    if model is None or not names or not names <= set(model.loads):
-        return None
-    for name in sorted(names):
-        load = model.loads[name]
-        shown = any(n == name for n, _ in observed)
-        if shown and not model.mounted(name):
-            present = load.provider in model.present
-            return "ST-05" if present else "ST-02"
-        if not shown and model.mounted(name) and name in lock.model.globals:
-            if agent is not None and (agent.scope.issued or agent.scope.restrictions):
-                return None  # a restriction's business (installed or disposed): TF's diagnosis
-            cap = tool_cap(load.max_depth, model.host_depth)
-            header = None if agent is None else lock.model.sessions[agent.session].header
-            runtime = ABSENT if agent is None else agent.runtime
-            # at the cap (the load's own, or the host setting's): the tool must stay visible
-            if agent is not None and check_depth(header).ok and (
-                    decide_tool_call(header, runtime, cap)
-                    or decide_tool_call(header, runtime, model.host_depth)):
-                return "ST-07"
-            return "ST-02"
-    return None

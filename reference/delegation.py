@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from subagent_tck.spec import (
     ABSENT,
@@ -36,6 +36,7 @@ from subagent_tck.spec import (
     Capability,
     Edition,
     ErrorCode,
+    PresentationMode,
     Preset,
     StopReason,
     TckError,
@@ -45,14 +46,57 @@ from subagent_tck.spec import (
 
 from .agent import Agent
 from .descriptor import Descriptor, check_output_schema, filter_json
-from .events import RUN_DISPOSED, RUN_STARTED, RUN_STOPPED
+from .events import RUN_DISPOSED, RUN_STARTED, RUN_STOPPED, EventLog
 from .loop import RunResult
 from .prompt import PromptSection, render_strict
-from .provider import Provider
+from .provider import Provider, ProviderHost, ProviderRegistry
 from .tool import AbortSignal, ExecutionContext, Tool, ToolResult
 
-if TYPE_CHECKING:
-    from .host import Host
+
+class DelegationHost(ProviderHost, Protocol):
+    """What a start, a resume and a run need of the host that owns them (the host sits above
+    delegation and hands itself in: :class:`~.host.Host` is one)."""
+
+    edition: Edition
+    variables: dict[str, str]
+    presets: dict[str, Preset]
+    events: EventLog
+    providers: ProviderRegistry
+    #: what a provider raised while running a child: (provider, exception, traceback)
+    provider_faults: list[tuple[str, str, str]]
+
+    def agent(self, agent_id: object) -> Agent:
+        """A published agent, or UNKNOWN_AGENT."""
+        ...
+
+    def new_agent(
+        self, *, depth: int, runtime_depth: object = ABSENT, parent: str | None = None,
+        provider: str | None = None, mode: PresentationMode | None = None,
+        session: str | None = None,
+    ) -> Agent:
+        """A private (unpublished) agent with a fresh scope."""
+        ...
+
+    def publish(
+        self, agent: Agent, parent_session: str | None, descriptor: Mapping[str, Any] | None,
+        *, write_header: bool = True,
+    ) -> None:
+        """Make an agent observable (FR-02)."""
+        ...
+
+    def discard(self, agent: Agent) -> None:
+        """Roll back a private agent."""
+        ...
+
+    def retire(self, agent: Agent) -> None:
+        """Unpublish a live agent."""
+        ...
+
+    def retire_session_agents(self, session: str) -> None: ...
+
+    def live_agent_of(self, session: str | None) -> str | None: ...
+
+    def restore_messages(self, agent: Agent) -> None: ...
 
 REQUEST_KEYS = ("provider", "prompt", "maxDepth", "preset", "persona", "toolFilter", "outputSchema")
 
@@ -72,7 +116,7 @@ class Composition:
     """Applies persona, tool filter and output schema to an unpublished agent (shared by
     :class:`ChildStart` and :class:`Resume`)."""
 
-    host: Host
+    host: DelegationHost
 
     def install_tool_filter(self, agent: Agent, value: object) -> dict[str, Any] | None:
         """Install the filter as a restriction in the agent's scope (TF family)."""
@@ -109,7 +153,8 @@ class Composition:
 
 class ChildStart(Composition):
     def __init__(
-        self, host: Host, parent: str, request: Mapping[str, Any], signal: AbortSignal | None
+        self, host: DelegationHost, parent: str, request: Mapping[str, Any],
+        signal: AbortSignal | None,
     ) -> None:
         self.host = host
         self.parent_id = parent
@@ -257,7 +302,7 @@ def unsupported(provider: Provider, capability: Capability, key: str) -> TckErro
 class Resume(Composition):
     """Cold resume of a stored session (FR-04, DE-06, DE-09)."""
 
-    def __init__(self, host: Host, session: str) -> None:
+    def __init__(self, host: DelegationHost, session: str) -> None:
         self.host = host
         self.session = session
 
@@ -329,7 +374,8 @@ class Run:
     """One child run: :meth:`result` runs it once; :meth:`dispose` retires the child."""
 
     def __init__(
-        self, host: Host, agent: Agent, provider: Provider, prompt: str, signal: AbortSignal
+        self, host: DelegationHost, agent: Agent, provider: Provider, prompt: str,
+        signal: AbortSignal,
     ) -> None:
         self.host = host
         self.agent = agent

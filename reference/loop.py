@@ -11,16 +11,32 @@ raises stops it with ``error``. Completed turns are persisted for fork and resum
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from subagent_tck.spec import StopReason
 
 from .agent import Agent
-from .model import Message
+from .model import Message, Model, ModelRequest
+from .resolver import Resolver
 from .tool import AbortSignal, ExecutionContext, ToolResult
 
-if TYPE_CHECKING:
-    from .host import Host
+
+class LoopHost(Protocol):
+    """What the loop needs of the host that runs it (the host sits above the loop and hands
+    itself in: :class:`~.host.Host` is one)."""
+
+    model: Model
+    resolver: Resolver
+    #: the abort signal of each agent's running turn
+    running_turns: dict[str, AbortSignal]
+
+    def build_request(self, agent: Agent) -> ModelRequest:
+        """The agent's next request, composed from its scope as it is now (FR-05)."""
+        ...
+
+    def persist_turns(self, agent: Agent) -> None:
+        """Store the agent's completed turns (fork seeding, resume)."""
+        ...
 
 
 @dataclass
@@ -34,7 +50,7 @@ class RunResult:
 
 
 class AgentLoop:
-    def __init__(self, host: Host, max_steps: int = 16) -> None:
+    def __init__(self, host: LoopHost, max_steps: int = 16) -> None:
         self.host = host
         self.max_steps = max_steps
 

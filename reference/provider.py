@@ -13,17 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from subagent_tck.spec import CONTROLS, Capability, ErrorCode, TckError
 
+from .agent import Agent
+from .loop import AgentLoop, RunResult
 from .model import Message
+from .store import SessionStore
+from .tool import AbortSignal
 
-if TYPE_CHECKING:
-    from .agent import Agent
-    from .host import Host
-    from .loop import RunResult
-    from .tool import AbortSignal
+
+class ProviderHost(Protocol):
+    """What a provider is given of the host that starts its children (the host sits above the
+    providers: :class:`~.host.Host` is one)."""
+
+    store: SessionStore
+    loop: AgentLoop
 
 
 class Provider:
@@ -50,14 +56,15 @@ class Provider:
     def supports(self, capability: Capability) -> bool:
         return capability in self.capabilities
 
-    def seed(self, host: Host, parent: Agent) -> list[Message]:
+    def seed(self, host: ProviderHost, parent: Agent) -> list[Message]:
         """The messages a new child starts with: the parent's completed turns when the provider
         inherits the parent context, else none."""
         if not self.inherits_parent_context:
             return []
         return [Message.from_json(m) for m in host.store.turns(parent.session)]
 
-    def run(self, host: Host, child: Agent, prompt: str, signal: AbortSignal) -> RunResult:
+    def run(self, host: ProviderHost, child: Agent, prompt: str, signal: AbortSignal
+            ) -> RunResult:
         """Run the child's turn on the host's agent loop."""
         return host.loop.run(child, prompt, signal)
 

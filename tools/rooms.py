@@ -97,6 +97,7 @@ ROOMS: dict[str, str] = {
     "codec": "transports",
     "wire": "transports",
     "gateway_server": "transports",
+    "gateway_chat": "transports",
     "gateway_chat_stream": "transports",
     "openapi": "transports",
     "mcp_echo": "transports",

@@ -34,7 +34,7 @@ from urllib.parse import quote, unquote
 from subagent_tck.spec import StopReason
 
 from ..core.protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
-from .gateway_server import CONTEXT_PREFIX, MODEL_NAME, parse_chat, reported_model
+from .gateway_chat import CONTEXT_PREFIX, MODEL_NAME, parse_chat, reported_model
 from .httpd import Answer
 
 MESSAGES_PATH = "/v1/messages"

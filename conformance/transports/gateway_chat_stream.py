@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from ..core.protocol import ModelReply
-from .gateway_server import MODEL_NAME, ChatShapeError, chat_to_reply, finish_reason
+from .gateway_chat import MODEL_NAME, ChatShapeError, chat_to_reply, finish_reason
 
 #: The longest piece of text one content delta carries (a real model streams a few characters a
 #: chunk; every text of two characters or more is cut in at least two, so a client that keeps

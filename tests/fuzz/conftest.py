@@ -12,6 +12,7 @@ import pytest
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.fuzz.lockstep import Lockstep, Setup
+from subagent_tck.fuzz.operations import apply
 from subagent_tck.fuzz.step import Divergence, Step
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ def run_steps(target: Target, setup: Setup, steps: list[Step]) -> Divergence | N
     lock = Lockstep(target, setup)
     try:
         for step in steps:
-            lock.apply(step)
+            apply(lock, step)
     except Divergence as divergence:
         return divergence
     finally:

@@ -13,7 +13,7 @@ from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
 from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.fuzz.lexicon import CLASSIC
-from subagent_tck.fuzz.subagent import TOOL_NAMES
+from subagent_tck.fuzz.tool_model import TOOL_NAMES
 from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
 

@@ -22,7 +22,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolCall,
     ToolSchema,
 )
-from subagent_tck.conformance.transports.gateway_server import CONTEXT_PREFIX
+from subagent_tck.conformance.transports.gateway_chat import CONTEXT_PREFIX
 
 FIXTURES = Path(__file__).with_name("fixtures")
 

@@ -16,21 +16,21 @@ from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call, text
 from subagent_tck.conformance.core.protocol import Message, ModelReply, ModelRequest, ToolCall
-from subagent_tck.conformance.transports.gateway_chat_stream import (
-    DELTA,
-    reply_to_chunks,
-    reply_to_stream,
-    stream_to_reply,
-)
-from subagent_tck.conformance.transports.gateway_server import (
+from subagent_tck.conformance.transports.gateway_chat import (
     ChatShapeError,
-    GatewayServer,
     chat_to_request,
     finish_reason,
     reply_to_chat,
     request_to_chat,
     streaming,
 )
+from subagent_tck.conformance.transports.gateway_chat_stream import (
+    DELTA,
+    reply_to_chunks,
+    reply_to_stream,
+    stream_to_reply,
+)
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.spec import StopReason
 
 #: Texts long enough to be cut in many deltas: any UTF-8 (spaces, newlines, "\r", non-ASCII).

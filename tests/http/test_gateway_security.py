@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, text
 from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
-from subagent_tck.conformance.transports.gateway_server import MAX_DEPTH, GatewayServer, nesting
+from subagent_tck.conformance.transports.gateway_chat import MAX_DEPTH, nesting
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.conformance.transports.http_target import HttpTarget
 from subagent_tck.conformance.transports.httpd import HttpServer
 

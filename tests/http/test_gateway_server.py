@@ -22,16 +22,18 @@ from subagent_tck.conformance.core.protocol import (
     ToolCall,
     ToolSchema,
 )
-from subagent_tck.conformance.transports.gateway_server import (
+from subagent_tck.conformance.transports.gateway_chat import (
     MODEL_NAME,
     ChatShapeError,
-    GatewayClient,
-    GatewayFailure,
-    GatewayServer,
     chat_to_reply,
     chat_to_request,
     reply_to_chat,
     request_to_chat,
+)
+from subagent_tck.conformance.transports.gateway_server import (
+    GatewayClient,
+    GatewayFailure,
+    GatewayServer,
 )
 from subagent_tck.spec import StopReason
 

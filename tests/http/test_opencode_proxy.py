@@ -21,11 +21,12 @@ from subagent_tck.conformance.core.gateway import Gateway, call
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
 from subagent_tck.conformance.engine.checks._names import tool_name, tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
+from subagent_tck.conformance.transports.gateway_chat import reply_to_chat
 from subagent_tck.conformance.transports.gateway_chat_stream import (
     reply_to_stream,
     stream_to_reply,
 )
-from subagent_tck.conformance.transports.gateway_server import GatewayServer, reply_to_chat
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "opencode"))
 

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 
 import { Code, TckError } from './errors.mjs';
 import { GatewayLlmAdapter, ROUTE } from './model.mjs';
-import { observe } from './delegation.mjs';
+import { observe } from './observe.mjs';
 import { SDK_SECTION, sdkTextBindings } from './sdk_text.mjs';
 import { BASE, loadPresets } from './presets.mjs';
 

@@ -26,14 +26,14 @@ from typing import Any
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports.gateway_anthropic import find_marker
-from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
-from subagent_tck.conformance.transports.gateway_server import (
+from subagent_tck.conformance.transports.gateway_chat import (
     CHAT_PATH,
     chat_to_request,
     parse_chat,
     reply_to_chat,
     streaming,
 )
+from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer, Request
 from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
 
