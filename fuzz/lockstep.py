@@ -320,6 +320,13 @@ class Lockstep:
         if after != before:
             parts = ("sessions", "agents", "events", "model requests", "tool invocations")
             changed = [name for name, a, b in zip(parts, before, after, strict=True) if a != b]
+            if before[3] != after[3]:  # name the requests: a late one of an earlier turn shows
+                late = self.gateway.exchanges[before[3]:after[3]]
+                agents = sorted({e.request.agent for e in late})
+                changed[changed.index("model requests")] = (
+                    f"model requests ({after[3] - before[3]} more, from agent(s) "
+                    f"{', '.join(agents)}: a request still arriving from an earlier turn after "
+                    "its operation returned shows this way too)")
             raise self.diverge(
                 observation, f"a refused operation changed {', '.join(changed)}",
                 dict(zip(parts, before, strict=True)), dict(zip(parts, after, strict=True)),

@@ -281,7 +281,26 @@ export class DshHost {
     }
   }
 
+  /**
+   * UNSUPPORTED_OPERATION when `sessionId` is live but DSH has stored nothing of it yet: DSH
+   * writes a session's log lazily, with its first event (dsh-session-persistence-jsonl,
+   * appendBatch -> materialize), so such a session has no stored header to plant over and no
+   * log to cold-resume, and a restart forgets it. A state DSH cannot express, not a refusal
+   * (docs/driver-api.md#unsupported-operations); checked before anything is released.
+   */
+  async refuseUnstored(sessionId, what) {
+    const live = this.ctx.agents.list();
+    if (!live.some((agent) => String(agent.session.header.id) === sessionId)) return;
+    await Promise.all(live.map((agent) => this.ctx.sessions.flush(agent.session).catch(() => {})));
+    const stored = await this.ctx.sessionPersistence.list();
+    if (stored.some((header) => String(header.id) === sessionId)) return;
+    throw new TckError(Code.UNSUPPORTED_OPERATION, `DSH has not stored session `
+      + `${JSON.stringify(sessionId)} yet (its log is written with the session's first event): `
+      + `there is nothing to ${what} until it has run`, { session: sessionId });
+  }
+
   async resume(sessionId) {
+    await this.refuseUnstored(sessionId, 'cold-resume');
     // a live agent on that session: DSH refuses a second live owner, so release it first
     const preset = await this.sessionPreset(sessionId);
     await this.release(sessionId);

@@ -53,20 +53,9 @@ export async function putSessionHeader(host, header) {
   // DSH batches writes: flush every live session so the log on disk is the one DSH reads.
   const flush = () => Promise.all(host.ctx.agents.list().map((agent) => host.ctx.sessions
     .flush(agent.session).catch(() => {})));
+  await host.refuseUnstored(header.session, 'plant a stored header over');
   await flush();
   if (findLog(host.storeDir, header.session) === undefined) {
-    const live = host.ctx.agents.list().some((agent) => String(agent.session.header.id)
-      === header.session);
-    // DSH writes a session's log lazily, with its first event (dsh-session-persistence-jsonl,
-    // appendBatch -> materialize): a live session that has recorded nothing has no stored
-    // header at all, and a restart forgets it, so there is no stored depth to plant over.
-    // That is a state DSH cannot express, not a refusal (docs/driver-api.md#unsupported-operations).
-    if (live) {
-      throw new TckError(Code.UNSUPPORTED_OPERATION, `DSH has not stored session `
-        + `${JSON.stringify(header.session)} yet (its log is written with the session's first `
-        + 'event): there is no stored header to plant over until it has run', {
-        session: header.session });
-    }
     throw new TckError(Code.UNKNOWN_SESSION, `DSH's session store (JSONL) holds no session `
       + `${JSON.stringify(header.session)}: a header can be planted only over a stored session`,
     { session: header.session });
