@@ -1,41 +1,26 @@
-"""Which way a control failed, read from a failing assertion (docs/matrix.md).
+"""Which way a control failed, read from a failing assertion
+(docs/matrix.md#which-way-a-control-failed).
 
-A failure is **open** when the child (or the request, or the scope the assertion watched) got
-more than the rule allows: a tool past its filter, a depth past its cap, a start its provider
-or policy must refuse, a raw placeholder, another agent's persona. It is **closed** when it
-got less, or when a valid request was refused: nothing beyond what was allowed reached it.
-An error of the target (it crashed, hung or broke the protocol) judged no control and has no
-direction.
+**Open**: the child (or the request, or the scope the assertion watched) got more than the rule
+allows: a tool past its filter, a depth past its cap, a start its provider or policy must
+refuse, a raw placeholder, another agent's persona. **Closed**: it got less, or a valid request
+was refused: nothing beyond what was allowed reached it. The first step that decides is the
+answer (:class:`Reading` keeps which, as ``basis``):
 
-The direction comes from the assertion's own expected and observed values; the steps below
-are tried in order and the first that decides is the answer (its ``basis`` says which):
-
-1. **Refusals.** An expected value that names an error code of the driver protocol
-   (``"INVALID_DEPTH"``, ``["INVALID_DEPTH", "INVALID_REQUEST"]``, ``"an UNKNOWN_TOOL error"``)
-   or a tool result with ``isError: true`` asks for a refusal; an observed error body
-   (``{code, message}``) or errored tool result (at the top or one level down) is one.
-   Accepted where a refusal was due: open. Refused where it was not, or refused with another
-   code than the one due: closed.
-2. **What each side holds.** Both values are read as sets of facts: the items of a list
-   (a list of ``[name, ...]`` entries, like a view or a prompt's sections, is read as a
-   mapping from each name to the rest), the keys of a mapping with their values, the words of
-   a text. Empty texts, ``false``, ``null`` and empty collections hold nothing. A fact the
-   observed value holds that the expected one does not is open; else a fact it lacks is
-   closed. Numbers compare by size: one that counts what happened (requests, calls) is open
-   when it is higher than expected.
-3. **Hints**, only where the values cannot tell which way is more:
-
-   - a number in a failure of the depth family (``DE``) or under a key that names a depth is
-     a depth: lower than expected is open (the child sits shallower than it is, so a cap lets
-     it go deeper);
-   - the checks that judge guidance text, never a grant (``HINTS`` below), are closed: too
-     much or too little guidance gives the child nothing (docs/rules.md#ST-03,
-     docs/rules.md#ST-08: the guard, not the notice, holds the cap).
-4. **Nothing more.** The same facts in another order or form: closed (nothing beyond what was
-   allowed reached the child).
-
-:func:`classify` is the one place this is decided; the matrix (``docs/matrix.md``) counts the
-open cells apart.
+1. an error of the target (it crashed, hung or broke the protocol) judged no control: none;
+2. the checks in ``HINTS`` judge guidance text, whose values only say that a text differs:
+   closed (too much or too little guidance gives the child nothing);
+3. refusals: an expected value naming an error code of the driver protocol, or a tool result
+   with ``isError: true``, asks for one; an observed error body or errored tool result (at the
+   top or one mapping down) is one. Accepted where a refusal was due: open; refused otherwise
+   (another code, or where none was due): closed;
+4. what each side holds (items of lists, ``[name, ...]`` entries as a mapping, keys of
+   mappings, words of texts, true flags; empty texts, false, null and empty collections hold
+   nothing): a fact only the observed value holds is open, else one it lacks is closed;
+5. numbers: in the depth family (docs/rules.md#family-de) and under a key naming a depth, a
+   number is a depth and lower is open (a child recorded shallower may delegate past its cap);
+   every other number counts what happened, and higher is open;
+6. otherwise the same facts in another order or form: closed.
 """
 
 from __future__ import annotations
@@ -50,7 +35,7 @@ from subagent_tck.spec import ErrorCode
 
 #: An error code of the driver protocol, as a word inside an expected text.
 _CODES = frozenset(code.value for code in ErrorCode)
-_CODE_WORD = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_CODE_WORD = re.compile(r"\b[A-Z][A-Z0-9_]*\b")
 #: A key whose number is a delegation depth (``childDepth``, ``depth``, ``delegationDepth``).
 _DEPTH_KEY = re.compile(r"depth", re.IGNORECASE)
 #: The family whose bare numbers are depths (docs/rules.md#family-de).
@@ -65,7 +50,7 @@ class Direction(str, Enum):
 
 
 #: Checks whose values cannot tell which way is more, with the direction they always fail in
-#: and why (step 3). A test holds every name here to a registered check.
+#: and why (step 2). A test holds every name here to a registered check.
 HINTS: dict[str, tuple[Direction, str]] = {
     "subagent-tool-wording": (
         Direction.CLOSED, "the tool's wording is guidance: it grants the child nothing "
@@ -100,9 +85,10 @@ def classify(rule: str, check: str, expected: Any, observed: Any,
     if due and not refused:
         return Reading(Direction.OPEN, "values: accepted where a refusal was due")
     if due:
-        return Reading(Direction.CLOSED, "values: refused, though not in the way due")
+        return Reading(Direction.CLOSED, "values: refused as due, but not in the way due")
     if refused and not _refusal(expected):
-        return Reading(Direction.CLOSED, "values: refused where it should have been accepted")
+        return Reading(Direction.CLOSED, "values: refused, where the expected value is no "
+                       "such refusal: nothing was let through")
     depth = rule.split("-")[0] == DEPTH_FAMILY
     more, less = _compare(_facts(expected), _facts(observed), depth)
     if more:
