@@ -239,13 +239,20 @@ def browser(javascript: bool = True) -> Iterator[Any]:
             context.close()
 
 
-def screenshot(site_dir: Path, output: Path) -> None:
-    """The matrix's first screen, opened from disk, as a PNG."""
-    with browser() as context:
-        page = context.new_page()
+def screenshot(site_dir: Path, output: Path, context: Any = None) -> None:
+    """The matrix's first screen, opened from disk, as a PNG (in ``context``, a browser of
+    :func:`browser`, or one of its own)."""
+    if context is None:
+        with browser() as own:
+            screenshot(site_dir, output, own)
+        return
+    page = context.new_page()
+    try:
         page.goto((site_dir / "index.html").resolve().as_uri())
         page.wait_for_selector("#filters:not([hidden])")
         page.screenshot(path=str(output))
+    finally:
+        page.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from subagent_tck.spec import CATALOGUE, ErrorCode, TckError, catalogue_hash
+from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, catalogue_hash
 
-from ..core.certificate import kit_version
+from ..core.certificate import kit_version, replay_command
 from ..core.fail_direction import Direction, classify, worst
-from .matrix_read import ReadRule, Source
+from .matrix_read import ReadCertificate, ReadRule, Source
 
 SCHEMA_VERSION = "1"
 REGENERATE = ("python -m subagent_tck.conformance.report.matrix_model > "
@@ -204,7 +204,18 @@ def _reason(rule: ReadRule) -> str:
     return "; ".join(f"{', '.join(who)}: {why}" for why, who in grouped.items())
 
 
-def _cell(column: str, rule: ReadRule | None, rule_id: str) -> Cell:
+def _replay(cert: ReadCertificate, rule: ReadRule) -> str | None:
+    """The certificate's replay of ``rule``, or the kit's command for it (a baselined failure
+    has none in its certificate: the replay shows it failing, without the baseline)."""
+    if rule.replay or rule.outcome not in (*FAILING, "error", "unexpected-pass"):
+        return rule.replay
+    if cert.seed is None or cert.edition not in {e.value for e in Edition}:
+        return None
+    return replay_command(cert.target.spec, rule.id, cert.seed, Edition(cert.edition),
+                          cert.profile or "ci", cert.selected_providers)
+
+
+def _cell(column: str, cert: ReadCertificate, rule: ReadRule | None, rule_id: str) -> Cell:
     href = f"targets/{column}.html#{rule_id.lower()}"
     if rule is None:
         return Cell(column=column, outcome=ABSENT, href=href)
@@ -219,7 +230,7 @@ def _cell(column: str, rule: ReadRule | None, rule_id: str) -> Cell:
         assertions=assertions[:SHOWN_ASSERTIONS], assertions_total=len(assertions),
         open_assertions=directions.count(Direction.OPEN),
         closed_assertions=directions.count(Direction.CLOSED),
-        replay=rule.replay, href=href)
+        replay=_replay(cert, rule), href=href)
 
 
 def _column_ids(sources: Sequence[Source]) -> list[str]:
@@ -259,7 +270,8 @@ def build(sources: Sequence[Source], rules_href: str = "../rules.md") -> Matrix:
             edition=(known.edition.value if known and known.edition else
                      None if known else read.edition),
             href=f"{rules_href}#{rule_id.lower()}",
-            cells=[_cell(cid, rules.get(rule_id), rule_id) for cid, rules in by_column.items()]))
+            cells=[_cell(cid, source.certificate, by_column[cid].get(rule_id), rule_id)
+                   for cid, source in order]))
     columns = [_column(cid, source, rows) for cid, source in order]
     return Matrix(kit_version=kit_version(), catalogue_hash=catalogue_hash(),
                   rules_href=rules_href, columns=columns, rows=rows,

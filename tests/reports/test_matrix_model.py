@@ -90,6 +90,12 @@ def test_cells_say_the_certificates_outcomes_and_the_failing_cells_their_directi
     assert cells["TF-01"].assertions[0].replay == "subagent-tck certify --target x --rule TF-01"
     assert cells["TF-01"].replay == rule(red, "TF-01")["replay"]
     assert all(c.direction is None for r, c in cells.items() if r not in ("TF-01", "TF-09"))
+    # a baselined failure's certificate has no replay: the kit's command is made for it
+    rule(red, "TF-09")["replay"] = None
+    (row,) = [r for r in build([read_certificate(write(tmp_path / "b.json", red))]).rows
+              if r.rule == "TF-09"]
+    assert row.cells[0].replay == (f"subagent-tck certify --target cmd:red --rule TF-09 "
+                                   f"--seed {red['seed']}")
     column = matrix.columns[0]
     assert (column.fail_open, column.fail_closed) == (1, 1)
     assert column.passed == sum(r["outcome"] == "pass" for r in red["rules"])
