@@ -53,6 +53,10 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-component-update", "--disable-sync")
 VIEWPORT = {"width": 1400, "height": 900}
 SEED = 0
+#: A runtime that runs an agent per check takes minutes (docs/opencode.md: 222 to 290 s alone);
+#: on a loaded machine the default 600 s deadline cut opencode's run at 24 of 45 checks, which
+#: would store a certificate of errors
+SLOW = ("--deadline", "1800")
 
 
 def _dsh_commands() -> ModuleType:
@@ -87,11 +91,11 @@ def sources() -> list[Source]:
         Source("dsh-preset-composition", tuple(dsh.PRESETS_COMMAND), "adapters/dsh"),
         Source("claude-code", ("certify", "--target", "cmd:python adapters/claude-code/server.py",
                                "--edition", "preset-composition", "--timeout", "180",
-                               "--baseline", "adapters/claude-code/baseline.toml"),
-               "adapters/claude-code"),
+                               "--baseline", "adapters/claude-code/baseline.toml",
+                               *SLOW), "adapters/claude-code"),
         Source("opencode", ("certify", "--target", "cmd:python adapters/opencode/server.py",
                             "--edition", "preset-composition", "--timeout", "180",
-                            "--baseline", "adapters/opencode/baseline.toml"),
+                            "--baseline", "adapters/opencode/baseline.toml", *SLOW),
                "adapters/opencode"),
     ]
 
@@ -186,6 +190,11 @@ def refresh(names: list[str]) -> int:
             if document is None:
                 print(f"{source.name}: no certificate after {seconds:.0f} s: run `subagent-tck "
                       f"{' '.join(source.args)}` by hand to see why; the stored one is kept")
+                failed += 1
+                continue
+            if document.get("stopped_early"):
+                print(f"{source.name}: stopped early ({document['stopped_early']}): not stored, "
+                      "the stored one is kept; run it again on a quieter machine")
                 failed += 1
                 continue
             shutil.copyfile(output, CERTIFICATES / f"{source.name}.json")

@@ -5,8 +5,11 @@ implementation, version, catalogue or outcome is what another run would have wri
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).parents[2]
@@ -46,3 +49,14 @@ def failing(document: dict[str, Any], rule_id: str, expected: Any, observed: Any
 def write(path: Path, document: dict[str, Any]) -> Path:
     path.write_text(json.dumps(document, indent=2), encoding="utf-8")  # a lone surrogate too
     return path
+
+
+def make_matrix() -> ModuleType:
+    """tools/make_matrix.py, the command that makes docs/matrix/ (and launches the browser)."""
+    spec = importlib.util.spec_from_file_location("make_matrix", ROOT / "tools" /
+                                                  "make_matrix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module

@@ -5,13 +5,10 @@ disk (file://). Slow (a browser): tests/conftest.py runs it once."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import struct
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -20,23 +17,11 @@ from subagent_tck.conformance.report.matrix_model import build
 from subagent_tck.conformance.report.matrix_read import read_certificate
 from subagent_tck.conformance.report.matrix_site import write_site
 
-from .matrix_certificates import ROOT, STORED, certificate, write
+from .matrix_certificates import STORED, certificate, make_matrix, write
 
 SCRIPTED = ('<script>window.__pwned = 1; alert(1)</script>'
             '<img src="x" onerror="window.__pwned = 2; alert(2)">')
-
-
-def _make_matrix() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_matrix", ROOT / "tools" /
-                                                  "make_matrix.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _make_matrix()
+MAKE = make_matrix()
 
 
 @pytest.fixture(scope="module")

@@ -3,27 +3,13 @@ it is stale. Cheap: it reads the certificates and renders, no runtime runs."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).parents[2]
+from .matrix_certificates import make_matrix
 
-
-def _make_matrix() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_matrix", ROOT / "tools" /
-                                                  "make_matrix.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _make_matrix()
+MAKE = make_matrix()
 
 
 def test_docs_matrix_is_fresh_against_its_stored_certificates() -> None:
