@@ -17,7 +17,7 @@ from subagent_tck.conformance.report.matrix_model import build
 from subagent_tck.conformance.report.matrix_read import read_certificate
 from subagent_tck.conformance.report.matrix_site import write_site
 
-from .matrix_certificates import STORED, certificate, make_matrix, write
+from .matrix_certificates import STORED, certificate, failing, make_matrix, write
 
 SCRIPTED = ('<script>window.__pwned = 1; alert(1)</script>'
             '<img src="x" onerror="window.__pwned = 2; alert(2)">')
@@ -28,7 +28,13 @@ MAKE = make_matrix()
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     folder = tmp_path_factory.mktemp("matrix")
     hostile = write(folder / "hostile.json", certificate(SCRIPTED, "6.6.6"))
-    sources = [read_certificate(p) for p in [*sorted(STORED.glob("*.json")), hostile]]
+    # one runtime at two versions, the older under an older catalogue without ST-09
+    old = certificate("trendy", "1.9", catalogue_hash="0" * 64)
+    old["rules"] = [r for r in old["rules"] if r["id"] != "ST-09"]
+    new = failing(certificate("trendy", "1.10"), "TF-01", [["a", "global"]],
+                  [["a", "global"], ["b", "global"]])
+    trend = [write(folder / f"trendy-{i}.json", d) for i, d in enumerate((old, new))]
+    sources = [read_certificate(p) for p in [*sorted(STORED.glob("*.json")), hostile, *trend]]
     out = folder / "site"
     write_site(build(sources), out)
     return out, json.loads((out / "matrix.json").read_text(encoding="utf-8"))
@@ -153,6 +159,21 @@ def test_script_in_a_target_name_renders_as_text(page: Any, site: tuple[Path, An
     open_index(page, folder)
     assert SCRIPTED in page.inner_text("table.summary")
     assert page.dialogs == [] and page.errors == []
+
+
+def test_the_trend_marks_the_catalogue_change_and_tells_a_new_rule_from_a_regression(
+        page: Any, site: tuple[Path, Any]) -> None:
+    folder, matrix = site
+    (line,) = [line for line in matrix["lines"] if line["points"]]
+    page.goto((folder / "trend.html").as_uri())
+    section = page.locator(f"section#{line['id']}")
+    assert section.locator("table.points thead th").all_inner_texts()[1:] == ["1.9", "1.10"]
+    assert section.locator("svg.chart line.catalogue-change").count() == 1
+    kinds = dict(zip(section.locator("table.changes td:nth-child(1)").all_inner_texts(),
+                     section.locator("table.changes td:nth-child(5)").all_inner_texts(),
+                     strict=True))
+    assert kinds == {"TF-01": "catalogue-changed", "ST-09": "new-rule"}
+    assert "new: ST-09" in section.locator("table.points").inner_text()
 
 
 def test_the_table_is_read_whole_with_javascript_off(browser: Any,
