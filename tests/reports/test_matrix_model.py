@@ -198,3 +198,21 @@ def test_a_rebuild_removes_the_pages_of_certificates_no_longer_given(tmp_path: P
         "one-1.0.0-preset-composition.html"]
     assert sorted(p.name for p in (out / "badges").iterdir()) == [
         "one-preset-composition.svg"]
+
+
+def test_a_rule_gone_from_a_newer_catalogue_and_a_changed_direction_are_told_apart(
+        tmp_path: Path) -> None:
+    old = failing(certificate(version="1"), "TF-01", [["a", "global"]], [])  # closed
+    new = failing(certificate(version="2", catalogue_hash="f" * 64), "TF-01",
+                  [["a", "global"]], [["a", "global"], ["b", "global"]])  # open
+    new["rules"] = [r for r in new["rules"] if r["id"] != "PE-01"]
+    new["seed"] = None  # an older kit's certificate may lack it: no replay is made up
+    rule(new, "TF-01")["replay"] = None
+    matrix = build([read_certificate(write(tmp_path / f"{i}.json", d))
+                    for i, d in enumerate((old, new))])
+    kinds = {c.rule: (c.kind, c.before, c.after) for c in matrix.lines[0].changes}
+    assert kinds["TF-01"] == ("changed", "fail (closed)", "fail (open)")
+    assert kinds["PE-01"] == ("gone", "pass", "absent")
+    assert matrix.lines[0].points[1].gone_rules == ["PE-01"]
+    (row,) = [r for r in matrix.rows if r.rule == "TF-01"]
+    assert row.cells[1].replay is None

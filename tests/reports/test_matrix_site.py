@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from subagent_tck.conformance.report.matrix_badge import GREEN, GREY, RED, YELLOW, badge, text_width
 from subagent_tck.conformance.report.matrix_model import Matrix, build
 from subagent_tck.conformance.report.matrix_read import read_certificate
 from subagent_tck.conformance.report.matrix_site import pages
@@ -160,3 +161,14 @@ def test_the_site_links_only_within_itself_and_to_the_rules(
                 target = (Path("/site") / name).parent / path
                 assert target.resolve().relative_to("/site").as_posix() in files, (name, link)
     assert matrix.rules_href == "../rules.md"
+
+
+@pytest.mark.parametrize(("verdict", "fail_open", "colour"), [
+    ("CERTIFIED", 0, GREEN), ("CERTIFIED", 2, YELLOW), ("FAILED", 0, RED),
+    ("NOT-RUN", 0, GREY), ("PASSED", 1, GREY)])
+def test_a_badge_is_green_only_when_certified_with_nothing_failing_open(
+        verdict: str, fail_open: int, colour: str) -> None:
+    drawn = badge("request-controls", verdict, 12, fail_open, "8944f6d616d41a87")
+    assert drawn.colour == colour
+    assert drawn.message == f"{verdict} | 12 passed | {fail_open} fail-open | catalogue 8944f6d6"
+    assert drawn.width == round(drawn.label_box + drawn.message_box, 1) > text_width(verdict)
