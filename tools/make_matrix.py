@@ -18,7 +18,9 @@ same every time, so ``tests/reports/test_matrix_docs.py`` fails when it is stale
 runs each target of ``SOURCES`` at seed 0 with its baseline (the commands of docs/dsh.md,
 docs/claude-code.md and docs/opencode.md) and stores what it certified, red or green: the matrix
 reports, it never hides a red column. A runtime that cannot run here (its npm packages not
-installed, no network to install them) is named and left as it was stored.
+installed, no network to install them) is named and left as it was stored, and so is one whose
+run stopped early or had errors (a crash or a timeout: on a loaded machine opencode's starts
+timed out at 30 s): those are no result to publish.
 """
 
 from __future__ import annotations
@@ -192,9 +194,12 @@ def refresh(names: list[str]) -> int:
                       f"{' '.join(source.args)}` by hand to see why; the stored one is kept")
                 failed += 1
                 continue
-            if document.get("stopped_early"):
-                print(f"{source.name}: stopped early ({document['stopped_early']}): not stored, "
-                      "the stored one is kept; run it again on a quieter machine")
+            errors = [r["id"] for r in document["rules"] if r.get("outcome") == "error"]
+            if document.get("stopped_early") or errors:
+                why = document.get("stopped_early") or f"{', '.join(errors)} errored"
+                print(f"{source.name}: {why} after {seconds:.0f} s: not stored (an error is a "
+                      "crash or a timeout, which a loaded machine gives a slow runtime), the "
+                      f"stored one is kept; run `--refresh {source.name}` again")
                 failed += 1
                 continue
             shutil.copyfile(output, CERTIFICATES / f"{source.name}.json")
