@@ -15,8 +15,8 @@ Run from the repository root::
 The certificates live in ``docs/matrix/certificates/`` (one JSON file each, as ``certify
 --format json`` wrote it); the site beside them is rebuilt from them alone and byte for byte the
 same every time, so ``tests/reports/test_matrix_docs.py`` fails when it is stale. ``--refresh``
-runs each target of ``SOURCES`` at seed 0 with its baseline (the commands of docs/dsh.md,
-docs/claude-code.md and docs/opencode.md) and stores what it certified, red or green: the matrix
+runs each target of ``sources()`` at seed 0 with its baseline (the commands of docs/dsh.md,
+docs/claude-code.md and docs/opencode.md) and stores what it certified, passed or failed: the matrix
 reports, it never hides a red column. A runtime that cannot run here (its npm packages not
 installed, no network to install them) is named and left as it was stored, and so is one whose
 run stopped early or had errors (a crash or a timeout: on a loaded machine opencode's starts
