@@ -65,6 +65,10 @@ ROOMS: dict[str, str] = {
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",
+    "planning": "engine",
+    "scheduling": "engine",
+    "verdicts": "engine",
+    "events": "engine",
     "checks": "engine",
     "seed": "engine",
     "profiles": "engine",

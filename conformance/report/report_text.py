@@ -35,7 +35,7 @@ from ..core.certificate import (
 from ..core.exitcode import ExitCode, for_certificate
 from ..core.outcome import Failure, Outcome
 from ..core.untrusted import for_rich_markup, for_terminal
-from ..engine.runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
+from ..engine.events import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
 from ..engine.seed import run_replay
 from .report_failure import failure_lines, traceback_lines
 
