@@ -38,6 +38,7 @@ from subagent_tck.spec import (
 
 from ..core.baseline import Baseline
 from ..core.certificate import Certificate, CheckRun, Evidence, RunFacts, RunStatus, assemble
+from ..core.drawn import Drawing, DrawnRun
 from ..core.gateway import Gateway
 from ..core.outcome import Failure, Outcome
 from ..core.promises_file import PromisesFile
@@ -481,8 +482,10 @@ def _describe(exc: BaseException) -> str:
 
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
-             titles: Mapping[str, str], probed: _Probed,
+             titles: Mapping[str, str], probed: _Probed, drawn: dict[tuple[str, str], Drawing],
              ) -> tuple[dict[str, Evidence], RunStatus, str | None]:
+    """Run one planned check; what it drew of its partitions joins ``drawn`` (nothing, when it
+    overran: its context is abandoned)."""
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
@@ -505,7 +508,9 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
         results = {rule: Evidence(Outcome.ERROR, "", [_error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             titles[rule], trace)]) for rule in planned.rules}
+        drawn.update(ctx.drawn)
         return results, RunStatus.CRASHED, ctx.note
+    drawn.update(ctx.drawn)
     return (*_judge_run(planned, ctx, titles), ctx.note)
 
 
@@ -633,6 +638,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
 
     runs: list[CheckRun] = []
     spans: list[CheckSpan] = []  # --timings: each check run's wall time
+    drawn_runs: list[DrawnRun] = []  # what each run drew of its partitions
     #: the cells the checks decide (not the not-applicable and deselected ones)
     undecided = {key for key, evidence in table.items() if not evidence}
     deadline_at = start + config.deadline
@@ -646,6 +652,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 handler(CheckStarted(index, len(planned), item))
             began = time.monotonic()
             remaining = deadline_at - began
+            drawn: dict[tuple[str, str], Drawing] = {}
             if remaining <= 0:
                 message = f"{expired} before check {item.check.name} could run"
                 results, status, note = _all_errors(item, message, titles), RunStatus.DEADLINE, None
@@ -658,7 +665,8 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 given = (checked if watch is None
                          else own_tools.hiding(watch.bound(target, index), own))
                 results, status, note = _run_one(worker, item, given, info, edition, profile,
-                                                 config.seed, budget, reason, titles, probed)
+                                                 config.seed, budget, reason, titles, probed,
+                                                 drawn)
                 if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = _Worker()
@@ -683,6 +691,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 table[rule_id, key].append(evidence)
         runs.append(CheckRun(check=item.check.name, provider=key, rules=list(item.rules),
                              status=status, duration=round(duration, 4), note=note))
+        drawn_runs.append(DrawnRun(item.check.name, key, item.rules, drawn))
         spans.append(CheckSpan(item.check.name, key, duration, item.check.supplementary))
         for handler in handlers:
             handler(CheckFinished(
@@ -704,6 +713,9 @@ def certify(target: Target, config: RunConfig | None = None, *,
         interrupted=interrupted, stopped_early=stopped_early, target_tools=own,
         portable_variables=probed.portable_variables,
         timings=watch.timings(spans) if watch is not None else None,
+        partitions={c.name: tuple(p.declared() for p in c.partitions)
+                    for c in suite.checks.values() if c.partitions},
+        drawn=tuple(drawn_runs),
     )
     promised = None
     if config.promises is not None and not interrupted:
