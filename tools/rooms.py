@@ -62,6 +62,7 @@ ROOMS: dict[str, str] = {
     "promises.schema.json": "core",
     "promises_report": "core",
     "unsupported": "core",
+    "drawn": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",
@@ -77,6 +78,8 @@ ROOMS: dict[str, str] = {
     "faults": "engine",
     "timings": "engine",
     "variable_names": "engine",
+    "partitions": "engine",
+    "for_all": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",
     "report_json": "report",
