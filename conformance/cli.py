@@ -93,7 +93,12 @@ def _explain(args: argparse.Namespace) -> int:
         message = (exc.message.replace(said, said + suggestion, 1) if said in exc.message
                    else exc.message + suggestion)
         raise TckError(exc.code, message) from None
-    sys.stdout.write(render_rule(rule, args.format))
+    from .engine.checks import load_checks
+    from .engine.partitions import explained
+
+    declared = [(c.name, p) for c in load_checks().values() for p in c.partitions
+                if p.rule == rule.id]
+    sys.stdout.write(explained(render_rule(rule, args.format), args.format, declared))
     return ExitCode.CERTIFIED
 
 
@@ -366,7 +371,8 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
     rules.add_argument("--format", choices=RULE_FORMATS, default="text")
     rules.set_defaults(run=_rules)
 
-    explain = sub.add_parser("explain", help="one rule, with its examples")
+    explain = sub.add_parser("explain", help="one rule, with its examples and the partitions "
+                             "of its domain the checks draw")
     explain.add_argument("rule_id", metavar="RULE-ID", help="e.g. TF-01")
     explain.add_argument("--format", choices=RULE_FORMATS, default="text")
     explain.set_defaults(run=_explain)
