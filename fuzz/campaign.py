@@ -21,26 +21,24 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
-from hypothesis.stateful import run_state_machine_as_test
 from pydantic import BaseModel, Field
 
+from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
+from .database import DEFAULT_DATABASE, open_database
 from .lockstep import Setup
-from .machine import BURST, FuzzMachine, machine_for
+from .machine import BURST, FuzzMachine, machine_for, state_machine_test
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared
 from .shrink import shrink
 from .step import Divergence, Finding, Step
 
-DEFAULT_DATABASE = os.path.join(".subagent-tck", "fuzz-db")
 DEFAULT_OUTPUT = os.path.join(".subagent-tck", "fuzz")
-#: Part of every database key: bump when the machine's rules change meaning.
-MACHINE_VERSION = "1"
 
 Progress = Callable[[str], None]
 
@@ -97,6 +95,8 @@ class CampaignResult(BaseModel):
     #: for a flaky example: the rules its first run's divergence named (only they are left
     #: undecided; empty when the first run showed no divergence to name them)
     unsettled: list[str] = Field(default_factory=list)
+    #: HypoFuzz's worker processes on this machine (None: the in-process engine)
+    workers: int | None = None
 
     @property
     def diverged(self) -> bool:
@@ -106,7 +106,8 @@ class CampaignResult(BaseModel):
         """A readable account: numbered steps, expected and observed, rules, replay command."""
         if self.finding is None:
             head = "no divergence" if self.error is None else f"error: {self.error}"
-            return (f"{head}: {self.examples} examples, {self.steps} steps in "
+            engine = "" if self.workers is None else f" by {self.workers} HypoFuzz worker(s)"
+            return (f"{head}: {self.examples} examples, {self.steps} steps{engine} in "
                     f"{self.seconds:.1f}s ({self.steps_per_second:.0f} steps/s), "
                     f"{len(self.rules_exercised)} rules exercised")
         f = self.finding
@@ -115,7 +116,9 @@ class CampaignResult(BaseModel):
             f"DIVERGENCE from the spec oracle: {titles[0] if titles else 'no rule (a crash)'}"
             + (f" (the observation also belongs to {', '.join(f.rules[1:])})"
                if len(f.rules) > 1 else ""),
-            f"target {self.target}, seed {self.seed}; a deployment in edition "
+            f"target {self.target}, "
+            + (f"seed {self.seed}" if self.workers is None else "found by HypoFuzz")
+            + "; a deployment in edition "
             f"{self.edition.value if self.edition else '?'}, mode "
             f"{self.mode.value if self.mode else '?'}, global tools {self.tools}; shrunk to "
             f"{len(self.counterexample)} steps:",
@@ -147,43 +150,6 @@ def words_of(setup: Setup, steps: Sequence[Step]) -> list[str]:
 def _short(value: Any, limit: int = 600) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class _KeyedDatabase(ExampleDatabase):
-    """Prefixes every key with the target's identity, so targets sharing a directory keep
-    their own findings (and a conforming target never deletes another's)."""
-
-    def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
-        super().__init__()
-        self.inner = inner
-        self.prefix = prefix
-
-    def save(self, key: bytes, value: bytes) -> None:
-        self.inner.save(self.prefix + key, value)
-
-    def fetch(self, key: bytes) -> Any:
-        return self.inner.fetch(self.prefix + key)
-
-    def delete(self, key: bytes, value: bytes) -> None:
-        self.inner.delete(self.prefix + key, value)
-
-    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
-        self.inner.move(self.prefix + src, self.prefix + dest, value)
-
-
-def open_database(
-    database: str | os.PathLike[str] | ExampleDatabase | None, target_id: str
-) -> ExampleDatabase | None:
-    """The example database for ``target_id``: a directory path or a Hypothesis database
-    (for example a :class:`~hypothesis.database.MultiplexedDatabase`); None: no database."""
-    if database is None:
-        return None
-    inner = (
-        database if isinstance(database, ExampleDatabase)
-        else DirectoryBasedExampleDatabase(os.fspath(database))
-    )
-    prefix = f"subagent-tck-fuzz/{MACHINE_VERSION}/{target_id}/".encode()
-    return _KeyedDatabase(inner, prefix)
 
 
 def _kit_version() -> str:
@@ -262,20 +228,15 @@ def run_campaign(
         # to stop, between rounds)
         count = max(1, min(3 * 2 ** min(round_number, 5), limit - stats.examples))
         try:
-            _run_round(machine, seed * 1_000_003 + round_number, count,
+            run_round(machine, seed * 1_000_003 + round_number, count,
                        chosen.steps_per_example, database)
         except Divergence as divergence:
-            found_at = time.perf_counter() - started
-            say(f"fuzz: divergence after {found_at:.1f}s ({divergence.finding.rule or 'crash'}, "
-                f"{len(divergence.steps)} steps); shrinking for up to "
-                f"{chosen.shrink_seconds:.0f}s")
-            shrunk, runs = shrink(target, divergence, seconds=chosen.shrink_seconds, info=info)
-            say(f"fuzz: shrunk to {len(shrunk.steps)} steps in {runs} replays")
-            _found(result, target, shrunk, output_dir, name)
+            say(f"fuzz: divergence after {time.perf_counter() - started:.1f}s")
+            settle(result, target, divergence, chosen.shrink_seconds, output_dir, name, info,
+                   say)
             break
         except Flaky as exc:
-            result.error = f"the target answered the same steps differently ({_first_run(exc)})"
-            result.unsettled = _flaky_rules(exc)
+            flaky(result, exc)
             break
         except Unsatisfiable:
             # every example of the round met an operation the target cannot express
@@ -298,13 +259,30 @@ def run_campaign(
     return result
 
 
-def _run_round(
+def settle(
+    result: CampaignResult, target: Target, divergence: Divergence, shrink_seconds: float,
+    output_dir: str | os.PathLike[str] | None, name: str, info: TargetInfo | None,
+    say: Progress,
+) -> None:
+    """Shrink a divergence, check that its steps alone show it again, save its replay file."""
+    say(f"fuzz: divergence ({divergence.finding.rule or 'crash'}, {len(divergence.steps)} "
+        f"steps); shrinking for up to {shrink_seconds:.0f}s")
+    shrunk, runs = shrink(target, divergence, seconds=shrink_seconds, info=info)
+    say(f"fuzz: shrunk to {len(shrunk.steps)} steps in {runs} replays")
+    _found(result, target, shrunk, output_dir, name)
+
+
+def flaky(result: CampaignResult, exc: Flaky) -> None:
+    """Record an example whose divergence did not recur."""
+    result.error = f"the target answered the same steps differently ({_first_run(exc)})"
+    result.unsettled = _flaky_rules(exc)
+
+
+def run_round(
     machine: type[FuzzMachine], round_seed: int, examples: int, steps: int,
     database: ExampleDatabase | None,
+    phases: Sequence[Phase] = (Phase.explicit, Phase.reuse, Phase.generate),
 ) -> None:
-    class Round(machine):  # type: ignore[valid-type, misc]
-        pass
-
     options = settings(
         max_examples=examples,
         stateful_step_count=max(1, steps // BURST),  # steps counts operations
@@ -315,9 +293,13 @@ def _run_round(
         report_multiple_bugs=False,
         print_blob=False,
         # no Hypothesis shrinking: the campaign shrinks the decoded steps (see .shrink)
-        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        phases=list(phases),
     )
-    run_state_machine_as_test(seed(round_seed)(Round), settings=options)
+    # the machine's own test (not a subclass): its database key is the one HypoFuzz's
+    # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
+    test = state_machine_test(machine, options)
+    test._hypothesis_internal_use_seed = round_seed  # type: ignore[attr-defined]
+    test()
 
 
 def _found(
