@@ -307,7 +307,7 @@ def _found(
     output_dir: str | os.PathLike[str] | None, target_name: str,
 ) -> None:
     """Record the divergence, check that its steps alone show it again, save the replay."""
-    again, _ = replay_steps(target, _replay_file(divergence, target_name, result.seed))
+    again, _ = replay_steps(target, replay_file(divergence, target_name, result.seed))
     if again is None or again.finding != divergence.finding:
         result.error = ("the target is not deterministic: replaying the counterexample showed "
                         + ("no divergence" if again is None else "another divergence"))
@@ -319,12 +319,13 @@ def _found(
         result.words = words_of(setup, divergence.steps)
     if output_dir is None:
         return
-    replay = _replay_file(divergence, target_name, result.seed)
+    replay = replay_file(divergence, target_name, result.seed)
     path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
     result.replay_path = str(replay.save(path))
 
 
-def _replay_file(divergence: Divergence, target_name: str, seed: int | None) -> ReplayFile:
+def replay_file(divergence: Divergence, target_name: str, seed: int | None) -> ReplayFile:
+    """A divergence as a replay file (:mod:`.replay`): its set-up, steps and finding."""
     setup = divergence.setup or Setup()
     return ReplayFile(
         kit=_kit_version(), target=target_name, edition=setup.edition, mode=setup.mode,

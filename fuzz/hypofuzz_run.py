@@ -33,20 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
-from hypothesis import Phase
-from hypothesis.database import ExampleDatabase, InMemoryExampleDatabase
-from hypothesis.errors import Flaky
 
 from subagent_tck.conformance.transports.launcher import AdapterProcess
 from subagent_tck.conformance.transports.processes import running
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
 from . import hypofuzz_hub
-from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult, Progress, flaky, run_round, settle
+from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult, Progress, settle
 from .database import DatabaseGone, KeyedDatabase, guarded, key_prefix, parse_database
-from .machine import database_key, machine_for
+from .replay import ReplayFile, replay_steps
 from .rulemap import rules_compared
-from .step import Divergence
 
 #: Seconds between two looks at the workers' reports.
 POLL = 0.25
@@ -127,15 +123,19 @@ class _Watch:
         return time.monotonic() - self.began
 
     def poll_database(self) -> None:
-        """Copy every failing example saved under the workers' keys (HypoFuzz saves a failure
-        under the key, and under ``.secondary`` before it shrinks it)."""
+        """Copy every divergence a worker saved under the campaign's key (its steps, as a
+        replay file's JSON), whichever machine it runs on."""
         self._polled = time.monotonic()
-        for key in {bytes.fromhex(r.key) for r in self.reports if r.key}:
-            for name in (key, key + b".secondary"):
-                values = guarded(lambda n=name: list(self.shared.fetch(n)),  # type: ignore[misc]
-                                 self.database_text)
-                if values:
-                    self.found.setdefault(key, set()).update(values)
+        keys = {bytes.fromhex(r.key) for r in self.reports if r.key}
+        if not keys:  # no worker has said its key yet: is the database still there?
+            guarded(lambda: list(self.shared.fetch(hypofuzz_hub.DIVERGENCE_SUFFIX)),
+                    self.database_text)
+        for key in keys:
+            name = key + hypofuzz_hub.DIVERGENCE_SUFFIX
+            values = guarded(lambda n=name: list(self.shared.fetch(n)),  # type: ignore[misc]
+                             self.database_text)
+            if values:
+                self.found.setdefault(key, set()).update(values)
 
     def done(self, hub: AdapterProcess) -> bool:
         """One look; True when the campaign must stop (``error`` says why, if not by budget
@@ -157,8 +157,8 @@ class _Watch:
         if any(r.first_divergence for r in self.reports):
             self._seen_at = self._seen_at or time.monotonic()
             if time.monotonic() - self._seen_at > SAVE_SECONDS:
-                self.error = ("a worker saw a divergence, but HypoFuzz saved no failing "
-                              f"example in the database within {SAVE_SECONDS:g} s")
+                self.error = ("a worker saw a divergence, but its steps did not reach the "
+                              f"database within {SAVE_SECONDS:g} s")
                 return True
             return False
         if hub.process.poll() is not None:
@@ -254,7 +254,7 @@ def run_hypofuzz(
         except DatabaseGone as exc:
             watch.error = str(exc)
     if watch.found:
-        _replay_found(result, watch, editions, steps, chosen.shrink_seconds, output_dir, say)
+        _replay_found(result, watch, chosen.shrink_seconds, output_dir, say)
     if watch.error is not None and result.error is None:
         result.error = watch.error + _kept(result)
     say(f"fuzz: done: {result.report().splitlines()[0]}")
@@ -281,39 +281,31 @@ def _kept(result: CampaignResult) -> str:
                else ""))
 
 
-def _replay_found(result: CampaignResult, watch: _Watch, editions: Sequence[Edition],
-                  steps: int, shrink_seconds: float, output_dir: str | os.PathLike[str] | None,
-                  say: Progress) -> None:
-    """Replay the copied failing examples here, from a database of their own (the shared one
-    may be gone), and settle the divergence they show as the in-process campaign does."""
+def _replay_found(result: CampaignResult, watch: _Watch, shrink_seconds: float,
+                  output_dir: str | os.PathLike[str] | None, say: Progress) -> None:
+    """Replay the divergences the workers saved (their steps, copied here: the shared
+    database may be gone), the shortest first, and settle the first that shows again as the
+    in-process campaign does (shrunk, saved as a replay file)."""
     from subagent_tck.conformance.transports.targets import load_target
 
+    records = sorted((ReplayFile.model_validate_json(value) for values in watch.found.values()
+                      for value in values), key=lambda r: len(r.steps))
+    say(f"fuzz: replaying the steps of {len(records)} divergence(s) the workers saved")
     target = load_target(watch.spec)
     try:
         info = target.info()
-        machine = machine_for(target, info, editions)
-        key = database_key(machine)
-        kept: ExampleDatabase = InMemoryExampleDatabase()
-        for values in watch.found.values():  # a worker of another kit may use another key
-            for value in values:
-                kept.save(key, value)
-        say(f"fuzz: replaying {sum(len(v) for v in watch.found.values())} failing example(s) "
-            "from the database")
-        try:
-            run_round(machine, 0, 1_000, steps, kept,
-                       phases=(Phase.reuse,))
-        except Divergence as divergence:
-            settle(result, target, divergence, shrink_seconds, output_dir, watch.spec, info, say)
-            result.first_divergence = _first(watch)
-            return
-        except Flaky as exc:
-            flaky(result, exc)
-            return
-        except TckError as exc:
-            result.error = f"{exc.code.value}: {exc.message}"
-            return
-        result.error = ("a worker's failing example showed no divergence when replayed here: "
-                        "the target answers the same steps differently")
+        for record in records:
+            divergence, _ = replay_steps(target, record)
+            if divergence is not None:
+                settle(result, target, divergence, shrink_seconds, output_dir, watch.spec, info,
+                       say)
+                result.first_divergence = _first(watch)
+                return
+        result.error = ("the steps of a worker's divergence showed none when replayed here: "
+                        "the target answers the same steps differently (first: "
+                        f"{records[0].finding.rule or 'crash'}: {records[0].finding.message})")
+    except TckError as exc:
+        result.error = f"{exc.code.value}: {exc.message}"
     finally:
         target.close()
 

@@ -38,15 +38,18 @@ from hypothesis import HealthCheck, settings
 
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
+from .campaign import replay_file
 from .database import DEFAULT_DATABASE, open_database
 from .hypofuzz_hub import (
     DATABASE_VARIABLE,
+    DIVERGENCE_SUFFIX,
     EDITIONS_VARIABLE,
     RUN_VARIABLE,
     STEPS_VARIABLE,
     TARGET_VARIABLE,
 )
 from .machine import BURST, FuzzMachine, Stats, database_key, machine_for
+from .step import Divergence
 
 #: Seconds between two reports of a worker.
 REPORT_INTERVAL = 0.5
@@ -137,13 +140,13 @@ def build() -> tuple[type[FuzzMachine], Reporter]:
             raise TckError(ErrorCode.USAGE, f"the target does not support edition "
                            f"{', '.join(unsupported)}")
         machine = machine_for(target, info, editions)
+        database = open_database(os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE, spec)
     except TckError as exc:
         if run:
             reporter.fatal(exc)
         raise
     machine.stats = stats
     machine.fatal = reporter.fatal if run else None
-    database = open_database(os.environ.get(DATABASE_VARIABLE) or DEFAULT_DATABASE, spec)
     # HypoFuzz fuzzes only tests whose database is the default profile's, and skips tests
     # that suppress the nested-given health check
     settings.register_profile(PROFILE, database=database, deadline=None, suppress_health_check=[
@@ -151,7 +154,19 @@ def build() -> tuple[type[FuzzMachine], Reporter]:
     settings.load_profile(PROFILE)
     steps = int(os.environ.get(STEPS_VARIABLE) or 60)
     machine.TestCase.settings = settings(stateful_step_count=max(1, steps // BURST))
-    reporter.key = database_key(machine).hex()
+    key = database_key(machine)
+    reporter.key = key.hex()
+
+    def found(divergence: Divergence) -> None:
+        # the steps, as data: any campaign replays them, whatever its process or machine
+        assert database is not None
+        record = replay_file(divergence, spec, None).model_dump_json()
+        with contextlib.suppress(Exception):  # the database is gone: the report says so
+            database.save(key + DIVERGENCE_SUFFIX, record.encode())
+        with contextlib.suppress(OSError):
+            reporter.write()
+
+    machine.found = found
     reporter.start()
     return machine, reporter
 

@@ -24,7 +24,7 @@ import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from subagent_tck.conformance.core.exitcode import TARGET_CODES
 from subagent_tck.conformance.core.gateway import Gateway
@@ -51,6 +51,7 @@ from subagent_tck.spec import (
     validate_restriction,
 )
 
+from .ahead import Ahead, Read
 from .lexicon import CLASSIC, Lexicon
 from .model import COMPOSED, AgentModel, DeploymentModel, ScopeModel, SessionModel
 from .rulemap import OBSERVATION_RULES, view_rule
@@ -186,10 +187,18 @@ class Lockstep:
         self.handles: dict[str, str] = {}  # restriction label -> target handle
         #: the subagent tool component's model, once a step touched it (:meth:`tool_model`)
         self.subagent_tools: ToolModel | None = None
+        made: list[Ahead] = []  # reads carried by the next change (fuzz/ahead.py)
+
+        def deploy() -> Deployment:
+            made.append(Ahead(target.deploy(setup.config(), self.gateway)))
+            return cast(Deployment, made[0])
+
         # an UNSUPPORTED_OPERATION answer to an optional operation raises Unsupported (the
         # machine draws another example); to a core one it is a crash (docs/driver-api.md)
-        self.deployment: Deployment = guard(self._guard("deploy", lambda: deployed(
-            lambda: target.deploy(setup.config(), self.gateway), setup.mode)))
+        self.deployment: Deployment = guard(self._guard(
+            "deploy", lambda: deployed(deploy, setup.mode)))
+        self.ahead = made[0]
+        self._before: list[Read] = []
         root = self._guard("root", self.deployment.root)
         self.ids["root"] = root.agent
         self.session_ids["root"] = root.session
@@ -215,6 +224,8 @@ class Lockstep:
         if handler is None:
             raise TckError(ErrorCode.USAGE, f"unknown fuzz operation {step.op!r} in a replay")
         self._verified = False
+        self._before = []
+        self.ahead.plan()
         handler(self, **step.args)
         if step.op not in _READS and not self._verified:
             self._snapshot = None  # the step was accepted: the target changed
@@ -300,8 +311,57 @@ class Lockstep:
         """The fuzzer itself changed the target (a planted header): forget the snapshot."""
         self._snapshot = None
 
+    def snapshot_later(self) -> Callable[[], tuple[Any, ...]]:
+        """:meth:`snapshot` as it is before the next change, taken with it (one round trip
+        with the change where the target serves batches: fuzz/ahead.py)."""
+        if self._snapshot is not None:
+            known = self._snapshot
+            return lambda: known
+        exchanges = len(self.gateway.exchanges)
+        self._before = [("observe", {})]
+
+        def take() -> tuple[Any, ...]:
+            seen = self._guard("observe", lambda: self.ahead.early("observe"))
+            self._snapshot = self._snapshot_of(seen, exchanges)
+            return self._snapshot
+
+        return take
+
+    def read_later(self, name: str, **kwargs: Any) -> Callable[[], Any]:
+        """A read as it answers before the next change, taken with it (see
+        :meth:`snapshot_later`)."""
+        self._before.append((name, kwargs))
+        return lambda: self._guard(name, lambda: self.ahead.early(name, **kwargs))
+
+    def expect(self, after: list[Read]) -> None:
+        """The reads that follow the next change (and those :meth:`snapshot_later` put
+        before it): carried with it where the target serves batches."""
+        self.ahead.plan(self._before, after)
+        self._before = []
+
+    def all_views_reads(self) -> list[Read]:
+        """What :meth:`check_all_views` reads, as the model stands now."""
+        labels = list(self.model.agents)
+        reads: list[Read] = [("view", {"agent": None})]
+        reads += [("view", {"agent": self.ids[label]}) for label in labels[:1] + labels[1:][-3:]]
+        return reads + (self._presentation_reads(labels[0]) if labels else [])
+
+    def scope_views_reads(self, label: str) -> list[Read]:
+        """What :meth:`check_scope_views` reads for ``label``."""
+        reads: list[Read] = [("view", {"agent": self.ids[label]}),
+                             *self._presentation_reads(label), ("view", {"agent": None})]
+        other = next((o for o in self.model.agents if o != label), None)
+        return reads + ([("view", {"agent": self.ids[other]})] if other else [])
+
+    def _presentation_reads(self, label: str) -> list[Read]:
+        agent = self.ids[label]
+        return [("tool_schemas", {"agent": agent}), ("sdk_bindings", {"agent": agent})]
+
     def _take_snapshot(self) -> tuple[Any, ...]:
         seen = self._guard("observe", self.deployment.observe)  # one read, one round trip
+        return self._snapshot_of(seen, len(self.gateway.exchanges))
+
+    def _snapshot_of(self, seen: Any, exchanges: int) -> tuple[Any, ...]:
         sessions = tuple(
             (h.session, h.parent, repr(h.delegationDepth), repr(h.descriptor))
             for h in seen.sessions
@@ -310,7 +370,7 @@ class Lockstep:
             sessions,
             tuple(seen.agents),
             len(seen.events),
-            len(self.gateway.exchanges),
+            exchanges,
             len(seen.invocations),
         )
 

@@ -107,6 +107,9 @@ class FuzzMachine(RuleBasedStateMachine):
     #: propagates: a HypoFuzz worker reports it and stops (fuzz/hypofuzz_target.py), since
     #: to HypoFuzz any exception is a failure to shrink
     fatal: ClassVar[Callable[[TckError], None] | None] = None
+    #: called with every divergence before it propagates: a HypoFuzz worker saves its steps
+    #: in the shared database (fuzz/hypofuzz_target.py)
+    found: ClassVar[Callable[[Divergence], None] | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -166,6 +169,9 @@ class FuzzMachine(RuleBasedStateMachine):
             apply(self.lock, Step(op=op, args=args))
         except Divergence as divergence:
             self.stats.saw(divergence, self.stats.steps)
+            hook = type(self).found
+            if hook is not None:
+                hook(divergence)
             raise
         except Unsupported:
             # an optional operation the target cannot express (docs/driver-api.md
