@@ -380,7 +380,10 @@ class HttpDeployment:
         out: list[tuple[Any, TckError | None]] = []
         for operation, entry in zip(operations, results, strict=True):
             if isinstance(entry, dict) and set(entry) == {"error"}:
-                out.append((None, self.target.refusal(entry["error"], 422, operation.segment)))
+                error = self.target.refusal(entry["error"], 422, operation.segment)
+                if error.code in KIT_CODES:  # a crash, a kit code, a malformed error body
+                    raise error
+                out.append((None, error))
             elif isinstance(entry, dict) and set(entry) == {"result"}:
                 out.append((self._result(operation, entry["result"], before), None))
             else:

@@ -31,6 +31,40 @@ describe('the driver API', () => {
     }
   });
 
+  test('a batch answers each call as it would be alone, in order, a refusal not stopping the '
+    + 'next', async () => {
+    const path = `/v1/deployments/${w.dep.id}/batch`;
+    const { status, body } = await w.driver.raw('POST', path, { calls: [
+      { operation: 'register-tool', arguments: { tool: { name: 'batched' } } },
+      { operation: 'register-tool', arguments: { tool: { name: 'batched' } } },
+      { operation: 'view', arguments: { agent: null } },
+      { operation: 'no-such-op' },
+      { operation: 'unregister-tool', arguments: { name: 'batched' } },
+      { operation: 'view' },
+    ] });
+    assert.equal(status, 200);
+    assert.equal(body.results.length, 6);
+    assert.deepEqual(body.results[0], { result: null });
+    assert.equal(body.results[1].error.code, 'DUPLICATE_TOOL');
+    assert.ok(body.results[2].result.some((e) => e.name === 'batched'));
+    assert.equal(body.results[3].error.code, 'PROTOCOL_ERROR');
+    assert.deepEqual(body.results[4], { result: null });
+    assert.ok(!body.results[5].result.some((e) => e.name === 'batched'));
+  });
+
+  test('a batch of the wrong shape is refused whole: nothing runs', async () => {
+    const path = `/v1/deployments/${w.dep.id}/batch`;
+    const before_ = await w.dep.op('view', { agent: null });
+    for (const body of [{}, { calls: {} }, { calls: [{ arguments: {} }] },
+      { calls: [{ operation: 'register-tool', arguments: { tool: { name: 'never' } } }, 5] },
+      { calls: [], extra: 1 }, { calls: Array(257).fill({ operation: 'view' }) }]) {
+      const answer = await w.driver.raw('POST', path, body);
+      assert.equal(answer.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.equal(answer.body.code, 'INVALID_REQUEST');
+    }
+    assert.deepEqual(await w.dep.op('view', { agent: null }), before_);
+  });
+
   test('a raw NaN token is malformed: 400 INVALID_REQUEST and nothing changes', async () => {
     const before_ = await w.dep.op('sessions');
     const answer = await w.driver.raw('POST', `/v1/deployments/${w.dep.id}/create-agent`,
