@@ -12,6 +12,7 @@ shortest sequence it can find, saved as a :mod:`.replay` file and described step
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -30,9 +31,9 @@ from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
-from .database import DEFAULT_DATABASE, open_database
+from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
 from .lockstep import Setup
-from .machine import BURST, FuzzMachine, machine_for, state_machine_test
+from .machine import BURST, FuzzMachine, database_key, machine_for, state_machine_test
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared
 from .shrink import shrink
@@ -218,7 +219,11 @@ def run_campaign(
         f"{limit} examples")
     started = time.perf_counter()
     result = CampaignResult(target=name, profile=chosen.name, seed=seed)
+    key = database_key(machine)
     round_number = 0
+    if database is not None and _replay_saved(result, target, database, key, chosen, output_dir,
+                                              name, info, say):
+        limit = 0  # a divergence another campaign saved showed again: settled
     while stats.examples < limit:
         left = budget - (time.perf_counter() - started)
         if left <= 0:
@@ -232,8 +237,11 @@ def run_campaign(
                        chosen.steps_per_example, database)
         except Divergence as divergence:
             say(f"fuzz: divergence after {time.perf_counter() - started:.1f}s")
-            settle(result, target, divergence, chosen.shrink_seconds, output_dir, name, info,
-                   say)
+            record = settle(result, target, divergence, chosen.shrink_seconds, output_dir, name,
+                            info, say)
+            if database is not None:  # for every campaign sharing the database
+                with contextlib.suppress(Exception):
+                    database.save(key + DIVERGENCE_SUFFIX, record.model_dump_json().encode())
             break
         except Flaky as exc:
             flaky(result, exc)
@@ -259,17 +267,48 @@ def run_campaign(
     return result
 
 
+def _replay_saved(
+    result: CampaignResult, target: Target, database: ExampleDatabase, key: bytes,
+    chosen: Profile, output_dir: str | os.PathLike[str] | None, name: str, info: TargetInfo,
+    say: Progress,
+) -> bool:
+    """Replay the divergences other campaigns saved in the database (their steps), shortest
+    first; settle the first that shows again and say True. One that no longer shows (fixed)
+    is dropped from the database, as Hypothesis drops a fixed example."""
+    try:
+        values = list(database.fetch(key + DIVERGENCE_SUFFIX))
+    except Exception:  # no saved steps to read: the search goes on without them
+        return False
+    records = []
+    for value in values:
+        try:
+            records.append((ReplayFile.model_validate_json(value), value))
+        except ValueError:
+            continue  # written by another version of the kit
+    for record, value in sorted(records, key=lambda pair: len(pair[0].steps)):
+        divergence, _ = replay_steps(target, record)
+        if divergence is not None:
+            say("fuzz: a divergence saved in the database showed again")
+            settle(result, target, divergence, chosen.shrink_seconds, output_dir, name, info,
+                   say)
+            return True
+        with contextlib.suppress(Exception):
+            database.delete(key + DIVERGENCE_SUFFIX, value)
+    return False
+
+
 def settle(
     result: CampaignResult, target: Target, divergence: Divergence, shrink_seconds: float,
     output_dir: str | os.PathLike[str] | None, name: str, info: TargetInfo | None,
     say: Progress,
-) -> None:
-    """Shrink a divergence, check that its steps alone show it again, save its replay file."""
+) -> ReplayFile:
+    """Shrink a divergence, check that its steps alone show it again, save its replay file
+    (returned)."""
     say(f"fuzz: divergence ({divergence.finding.rule or 'crash'}, {len(divergence.steps)} "
         f"steps); shrinking for up to {shrink_seconds:.0f}s")
     shrunk, runs = shrink(target, divergence, seconds=shrink_seconds, info=info)
     say(f"fuzz: shrunk to {len(shrunk.steps)} steps in {runs} replays")
-    _found(result, target, shrunk, output_dir, name)
+    return _found(result, target, shrunk, output_dir, name)
 
 
 def flaky(result: CampaignResult, exc: Flaky) -> None:
@@ -305,7 +344,7 @@ def run_round(
 def _found(
     result: CampaignResult, target: Target, divergence: Divergence,
     output_dir: str | os.PathLike[str] | None, target_name: str,
-) -> None:
+) -> ReplayFile:
     """Record the divergence, check that its steps alone show it again, save the replay."""
     again, _ = replay_steps(target, replay_file(divergence, target_name, result.seed))
     if again is None or again.finding != divergence.finding:
@@ -317,11 +356,11 @@ def _found(
     if setup is not None:
         result.edition, result.mode, result.tools = setup.edition, setup.mode, list(setup.tools)
         result.words = words_of(setup, divergence.steps)
-    if output_dir is None:
-        return
     replay = replay_file(divergence, target_name, result.seed)
-    path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
-    result.replay_path = str(replay.save(path))
+    if output_dir is not None:
+        path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
+        result.replay_path = str(replay.save(path))
+    return replay
 
 
 def replay_file(divergence: Divergence, target_name: str, seed: int | None) -> ReplayFile:

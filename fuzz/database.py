@@ -23,6 +23,10 @@ from subagent_tck.spec import ErrorCode, TckError
 DEFAULT_DATABASE = os.path.join(".subagent-tck", "fuzz-db")
 #: Part of every database key: bump when the machine's rules change meaning.
 MACHINE_VERSION = "1"
+#: Where a campaign saves the steps of each divergence it sees (a replay file's JSON), after the
+#: machine's key: any campaign sharing the database replays them from there, whatever its
+#: process or machine (fuzz/hypofuzz_target.py, fuzz/campaign.py).
+DIVERGENCE_SUFFIX = b".subagent-tck.divergences"
 #: How long a Redis command may take before the database counts as gone (seconds).
 REDIS_TIMEOUT = 5.0
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")

@@ -18,9 +18,6 @@ DATABASE_VARIABLE = "SUBAGENT_TCK_FUZZ_DATABASE"
 EDITIONS_VARIABLE = "SUBAGENT_TCK_FUZZ_EDITIONS"
 STEPS_VARIABLE = "SUBAGENT_TCK_FUZZ_STEPS"
 RUN_VARIABLE = "SUBAGENT_TCK_FUZZ_RUN"
-#: Where a worker saves the steps of each divergence it sees (a replay file's JSON), under the
-#: campaign's key in the shared database: any machine's campaign replays them from there.
-DIVERGENCE_SUFFIX = b".subagent-tck.divergences"
 #: The shim test module in the run directory, and the test's pytest node id there.
 SHIM = "test_subagent_tck_fuzz.py"
 NODEID = f"{SHIM}::TestFuzzCampaign::runTest"

@@ -40,7 +40,14 @@ from subagent_tck.spec import Edition, ErrorCode, TckError
 
 from . import hypofuzz_hub
 from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult, Progress, settle
-from .database import DatabaseGone, KeyedDatabase, guarded, key_prefix, parse_database
+from .database import (
+    DIVERGENCE_SUFFIX,
+    DatabaseGone,
+    KeyedDatabase,
+    guarded,
+    key_prefix,
+    parse_database,
+)
 from .replay import ReplayFile, replay_steps
 from .rulemap import rules_compared
 
@@ -128,10 +135,10 @@ class _Watch:
         self._polled = time.monotonic()
         keys = {bytes.fromhex(r.key) for r in self.reports if r.key}
         if not keys:  # no worker has said its key yet: is the database still there?
-            guarded(lambda: list(self.shared.fetch(hypofuzz_hub.DIVERGENCE_SUFFIX)),
+            guarded(lambda: list(self.shared.fetch(DIVERGENCE_SUFFIX)),
                     self.database_text)
         for key in keys:
-            name = key + hypofuzz_hub.DIVERGENCE_SUFFIX
+            name = key + DIVERGENCE_SUFFIX
             values = guarded(lambda n=name: list(self.shared.fetch(n)),  # type: ignore[misc]
                              self.database_text)
             if values:

@@ -39,10 +39,9 @@ from hypothesis import HealthCheck, settings
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
 from .campaign import replay_file
-from .database import DEFAULT_DATABASE, open_database
+from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
 from .hypofuzz_hub import (
     DATABASE_VARIABLE,
-    DIVERGENCE_SUFFIX,
     EDITIONS_VARIABLE,
     RUN_VARIABLE,
     STEPS_VARIABLE,
