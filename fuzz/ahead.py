@@ -72,8 +72,8 @@ class Ahead:
     def batches(self) -> bool:
         """Whether planned reads may ride with a change (the target serves batches, or has not
         said it does not yet)."""
-        return self._batch is not None and getattr(self.inner, "target", None) is not None \
-            and getattr(self.inner.target, "batches", None) is not False
+        target = getattr(self.inner, "target", None)
+        return self._batch is not None and getattr(target, "batches", None) is not False
 
     def plan(self, before: Sequence[Read] = (), after: Sequence[Read] = ()) -> None:
         """The reads the next change is preceded and followed by."""

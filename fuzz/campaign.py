@@ -337,7 +337,7 @@ def run_round(
     # the machine's own test (not a subclass): its database key is the one HypoFuzz's
     # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
     test = state_machine_test(machine, options)
-    test._hypothesis_internal_use_seed = round_seed  # type: ignore[attr-defined]
+    test._hypothesis_internal_use_seed = round_seed
     test()
 
 

@@ -27,7 +27,8 @@ from subagent_tck.conformance.core.exitcode import ExitCode
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import TckError
 
-from .campaign import DEFAULT_DATABASE, DEFAULT_OUTPUT, PROFILES, CampaignResult
+from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult
+from .database import DEFAULT_DATABASE
 
 #: The engines that run a campaign: this process, or HypoFuzz's workers.
 ENGINES = ("in-process", "hypofuzz")

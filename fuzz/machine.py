@@ -413,7 +413,7 @@ def state_machine_test(machine: type[FuzzMachine], options: settings) -> Any:
 def database_key(machine: type[FuzzMachine]) -> bytes:
     """The example database key of ``machine``'s test: the digest HypoFuzz's workers and the
     in-process campaign both save and replay under (before :mod:`.database`'s target prefix)."""
-    test = get_state_machine_test(machine, settings=settings(database=None))
+    test: Any = get_state_machine_test(machine, settings=settings(database=None))
     return function_digest(test.hypothesis.inner_test)
 
 
