@@ -219,7 +219,7 @@ def run_campaign(
         f"{limit} examples")
     started = time.perf_counter()
     result = CampaignResult(target=name, profile=chosen.name, seed=seed)
-    key = database_key(machine)
+    key = database_key(machine) if database is not None else b""
     round_number = 0
     if database is not None and _replay_saved(result, target, database, key, chosen, output_dir,
                                               name, info, say):
