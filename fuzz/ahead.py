@@ -31,10 +31,20 @@ Outcome = tuple[Any, TckError | None]
 Batch = Callable[[Sequence[Read]], list[Outcome] | None]
 
 
-def _key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, bytes]:
+def _key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, Any]:
     """The same key for a call however its arguments were passed (positional, by keyword,
-    defaults left out or given)."""
-    return name, dumps(OPERATIONS[name].bind(args, kwargs))
+    defaults left out or given): its argument values in order (reads take ids and names), or
+    their JSON text where one is not hashable."""
+    values = list(args)
+    for argument in OPERATIONS[name].arguments[len(args):]:
+        values.append(kwargs.get(argument.name,
+                                 None if argument.required else argument.default))
+    key = name, tuple(values)
+    try:
+        hash(key)
+    except TypeError:
+        return name, dumps(OPERATIONS[name].bind(args, kwargs))
+    return key
 
 
 def _give(outcome: Outcome) -> Any:
@@ -53,9 +63,9 @@ class Ahead:
         self._before: list[Read] = []
         self._after: list[Read] = []
         #: answers of the reads made before the last change, handed out by :meth:`early`
-        self._early: dict[tuple[str, bytes], Outcome] = {}
+        self._early: dict[tuple[str, Any], Outcome] = {}
         #: answers of the reads made after the last change
-        self._kept: dict[tuple[str, bytes], Outcome] = {}
+        self._kept: dict[tuple[str, Any], Outcome] = {}
         #: round trips saved (a benchmark's figure)
         self.carried = 0
         for name in OPERATIONS:
