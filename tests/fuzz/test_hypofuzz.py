@@ -1,7 +1,8 @@
 """The campaign under HypoFuzz (``subagent-tck fuzz --engine hypofuzz``, docs/fuzz.md#hypofuzz):
 a worker finds a seeded bug and saves it in a real Redis server, another process replays it
-from there first; a worker that dies, a worker that hangs and a Redis that goes away end the
-campaign with a clear error, what ran so far kept, and nothing left running.
+from there first; a worker that dies, a worker that hangs, a deployment that times out and a
+Redis that goes away end the campaign with a clear error, what ran so far kept, and nothing
+left running.
 
 Each test starts a ``redis-server`` of its own (``.ci/run`` installs Debian's) on a free
 loopback port with its own directory, and stops it after.
@@ -141,8 +142,9 @@ def test_a_redis_that_goes_away_mid_campaign_ends_it_with_a_clear_error(redis: R
 @pytest.mark.parametrize(("factory", "said"), [
     ("dies", "died after"),
     ("hangs", "made no progress for"),
+    ("times_out", "stopped: TIMEOUT: the target did not answer deploy"),
 ])
-def test_a_worker_that_dies_or_hangs_ends_the_campaign_with_a_clear_error(
+def test_a_worker_that_dies_hangs_or_times_out_ends_the_campaign_with_a_clear_error(
     redis: Redis, factory: str, said: str
 ) -> None:
     spec = f"python:tests.fuzz.worker_targets:{factory}"
