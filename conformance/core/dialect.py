@@ -31,6 +31,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from subagent_tck.spec import Edition
+from subagent_tck.spec.grammar import CATALOGUE, Form, Grammar
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -164,6 +167,101 @@ class PromptFrame(_Model):
     root: FrameText | None = None
 
 
+_WORDS = {
+    ChannelKind.LIVE: "a live restriction (install-restriction)",
+    ChannelKind.ROOT: "the root's own definition (rootPreset)",
+    ChannelKind.PERMISSION: "permission rules (permissions)",
+}
+
+
+def channel_words(channel: RestrictionChannel, edition: Edition) -> str:
+    """How reports and check notes name a channel: the kit's words, then the runtime's
+    (``via``). A child's filter comes from its preset or its start request by edition."""
+    if channel.kind is ChannelKind.CHILD:
+        words = ("a child's preset (toolFilter)" if edition is Edition.PRESET_COMPOSITION
+                 else "a child's start request (toolFilter)")
+    else:
+        words = _WORDS[channel.kind]
+    return f"{words}: {channel.via}" if channel.via else words
+
+
 def channels_of(declared: list[RestrictionChannel] | None) -> tuple[RestrictionChannel, ...]:
     """The channels a target offers: what it declared, else the live one."""
     return tuple(declared) if declared else DEFAULT_CHANNELS
+
+
+def oracle_grammar(grammar: FilterGrammar | None) -> Grammar:
+    """A declared grammar as the oracle reads it (``spec/grammar.py``); none: the catalogue's."""
+    if grammar is None:
+        return CATALOGUE
+    return Grammar(tuple(Form(f.spelling, f.meaning.value) for f in grammar.forms),
+                   grammar.caseInsensitive, grammar.precedence)
+
+
+# --- the certificate's dialect section -------------------------------------------------------
+
+
+class DialectChannel(BaseModel):
+    """One channel of the run as the certificate reports it."""
+
+    kind: ChannelKind
+    words: str = Field(description="how the reports name it: the kit's words, then the "
+                       "runtime's (via)")
+    declared: bool = Field(description="declared by the target; false: the live channel a "
+                           "target that declares none has")
+    lists: list[ListKind]
+    grammar: FilterGrammar | None = Field(None, description="the entry spellings it takes "
+                                          "besides tool names; null: tool names only")
+    variants: list[str] = Field(default_factory=list, description="how its grammar departs "
+                                "from the catalogue's, in words (docs/rules.md#TF-01): a "
+                                "declared variant the kit judged by, not a failure")
+    checks: list[str] = Field(default_factory=list, description="the check runs that built "
+                              "cases through it")
+
+
+class Dialect(BaseModel):
+    """What the target declared of its runtime's own terms and how the run used it
+    (docs/driver-api.md#dialect); present in every certificate."""
+
+    channels: list[DialectChannel]
+    frame: PromptFrame | None = Field(None, description="the runtime's text around the "
+                                      "composed system text; null: none declared")
+
+    @property
+    def variants(self) -> list[str]:
+        """Every declared variant, each with the channel it belongs to."""
+        return [f"{c.words}: {v}" for c in self.channels for v in c.variants]
+
+    def lines(self) -> list[str]:
+        """The section as plain lines (each report escapes them: ``via`` and the frame are the
+        target's text)."""
+        out = []
+        for c in self.channels:
+            used = ", ".join(c.checks) if c.checks else "no check built a case through it"
+            spell = ", ".join(f.spelling for f in c.grammar.forms) if c.grammar else ""
+            origin = "declared" if c.declared else "the default"
+            out.append(f"restriction channel {c.words} ({origin}; lists {'/'.join(c.lists)}"
+                       + (f"; spellings {spell}" if spell else "") + f"): {used}")
+            out += [f"  variant: {v}" for v in c.variants]
+        if self.frame is None:
+            out.append("prompt frame: none declared")
+        for who in ("child", "root"):
+            text = getattr(self.frame, who) if self.frame is not None else None
+            if text is not None:
+                out.append(f"prompt frame of a {who}: before {text.before!r}, after "
+                           f"{text.after!r}")
+        return out
+
+
+def dialect_of(declared: list[RestrictionChannel] | None, frame: PromptFrame | None,
+               edition: Edition, entry_points: dict[str, list[str]]) -> Dialect:
+    """The dialect section: the channels (declared, else the default), what each check built
+    through each (``entry_points``: check run -> the words of the channels it used)."""
+    channels = []
+    for channel in channels_of(declared):
+        words = channel_words(channel, edition)
+        channels.append(DialectChannel(
+            kind=channel.kind, words=words, declared=bool(declared), lists=list(channel.lists),
+            grammar=channel.grammar, variants=list(oracle_grammar(channel.grammar).variants),
+            checks=[run for run, used in entry_points.items() if words in used]))
+    return Dialect(channels=channels, frame=frame)
