@@ -61,6 +61,7 @@ class ChannelKind(str, Enum):
 
 
 ListKind = Literal["allow", "deny"]
+LISTS: tuple[ListKind, ...] = ("allow", "deny")
 
 
 class EntryMeaning(str, Enum):
@@ -141,7 +142,7 @@ class RestrictionChannel(_Model):
     certificate ("agent definition tools/disallowedTools")."""
 
     kind: ChannelKind
-    lists: list[ListKind] = Field(default_factory=lambda: ["allow", "deny"], min_length=1)
+    lists: list[ListKind] = Field(default_factory=lambda: list(LISTS), min_length=1)
     grammar: FilterGrammar | None = None
     via: str = ""
 

@@ -55,11 +55,12 @@ def _entry(draw: Any, grammar: Grammar, tools: Sequence[Tool]) -> str:
     declared form with its slots filled from ``tools``."""
     choices = ["plain", *range(len(grammar.forms))]
     pick = draw(st.sampled_from(choices))
-    tool = draw(st.sampled_from(list(tools)))
+    tool: Tool = draw(st.sampled_from(list(tools)))
     if pick == "plain":
         if grammar.case_insensitive and draw(st.booleans()):
-            return str(draw(st.sampled_from([tool.name.upper(), tool.name.lower(),
-                                             tool.name.swapcase()])))
+            cased: str = draw(st.sampled_from([tool.name.upper(), tool.name.lower(),
+                                               tool.name.swapcase()]))
+            return cased
         return tool.name
     form: Form = grammar.forms[int(pick)]
     prefix = tool.name[: draw(st.integers(0 if form.meaning == PREFIX else 1,
