@@ -40,7 +40,6 @@ class ExactHost(PermissionHost):
 
 
 def provider() -> Any:
-    target = PermissionTarget(name="declared-folding-ignored")
-    target.host_class = ExactHost
+    target = PermissionTarget(name="declared-folding-ignored", host_class=ExactHost)
     target.grammar = FilterGrammar(forms=MCP_FORMS, caseInsensitive=True)
     return target

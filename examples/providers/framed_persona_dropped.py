@@ -26,6 +26,4 @@ class DropsPersona(FramedHost):
 
 
 def provider() -> Any:
-    target = FramedTarget(name="framed-persona-dropped")
-    target.host_class = DropsPersona
-    return target
+    return FramedTarget(name="framed-persona-dropped", host_class=DropsPersona)

@@ -25,6 +25,4 @@ class SwapsPersona(FramedHost):
 
 
 def provider() -> Any:
-    target = FramedTarget(name="framed-persona-swapped")
-    target.host_class = SwapsPersona
-    return target
+    return FramedTarget(name="framed-persona-swapped", host_class=SwapsPersona)

@@ -29,6 +29,4 @@ class RawTemplate(FramedHost):
 
 
 def provider() -> Any:
-    target = FramedTarget(name="framed-placeholder-raw")
-    target.host_class = RawTemplate
-    return target
+    return FramedTarget(name="framed-placeholder-raw", host_class=RawTemplate)

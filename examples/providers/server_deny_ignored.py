@@ -39,6 +39,4 @@ class IgnoringHost(PermissionHost):
 
 
 def provider() -> Any:
-    target = PermissionTarget(name="server-deny-ignored")
-    target.host_class = IgnoringHost
-    return target
+    return PermissionTarget(name="server-deny-ignored", host_class=IgnoringHost)

@@ -44,6 +44,4 @@ class DroppingHost(PermissionHost):
 
 
 def provider() -> Any:
-    target = PermissionTarget(name="wildcard-prefix-dropped")
-    target.host_class = DroppingHost
-    return target
+    return PermissionTarget(name="wildcard-prefix-dropped", host_class=DroppingHost)
