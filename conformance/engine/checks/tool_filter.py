@@ -41,6 +41,7 @@ from ._channels import (
     channels_for,
     inexpressible,
     judge_tools,
+    next_of,
     placement_st,
     placements,
 )
@@ -173,9 +174,19 @@ def judge_placed(ctx: CheckContext, rule: str, names: Sequence[str], placement: 
 
 def through_each(ctx: CheckContext, rule: str, names: Sequence[str], restrictions: list[Any],
                  what: str, changes: Sequence[Change] = ()) -> None:
-    """A fixed case through every placement the declared channels can make of it."""
+    """A check's one fixed case through every placement the declared channels can make of
+    it."""
     for placement in placements(channels_for(ctx), restrictions):
         judge_placed(ctx, rule, names, placement, what, changes)
+
+
+def through_next(ctx: CheckContext, rule: str, names: Sequence[str], restrictions: list[Any],
+                 what: str) -> None:
+    """One of a check's several fixed cases through the next placement the declared channels
+    can make of it (:func:`._channels.next_of`)."""
+    found = placements(channels_for(ctx), restrictions)
+    if found:
+        judge_placed(ctx, rule, names, next_of(ctx, found), what)
 
 
 def drawn_placed(state: st.SearchStrategy[dict[str, Any]], channels: Sequence[Any],
@@ -206,14 +217,14 @@ def allow_before_deny(ctx: CheckContext) -> None:
              {"deny": ["charlie"]}, {"allow": ABC, "deny": ABC}, {"allow": ["bravo"],
                                                                   "deny": ["alpha"]}]
     for raw in fixed:
-        through_each(ctx, "TF-01", ABC, [raw], f"globals {ABC} under the one restriction {raw}")
+        through_next(ctx, "TF-01", ABC, [raw], f"globals {ABC} under the one restriction {raw}")
     awkward = [{"allow": ["read", "read_file", "検索"], "deny": ["read_file"]},
                {"allow": ["Read", "read_file_v2", "café", "x" * MAX_NAME],
                 "deny": ["read", "read_file_v2"]},
                {"deny": ["read", "mcp__github__create_issue", "検索"]}, {"allow": ["read_file"]},
                {"allow": AWKWARD, "deny": ["Read", "get_weather", "x" * MAX_NAME]}]
     for raw in awkward:
-        through_each(ctx, "TF-01", AWKWARD, [raw],
+        through_next(ctx, "TF-01", AWKWARD, [raw],
                      f"globals {AWKWARD} under the one restriction {raw}")
     channels = channels_for(ctx)
     ctx.for_all(drawn_placed(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
@@ -233,15 +244,15 @@ def intersection(ctx: CheckContext) -> None:
     ones, a child's or the root's own with permission rules, permission rules alone."""
     channels = channels_for(ctx)
 
-    def body(state: dict[str, Any], order: list[int]) -> None:
+    def body(state: dict[str, Any], order: list[int], pick: int | None = None) -> None:
         rules = state["restrictions"]
         permuted = [rules[i] for i in order]
-        for placement in placements(channels, rules):
-            judge_placed(ctx, "TF-02", state["globals"], placement,
-                         "the view under several restrictions")
-        for placement in placements(channels, permuted):
-            judge_placed(ctx, "TF-02", state["globals"], placement,
-                         f"the same restrictions put in the order {permuted}")
+        for what, put_ in (("the view under several restrictions", rules),
+                           (f"the same restrictions put in the order {permuted}", permuted)):
+            found = placements(channels, put_)
+            if found:
+                placement = next_of(ctx, found) if pick is None else found[pick % len(found)]
+                judge_placed(ctx, "TF-02", state["globals"], placement, what)
 
     pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
     body({"globals": ABC, "restrictions": pair}, [1, 0])
@@ -251,8 +262,8 @@ def intersection(ctx: CheckContext) -> None:
     drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0)).filter(
         lambda s: bool(placements(channels, s["restrictions"])))
     ctx.for_all(drawn.flatmap(lambda s: st.tuples(
-        st.just(s), st.permutations(range(len(s["restrictions"]))))),
-        lambda t: body(t[0], list(t[1])))
+        st.just(s), st.permutations(range(len(s["restrictions"]))), st.integers(0, 7))),
+        lambda t: body(t[0], list(t[1]), t[2]))
     nothing_carried(ctx, "TF-02", "several restrictions on one scope, which no declared "
                     "channel (or pair of channels) stacks")
 

@@ -22,6 +22,7 @@ from ..check import CheckContext, check
 from ._channels import (
     Placement,
     channels_for,
+    next_of,
     offending,
     placements,
     put,
@@ -75,11 +76,11 @@ def no_op_refused(ctx: CheckContext) -> None:
     operation that carries the restriction refuses it (docs/driver-api.md#dialect)."""
     channels = channels_for(ctx)
     tools = [Tool(n) for n in ABC]
-    for channel in channels:
-        for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
-            if validate_restriction(raw, ABC).ok:
-                raise AssertionError(f"check bug: the oracle accepts {raw!r}")
-            refuse(ctx, "TF-07", channel, tools, raw)
+    for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
+        if validate_restriction(raw, ABC).ok:
+            raise AssertionError(f"check bug: the oracle accepts {raw!r}")
+        if channels:
+            refuse(ctx, "TF-07", next_of(ctx, channels), tools, raw)
     # Decision (docs/rules.md#TF-07): a list given as null counts as absent, so a null beside a
     # real list leaves the restriction that list alone; a target reading null as [] hides every
     # global behind ``allow: null``. The other list is never empty and the scope has no locals
@@ -90,8 +91,9 @@ def no_op_refused(ctx: CheckContext) -> None:
         (ABC, {"allow": ["bravo", "charlie"], "deny": None}),
         (AWKWARD, {"deny": ["read", "検索"], "allow": None})]
     for names, partnered in partners:
-        for placement in placements(channels, [partnered]):
-            null_partner(ctx, {"globals": names, "restriction": partnered}, placement)
+        found = placements(channels, [partnered])
+        if found:
+            null_partner(ctx, {"globals": names, "restriction": partnered}, next_of(ctx, found))
     ctx.for_all(drawn_placed(null_partner_st(), channels, key="restriction"),
                 lambda t: null_partner(ctx, t[0], t[1]))
     nothing_carried(ctx, "TF-07", "a restriction on a scope, which no declared channel carries")
@@ -149,17 +151,17 @@ def unknown_names(ctx: CheckContext) -> None:
     grammar reads the entries."""
     channels = channels_for(ctx)
 
-    def body(state: dict[str, Any]) -> None:
-        for channel in channels:
-            if not channel.carries(state["restriction"]):
-                continue
+    def body(state: dict[str, Any], pick: int | None = None) -> None:
+        carrying = [c for c in channels if c.carries(state["restriction"])]
+        if carrying:
+            channel = next_of(ctx, carrying) if pick is None else carrying[pick % len(carrying)]
             if channel.kind is ChannelKind.LIVE:
                 used(ctx, Placement(((channel, state["restriction"]),)))
                 dep, agent = build(ctx, "TF-08", {**state, "restrictions": []})
                 bad = offending(channel, state["restriction"], [Tool(n) for n in
                                                                 state["globals"]])
                 refused(ctx, "TF-08", dep, agent, state["restriction"], bad)
-                continue
+                return
             tools = [Tool(n) for n in state["globals"]]
             bad = offending(channel, state["restriction"], tools)
             if bad:  # a grammar may read a stranger as one of its spellings
@@ -174,5 +176,5 @@ def unknown_names(ctx: CheckContext) -> None:
     body({"globals": ["read", "read_file", "Read"], "locals": ["READ"],
           "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
           "mode": PresentationMode.BOTH})
-    ctx.for_all(unknown_names_st(), body)
+    ctx.for_all(st.tuples(unknown_names_st(), st.integers(0, 7)), lambda t: body(t[0], t[1]))
     nothing_carried(ctx, "TF-08", "a restriction on a scope, which no declared channel carries")

@@ -97,7 +97,8 @@ def removal_st(draw: Any) -> dict[str, Any]:
     names = draw(tool_names(2, 6))
     return {"globals": names, "a": draw(restriction_st(names, both=False)),
             "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names)),
-            "mode": draw(st.sampled_from([m.value for m in MODES]))}
+            "mode": draw(st.sampled_from([m.value for m in MODES])),
+            "pick": draw(st.integers(0, 7))}  # which channel other than live carries "a"
 
 
 def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
@@ -179,8 +180,9 @@ def live_removal(ctx: CheckContext) -> None:
         if live_ones:
             removal(ctx, state)
             shadow_removal(ctx, state["globals"], state["removed"][0])
-        for placement in placements(others, [state["a"]])[:1]:
-            removal_placed(ctx, state, placement)
+        found = placements(others, [state["a"]])
+        if found:
+            removal_placed(ctx, state, found[state["pick"] % len(found)])
 
     ctx.for_all(removal_st(), body)
     nothing_carried(ctx, "TF-11", "a restriction on a scope, which no declared channel carries")
