@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .fingerprint import Assertion
+
 
 class Outcome(str, Enum):
     PASS = "pass"
@@ -44,3 +46,6 @@ class Failure(BaseModel):
     transcript: list[dict[str, Any]] = Field(default_factory=list)
     example: str | None = None  # the (shrunk) drawn state, when Hypothesis found it
     replay: str | None = None  # a command that reproduces this failure alone, when it has one
+    #: which assertion failed and how, the same at every seed where the target behaves the
+    #: same: what a baseline names (docs/baseline.md#the-fingerprint)
+    assertion: Assertion | None = None

@@ -25,6 +25,7 @@ from typing import Any, NoReturn, TypeVar
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
 from ..core.certificate import PORTABLE_VARIABLE_PATTERN
+from ..core import fingerprint
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
 from ..core.jsonsafe import plain
@@ -151,6 +152,9 @@ class CheckContext:
     portable_variables: bool = False
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
+    #: The state :meth:`for_all` drew for the case now running (a one-item tuple), or empty:
+    #: a failure recorded inside is of a drawn case, its values named by their role.
+    _drawn: tuple[Any, ...] = ()
 
     # --- deployments ------------------------------------------------------------------
 
@@ -204,12 +208,14 @@ class CheckContext:
         observed: Any = None,
         *,
         example: str | None = None,
+        key: str | None = None,
     ) -> bool:
-        """Record that ``rule`` was exercised; a false ``condition`` is a failure."""
+        """Record that ``rule`` was exercised; a false ``condition`` is a failure. ``key``
+        names the assertion in a baseline instead of the message (docs/baseline.md)."""
         self._cited(rule)
         self.exercised.add(rule)
         if not condition:
-            self.fail(rule, message, expected, observed, example=example)
+            self.fail(rule, message, expected, observed, example=example, key=key)
         return condition
 
     def fail(
@@ -224,26 +230,35 @@ class CheckContext:
         traceback: str | None = None,
         provider: str | None = None,
         replay: str | None = None,
+        key: str | None = None,
     ) -> None:
         """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
         after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
-        context's provider (a campaign that found the failure elsewhere)."""
+        context's provider (a campaign that found the failure elsewhere). ``key`` names the
+        assertion in a baseline instead of ``message``: the kit's words for it, without text
+        the target supplied (docs/baseline.md#the-fingerprint)."""
         self._cited(rule)
         self.exercised.add(rule)
+        expected, observed = _jsonable(expected), _jsonable(observed)
+        case: fingerprint.Case = ("campaign" if self.check.supplementary
+                                  else "drawn" if self._drawn else "fixed")
         self.failures.append(
             Failure(
                 rule=rule,
                 check=self.check.name,
                 title=RULES_BY_ID[rule].title,
                 message=message,
-                expected=_jsonable(expected),
-                observed=_jsonable(observed),
+                expected=expected,
+                observed=observed,
                 provider=provider or (self.provider.name if self.provider else None),
                 error=error,
                 transcript=self.gateway.transcript(),
                 example=example,
                 traceback=traceback,
                 replay=replay,
+                assertion=fingerprint.make(
+                    rule, self.check.name, message, expected, observed, error=error, case=case,
+                    state=self._drawn[0] if self._drawn else None, key=key),
             )
         )
 
@@ -337,6 +352,7 @@ class CheckContext:
                 self.close()
                 self.failures = []
                 refused = False
+                self._drawn = (state,)
                 try:
                     body(state)
                 except _Abort:
@@ -347,6 +363,7 @@ class CheckContext:
                     stopped.append(exc)
                 finally:
                     trial, self.failures = self.failures, kept
+                    self._drawn = ()
                 if refused:
                     reject()  # a case the target may refuse to set up: draw another
                 trial = [f if f.example else f.model_copy(update={"example": repr(state)})
@@ -385,7 +402,8 @@ class CheckContext:
     def target_fault(self, rule: str, what: str, exc: TckError) -> NoReturn:
         """Record that the connection or the protocol broke while doing ``what``: an error
         of the target (exit code 3), never a verdict on ``rule``; the check stops here."""
-        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True)
+        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True,
+                  key=what)
         raise _Abort() from exc
 
     @contextmanager
@@ -397,7 +415,8 @@ class CheckContext:
         except TckError as exc:
             if exc.code in TARGET_FAULTS:
                 self.target_fault(rule, what, exc)
-            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json())
+            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json(),
+                      key=f"{what} was refused")
             raise _Abort() from exc
 
 
@@ -441,14 +460,15 @@ def run_check(ctx: CheckContext) -> None:
     except TargetFault as broken:  # never a verdict: the check ends as an error of the target
         ctx.fail(ctx.check.rules[0], f"{broken.operation}: {fault_text(broken.error)}",
                  observed=broken.error.to_json(), error=True,
-                 traceback=format_exception(broken.error))
+                 traceback=format_exception(broken.error), key=broken.operation)
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up
         stop_unsupported(ctx, Unsupported("deploy", "the check's fixed case", str(exc)))
     except CoreRefused as exc:
         ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
-                 error=True, traceback=format_exception(exc))
+                 error=True, traceback=format_exception(exc),
+                 key=f"UNSUPPORTED_OPERATION for the core operation {exc.operation}")
     except TckError as exc:
         rule = ctx.check.rules[0]
         fault = exc.code in TARGET_FAULTS
@@ -458,10 +478,11 @@ def run_check(ctx: CheckContext) -> None:
             observed=exc.to_json(),
             error=fault,
             traceback=format_exception(exc),
+            key="the target failed" if fault else "unexpected refusal",
         )
     except Exception as exc:
         rule = ctx.check.rules[0]
         ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
-                 traceback=format_exception(exc))
+                 traceback=format_exception(exc), key=f"the check crashed: {type(exc).__name__}")
     finally:
         ctx.close()
