@@ -231,9 +231,7 @@ def _roles(state: Any) -> Iterator[tuple[str, str]]:
 
 
 def _walk(value: Any, path: tuple[str, ...]) -> Iterator[tuple[Any, tuple[str, ...]]]:
-    if isinstance(value, Enum):
-        yield value, path
-    elif isinstance(value, str):
+    if isinstance(value, (Enum, str)):
         yield value, path
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):

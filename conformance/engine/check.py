@@ -24,8 +24,8 @@ from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
-from ..core.certificate import PORTABLE_VARIABLE_PATTERN
 from ..core import fingerprint
+from ..core.certificate import PORTABLE_VARIABLE_PATTERN
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
 from ..core.jsonsafe import plain
