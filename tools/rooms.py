@@ -52,6 +52,11 @@ ROOMS: dict[str, str] = {
     "certificate": "core",
     "certificate.schema.json": "core",
     "baseline": "core",
+    "baseline_judge": "core",
+    "baseline_write": "core",
+    "certificate_file": "core",
+    "fingerprint": "core",
+    "diff": "core",
     "exitcode": "core",
     "transport": "core",
     "suggest": "core",
@@ -82,6 +87,7 @@ ROOMS: dict[str, str] = {
     "report_failure": "report",
     "report_stream": "report",
     "report_promises": "report",
+    "report_diff": "report",
     # transports: how the kit reaches a target (built-in, HTTP client and server, cmd:).
     "builtin": "transports",
     "targets": "transports",
@@ -109,6 +115,8 @@ ROOMS: dict[str, str] = {
     "pytest_plugin": TOP,
     "api_fuzz": TOP,
     "promises_command": TOP,
+    "baseline_command": TOP,
+    "diff_command": TOP,
 }
 
 ROOM_DOCS = {

@@ -9,62 +9,29 @@
   lists the failing assertions no entry names: it adds them, as entries of their own, only
   with a reason given for them (``--accept-new --reason TEXT``).
 
-Both take a certificate that :func:`read_certificate` has checked: a JSON certificate of this
-catalogue's rules (not an error report, not an interrupted run).
+Both take a certificate that :func:`.certificate_file.read_certificate` has checked (a JSON
+certificate of this catalogue's rules) and refuse one of an interrupted run.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 import tomlkit
-from pydantic import ValidationError
 from tomlkit.items import AoT, Array, Table
 
 from subagent_tck.spec import RULES_BY_ID, ErrorCode, TckError
 
-from .baseline import TABLE, Baseline, BaselineEntry, Pinned, parse_baseline, read_text
+from .baseline import TABLE, Baseline, BaselineEntry, Pinned, parse_baseline
 from .baseline_judge import BASELINE_CHECK, sort_pinned
 from .certificate import Certificate
 from .fingerprint import Assertion
 
 #: A failing assertion of a certificate: rule, the provider it failed for, the assertion.
 Found = tuple[str, "str | None", Assertion]
-
-
-def read_certificate(path: str) -> Certificate:
-    """The certificate in ``path``; anything else is a usage error naming what it is."""
-    text = read_text(path, "certificate")
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise TckError(ErrorCode.USAGE, f"{path} is not JSON ({exc}): pass the JSON report of "
-                       "`subagent-tck certify --format json`") from None
-    if isinstance(data, dict) and data.get("verdict") == "ERROR":
-        raise TckError(ErrorCode.USAGE, f"{path} is the error report of a run that ended "
-                       "before any check ran: it has no failures to pin; certify again")
-    try:
-        certificate = Certificate.model_validate(data)
-    except ValidationError as exc:
-        raise TckError(ErrorCode.USAGE, f"{path} is not a subagent-tck certificate "
-                       f"({exc.error_count()} problem(s), the first: {_first(exc)}): pass the "
-                       "JSON report of `subagent-tck certify --format json`") from None
-    unknown = sorted({r.id for r in certificate.rules} - set(RULES_BY_ID))
-    if unknown:
-        raise TckError(ErrorCode.USAGE, f"{path} names rule id(s) this kit does not know "
-                       f"({', '.join(unknown)}): it was made by another catalogue; certify "
-                       "again with this kit")
-    return certificate
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error.get("loc", ())) or "(top)"
-    return f"{where}: {error.get('msg', '')}"
 
 
 def failing(certificate: Certificate, where: str = "the certificate") -> list[Found]:
