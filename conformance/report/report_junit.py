@@ -102,6 +102,10 @@ def to_element(cert: Certificate) -> ET.Element:
         ET.SubElement(props, "property", name="stopped_early", value=cert.stopped_early)
     if cert.target_tools:
         ET.SubElement(props, "property", name="target_tools", value=" ".join(cert.target_tools))
+    if cert.baseline_summary is not None:  # what the baseline excused, found new, stale...
+        ET.SubElement(props, "property", name="baseline", value=cert.baseline_summary.path)
+        for name, count in cert.baseline_summary.counts().items():
+            ET.SubElement(props, "property", name=f"baseline.{name}", value=str(count))
     for v in cert.verdicts:
         ET.SubElement(props, "property",
                       name=f"verdict.{v.provider}.{v.capability.value if v.capability else 'core'}",

@@ -123,6 +123,12 @@ def render(cert: Certificate) -> str:
         lines += [f"- {_md(r.title)}: {_md(r.reasons(Outcome.EXPECTED_FAIL))}"
                   for r in expected]
         lines.append("")
+    if cert.baseline_summary is not None:
+        from .report_baseline import headline, items
+
+        lines += ["### Baseline", "", _md(headline(cert.baseline_summary)), ""]
+        lines += [f"- **{kind}** {_md(text)}" for kind, text in items(cert.baseline_summary)]
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -180,6 +180,13 @@ def write_text(cert: Certificate, console: Console) -> None:
     if expected:
         _line(console, Text("expected-fail (baseline): " + ", ".join(
             f"{r.id} ({r.reasons(Outcome.EXPECTED_FAIL)})" for r in expected)))
+    if cert.baseline_summary is not None:
+        from .report_baseline import headline, items
+
+        summary = cert.baseline_summary
+        _line(console, Text(headline(summary), style="" if summary.holds else "bold red"))
+        for kind, text in items(summary):
+            _line(console, Text(f"  {kind}: {text}", style="" if kind == "unseen" else "red"))
     unsupported = cert.inexpressible_summary()
     if unsupported:
         _line(console, Text(unsupported))
