@@ -11,8 +11,9 @@ it belongs to is ``unexpected-pass`` (a fixed bug cannot hide behind an old entr
 Two kinds of assertion are samples of a seed, not fixtures of it, and are judged so:
 
 - a **drawn** case's assertion (a property's shrunk example: which of its assertions fail
-  depends on what was drawn): stale only when its check failed nothing of the rule in the
-  entry's cells, else *not drawn this run* (reported, not failing);
+  depends on what was drawn): excused as well by an entry that names a drawn assertion of the
+  same check, and stale only when its check failed nothing of the rule in the entry's cells,
+  else *not drawn this run* (reported, not failing);
 - the fuzz **campaign**'s finding (the campaign stops at its first divergence, a different
   one at each seed): excused as well by an entry of its rule that excuses another failure of
   the run (the rule is known to be broken; which of its faults the campaign met first is the
@@ -54,8 +55,10 @@ class ExcusedAssertion(BaseModel):
     provider: str | None = Field(description="the cell's provider (null: the whole target)")
     entry: int
     assertion: Assertion
-    sampled: bool = Field(False, description="the campaign's finding, excused because its "
-                          "entry excuses another failure of the run")
+    sampled: bool = Field(False, description="a sample no entry names: a drawn case's "
+                          "assertion excused because its entry names a drawn assertion of the "
+                          "same check, or the campaign's finding because its entry excuses "
+                          "another failure of the run")
 
 
 class NewAssertion(BaseModel):
@@ -163,13 +166,12 @@ def judge(baseline: Baseline, cells: Mapping[Key, Cell], titles: Mapping[str, st
                 used.setdefault(key, []).append(entry)
                 if assertion.case != "campaign":
                     active.add(entry.number)
-            elif assertion.case == "campaign" and here:
+            elif assertion.case in ("campaign", "drawn") and here:
                 sampled.append((key, failure, assertion))
             else:
                 unexcused.setdefault(key, []).append(failure)
     for key, failure, assertion in sampled:
-        entry = next((e for e in live if e.covers(key[0], failure.provider)
-                      and e.number in active), None)
+        entry = sample_excuser(live, key[0], failure.provider, assertion, active)
         if entry is None:
             unexcused.setdefault(key, []).append(failure)
             continue
@@ -195,6 +197,23 @@ def judge(baseline: Baseline, cells: Mapping[Key, Cell], titles: Mapping[str, st
     _stale(baseline, live, out, titles, summary)
     _expired(baseline, out, titles, today)
     return out, summary
+
+
+def sample_excuser(entries: Sequence[BaselineEntry], rule: str, provider: str | None,
+                   assertion: Assertion, active: set[int]) -> BaselineEntry | None:
+    """The entry that excuses a sample no entry names: for a drawn case's assertion, one that
+    names a drawn assertion of the same check (the property is known to fail; which of its
+    assertions the seed's shrunk case fails is the seed's); for the campaign's finding, one
+    that excused another failure of the run (``active``)."""
+    for entry in entries:
+        if not entry.covers(rule, provider):
+            continue
+        if assertion.case == "drawn" and any(p.case == "drawn" and p.check == assertion.check
+                                             for p in entry.assertions):
+            return entry
+        if assertion.case == "campaign" and entry.number in active:
+            return entry
+    return None
 
 
 def _cells_of(entry: BaselineEntry, out: Mapping[Key, Cell]) -> list[Key]:

@@ -26,7 +26,7 @@ from tomlkit.items import AoT, Array, Table
 from subagent_tck.spec import RULES_BY_ID, ErrorCode, TckError
 
 from .baseline import TABLE, Baseline, BaselineEntry, Pinned, parse_baseline
-from .baseline_judge import BASELINE_CHECK, sort_pinned
+from .baseline_judge import BASELINE_CHECK, sample_excuser, sort_pinned
 from .certificate import Certificate
 from .fingerprint import Assertion
 
@@ -160,10 +160,12 @@ def update(text: str, path: str, certificate: Certificate, source: str, *,
     result = Update(text="")
     excused: set[tuple[str, str | None, str]] = set()
     keep: list[Table] = []
+    kept: list[BaselineEntry] = []
     for entry, table in zip(baseline.entries, list(aot), strict=True):
         mine = [(r, p, a) for r, p, a in found if _covered(entry, r, p)]
         if entry.expired(today) or entry.rule not in ran:
             keep.append(table)  # expired, or its rule did not run here: nothing to judge
+            kept.append(entry)
             excused |= {(r, p, a.fingerprint) for r, p, a in mine
                         if entry.whole_rule or entry.legacy or entry.names(a.fingerprint)}
             continue
@@ -177,6 +179,7 @@ def update(text: str, path: str, certificate: Certificate, source: str, *,
                 result.pinned.append(f"{entry.where} ({entry.rule}): {len(mine)} assertion(s)")
             excused |= {(r, p, a.fingerprint) for r, p, a in mine}
             keep.append(table)
+            kept.append(entry)
             continue
         current = {a.fingerprint: a for _, _, a in mine}
         unseen, stale = sort_pinned(entry, list(current.values()))
@@ -191,14 +194,18 @@ def update(text: str, path: str, certificate: Certificate, source: str, *,
         table["assertions"] = _assertions(still)
         excused |= {(r, p, a.fingerprint) for r, p, a in mine if entry.names(a.fingerprint)}
         keep.append(table)
+        kept.append(entry)
     result.kept = len(keep)
-    result.new = [(r, p, a) for r, p, a in found if (r, p, a.fingerprint) not in excused]
+    active = {e.number for e in kept if any(
+        (r, p, a.fingerprint) in excused and a.case not in ("drawn", "campaign")
+        for r, p, a in found if e.covers(r, p))}
+    result.new = [(r, p, a) for r, p, a in found if (r, p, a.fingerprint) not in excused
+                  and sample_excuser(kept, r, p, a, active) is None]
     if accept_reason is not None and result.new:
         for (rule, provider), assertions in _group(result.new).items():
             keep.append(_entry(rule, provider, accept_reason.strip(), assertions))
             result.added += 1
-    _rebuild(doc, keep, certificate.catalogue_hash)
-    result.text = tomlkit.dumps(doc)
+    result.text = tomlkit.dumps(_rebuild(doc, keep, certificate.catalogue_hash))
     parse_baseline(result.text, path, RULES_BY_ID)  # what it writes, certify reads
     return result
 
@@ -213,29 +220,28 @@ def _same_catalogue(baseline: Baseline, certificate: Certificate, path: str,
                        "write`) and carry the reasons over")
 
 
-def _rebuild(doc: Any, keep: list[Table], catalogue: str) -> None:
-    """``doc`` with the kept entries only (their comments with them) and the hash set, after
-    the file's leading comments."""
-    if TABLE in doc:
-        del doc[TABLE]
-    if "catalogue_hash" in doc:
-        doc["catalogue_hash"] = catalogue
-    else:
-        body = list(doc.body)
-        doc.clear()
-        lead = 0
-        while lead < len(body) and body[lead][0] is None:
-            lead += 1
-        for _, item in body[:lead]:
-            doc.add(item)
-        doc.add("catalogue_hash", catalogue)
-        for key, item in body[lead:]:
-            doc.add(key, item) if key is not None else doc.add(item)
+def _rebuild(doc: Any, keep: list[Table], catalogue: str) -> Any:
+    """A document of ``doc``'s leading comments, the catalogue hash, its other keys and the
+    kept entries (each with the comments inside it)."""
+    from tomlkit.items import Comment, Whitespace
+
+    out = tomlkit.document()
+    body = list(doc.body)
+    lead = 0
+    while lead < len(body) and body[lead][0] is None:
+        if isinstance(body[lead][1], (Comment, Whitespace)):
+            out.add(body[lead][1])
+        lead += 1
+    out.add("catalogue_hash", catalogue)
+    for key, item in body[lead:]:
+        if key is not None and getattr(key, "key", key) not in (TABLE, "catalogue_hash"):
+            out.add(key, item)
     if keep:
         aot = tomlkit.aot()
         for table in keep:
             aot.append(table)
-        doc.add(TABLE, aot)
+        out.add(TABLE, aot)
+    return out
 
 
 def describe(found: Found) -> str:
