@@ -15,6 +15,7 @@ certificate of this catalogue's rules) and refuse one of an interrupted run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -176,7 +177,8 @@ def update(text: str, path: str, certificate: Certificate, source: str, *,
             if entry.legacy:
                 table["assertions"] = _assertions({a.fingerprint: a for _, _, a in mine}
                                                   .values())
-                result.pinned.append(f"{entry.where} ({entry.rule}): {len(mine)} assertion(s)")
+                count = len({a.fingerprint for _, _, a in mine})
+                result.pinned.append(f"{entry.where} ({entry.rule}): {count} assertion(s)")
             excused |= {(r, p, a.fingerprint) for r, p, a in mine}
             keep.append(table)
             kept.append(entry)
@@ -205,7 +207,8 @@ def update(text: str, path: str, certificate: Certificate, source: str, *,
         for (rule, provider), assertions in _group(result.new).items():
             keep.append(_entry(rule, provider, accept_reason.strip(), assertions))
             result.added += 1
-    result.text = tomlkit.dumps(_rebuild(doc, keep, certificate.catalogue_hash))
+    result.text = re.sub(r"\n{3,}", "\n\n", tomlkit.dumps(_rebuild(doc, keep,
+                                                                  certificate.catalogue_hash)))
     parse_baseline(result.text, path, RULES_BY_ID)  # what it writes, certify reads
     return result
 
