@@ -217,7 +217,8 @@ def test_a_baseline_turns_a_known_failure_into_a_pass_of_the_run(
     capsys: pytest.CaptureFixture[str], fakes: ModuleType, tmp_path: Path,
 ) -> None:
     baseline = tmp_path / "baseline.toml"
-    baseline.write_text('[[expected-fail]]\nrule = "TF-92"\nreason = "fixed in 2.0"\n')
+    baseline.write_text('[[expected-fail]]\nrule = "TF-92"\nreason = "fixed in 2.0"\n'
+                        'scope = "rule"\n')
     code, out, _ = run(capsys, "certify", "--target", f"{FAKE}broken_filter",
                        "--baseline", str(baseline))
     assert code == 0 and "expected-fail (baseline): TF-92 (spawn: fixed in 2.0)" in out

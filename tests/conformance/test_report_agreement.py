@@ -121,7 +121,7 @@ def test_a_partial_run_of_rules_that_apply_nowhere_passes_nothing(fakes: ModuleT
 def test_a_baseline_entry_for_a_rule_that_did_not_run_is_named_and_stays_failing(
     fakes: ModuleType,
 ) -> None:
-    baseline = parse_baseline('[[expected-fail]]\nrule = "TF-91"\nreason = "later"\n',
+    baseline = parse_baseline('[[expected-fail]]\nrule = "TF-91"\nreason = "later"\nscope = "rule"\n',
                               "tck-baseline.toml")
     cert = run(fakes, {("TF-91", "spawn"): "silent"}, baseline=baseline)
     result = cert.rule("TF-91")

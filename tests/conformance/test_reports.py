@@ -24,7 +24,8 @@ MIXED = {("TF-92", "spawn"): "break", ("CA-91", "acp"): "protocol", ("DE-91", "a
 def mixed(fakes: ModuleType) -> Certificate:
     """Failing TF-92 (fail), CA-91 (error), PE-91 (expected-fail), EN-92 (not-applicable)."""
     behaviour = {**MIXED, ("PE-91", "spawn"): "break"}
-    baseline = parse_baseline('[[expected-fail]]\nrule = "PE-91"\nreason = "persona later"\n')
+    baseline = parse_baseline('[[expected-fail]]\nrule = "PE-91"\nreason = "persona later"\n'
+                              'scope = "rule"\n')
     return certify(fakes.FakeTarget(behaviour),
                    RunConfig(target_spec="python:m:f", baseline=baseline))
 
