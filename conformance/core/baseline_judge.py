@@ -180,10 +180,14 @@ def judge(baseline: Baseline, cells: Mapping[Key, Cell], titles: Mapping[str, st
                                                 sampled=True))
         used.setdefault(key, []).append(entry)
     listed = {(e.rule, e.provider) for e in baseline.entries}
+    lapsed = [e for e in baseline.entries if e.expired(today)]
     for key, failures in unexcused.items():
         for failure in failures:
             assertion = _own(failure)
             assert assertion is not None
+            if any(e.covers(key[0], failure.provider) and (
+                    e.whole_rule or e.names(assertion.fingerprint)) for e in lapsed):
+                continue  # what an expired entry names: reported as expired, not as new
             summary.new.append(NewAssertion(
                 rule=key[0], provider=failure.provider, assertion=assertion,
                 listed=(key[0], None) in listed or (key[0], failure.provider) in listed))

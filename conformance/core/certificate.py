@@ -525,6 +525,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     verdicts = _verdicts(facts, rules, cells)
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
               or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results)
+              or (summary is not None and bool(summary.expired))  # a SHOULD rule's too
               or (promises is not None and not promises.kept))
     judged = any(c.outcome in RAN for c in cells.values())
     if failed:

@@ -19,6 +19,17 @@ def headline(summary: BaselineSummary) -> str:
     return f"baseline {summary.path}: {', '.join(parts)}; {verdict}"
 
 
+def excused_by_rule(summary: BaselineSummary) -> str:
+    """``TF-07 7, TF-08 5 (1 sampled)``: the excused assertions per rule."""
+    counts: dict[str, list[int]] = {}
+    for e in [*summary.excused, *summary.whole_rule]:
+        row = counts.setdefault(e.rule, [0, 0])
+        row[0] += 1
+        row[1] += e.sampled
+    return ", ".join(f"{rule} {n}" + (f" ({s} sampled)" if s else "")
+                     for rule, (n, s) in counts.items())
+
+
 def items(summary: BaselineSummary) -> list[tuple[str, str]]:
     """``(kind, line)`` for every new, stale, expired and unseen assertion or entry; kinds
     new, stale and expired fail the run, unseen does not."""

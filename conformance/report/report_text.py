@@ -181,10 +181,12 @@ def write_text(cert: Certificate, console: Console) -> None:
         _line(console, Text("expected-fail (baseline): " + ", ".join(
             f"{r.id} ({r.reasons(Outcome.EXPECTED_FAIL)})" for r in expected)))
     if cert.baseline_summary is not None:
-        from .report_baseline import headline, items
+        from .report_baseline import excused_by_rule, headline, items
 
         summary = cert.baseline_summary
         _line(console, Text(headline(summary), style="" if summary.holds else "bold red"))
+        if summary.excused or summary.whole_rule:
+            _line(console, Text(f"  excused: {excused_by_rule(summary)}"))
         for kind, text in items(summary):
             _line(console, Text(f"  {kind}: {text}", style="" if kind == "unseen" else "red"))
     unsupported = cert.inexpressible_summary()

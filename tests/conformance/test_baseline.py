@@ -4,10 +4,13 @@ listed rule, stale, expired, a whole rule counted apart."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 from types import ModuleType
+from xml.etree import ElementTree as ET
 
+import jsonschema
 import pytest
 
 from subagent_tck.conformance.core.baseline import load_baseline, parse_baseline
@@ -16,8 +19,10 @@ from subagent_tck.conformance.core.certificate import Certificate
 from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
 from subagent_tck.conformance.core.outcome import Outcome
 from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.report import report_json, report_junit, report_markdown, report_text
 from subagent_tck.spec import ErrorCode, TckError
 
+ROOT = Path(__file__).resolve().parents[2]
 FP = "0123456789ab"
 ENTRY = f'[[expected-fail]]\nrule = "TF-07"\nreason = "x"\nassertions = ["{FP}"]\n'
 
@@ -261,3 +266,48 @@ def test_an_entry_without_provider_leaves_the_passing_providers_passing(
     by_provider = {p.provider: p.outcome for p in cert.rule("CA-91").providers}
     assert by_provider == {"spawn": Outcome.PASS, "acp": Outcome.EXPECTED_FAIL}
     assert cert.certified and for_certificate(cert) == ExitCode.CERTIFIED
+
+
+def test_an_expired_entry_of_a_should_rule_fails_the_run_too(
+    fakes: ModuleType, tmp_path: Path,
+) -> None:
+    target = fakes.FakeTarget({("TF-93", "spawn"): "break"})
+    file = _written(certify(target, RunConfig()), tmp_path,
+                    edit=('reason = "known since 1.2"', 'reason = "known since 1.2"\n'
+                          "until = 2001-01-01"))
+    cert = certify(target, RunConfig(baseline=load_baseline(file)))
+    assert for_certificate(cert) == ExitCode.FAILED
+    root = ET.fromstring(report_junit.render(cert))
+    assert root.get("failures") == "1"
+
+
+def test_every_report_shows_what_is_new_stale_and_expired_and_agrees_with_the_exit_code(
+    fakes: ModuleType, tmp_path: Path,
+) -> None:
+    before = certify(fakes.FakeTarget({("TF-92", "spawn"): "break", ("PE-91", "spawn"): "break",
+                                       ("DE-91", "spawn"): "break"}), RunConfig())
+    file = _written(before, tmp_path)
+    text = file.read_text("utf-8")
+    head = text.index('rule = "DE-91"')
+    file.write_text(text[:head] + "until = 2001-01-01\n" + text[head:], "utf-8")
+    cert = certify(fakes.FakeTarget({("TF-92", "spawn"): "break-also", ("DE-91", "spawn"):
+                                     "break"}), RunConfig(baseline=load_baseline(file)))
+    assert for_certificate(cert) == ExitCode.FAILED
+    summary = cert.baseline_summary
+    assert summary is not None
+    assert (len(summary.new), len(summary.stale), len(summary.expired)) == (1, 1, 1)
+    terminal = report_text.render(cert)
+    for kind in ("new: TF-92", "stale: PE-91 entry", "expired: DE-91 entry"):
+        assert kind in terminal
+    assert "1 new, 1 stale, 1 expired" in terminal
+    markdown = report_markdown.render(cert)
+    assert "**new** TF-92" in markdown and "**stale** PE-91" in markdown
+    props = {p.get("name"): p.get("value")
+             for p in ET.fromstring(report_junit.render(cert)).iter("property")}
+    assert (props["baseline.new"], props["baseline.stale"], props["baseline.expired"]) == (
+        "1", "1", "1")
+    data = json.loads(report_json.render(cert))
+    assert data["verdict"] == "FAILED" and len(data["baseline_summary"]["new"]) == 1
+    assert data["baseline_summary"]["expired"][0]["until"] == "2001-01-01"
+    jsonschema.validate(data, json.loads((ROOT / "conformance" / "core" /
+                                          "certificate.schema.json").read_text("utf-8")))
