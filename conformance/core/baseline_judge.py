@@ -23,14 +23,13 @@ Two kinds of assertion are samples of a seed, not fixtures of it, and are judged
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import date
 
 from pydantic import BaseModel, Field
 
 from .baseline import Baseline, BaselineEntry, Pinned
 from .fingerprint import Assertion
-from .outcome import Failure, Outcome
+from .outcome import Evidence, Failure, Outcome
 
 Key = tuple[str, "str | None"]
 #: The check name of the failures a baseline adds (a stale entry): never a target's assertion.
@@ -115,16 +114,6 @@ class BaselineSummary(BaseModel):
                 "unseen": len(self.unseen)}
 
 
-@dataclass
-class Cell:
-    """A rule's merged result for one provider, as the baseline sees it and leaves it."""
-
-    outcome: Outcome
-    reason: str = ""
-    failures: list[Failure] = field(default_factory=list)
-    inexpressible: bool = False
-
-
 def ref(entry: BaselineEntry) -> EntryRef:
     return EntryRef(number=entry.number, line=entry.line, rule=entry.rule,
                     provider=entry.provider, reason=entry.reason, tracking=entry.tracking,
@@ -136,14 +125,14 @@ def _own(failure: Failure) -> Assertion | None:
     return None if failure.check == BASELINE_CHECK else failure.assertion
 
 
-def judge(baseline: Baseline, cells: Mapping[Key, Cell], titles: Mapping[str, str],
-          today: date) -> tuple[dict[Key, Cell], BaselineSummary]:
+def judge(baseline: Baseline, cells: Mapping[Key, Evidence], titles: Mapping[str, str],
+          today: date) -> tuple[dict[Key, Evidence], BaselineSummary]:
     """The cells with the baseline applied, and what it excused, found stale, expired, new."""
     summary = BaselineSummary(path=baseline.path, catalogue_hash=baseline.catalogue_hash,
                               entries=[ref(e) for e in baseline.entries])
     live = [e for e in baseline.entries if not e.expired(today)]
     summary.expired = [ref(e) for e in baseline.entries if e.expired(today)]
-    out = {key: Cell(c.outcome, c.reason, list(c.failures), c.inexpressible)
+    out = {key: Evidence(c.outcome, c.reason, list(c.failures), c.inexpressible)
            for key, c in cells.items()}
     active: set[int] = set()  # entries that excused a failure that is not a sample
     sampled: list[tuple[Key, Failure, Assertion]] = []
@@ -194,7 +183,7 @@ def judge(baseline: Baseline, cells: Mapping[Key, Cell], titles: Mapping[str, st
     for key, cell in out.items():
         if cell.outcome in (Outcome.FAIL, Outcome.ERROR) and key not in unexcused and key in used:
             reasons = dict.fromkeys(e.reason for e in used[key])
-            out[key] = Cell(Outcome.EXPECTED_FAIL, "; ".join(reasons), cell.failures)
+            out[key] = Evidence(Outcome.EXPECTED_FAIL, "; ".join(reasons), cell.failures)
         elif key in unexcused and key in used:
             cell.reason = (f"{len(unexcused[key])} failing assertion(s) no entry of baseline "
                            f"{baseline.path} names" + (f"; {cell.reason}" if cell.reason else ""))
@@ -220,7 +209,7 @@ def sample_excuser(entries: Sequence[BaselineEntry], rule: str, provider: str | 
     return None
 
 
-def _cells_of(entry: BaselineEntry, out: Mapping[Key, Cell]) -> list[Key]:
+def _cells_of(entry: BaselineEntry, out: Mapping[Key, Evidence]) -> list[Key]:
     """The cells an entry speaks of: its rule's for its provider (all, without one) and the
     rule's target-wide cell, where a check that binds the whole target files failures."""
     return sorted((k for k in out if k[0] == entry.rule
@@ -228,11 +217,11 @@ def _cells_of(entry: BaselineEntry, out: Mapping[Key, Cell]) -> list[Key]:
                   key=lambda k: k[1] or "")
 
 
-def _ran(cell: Cell) -> bool:
+def _ran(cell: Evidence) -> bool:
     return cell.outcome in (Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.EXPECTED_FAIL)
 
 
-def _stale(baseline: Baseline, live: Sequence[BaselineEntry], out: dict[Key, Cell],
+def _stale(baseline: Baseline, live: Sequence[BaselineEntry], out: dict[Key, Evidence],
            titles: Mapping[str, str], summary: BaselineSummary) -> None:
     """Judge every live entry's named assertions against what failed in its cells."""
     for entry in live:
@@ -283,7 +272,7 @@ def sort_pinned(entry: BaselineEntry, seen: Sequence[Assertion],
 
 
 def _mark_stale(baseline: Baseline, entry: BaselineEntry, pinned: Pinned | None, why: str,
-                ran: Sequence[Key], out: dict[Key, Cell], titles: Mapping[str, str],
+                ran: Sequence[Key], out: dict[Key, Evidence], titles: Mapping[str, str],
                 summary: BaselineSummary) -> None:
     what = "the whole rule" if pinned is None else f"assertion {pinned.describe()}"
     message = (f"baseline {baseline.path} {entry.where} ({entry.reason!r}) excuses {what}, but "
@@ -301,10 +290,10 @@ def _mark_stale(baseline: Baseline, entry: BaselineEntry, pinned: Pinned | None,
     outcome = cell.outcome if cell.outcome in (Outcome.FAIL, Outcome.ERROR) \
         else Outcome.UNEXPECTED_PASS
     reason = message if outcome == Outcome.UNEXPECTED_PASS else cell.reason
-    out[key] = Cell(outcome, reason, [*cell.failures, failure], cell.inexpressible)
+    out[key] = Evidence(outcome, reason, [*cell.failures, failure], cell.inexpressible)
 
 
-def _expired(baseline: Baseline, out: dict[Key, Cell], titles: Mapping[str, str],
+def _expired(baseline: Baseline, out: dict[Key, Evidence], titles: Mapping[str, str],
              today: date) -> None:
     """An expired entry excuses nothing and fails the run: its rule's failures stay failures
     (their cells say why), and where its rule passed, its first cell fails for it."""
@@ -324,5 +313,5 @@ def _expired(baseline: Baseline, out: dict[Key, Cell], titles: Mapping[str, str]
                               title=titles.get(entry.rule, ""), message=note,
                               expected=f"until {entry.until}", observed=f"{today}",
                               provider=ran[0][1])
-            out[ran[0]] = Cell(Outcome.FAIL, note, [*cell.failures, failure],
+            out[ran[0]] = Evidence(Outcome.FAIL, note, [*cell.failures, failure],
                                cell.inexpressible)

@@ -21,7 +21,7 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
@@ -41,8 +41,8 @@ from subagent_tck.spec import (
 )
 
 from . import fingerprint
-from .baseline_judge import BaselineSummary, Cell, judge
-from .outcome import BAD, RAN, Failure, Outcome
+from .baseline_judge import BaselineSummary, judge
+from .outcome import BAD, RAN, Evidence, Failure, Outcome
 from .promises_report import PromisesReport
 from .protocol import TargetInfo
 
@@ -353,17 +353,6 @@ def error_report(target_spec: str, code: str, message: str, exit_code: int) -> E
                        error=RunError(code=code, message=message))
 
 
-@dataclass
-class Evidence:
-    """What one check run (or the plan) says about one rule for one provider."""
-
-    outcome: Outcome
-    reason: str = ""
-    failures: list[Failure] = field(default_factory=list)
-    #: not applicable because the target cannot express an operation (UNSUPPORTED_OPERATION)
-    inexpressible: bool = False
-
-
 @dataclass(frozen=True)
 class RunFacts:
     target_spec: str
@@ -432,12 +421,8 @@ def _apply_baseline(facts: RunFacts, rules: Sequence[Rule],
     date, and what the baseline excused, found new, stale or expired."""
     if facts.baseline is None:
         return dict(merged), None
-    cells = {key: Cell(e.outcome, e.reason, e.failures, e.inexpressible)
-             for key, e in merged.items()}
-    judged, summary = judge(facts.baseline, cells, {r.id: r.title for r in rules},
-                            facts.started_at.date())
-    return ({key: Evidence(c.outcome, c.reason, c.failures, c.inexpressible)
-             for key, c in judged.items()}, summary)
+    return judge(facts.baseline, merged, {r.id: r.title for r in rules},
+                 facts.started_at.date())
 
 
 def replay_command(target_spec: str, rule_id: str, seed: int, edition: Edition,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -49,3 +50,15 @@ class Failure(BaseModel):
     #: which assertion failed and how, the same at every seed where the target behaves the
     #: same: what a baseline names (docs/baseline.md#the-fingerprint)
     assertion: Assertion | None = None
+
+
+@dataclass
+class Evidence:
+    """What one check run (or the plan) says about one rule for one provider; merged, a
+    rule's result for one provider (a *cell*), which a baseline may relabel."""
+
+    outcome: Outcome
+    reason: str = ""
+    failures: list[Failure] = field(default_factory=list)
+    #: not applicable because the target cannot express an operation (UNSUPPORTED_OPERATION)
+    inexpressible: bool = False
