@@ -89,11 +89,13 @@ def make(rule: str, check: str, message: str, expected: Any, observed: Any, *, e
 
 # --- the message ---------------------------------------------------------------------------
 
-#: The words of the catalogue itself: never taken for a drawn value, whatever a state holds.
+#: Values of the catalogue's enumerations: a state that holds one drew it from the enumeration
+#: (a mode, an edition), so it is the state's wherever it stands, bare words too.
+CHOICES = frozenset({*(c.value for c in Capability), *(m.value for m in PresentationMode),
+                     *(s.value for s in StopReason), *(e.value for e in Edition)})
+#: The words of the catalogue itself: never taken for a drawn value unless drawn as a choice.
 OWN_WORDS = frozenset({RUN_CODE, PERSONA_SECTION, STRUCTURED_OUTPUT,
-                       *(c.value for c in ErrorCode), *(c.value for c in Capability),
-                       *(m.value for m in PresentationMode), *(s.value for s in StopReason),
-                       *(e.value for e in Edition)})
+                       *(c.value for c in ErrorCode), *CHOICES})
 _CLAUSE = re.compile(r" \(the rule: [^()]*(?:\([^()]*\)[^()]*)*\)")
 _MARKER = re.compile(r"\[tck:([^:\]\s]+):\d+\]")
 _NONCE = re.compile(r"\bN[0-9a-f]{16}\b")
@@ -219,15 +221,17 @@ def _roles(state: Any) -> Iterator[tuple[str, str]]:
     """``(value, role)`` for every string of a drawn state, the role being where it sits:
     dataclass fields and mapping keys, joined with ``.``, list positions left out (every
     global is ``globals``); the first place a value is met names it. A drawn enumeration
-    (a presentation mode) is a value too, and its role is marked ``=``: it replaces the
-    catalogue's word wherever it stands (the mode a case drew is not the kit's prose)."""
+    value (a presentation mode, as an enum or its string) is one too, and its role is marked
+    ``=``: it replaces the catalogue's word wherever it stands (the mode a case drew is not
+    the kit's prose)."""
     seen: set[str] = set()
     for value, path in _walk(state, ()):
         word = value.value if isinstance(value, Enum) else value
         if isinstance(word, str) and word and word not in seen:
             seen.add(word)
             role = ".".join(path) or "value"
-            yield word, ("=" + role) if isinstance(value, Enum) else role
+            chosen = isinstance(value, Enum) or word in CHOICES
+            yield word, ("=" + role) if chosen else role
 
 
 def _walk(value: Any, path: tuple[str, ...]) -> Iterator[tuple[Any, tuple[str, ...]]]:

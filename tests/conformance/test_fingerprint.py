@@ -44,6 +44,12 @@ def test_a_drawn_case_names_values_by_their_role_and_collapses_brackets() -> Non
         "(mode «globals» and '…', […])")
 
 
+def test_a_mode_drawn_as_its_string_is_the_states_too() -> None:
+    roles = dict(fp._roles({"globals": ["a1"], "mode": "both"}))
+    assert fp.normalise("the view once 'a1' is gone (mode both)", drawn=True, roles=roles) == (
+        "the view once «globals» is gone (mode «mode»)")
+
+
 def test_an_apostrophe_inside_a_word_is_no_quote() -> None:
     assert fp.normalise("the parent's view of 'abc' and the child's", drawn=True) == (
         "the parent's view of '…' and the child's")
