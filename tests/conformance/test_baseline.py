@@ -13,11 +13,13 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
+from subagent_tck.conformance.core import fingerprint
 from subagent_tck.conformance.core.baseline import load_baseline, parse_baseline
+from subagent_tck.conformance.core.baseline_judge import BaselineSummary, judge
 from subagent_tck.conformance.core.baseline_write import write
 from subagent_tck.conformance.core.certificate import Certificate
 from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
-from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.core.outcome import Evidence, Failure, Outcome
 from subagent_tck.conformance.engine.runner import RunConfig, certify
 from subagent_tck.conformance.report import report_json, report_junit, report_markdown, report_text
 from subagent_tck.spec import ErrorCode, TckError
@@ -311,3 +313,62 @@ def test_every_report_shows_what_is_new_stale_and_expired_and_agrees_with_the_ex
     assert data["baseline_summary"]["expired"][0]["until"] == "2001-01-01"
     jsonschema.validate(data, json.loads((ROOT / "conformance" / "core" /
                                           "certificate.schema.json").read_text("utf-8")))
+
+
+# --- the samples: a drawn case's assertion and the campaign's finding ---------------------
+
+
+def _failure(rule: str, check: str, what: str, case: fingerprint.Case) -> Failure:
+    assertion = fingerprint.make(rule, check, what, ["a"], ["b"], error=False, case=case)
+    return Failure(rule=rule, check=check, title="t", message=what, expected=["a"],
+                   observed=["b"], assertion=assertion)
+
+
+def _fp(failure: Failure) -> str:
+    assert failure.assertion is not None
+    return failure.assertion.fingerprint
+
+
+def _judge(text: str, *failures: Failure) -> BaselineSummary:
+    cells = {("TF-08", None): Evidence(Outcome.FAIL, "", list(failures))}
+    out, summary = judge(parse_baseline(text), cells, {"TF-08": "t"}, date(2030, 1, 1))
+    assert out[("TF-08", None)].outcome in (Outcome.FAIL, Outcome.EXPECTED_FAIL,
+                                            Outcome.UNEXPECTED_PASS)
+    return summary
+
+
+def _entry(*failures: Failure) -> str:
+    names = ", ".join(f'{{ fingerprint = "{_fp(f)}", check = "{f.check}", '
+                      f'case = "{f.assertion.case}" }}' for f in failures if f.assertion)
+    return f'[[expected-fail]]\nrule = "TF-08"\nreason = "r"\nassertions = [{names}]\n'
+
+
+def test_a_drawn_assertion_of_a_check_the_entry_samples_is_excused_as_a_sample() -> None:
+    fixed = _failure("TF-08", "c", "fixed case", "fixed")
+    seed0 = _failure("TF-08", "c", "the error does not list […]", "drawn")
+    seed3 = _failure("TF-08", "c", "installing {…}: accepted", "drawn")
+    other = _failure("TF-08", "d", "another check's drawn case", "drawn")
+    summary = _judge(_entry(fixed, seed0), fixed, seed3, other)
+    assert [(e.assertion.what, e.sampled) for e in summary.excused] == [
+        ("fixed case", False), ("installing {…}: accepted", True)]
+    assert [n.assertion.check for n in summary.new] == ["d"]
+    assert [u.fingerprint for u in summary.unseen] == [_fp(seed0)]
+    assert not summary.stale
+
+
+def test_a_named_drawn_assertion_is_stale_once_its_check_fails_nothing_of_the_rule() -> None:
+    fixed = _failure("TF-08", "c", "fixed case", "fixed")
+    drawn = _failure("TF-08", "d", "drawn case", "drawn")
+    summary = _judge(_entry(fixed, drawn), fixed)
+    assert [s.fingerprint for s in summary.stale] == [_fp(drawn)]
+
+
+def test_the_campaigns_finding_is_a_sample_of_a_rule_its_entry_still_excuses() -> None:
+    fixed = _failure("TF-08", "c", "fixed case", "fixed")
+    seed0 = _failure("TF-08", "fuzz-campaign", "a divergence in view", "campaign")
+    seed5 = _failure("TF-08", "fuzz-campaign", "a divergence in start", "campaign")
+    summary = _judge(_entry(fixed, seed0), fixed, seed5)
+    assert [e.sampled for e in summary.excused] == [False, True] and not summary.new
+    assert [u.fingerprint for u in summary.unseen] == [_fp(seed0)]
+    alone = _judge(_entry(seed0), seed5)  # nothing else of the rule is excused: new
+    assert [n.assertion.what for n in alone.new] == ["a divergence in start"]
