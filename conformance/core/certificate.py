@@ -21,7 +21,7 @@ import json
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
@@ -42,6 +42,7 @@ from subagent_tck.spec import (
 
 from . import fingerprint
 from .baseline_judge import BaselineSummary, judge
+from .drawn import DeclaredPartition, DrawnRun, PartitionDrawn, records
 from .outcome import BAD, RAN, Evidence, Failure, Outcome
 from .promises_report import PromisesReport
 from .protocol import TargetInfo
@@ -96,6 +97,9 @@ class RuleResult(BaseModel):
     providers: list[ProviderOutcome]
     failures: list[Failure] = Field(default_factory=list)
     replay: str | None = Field(None, description="the command that reruns this rule alone")
+    partitions: list[PartitionDrawn] = Field(
+        default_factory=list, description="the partitions of the rule's domain its checks "
+        "declare, and which of their runs drew a case of each (docs/certify.md#partitions)")
 
     def reasons(self, *outcomes: Outcome) -> str:
         """The reasons of its per-provider outcomes (of ``outcomes``, or all), each once:
@@ -372,6 +376,9 @@ class RunFacts:
     target_tools: tuple[str, ...] = ()  # the target's own global tools, not judged
     portable_variables: bool = False  # drawn variable names of [a-z][a-z0-9_]* only
     timings: Timings | None = None  # certify --timings
+    #: per check, the partitions it declares; per check run, what it drew of them
+    partitions: Mapping[str, Sequence[DeclaredPartition]] = field(default_factory=dict)
+    drawn: Sequence[DrawnRun] = ()
 
 
 def kit_version() -> str:
@@ -490,6 +497,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     for cell in merged.values():
         cell.failures = [made.setdefault(id(f), with_assertion(f)) for f in cell.failures]
     cells, summary = _apply_baseline(facts, rules, merged)
+    drawn = records(facts.partitions, facts.drawn)
     results = []
     for rule in rules:
         mine = [(key, cell) for (rule_id, key), cell in cells.items() if rule_id == rule.id]
@@ -506,6 +514,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
             failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
             replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
                                   facts.profile, facts.providers) if failing else None,
+            partitions=drawn.get(rule.id, []),
         ))
     verdicts = _verdicts(facts, rules, cells)
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
