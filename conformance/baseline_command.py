@@ -24,6 +24,7 @@ from pathlib import Path
 from subagent_tck.spec import ErrorCode, TckError
 
 from .core.exitcode import ExitCode
+from .core.fingerprint import Assertion
 from .core.untrusted import for_terminal
 
 
@@ -65,7 +66,7 @@ def _write_file(path: str, text: str) -> None:
 
 
 def _write(args: argparse.Namespace) -> int:
-    from .core.baseline_write import write
+    from .core.baseline_write import failing, write
     from .core.certificate_file import read_certificate
 
     certificate = read_certificate(args.certificate)
@@ -73,7 +74,21 @@ def _write(args: argparse.Namespace) -> int:
     _write_file(args.output, text)
     print(f"wrote {for_terminal(args.output)}: {count} failing assertion(s) of "
           f"{len({r.id for r in certificate.rules if r.failures})} rule(s) excused")
+    _warn_errors(failing(certificate, args.certificate))
     return ExitCode.CERTIFIED
+
+
+def _warn_errors(found: list[tuple[str, str | None, Assertion]]) -> None:
+    """Say which excused assertions are errors of the target (a timeout, a crash, a broken
+    connection): excusing one hides a run that could not judge, often a loaded machine."""
+    errors = [(rule, a) for rule, _, a in found
+              if a.way.startswith(("timeout", "error", "crashed"))]
+    if errors:
+        print(f"warning: {len(errors)} of them are errors of the target, not verdicts "
+              "(certify again on a quiet machine before you keep them):", file=sys.stderr)
+        for rule, assertion in errors:
+            print(f"  {rule} {assertion.fingerprint} {for_terminal(assertion.summary())}",
+                  file=sys.stderr)
 
 
 def _update(args: argparse.Namespace) -> int:
@@ -109,4 +124,6 @@ def _update(args: argparse.Namespace) -> int:
         return ExitCode.FAILED
     for found in result.new:
         out.write(f"  added {for_terminal(describe(found))}\n")
+    if result.added:
+        _warn_errors(result.new)
     return ExitCode.CERTIFIED
