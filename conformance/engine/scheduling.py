@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 from subagent_tck.spec import Edition
 
-from ..core.certificate import CheckRun, Evidence, RunStatus
+from ..core.certificate import CheckRun, RunStatus
 from ..core.dialect import channels_of
 from ..core.drawn import Drawing, DrawnRun
-from ..core.outcome import Outcome
+from ..core.outcome import Evidence, Outcome
 from ..core.protocol import TargetInfo
 from ..core.target import Target
 from .check import run_check

@@ -129,6 +129,20 @@ def render(cert: Certificate) -> str:
         lines += [f"- {_md(r.title)}: {_md(r.reasons(Outcome.EXPECTED_FAIL))}"
                   for r in expected]
         lines.append("")
+    if cert.baseline_summary is not None:
+        from .report_baseline import headline, items
+
+        summary = cert.baseline_summary
+        lines += ["### Baseline", "", _md(headline(summary)), ""]
+        lines += [f"- **{kind}** {_md(text)}" for kind, text in items(summary)]
+        excused = [*summary.excused, *summary.whole_rule]
+        if excused:
+            lines += ["", f"<details><summary>{len(excused)} excused assertion(s)</summary>", ""]
+            lines += [f"- {_md(e.rule)} [{_md(e.provider or 'target')}] "
+                      f"`{_md(e.assertion.fingerprint)}` {_md(e.assertion.summary())}"
+                      + (" (sampled)" if e.sampled else "") for e in excused]
+            lines += ["", "</details>"]
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -120,6 +120,12 @@ def unknown_names_st(draw: Any) -> dict[str, Any]:
             "mode": draw(st.sampled_from(MODES))}
 
 
+def _names_a_local(state: dict[str, Any]) -> bool:
+    raw = state["restriction"]
+    named = {n for key in ("allow", "deny") for n in (raw.get(key) or ())}
+    return bool(named & set(state["locals"]))
+
+
 @check("TF-08", name="tool-filter-unknown-names", per_provider=False)
 def unknown_names(ctx: CheckContext) -> None:
     """A restriction naming anything outside the global restrictable set (a misspelling, a
@@ -131,6 +137,11 @@ def unknown_names(ctx: CheckContext) -> None:
 
     def body(state: dict[str, Any], pick: int | None = None) -> None:
         carrying = [c for c in channels if c.carries(state["restriction"])]
+        live = [c for c in carrying if c.kind is ChannelKind.LIVE]
+        if live and pick is None and _names_a_local(state):
+            # a local-only name exists only on a live scope: a fixed case naming one goes
+            # through the live channel wherever the target has it
+            carrying = live
         if carrying:
             channel = next_of(ctx, carrying) if pick is None else carrying[pick % len(carrying)]
             if channel.kind is ChannelKind.LIVE:
