@@ -39,6 +39,7 @@ from .spawn_policy import (
     named_refused,
     offered_text,
     refused_presets,
+    words,
 )
 from .start import FIELD_CAPABILITY, Fault, Preset, StartOutcome, StartState, decide_start
 from .subagent_tool import ToolLoad, decide_tool_call, decide_tool_load, mounts, tool_cap
@@ -83,5 +84,5 @@ __all__ = [
     "decide_tool_load", "get_rule", "judge", "model_problem", "mounts", "name_token",
     "named_refused", "offered_text", "offers_run_code", "read_json_number", "refused_presets",
     "render_template", "resolve_sections", "resolve_view", "sdk_binding_names", "tool_cap",
-    "validate_restriction", "validate_spawn_policy", "wire_tool_names",
+    "validate_restriction", "validate_spawn_policy", "wire_tool_names", "words",
 ]

@@ -14,14 +14,14 @@ forbidden every child (docs/rules.md#DE-03).
 
 SP-02 reads what a scope's model is offered to delegate with: a refused preset named as a
 whole token (:func:`name_token`: preset names are names of the tool-name grammar, tokens of
-``[\\w-]+``) in a delegation tool's name, description or parameter schema breaks it.
+``[\\w-]+``) in a delegation tool's name, description or the words of its parameter schema
+breaks it.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .restriction import Restriction
 
@@ -43,24 +43,52 @@ def name_token(name: str) -> str:
     return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
 
 
+#: Keys of a tool's parameter schema whose string values speak to the model (where a list of
+#: presets would stand: an enum of agent types, a description), beside the parameters' own
+#: names; other keys and values are the schema's syntax (``"type": "string"``, ``false``).
+_SPOKEN = frozenset({"description", "title", "enum", "const", "default", "examples"})
+
+
+def _spoken(schema: object, out: list[str], speaking: bool = False) -> None:
+    if isinstance(schema, str):
+        if speaking:
+            out.append(schema)
+    elif isinstance(schema, Mapping):
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, Mapping):
+                out.extend(str(name) for name in value)
+            _spoken(value, out, key in _SPOKEN)
+    elif isinstance(schema, (list, tuple)):
+        for item in schema:
+            _spoken(item, out, speaking)
+
+
 def offered_text(tool: Mapping[str, object]) -> str:
-    """What one offered tool says to the model: its name, description and parameter schema
-    (``{name, description?, parameters?}``) as one text."""
+    """What one offered tool says to the model: its name, description and the words of its
+    parameter schema (``{name, description?, parameters?}``; descriptions, titles, enums,
+    constants, defaults, examples and the parameters' names, not the schema's syntax) as one
+    text."""
     parts = [str(tool.get("name", "")), str(tool.get("description", ""))]
-    parameters = tool.get("parameters")
-    if parameters is not None:
-        parts.append(json.dumps(parameters, ensure_ascii=False, default=str))
+    _spoken(tool.get("parameters"), parts)
     return "\n".join(parts)
+
+
+def words(text: str) -> frozenset[str]:
+    """The whole tokens of a text (names of the grammar stand as tokens, :func:`name_token`)."""
+    return frozenset(re.findall(r"[\w-]+", text))
 
 
 def named_refused(
     tools: Iterable[Mapping[str, object]],
     policies: Sequence[Restriction],
     presets: Iterable[str],
+    ignore: Collection[str] = (),
 ) -> dict[str, list[str]]:
     """SP-02: per offered delegation tool, the refused presets its text names (empty: the
-    tools offered name no preset the policies refuse)."""
-    refused = refused_presets(policies, presets)
+    tools offered name no preset the policies refuse). ``ignore``: words the tools say
+    whatever the presets are (their wording with no preset defined): a preset named like one
+    of them cannot be told apart from the tool's own wording, so it is not judged."""
+    refused = [p for p in refused_presets(policies, presets) if p not in ignore]
     out: dict[str, list[str]] = {}
     for tool in tools:
         text = offered_text(tool)

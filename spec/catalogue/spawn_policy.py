@@ -15,7 +15,7 @@ from ..vocabulary import Capability, Family, Level
 _PRACTICE = Source(document="runtimes", section="Known practice")
 _DECISION = Source(document="RULES.md", section="Decision")
 _ALL = ["depthLimit", "persona", "toolFilter", "outputSchema", "spawnPolicy", "modelSelection"]
-_TWO = {"reviewer": {}, "writer": {}}
+_TWO: dict[str, dict[str, object]] = {"reviewer": {}, "writer": {}}
 _DENIED = {"code": "SPAWN_DENIED"}
 
 

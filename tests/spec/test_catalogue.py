@@ -28,7 +28,8 @@ SHARED = Path(__file__).parents[2].parent / "shared"
 RULES_MD = SHARED / "RULES.md"
 SEEDS = SHARED / "seeds"
 ID_COPY = Path(__file__).with_name("rule_ids.txt")
-ROW = re.compile(r"^\| ((?:TF|PE|DE|CA|FR|EN|ST|SP|MO)-\d\d) ([a-z0-9-]+) \| (MUST|SHOULD) \|", re.M)
+ROW = re.compile(r"^\| ((?:TF|PE|DE|CA|FR|EN|ST|SP|MO)-\d\d) ([a-z0-9-]+) \| (MUST|SHOULD) \|",
+                 re.M)
 SEED_NAMES = {"000_f18e7de65ba39cf4.txt", "002_9cf54e4b1767c2c9.txt", "003_245c1cf8a71a40fd.txt"}
 #: Public documentation a rule may cite beside the seeds (spec/render.py names it for readers).
 PUBLIC_DOCUMENTS = {"runtimes": {"Known practice"}}

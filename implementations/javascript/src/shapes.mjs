@@ -95,6 +95,8 @@ export const PresetSpec = T.model({
   persona: [T.any(), { default: null }],
   toolFilter: [T.any(), { default: null }],
   outputSchema: [T.any(), { default: null }],
+  spawnPolicy: [T.any(), { default: null }],
+  model: [T.any(), { default: null }],
 });
 
 export const SubagentToolConfig = T.model({
@@ -104,6 +106,7 @@ export const SubagentToolConfig = T.model({
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
   agentOptions: [T.any(), { absent: true }],
+  preset: [T.any(), { absent: true }],
 });
 
 export const DeploymentConfig = T.model({
@@ -116,6 +119,7 @@ export const DeploymentConfig = T.model({
   mode: [MODE, { default: 'native' }],
   hostDepth: [T.any(), { default: 1 }],
   runtimeContext: [T.bool(), { default: true }],
+  model: [T.any(), { default: null }],
 });
 
 export const StartRequest = T.model({
@@ -127,6 +131,8 @@ export const StartRequest = T.model({
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
   outputSchema: [T.any(), { absent: true }],
+  spawnPolicy: [T.any(), { absent: true }],
+  model: [T.any(), { absent: true }],
 });
 
 export const SessionHeader = T.model({
