@@ -18,6 +18,7 @@ from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, Presentati
 from .children import create_agent, plant, resume, start
 from .lockstep import Lockstep
 from .model import Expect
+from .policies import dispose_policy, install_policy
 from .rulemap import restrict_rule
 from .run_code import run_code
 from .step import Step
@@ -267,6 +268,8 @@ OPERATIONS: dict[str, Operation] = {
     "set_host_depth": set_host_depth,
     "call_tool": call_tool,
     "rebind": rebind,
+    "install_policy": install_policy,
+    "dispose_policy": dispose_policy,
 }
 
 
