@@ -37,6 +37,7 @@ from subagent_tck.spec import (
     ViewEntry,
     check_depth,
     decide_start,
+    parse_policies,
     render_template,
     resolve_sections,
     resolve_view,
@@ -401,9 +402,8 @@ class DeploymentModel:
         return child
 
     def _policy(self, value: object) -> Restriction:
-        restriction = validate_spawn_policy(value, self.presets).restriction
-        assert restriction is not None, "the oracle accepted a policy it cannot read"
-        return restriction
+        """A composed policy the oracle accepted (valid over the presets)."""
+        return parse_policies([value], self.presets)[0]
 
     def expect_resume(self, session: SessionModel) -> tuple[Expect, int | None]:
         """DE-06 (a stored depth outside the domain does not load), FR-04 (a descriptor that

@@ -38,6 +38,7 @@ from .spawn_policy import (
     name_token,
     named_refused,
     offered_text,
+    parse_policies,
     refused_presets,
     words,
 )
@@ -82,7 +83,7 @@ __all__ = [
     "assemble_system_prompt", "catalogue_hash", "check_depth", "check_depth_json", "child_model",
     "compose_persona", "decide_start", "decide_start_depth", "decide_tool_call",
     "decide_tool_load", "get_rule", "judge", "model_problem", "mounts", "name_token",
-    "named_refused", "offered_text", "offers_run_code", "read_json_number", "refused_presets",
-    "render_template", "resolve_sections", "resolve_view", "sdk_binding_names", "tool_cap",
-    "validate_restriction", "validate_spawn_policy", "wire_tool_names", "words",
+    "named_refused", "offered_text", "offers_run_code", "parse_policies", "read_json_number",
+    "refused_presets", "render_template", "resolve_sections", "resolve_view", "sdk_binding_names",
+    "tool_cap", "validate_restriction", "validate_spawn_policy", "wire_tool_names", "words",
 ]

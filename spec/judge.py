@@ -20,7 +20,7 @@ from .restriction import (
     validate_spawn_policy,
 )
 from .rule import Example
-from .spawn_policy import named_refused
+from .spawn_policy import named_refused, parse_policies
 from .start import Preset, StartState, decide_start
 from .view import Origin, resolve_view, sdk_binding_names, wire_tool_names
 from .vocabulary import Capability, Edition, PresentationMode
@@ -87,15 +87,8 @@ def judge_spawn_policy(given: Mapping[str, Any], observed: Any) -> bool:
                             observed)
 
 
-def _policies(given: Mapping[str, Any]) -> list[Restriction]:
-    presets = given.get("presets", ())
-    out = []
-    for raw in given.get("policies", ()):
-        verdict = validate_spawn_policy(raw, presets)
-        if verdict.restriction is None:
-            raise ValueError(f"example spawn policy {raw!r} is itself invalid: {verdict.reason}")
-        out.append(verdict.restriction)
-    return out
+def _policies(given: Mapping[str, Any]) -> tuple[Restriction, ...]:
+    return parse_policies(given.get("policies", ()), given.get("presets", ()))
 
 
 def judge_offered(given: Mapping[str, Any], observed: Any) -> bool:

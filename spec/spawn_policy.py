@@ -23,7 +23,19 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from .restriction import Restriction
+from .restriction import Restriction, validate_spawn_policy
+
+
+def parse_policies(values: Iterable[object], presets: Collection[str]) -> tuple[Restriction, ...]:
+    """Spawn policies known to be valid over ``presets`` (installed ones, a catalogue example's,
+    a check's own) as restrictions; ``ValueError`` naming the first that is not."""
+    out = []
+    for raw in values:
+        verdict = validate_spawn_policy(raw, presets)
+        if verdict.restriction is None:
+            raise ValueError(f"the spawn policy {raw!r} is invalid: {verdict.reason}")
+        out.append(verdict.restriction)
+    return tuple(out)
 
 
 def admits_preset(policies: Iterable[Restriction], preset: str) -> bool:

@@ -176,21 +176,18 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                 faults.append(Fault(rendered.code, rendered.reason))
             persona_text = rendered.text
             persona_grammar = rendered.grammar
-    tool_filter = asked["toolFilter"]
-    if tool_filter is not ABSENT:
-        verdict = validate_restriction(tool_filter, state.global_names)
-        if verdict.code is not None:
-            faults.append(Fault(verdict.code, verdict.reason))
+    tool_filter, policy = asked["toolFilter"], asked["spawnPolicy"]
+    for value, validate, known in ((tool_filter, validate_restriction, state.global_names),
+                                   (policy, validate_spawn_policy, state.presets)):
+        if value is not ABSENT:
+            verdict = validate(value, known)
+            if verdict.code is not None:
+                faults.append(Fault(verdict.code, verdict.reason))
     schema = asked["outputSchema"]
     if schema is not ABSENT and not _valid_output_schema(schema):
         faults.append(
             Fault(ErrorCode.INVALID_OUTPUT_SCHEMA, "an output schema must be an object schema")
         )
-    policy = asked["spawnPolicy"]
-    if policy is not ABSENT:
-        verdict = validate_spawn_policy(policy, state.presets)
-        if verdict.code is not None:
-            faults.append(Fault(verdict.code, verdict.reason))
     model = asked["model"]
     if model is not ABSENT and model_problem(model):
         faults.append(Fault(ErrorCode.INVALID_REQUEST, model_problem(model)))

@@ -21,8 +21,10 @@ from subagent_tck.spec import (
     decide_start,
     named_refused,
     offered_text,
+    parse_policies,
     refused_presets,
     validate_spawn_policy,
+    words,
 )
 
 PRESETS = {"reviewer": Preset(), "Reviewer": Preset(), "writer": Preset()}
@@ -134,4 +136,24 @@ def test_a_delegation_tool_names_a_refused_preset_only_as_a_whole_token() -> Non
     assert named_refused(tools, policies, PRESETS) == {"Agent": ["Reviewer"],
                                                        "writer": ["writer"]}
     assert named_refused(tools[:1], policies, PRESETS) == {}
-    assert "Launch an agent." in offered_text(tools[1]) and "enum" in offered_text(tools[1])
+    # the words of the schema (parameter names, enum values), not its syntax
+    assert offered_text(tools[1]).split("\n") == ["Agent", "Launch an agent.", "type",
+                                                   "reviewer", "Reviewer"]
+
+
+def test_a_preset_named_like_the_tools_own_wording_is_not_judged() -> None:
+    tools = [{"name": "task", "description": "Run a task.", "parameters": {
+        "type": "object", "additionalProperties": False,
+        "properties": {"prompt": {"type": "string", "description": "What to do."}}}}]
+    presets = {"task": Preset(), "prompt": Preset(), "string": Preset(), "false": Preset()}
+    refuse_all = [Restriction.of(allow=[])]
+    own = words(offered_text(tools[0]))
+    assert {"task", "Run", "prompt", "What"} <= own and not {"string", "false"} & own
+    assert named_refused(tools, refuse_all, presets) == {"task": ["task", "prompt"]}
+    assert named_refused(tools, refuse_all, presets, own) == {}
+
+
+def test_policies_known_to_be_valid_are_parsed_and_an_invalid_one_is_named() -> None:
+    assert parse_policies([{"deny": ["writer"]}], PRESETS) == (Restriction.of(deny=["writer"]),)
+    with pytest.raises(ValueError, match="editor"):
+        parse_policies([{"deny": ["writer"]}, {"allow": ["editor"]}], PRESETS)

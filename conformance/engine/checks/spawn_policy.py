@@ -34,7 +34,7 @@ from subagent_tck.spec import (
     name_token,
     named_refused,
     offered_text,
-    validate_spawn_policy,
+    parse_policies,
     words,
 )
 
@@ -83,16 +83,6 @@ def case_st(draw: Any) -> dict[str, Any]:
     disposed = draw(st.lists(st.integers(0, len(policies) - 1), unique=True,
                              max_size=len(policies) - 1))
     return {"presets": presets, "policies": policies, "disposed": sorted(disposed)}
-
-
-def parsed(policies: list[Any], presets: list[str]) -> list[Restriction]:
-    out = []
-    for raw in policies:
-        verdict = validate_spawn_policy(raw, presets)
-        if verdict.restriction is None:
-            raise AssertionError(f"check bug: the policy {raw!r} is invalid: {verdict.reason}")
-        out.append(verdict.restriction)
-    return out
 
 
 def names_preset(exc: TckError, preset: str) -> bool:
@@ -169,7 +159,7 @@ def live(ctx: CheckContext) -> None:
             with ctx.step("SP-01", f"disposing the spawn policy {case['policies'][index]}"):
                 dep.dispose_spawn_policy(root, handles[index])
         kept = [p for i, p in enumerate(case["policies"]) if i not in case["disposed"]]
-        judge_starts(ctx, dep, root, specs, parsed(kept, case["presets"]),
+        judge_starts(ctx, dep, root, specs, parse_policies(kept, case["presets"]),
                      f"the root under the policies {kept}")
 
     each(ctx, body)
@@ -201,7 +191,7 @@ def composed(ctx: CheckContext) -> None:
             child = dep.start(request)
         with ctx.step("SP-01", "reaching the child as a parent"):
             parent = reach(dep, child)
-        judge_starts(ctx, dep, parent.agent, specs, parsed([policy], names),
+        judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
                      f"a child whose {route} composed the policy {policy}", ["tool_a", "tool_b"])
 
     each(ctx, body)
@@ -222,7 +212,7 @@ def resumed(ctx: CheckContext) -> None:
                                             {"spawnPolicy": policy}))
         with ctx.step("SP-01", "resuming the child cold"):
             parent = dep.resume(child.session)
-        judge_starts(ctx, dep, parent.agent, specs, parsed([policy], names),
+        judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
                      f"a resumed child whose descriptor holds the policy {policy}")
 
     each(ctx, body)
@@ -376,7 +366,7 @@ class Offered:
     def judge(self, tools: list[Any], names: set[str], policies: list[Any], presets: list[str],
               what: str) -> None:
         offered = [t.model_dump() for t in tools if t.name in names]
-        named = named_refused(offered, parsed(policies, presets), presets, self.own or ())
+        named = named_refused(offered, parse_policies(policies, presets), presets, self.own or ())
         self.ctx.expect("SP-02", not named, f"{what}: a delegation tool names presets the "
                         f"policies refuse: {named}", "no refused preset named",
                         {"named": named, "offered": offered})

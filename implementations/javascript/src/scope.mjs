@@ -55,15 +55,7 @@ export class Scope {
 
   /** TF-14: lift exactly this restriction; a second dispose is harmless. */
   dispose(handle) {
-    if (this.#restrictions.delete(handle)) {
-      this.#disposed.add(handle);
-      return;
-    }
-    if (!this.#disposed.has(handle)) {
-      throw new TckError(Code.UNKNOWN_RESTRICTION, `this scope never had a restriction with the `
-        + `handle ${JSON.stringify(handle)}: use the handle install_restriction returned`,
-      { handle });
-    }
+    lift(this.#restrictions, this.#disposed, handle, 'a restriction', 'install_restriction');
   }
 
   restrictions() {
@@ -80,15 +72,7 @@ export class Scope {
 
   /** Lift exactly this spawn policy; a second dispose is harmless. */
   disposeSpawn(handle) {
-    if (this.#policies.delete(handle)) {
-      this.#policiesDisposed.add(handle);
-      return;
-    }
-    if (!this.#policiesDisposed.has(handle)) {
-      throw new TckError(Code.UNKNOWN_RESTRICTION, `this scope never had a spawn policy with `
-        + `the handle ${JSON.stringify(handle)}: use the handle install_spawn_policy returned`,
-      { handle });
-    }
+    lift(this.#policies, this.#policiesDisposed, handle, 'a spawn policy', 'install_spawn_policy');
   }
 
   spawnPolicies() {
@@ -110,5 +94,17 @@ export class Scope {
         + MODES.join(', '));
     }
     this.mode = mode;
+  }
+}
+
+/** Lift the entry of `handle` from `installed`; one lifted before (`disposed`) is harmless. */
+function lift(installed, disposed, handle, what, operation) {
+  if (installed.delete(handle)) {
+    disposed.add(handle);
+    return;
+  }
+  if (!disposed.has(handle)) {
+    throw new TckError(Code.UNKNOWN_RESTRICTION, `this scope never had ${what} with the `
+      + `handle ${JSON.stringify(handle)}: use the handle ${operation} returned`, { handle });
   }
 }
