@@ -159,6 +159,8 @@ def fault_rule(fault: Fault, request: Mapping[str, object]) -> str:
         return "PE-05"
     if code in (ErrorCode.SPAWN_DENIED, ErrorCode.INVALID_SPAWN_POLICY):
         return "SP-01"
+    if code is ErrorCode.INVALID_REQUEST and fault.reason.startswith("model"):
+        return "MO-01"  # a model that is no name (docs/rules.md#MO-01, its Decision)
     return "FR-03"
 
 
@@ -180,6 +182,8 @@ def refusal_rule(code: str, request: Mapping[str, object], edition_controls: boo
         return "CA-05"
     if code in (ErrorCode.SPAWN_DENIED.value, ErrorCode.INVALID_SPAWN_POLICY.value):
         return "SP-01"
+    if code == ErrorCode.INVALID_REQUEST.value and request.get("model") is not None:
+        return "MO-01"  # a model name refused as malformed
     return "FR-03"
 
 

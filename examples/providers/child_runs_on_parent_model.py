@@ -15,6 +15,9 @@ from subagent_tck.reference import ChildStart, Host
 from subagent_tck.reference.agent import Agent
 
 BREAKS = "MO-01"
+#: The provider advertises modelSelection and no child runs on the model it asks for: the
+#: capability visibly does nothing (CA-04, honest advertising).
+ALSO_BREAKS = ("CA-04",)
 
 
 class ParentModelStart(ChildStart):

@@ -10,7 +10,9 @@ import pytest
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.fuzz.lexicon import CLASSIC
 from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.rulemap import fault_rule, refusal_rule
 from subagent_tck.fuzz.step import Step
+from subagent_tck.spec import ErrorCode, Fault, model_problem
 
 from .conftest import run_steps, zoo_module
 
@@ -64,6 +66,8 @@ def test_the_reference_runs_policy_and_model_steps_in_lockstep(
     ("child_runs_on_parent_model", [_start("root", "c1", preset="mini")], "MO-01"),
     ("preset_model_beats_request", [_start("root", "c1", preset="mini", model="other")],
      "MO-01"),
+    # the request's empty model, no name, lost to the preset's: accepted, so MO-01's
+    ("preset_model_beats_request", [_start("root", "c1", preset="mini", model="")], "MO-01"),
 ])
 def test_a_target_that_breaks_a_newer_rule_diverges_and_names_it(
     at_root: Path, name: str, steps: list[Step], rule: str,
@@ -75,3 +79,10 @@ def test_a_target_that_breaks_a_newer_rule_diverges_and_names_it(
         target.close()
     assert divergence is not None, name
     assert divergence.finding.rules[0] == rule, divergence.finding
+
+
+def test_a_model_refused_or_accepted_wrongly_belongs_to_mo_01() -> None:
+    fault = Fault(ErrorCode.INVALID_REQUEST, model_problem(""))
+    assert fault_rule(fault, {"model": ""}) == "MO-01"
+    assert refusal_rule(ErrorCode.INVALID_REQUEST.value, {"model": "gpt-4o"}, False) == "MO-01"
+    assert refusal_rule(ErrorCode.INVALID_REQUEST.value, {}, False) == "FR-03"
