@@ -20,6 +20,7 @@ rules are not applicable with the reason, and the other checks still judge.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -95,7 +96,8 @@ def names_preset(exc: TckError, preset: str) -> bool:
 
 
 def judge_starts(ctx: CheckContext, dep: Deployment, parent: str, presets: list[PresetSpec],
-                 policies: list[Restriction], where: str, tools: list[str] | None = None) -> None:
+                 policies: Sequence[Restriction], where: str,
+                 tools: list[str] | None = None) -> None:
     """Start every preset from ``parent``, whose scope holds ``policies``: each as the oracle
     says (SP-01; ``tools``: the deployment's global tools)."""
     provider = provider_name(ctx)
