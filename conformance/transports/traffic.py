@@ -22,20 +22,15 @@ gives it.
 
 from __future__ import annotations
 
-import http.client
 import itertools
 import json
-import re
 import shutil
 import tempfile
 import threading
-from abc import ABC, abstractmethod
-from collections.abc import Callable
+from abc import abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar
-from urllib.parse import urlsplit
+from typing import Any, ClassVar, Generic
 
-from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
     AgentRef,
     DeploymentConfig,
@@ -47,24 +42,33 @@ from subagent_tck.conformance.core.protocol import (
     PresetSpec,
     ProviderInfo,
     RunResult,
-    SdkCall,
     Section,
     SessionHeader,
     StartRequest,
-    SubagentToolConfig,
-    TargetInfo,
-    ToolCall,
     ToolResult,
     ToolSchema,
     ToolSpec,
     ViewEntry,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.httpd import Answer, Request, ServerThread
 from subagent_tck.conformance.transports.mcp_echo import McpTools
+from subagent_tck.conformance.transports.traffic_refusals import Refusals
+from subagent_tck.conformance.transports.traffic_routes import (
+    R,
+    TrafficProxy,
+    provider_info,
+    slug,
+)
+from subagent_tck.conformance.transports.traffic_starts import (
+    UNSET,
+    Lineage,
+    Start,
+    parse_token,
+    refusal,
+    start_marker,
+    token,
+)
 from subagent_tck.spec import (
-    Capability,
-    Edition,
     ErrorCode,
     Origin,
     PresentationMode,
@@ -78,168 +82,25 @@ ROOT = "root"  # the kit's root agent; every agent's session is "{agent}-session
 Outcome = tuple[StopReason, Any, list[ToolResult]]
 
 
-def slug(value: str) -> str:
-    """``value`` as part of a file name: lower case, ``[a-z0-9-]``, at most 40 characters."""
-    return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:40] or "preset"
-
-
-def provider_info(name: str) -> ProviderInfo:
-    """The one provider: the runtime's subagent tool called with a project agent, whose
-    definition carries the persona and the tool filter (a preset)."""
-    return ProviderInfo(name=name, capabilities=[Capability.PERSONA, Capability.TOOL_FILTER])
-
-
-class TrafficRoute:
-    """One deployment's side of the model endpoint: where the kit's gateway is, each agent's
-    last request and which agent was last told to call each kit tool."""
-
-    def __init__(self, gateway_url: str) -> None:
-        parts = urlsplit(gateway_url)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.base = parts.path.rstrip("/")
-        self.lock = threading.Lock()
-        self.last: dict[str, ModelRequest] = {}  # agent -> its last request (markers cut)
-        self.told: dict[str, str] = {}  # kit tool name -> the agent last told to call it
-
-    def post(self, path: str, data: bytes) -> Answer:
-        """``data`` posted to the kit's gateway at ``path`` (below its base); its answer as it
-        came, with the headers a runtime's retry logic reads. OSError when it is unreachable."""
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=300)
-        try:
-            connection.request("POST", self.base + path, body=data,
-                               headers={"content-type": "application/json"})
-            answer = connection.getresponse()
-            return Answer(answer.status, answer.read(),
-                          answer.getheader("content-type", "application/json"),
-                          tuple((k, v) for k, v in answer.getheaders()
-                                if k.lower() in ("x-should-retry", "cache-control")))
-        finally:
-            connection.close()
-
-    def tell(self, agent: str | None, names: list[str]) -> None:
-        """``agent`` (when the request was attributed) was told to call the kit tools
-        ``names``: a body of one of them that runs from now on is taken as its
-        (``invocations``)."""
-        if agent is not None:
-            with self.lock:
-                for name in names:
-                    self.told[name] = agent
-
-
-R = TypeVar("R", bound=TrafficRoute)
-
-
-class TrafficProxy(ABC, Generic[R]):
-    """Serves every deployment's route on 127.0.0.1 below ``/p/{deployment}``. A subclass says
-    which paths are routes (``handle``); ``error`` words an error as the runtime's client reads
-    it (an Anthropic or an OpenAI error body)."""
-
-    def __init__(self, name: str, error: Callable[[int, str], Answer], suffix: str = "") -> None:
-        self._routes: dict[str, R] = {}
-        self._lock = threading.Lock()
-        self._error = error
-        self._suffix = suffix  # after /p/{deployment} in the base URL a runtime is given
-        self._thread = ServerThread(self, name=name)
-        self._thread.start()
-        self.url = self._thread.url
-
-    def mount(self, name: str, route: R) -> str:
-        with self._lock:
-            self._routes[name] = route
-        return f"{self.url}/p/{name}{self._suffix}"
-
-    def unmount(self, name: str) -> None:
-        with self._lock:
-            self._routes.pop(name, None)
-
-    def route(self, name: str) -> R | None:
-        with self._lock:
-            return self._routes.get(name)
-
-    def close(self) -> None:
-        self._thread.stop()
-
-    @abstractmethod
-    def handle(self, request: Request) -> Answer: ...
-
-    def refuse(self, status: int, message: str) -> Answer:
-        return self._error(status, message)
-
-
-P = TypeVar("P", bound=TrafficProxy[Any])
-
-
-class TrafficTarget(Generic[P]):
-    """The target: one model endpoint for all its deployments (made at the first deploy), the
-    deployments named ``d1``, ``d2``, ..."""
-
-    runtime: ClassVar[str]  # its name in messages: "Claude Code"
-    folder: ClassVar[str]  # the adapter's folder below adapters/, also the target's name
-    version: ClassVar[str]  # the runtime's pinned version
-    provider: ClassVar[str]  # the one provider's name
-
-    def __init__(self, proxy: Callable[[], P]) -> None:
-        self._make_proxy = proxy
-        self._proxy: P | None = None
-        self._lock = threading.Lock()
-        self._names = itertools.count(1)
-
-    def info(self) -> TargetInfo:
-        return TargetInfo(name=f"{self.folder} (via subagent-tck adapters/{self.folder})",
-                          version=self.version, editions=[Edition.PRESET_COMPOSITION],
-                          components=[], providers=[provider_info(self.provider)])
-
-    def _endpoint(self, gateway: Gateway) -> tuple[str, P, str]:
-        """For a new deployment: the kit gateway's base URL, the model endpoint and the
-        deployment's name. The runtime's requests reach the gateway over HTTP, so the adapter
-        runs behind the driver API only (docs/driver-api.md#model-gateway)."""
-        base = getattr(gateway, "base_url", None)
-        if not isinstance(base, str):
-            raise TckError(ErrorCode.INVALID_CONFIG, f"the {self.runtime} adapter runs behind "
-                           "the driver API only: serve it with "
-                           f"adapters/{self.folder}/server.py")
-        with self._lock:
-            if self._proxy is None:
-                self._proxy = self._make_proxy()
-            name = f"d{next(self._names)}"
-        return base, self._proxy, name
-
-    def close(self) -> None:
-        if self._proxy is not None:
-            self._proxy.close()
-
-
-class Reasons(TypedDict):
-    """A runtime's words for the refusals whose wording differs between runtimes (its page's
-    "Operations" section): what it offers instead, or ``(what it has no, what instead)``."""
-
-    create_agent: str  # instead of top-level agents with a stored delegation depth
-    put_session_header: str  # instead of writable session headers
-    resume: tuple[str, str]  # a known session's cold resume
-    register_tool: str  # instead of scope-local tools
-    install_restriction: str  # instead of live restriction of a running agent's tools
-    start: tuple[str, str]  # a start whose parent is not the root
-    run_turn: str  # instead of turns of a finished subagent run by the host
-    set_host_depth: tuple[str, str]
-
-
-class TrafficDeployment(ABC, Generic[R]):
+class TrafficDeployment(Refusals, Generic[R]):
     """A deployment of a runtime seen from its model traffic: a fresh directory (``project``,
     ``home``, the MCP server's files), the kit's global tools on the MCP echo server, the
     presets as project agents, one root agent and the children its starts publish."""
 
-    runtime: ClassVar[str]  # its name in messages: "Claude Code"
-    page: ClassVar[str]  # what its refusals cite: "docs/claude-code.md#operations"
     provider: ClassVar[str]  # the one provider's name
-    tool: ClassVar[str]  # the runtime's subagent tool that provider calls
     call_prefix: ClassVar[str]  # a start's scripted call id: this and the start's number
     agents_folder: ClassVar[str]  # where agent definitions go, below the project directory
     temp_prefix: ClassVar[str]  # of the deployment's directory
-    reasons: ClassVar[Reasons]
     #: How long a tool change waits for a running runtime to list the MCP tools again, in s.
     relist: ClassVar[float] = 2.0
     #: The start driver's stop reason for a start token it does not know.
     unknown_start: ClassVar[StopReason] = StopReason.COMPLETED
+    #: Whether a child may start children (its own call of the tool, traffic_starts.py).
+    nesting: bool = False
+    #: Whether the provider advertises depthLimit: the runtime's depth setting takes maxDepth.
+    depth_limit: bool = False
+    #: How the runtime words a refusal for its depth cap (traffic_starts.refusal).
+    depth_words: ClassVar[tuple[str, ...]] = ()
 
     name: str
     route: R
@@ -264,12 +125,17 @@ class TrafficDeployment(ABC, Generic[R]):
         self.children: dict[str, SessionHeader] = {}
         self._ids = itertools.count(1)
         self._invocations: list[Invocation] = []
-        self._starts: dict[str, dict[str, Any]] = {}  # token -> the start's call, prompt, file
+        self._starts: dict[int, Start] = {}  # the kit's starts by number
+        self._pending: dict[str, Start] = {}  # a child not published yet -> its start
+        self.lineage: dict[str, Lineage] = {}  # a published child -> what it was written from
         self._provider = True
         self._turns = 0  # root turns running (their calls of the tool may start presets)
+        #: the runtime's depth setting for runs without a maxDepth (set-host-depth), or UNSET
+        self.host_depth: Any = UNSET
 
     def _mount(self, proxy: TrafficProxy[R], name: str, route: R) -> None:
         self.name, self.route, self._proxy = name, route, proxy
+        route.first = self._published
         self.url = proxy.mount(name, route)
 
     def _write_presets(self) -> None:
@@ -281,19 +147,36 @@ class TrafficDeployment(ABC, Generic[R]):
     # --- what the runtime brings ---------------------------------------------------------
 
     @abstractmethod
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
         """The agent definition ``file`` in ``agents_dir``: persona, tool filter and the marker
-        of the kit's ``agent`` (:meth:`_write_definition`)."""
+        of the kit's ``agent`` (or ``marker``: a start's link, traffic_starts.py)
+        (:meth:`_write_definition`)."""
 
-    def _write_definition(self, file: str, front: list[str], persona: Any, agent: str) -> None:
+    def _write_definition(self, file: str, front: list[str], persona: Any, agent: str,
+                          marker: str | None = None) -> None:
         """``agents_dir/FILE.md``: the front matter (``front``, its lines), the persona as the
         body (a value other than a string as JSON), then the marker that attributes the agent's
-        requests (docs/driver-api.md#model-gateway)."""
+        requests (docs/driver-api.md#model-gateway), or ``marker`` instead."""
         body = persona if isinstance(persona, str) else "" if persona is None else \
             json.dumps(persona)
         text = "\n".join(["---", *front, "---"]) + "\n" + (body + "\n" if body else "") + \
-            agent_marker(agent) + "\n"
+            (marker or agent_marker(agent)) + "\n"
         (self.agents_dir / f"{file}.md").write_text(text, encoding="utf-8")
+
+    def _admits_tool(self, tool_filter: Any) -> bool:
+        """Whether an agent written with ``tool_filter`` keeps the runtime's delegation tool
+        (its own name in the filter's lists: docs/claude-code.md "Delegation from a child")."""
+        if not isinstance(tool_filter, dict):
+            return True
+        allow, deny = tool_filter.get("allow"), tool_filter.get("deny")
+        return (not isinstance(allow, list) or self._names_tool(allow)) and \
+            not (isinstance(deny, list) and self.tool in deny)
+
+    def _names_tool(self, names: list[Any]) -> bool:
+        """Whether an allow list admits the delegation tool: its name (or, where the runtime
+        reads one, a typed entry ``TOOL(type)``)."""
+        return self.tool in names
 
     @abstractmethod
     def _own_tools(self) -> list[ToolSchema]:
@@ -309,9 +192,10 @@ class TrafficDeployment(ABC, Generic[R]):
         list (a subclass may read its configuration again at the next run)."""
 
     @abstractmethod
-    def _run_start(self, child: str, token: str) -> Outcome:
-        """Run the start ``token`` (its parent's request carries ``[subagent-tck
-        start=TOKEN]``, answered by :meth:`_drive`) until ``child`` ended."""
+    def _run_start(self, start: Start) -> Outcome:
+        """Run ``start`` (its top-level session carries ``[subagent-tck start=sN]``, each link
+        ``[subagent-tck start=sN-K]``, all answered by :meth:`_drive`) until its child ended,
+        with ``start.setting`` as the runtime's depth setting (UNSET: the runtime's default)."""
 
     @abstractmethod
     def _run_root(self, prompt: str) -> Outcome:
@@ -326,52 +210,38 @@ class TrafficDeployment(ABC, Generic[R]):
 
     # --- refusals --------------------------------------------------------------------------
 
-    def _unsupported(self, what: str, instead: str) -> TckError:
-        """The answer to an optional operation the runtime cannot express (docs/driver-api.md
-        lists which operations may be answered so)."""
-        return TckError(ErrorCode.UNSUPPORTED_OPERATION,
-                        f"{self.runtime} has no {what}: {instead} ({self.page})")
-
-    def _no_component(self, what: str, instead: str) -> TckError:
-        """The subagent-tool component's operations: the target lists no such component, so the
-        kit never asks for them; a call is a malformed configuration."""
-        return TckError(ErrorCode.INVALID_CONFIG,
-                        f"{self.runtime} has no {what}: {instead} ({self.page})")
-
     # --- the start driver ----------------------------------------------------------------
 
     def _drive(self, request: ModelRequest, token: str) -> ModelReply:
-        """The parent of a kit ``start``: call the tool once with the start's agent, keep its
-        result, then end."""
+        """A driven agent of a kit ``start`` (its top-level session or a link): call the tool
+        once with the next agent of the chain, keep its result, then end."""
+        parsed = parse_token(token)
         with self._lock:
-            start = self._starts.get(token)
-        if start is None:
+            start = self._starts.get(parsed[0]) if parsed is not None else None
+        if start is None or parsed is None or parsed[1] > start.last:
             return ModelReply(text="unknown start", stopReason=self.unknown_start)
-        for message in request.messages:
-            if message.role == "tool" and message.toolCallId == start["call"]:
-                start["result"] = message
-                return ModelReply(text="done")
-        return ModelReply(toolCalls=[ToolCall(id=start["call"], name=self.tool, arguments={
-            "description": "subagent-tck start", "prompt": start["prompt"],
-            "subagent_type": start["file"]})])
+        return start.drive(request, parsed[1], self.tool)
+
+    def _published(self, agent: str, request: ModelRequest) -> None:
+        """A child's first request reached the adapter: it is published now, with what that
+        request carries as its snapshot (traffic_starts.py)."""
+        with self._lock:
+            start = self._pending.get(agent)
+            if start is None or start.published:
+                return
+            start.published = True
+            line = start.child
+            self.children[agent] = start.header
+            self.lineage[agent] = line
+        self._event("agent.published", agent, {"depth": line.depth, "snapshot": {
+            "view": sorted(t.name for t in request.tools),
+            "prompt": [["system", request.system]]}})
+        self._event("run.started", agent)
 
     # --- the Deployment protocol -----------------------------------------------------------
 
     def root(self) -> AgentRef:
         return AgentRef(agent=ROOT, session=f"{ROOT}-session", depth=0)
-
-    def create_agent(self, *, header_depth: Any = 0, runtime_depth: Any = None,
-                     has_runtime_depth: bool = False) -> AgentRef:
-        raise self._unsupported("top-level agents with a stored delegation depth",
-                                self.reasons["create_agent"])
-
-    def put_session_header(self, header: SessionHeader) -> None:
-        raise self._unsupported("writable session headers", self.reasons["put_session_header"])
-
-    def resume(self, session: str) -> AgentRef:
-        if session not in {h.session for h in self.sessions()}:
-            raise TckError(ErrorCode.UNKNOWN_SESSION, f"no session {session!r}")
-        raise self._unsupported(*self.reasons["resume"])
 
     def sessions(self) -> list[SessionHeader]:
         with self._lock:
@@ -441,19 +311,6 @@ class TrafficDeployment(ABC, Generic[R]):
         if names is not None and not self.mcp.wait_listed(names, self.relist):
             self._unlisted()
 
-    def install_restriction(self, agent: str, restriction: Any) -> str:
-        raise self._unsupported("live restriction of a running agent's tools",
-                                self.reasons["install_restriction"])
-
-    def dispose_restriction(self, agent: str, handle: str) -> None:
-        raise self._unsupported("live restriction of a running agent's tools",
-                                "nothing to dispose")
-
-    def set_mode(self, agent: str, mode: PresentationMode) -> None:
-        self._known(agent)
-        if mode is not PresentationMode.NATIVE:
-            raise self._unsupported(f"{mode.value} presentation mode", "every tool is native")
-
     def _known(self, agent: str) -> None:
         if agent not in self.agents():
             raise TckError(ErrorCode.UNKNOWN_AGENT, f"no agent {agent!r}")
@@ -485,19 +342,6 @@ class TrafficDeployment(ABC, Generic[R]):
     def lookup(self, agent: str, name: str) -> ViewEntry | None:
         return next((v for v in self.view(agent) if v.name == name), None)
 
-    def execute(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
-        raise self._unsupported("direct tool execution outside a model turn",
-                                "a tool runs when the agent's model calls it (run-turn)")
-
-    def sdk_bindings(self, agent: str) -> list[str]:
-        self._known(agent)
-        return []
-
-    def run_code(self, agent: str, calls: list[SdkCall]) -> list[ToolResult]:
-        self._known(agent)  # native only: run_code is never offered, no name is bound
-        return [ToolResult(isError=True, code="UNKNOWN_TOOL",
-                           content=f"{self.runtime} has no run_code tool") for _ in calls]
-
     def prompt(self, agent: str) -> list[Section]:
         self._known(agent)
         seen = self._seen(agent)
@@ -526,13 +370,15 @@ class TrafficDeployment(ABC, Generic[R]):
     def _start_preset(self, request: StartRequest) -> PresetSpec | None:
         """The preset a start asks for (None: none), once the start is one the runtime can
         make: the tool's call takes a description, a prompt and the agent, so a depth, an output
-        schema, a persona or a filter of the call's own is refused; its parent is the root."""
+        schema, a persona or a filter of the call's own is refused (a depth too, unless the
+        runtime has a depth setting: ``depth_limit``); its parent is the root, or a child where
+        children delegate (``nesting``)."""
         controls = request.controls()
         if request.parent not in self.agents():
             raise TckError(ErrorCode.UNKNOWN_AGENT, f"no agent {request.parent!r}")
         if request.provider != self.provider or not self._provider:
             raise TckError(ErrorCode.NO_PROVIDER, f"no provider {request.provider!r}")
-        if "maxDepth" in controls:
+        if "maxDepth" in controls and not self.depth_limit:
             raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} does "
                            f"not advertise depthLimit: {self.runtime}'s {self.tool} tool takes "
                            "no depth")
@@ -552,39 +398,59 @@ class TrafficDeployment(ABC, Generic[R]):
             if preset.outputSchema is not None:
                 raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} "
                                "does not advertise outputSchema")
-        if request.parent != ROOT:
+        if request.parent != ROOT and not (self.nesting and request.parent in self.lineage):
             raise self._unsupported(*self.reasons["start"])
         return preset
 
     def start(self, request: StartRequest) -> RunResult:
-        """A child of the root: an agent definition made from the preset, published, then run
-        by the runtime (:meth:`_run_start`) as its root's call of the tool."""
+        """A child of the root or of a child: an agent definition made from the preset, run by
+        the runtime (:meth:`_run_start`) as its parent's call of the tool, the parent's
+        ancestors played by the start driver (traffic_starts.py); published at its first
+        request. A start the runtime refused before the child asked its model publishes
+        nothing and is refused here (traffic_starts.refusal)."""
         preset = self._start_preset(request)
+        persona = preset.persona if preset else None
+        tool_filter = preset.toolFilter if preset else None
         with self._lock:
             number = next(self._ids)
-        child, file, token = f"child-{number}", f"tck-child-{number}", f"s{number}"
-        self._write_agent(file, preset.persona if preset else None,
-                          preset.toolFilter if preset else None, child)
+            parent = self.lineage.get(request.parent)
+        links = parent.chain if parent is not None else ()
+        child = Lineage(f"child-{number}", f"tck-child-{number}", persona, tool_filter,
+                        len(links) + 1, request.parent, links)
+        self._write_agent(child.file, persona, tool_filter, child.agent)
+        link_files = tuple(f"tck-link-{number}-{level}" for level in range(1, len(links) + 1))
+        for level, (file, link) in enumerate(zip(link_files, links, strict=True), 1):
+            self._write_agent(file, link.persona, link.tool_filter, link.agent,
+                              start_marker(token(number, level)))
         descriptor: dict[str, Any] = {"provider": self.provider}
         if preset is not None:
             descriptor["preset"] = preset.name
+        header = SessionHeader(session=f"{child.agent}-session", parent=f"{request.parent}-session",
+                               delegationDepth=child.depth, descriptor=descriptor)
+        start = Start(number, child, request.prompt, links, link_files, header,
+                      setting=request.maxDepth if "maxDepth" in request.controls()
+                      else self.host_depth, call_prefix=self.call_prefix)
         with self._lock:
-            self.children[child] = SessionHeader(session=f"{child}-session",
-                                                 parent=f"{ROOT}-session", delegationDepth=1,
-                                                 descriptor=descriptor)
-            self._starts[token] = {"call": f"{self.call_prefix}{number}",
-                                   "prompt": request.prompt, "file": file}
-        self._event("agent.published", child, {"depth": 1, "snapshot": {
-            "view": [], "prompt": []}})
-        self._event("run.started", child)
+            self._starts[number] = start
+            self._pending[child.agent] = start
         try:
-            stop, output, results = self._run_start(child, token)
+            stop, output, results = self._run_start(start)
         except TckError:
-            self._event("run.stopped", child, {"stopReason": StopReason.ERROR.value})
+            if start.published:
+                self._event("run.stopped", child.agent, {"stopReason": StopReason.ERROR.value})
             raise
-        self._event("run.stopped", child, {"stopReason": stop.value})
-        return RunResult(agent=child, session=f"{child}-session", depth=1, stopReason=stop,
-                         output=output, toolResults=results)
+        finally:
+            with self._lock:
+                self._pending.pop(child.agent, None)
+            for file in link_files:
+                (self.agents_dir / f"{file}.md").unlink(missing_ok=True)
+        if not start.published:
+            (self.agents_dir / f"{child.file}.md").unlink(missing_ok=True)
+            raise refusal(start, self.runtime, self.tool, self.depth_words, self._admits_tool,
+                          output if isinstance(output, str) else json.dumps(output))
+        self._event("run.stopped", child.agent, {"stopReason": stop.value})
+        return RunResult(agent=child.agent, session=header.session, depth=child.depth,
+                         stopReason=stop, output=output, toolResults=results)
 
     def run_turn(self, agent: str, prompt: str) -> RunResult:
         self._known(agent)
@@ -606,19 +472,14 @@ class TrafficDeployment(ABC, Generic[R]):
         return RunResult(agent=ROOT, session=f"{ROOT}-session", depth=0, stopReason=stop,
                          output=output, toolResults=results)
 
-    def load_subagent_tool(self, config: SubagentToolConfig) -> None:
-        raise self._no_component("configurable subagent tool", f"its {self.tool} tool is built "
-                                 "in")
-
-    def unload_subagent_tool(self, tool_name: str) -> None:
-        raise self._no_component("configurable subagent tool", f"its {self.tool} tool is built "
-                                 "in")
-
     def set_host_depth(self, value: Any) -> None:
-        raise self._no_component(*self.reasons["set_host_depth"])
-
-    def set_runtime_context(self, enabled: bool) -> None:
-        raise self._no_component("runtime-context notices", "")
+        """The runtime's depth setting for the runs that follow, where it has one (the value as
+        given: the runtime reads it); INVALID_CONFIG where it has none (no component lists
+        it)."""
+        if not self.depth_limit:
+            raise self._no_component(*self.reasons["set_host_depth"])
+        with self._lock:
+            self.host_depth = value
 
     def close(self) -> None:
         """The route unmounted and the directory removed (a subclass stops its runtime first)."""

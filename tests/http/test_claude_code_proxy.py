@@ -111,6 +111,13 @@ def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_4
         proxy.close()
 
 
+def _stand_in(script: Path) -> Any:
+    """A stand-in for ``claude`` as the adapter runs an installed version (install.py)."""
+    from claude_code_adapter.install import Install
+
+    return Install(script.parent, "2.1.332", (str(script),))
+
+
 def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_started(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
@@ -127,11 +134,10 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
     fake = tmp_path / "claude"
     fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
     fake.chmod(0o755)
-    monkeypatch.setattr(target, "CLAUDE", fake)
     monkeypatch.setattr(target, "RUN_TIMEOUT", 1.0)
     proxy = Proxy()
     deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1")
+                                             proxy, "d1", claude=_stand_in(fake))
     try:
         started = time.monotonic()
         with pytest.raises(TckError) as refused:
@@ -164,10 +170,9 @@ def test_a_claude_run_whose_output_is_no_result_object_ends_in_error(
     fake = tmp_path / "claude"
     fake.write_text(f"#!/bin/sh\nprintf '%s' '{stdout}'\necho oops >&2\n", encoding="utf-8")
     fake.chmod(0o755)
-    monkeypatch.setattr(target, "CLAUDE", fake)
     proxy = Proxy()
     deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1")
+                                             proxy, "d1", claude=_stand_in(fake))
     try:
         result = deployment.run_turn("root", "hello")
         assert (result.stopReason.value, result.output) == ("error", "oops\n")

@@ -20,14 +20,14 @@ from typing import Any
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports import gateway_anthropic as anthropic
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
 PREFIX = "mcp__tck__"
 #: Claude Code's own tools whose calls keep their name even in a request that does not offer
-#: them: a forged delegation from a child is a call of ``Agent`` itself
-#: (docs/promises.md#claude-code).
+#: them: a forged delegation from a child is a call of the delegation tool itself
+#: (docs/promises.md#claude-code); ``Task`` before 2.1.63, ``Agent`` since (install.py).
 BUILTINS = frozenset({"Agent"})
 
 #: A start driver's answer: (the request, its token) -> the reply.
@@ -37,9 +37,11 @@ Driver = Callable[[ModelRequest, str, dict[str, Any]], ModelReply]
 class Route(TrafficRoute):
     """One deployment's side of the proxy."""
 
-    def __init__(self, gateway_url: str, driver: Driver) -> None:
+    def __init__(self, gateway_url: str, driver: Driver,
+                 builtins: frozenset[str] | set[str] = BUILTINS) -> None:
         super().__init__(gateway_url)
         self.driver = driver
+        self.builtins = frozenset(builtins)
         self.requests = 0
 
     def forward(self, request: Request, rest: str) -> Answer:
@@ -57,14 +59,14 @@ class Route(TrafficRoute):
             if token is not None and not rest.startswith("/v1/messages/count_tokens"):
                 reply = self.driver(model_request, token.group(1), body)
                 return anthropic.answer(reply, body)
-            plain = to_kit(body) | BUILTINS
+            plain = to_kit(body) | self.builtins
             data = json.dumps(body).encode("utf-8")
             agent, system, _ = anthropic.find_marker(model_request.system)
             if agent is not None and not rest.startswith("/v1/messages/count_tokens"):
                 seen = anthropic.messages_to_request(agent, body)
                 with self.lock:
-                    self.last[agent] = seen.model_copy(update={"system": system})
                     self.requests += 1
+                self.record(agent, seen.model_copy(update={"system": system}))
         try:
             answer = self.post(rest, data)
         except OSError as exc:

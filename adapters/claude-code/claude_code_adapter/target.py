@@ -23,11 +23,11 @@ applicable) with a message saying what Claude Code offers instead (docs/claude-c
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 from subagent_tck.conformance.core.gateway import Gateway
@@ -36,19 +36,16 @@ from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    Reasons,
     TrafficDeployment,
-    TrafficTarget,
 )
+from subagent_tck.conformance.transports.traffic_refusals import Reasons
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
-from . import agents_dir
+from . import agents_dir, install
 from .proxy import Proxy, Route
 
-HERE = Path(__file__).resolve().parent
-ADAPTER = HERE.parent
-CLAUDE = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
-VERSION = "2.1.197"
 PROVIDER = "agent"  # Claude Code's Agent tool with a project agent (docs/claude-code.md)
 SERVER = "tck"  # the MCP server's name: its tools are mcp__tck__NAME
 RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_CLAUDE_TIMEOUT", "60"))
@@ -61,30 +58,60 @@ def wire_name(tool: str) -> str:
     return f"mcp__{SERVER}__{tool}"
 
 
+#: Claude Code's depth setting (docs/claude-code.md "Depth"): read at each call of the
+#: delegation tool from 2.1.217 on.
+SETTING = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
+SETTING_SINCE = (2, 1, 217)
+#: How Claude Code words its refusal for the depth cap (its Agent tool's call, 2.1.181 on).
+DEPTH_WORDS = ("Subagent nesting limit reached",)
+
+
+def setting_text(value: Any) -> str:
+    """A kit depth value as a Claude Code user writes CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH:
+    a number as JavaScript prints it (1.0 is "1", 2^53 is "9007199254740992") but ``-0`` as
+    "-0", a string as it is, anything else as its JSON text. Claude Code, not the adapter,
+    decides what the text means (docs/claude-code.md "Depth")."""
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return "-0"
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
 class ClaudeCodeTarget(TrafficTarget[Proxy]):
     runtime = "Claude Code"
     folder = "claude-code"
-    version = VERSION
     provider = PROVIDER
 
     def __init__(self) -> None:
-        if not CLAUDE.is_file():
-            raise TckError(ErrorCode.USAGE, f"{CLAUDE} is missing: run `cd adapters/claude-code "
-                           "&& npm ci`")
+        self.install = install.find()
+        self.version = self.install.version
+        self.depth_limit = self.install.release >= SETTING_SINCE
         super().__init__(Proxy)
         directory = os.environ.get(agents_dir.ENV)  # the user's definitions (agents_dir.py)
         self._definitions = agents_dir.load(directory) if directory else []
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> ClaudeCodeDeployment:
         base, proxy, name = self._endpoint(gateway)
-        return ClaudeCodeDeployment(config, base, proxy, name, self._definitions)
+        return ClaudeCodeDeployment(config, base, proxy, name, self._definitions, self.install)
 
 
 class ClaudeCodeDeployment(TrafficDeployment[Route]):
     runtime = "Claude Code"
     page = "docs/claude-code.md#operations"
     provider = PROVIDER
-    tool = "Agent"
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"
@@ -98,13 +125,20 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         register_tool="an agent's tools are the MCP servers and built-ins its definition names",
         install_restriction="an agent's tools are fixed by its definition (tools, "
                             "disallowedTools) when it starts",
-        start=("delegation from a subagent", "the Agent tool is offered to the top-level "
-               "session only"),
+        start=("delegation from a subagent in this version", "before 2.1.172 the delegation "
+               "tool is offered to the top-level session only"),
         run_turn="the parent continues it with SendMessage",
-        set_host_depth=("depth setting", "a subagent cannot start subagents"))
+        set_host_depth=("depth setting in this version", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH "
+                        "is read from 2.1.217 on"))
+    depth_words = DEPTH_WORDS
 
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy,
-                 name: str, definitions: list[agents_dir.Definition] | None = None) -> None:
+                 name: str, definitions: list[agents_dir.Definition] | None = None,
+                 claude: install.Install | None = None) -> None:
+        self.claude = claude or install.find()
+        self.tool = self.claude.tool
+        self.nesting = self.claude.nesting
+        self.depth_limit = self.claude.release >= SETTING_SINCE
         super().__init__(config)
         command = self.mcp.command()
         self._mcp_config = self.dir / "mcp.json"
@@ -112,7 +146,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
             "type": "stdio", "command": command[0], "args": command[1:]}}}), encoding="utf-8")
         self._running: set[subprocess.Popen[bytes]] = set()
         self._mount(proxy, name, Route(gateway_url, lambda request, token, body:
-                                       self._drive(request, token)))
+                                       self._drive(request, token), {self.tool}))
         self._write_presets()  # a root turn may call Agent with one
         self.definitions = list(definitions or ())  # the user's own, as they wrote them
         agents_dir.install(self.definitions, self.agents_dir)
@@ -122,20 +156,36 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
     def _listening(self) -> bool:
         return bool(self._running)  # a running ``claude`` re-lists on list_changed
 
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
         front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
         if isinstance(tool_filter, dict):
             for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
                 if key in tool_filter:
-                    front.append(f"{field}: {json.dumps(_names(tool_filter[key]))}")
-        self._write_definition(file, front, persona, agent)
+                    front.append(f"{field}: {json.dumps(self._names(tool_filter[key]))}")
+        self._write_definition(file, front, persona, agent, marker)
+
+    def _names(self, value: Any) -> Any:
+        """A filter list as Claude Code names the tools: the kit's names are its MCP tools
+        (``mcp__tck__NAME``); the delegation tool, and a typed entry ``Agent(type)`` of it,
+        keep their own name."""
+        if not isinstance(value, list):
+            return value
+        return [v if not isinstance(v, str) or self._own_name(v) else wire_name(v)
+                for v in value]
+
+    def _own_name(self, name: str) -> bool:
+        return name == self.tool or name.startswith(self.tool + "(")
+
+    def _names_tool(self, names: list[Any]) -> bool:
+        return any(isinstance(n, str) and self._own_name(n) for n in names)
 
     def _named(self) -> list[str]:
         return super()._named() + [d.agent for d in self.definitions]
 
     def _own_tools(self) -> list[ToolSchema]:
-        """Agent (its schema as the last run showed; before one, any object)."""
-        return [ToolSchema(name="Agent", parameters={"type": "object"})]
+        """The delegation tool (its schema as the last run showed; before one, any object)."""
+        return [ToolSchema(name=self.tool, parameters={"type": "object"})]
 
     # --- running claude ----------------------------------------------------------------
 
@@ -143,14 +193,23 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         persona = self.config.persona or ""
         return (persona + "\n" if persona else "") + agent_marker(agent) + extra
 
-    def _claude(self, prompt: str, system: str) -> subprocess.CompletedProcess[bytes]:
+    def _claude(self, prompt: str, system: str,
+                setting: Any = UNSET) -> subprocess.CompletedProcess[bytes]:
+        """One ``claude -p`` run, ``setting`` its depth setting (UNSET: Claude Code's
+        default)."""
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.dir / "home"),
                "ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": "sk-subagent-tck-offline",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-               "CLAUDE_CODE_MAX_RETRIES": "0", "NO_PROXY": "127.0.0.1,localhost"}
+               "CLAUDE_CODE_MAX_RETRIES": "0", "NO_PROXY": "127.0.0.1,localhost",
+               # every tool declared in full, none deferred behind a placeholder (from 2.1.2xx
+               # Claude Code may declare MCP tools by name only, DeferredToolPlaceholder)
+               "ENABLE_TOOL_SEARCH": "false"}
         if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds claude
             env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
-        command = [str(CLAUDE), "-p", prompt, "--system-prompt", system, "--tools", "Agent",
+        if setting is not UNSET and self.depth_limit:
+            env[SETTING] = setting_text(setting)
+        command = [*self.claude.command, "-p", prompt, "--system-prompt", system,
+                   "--tools", self.tool,
                    "--mcp-config", str(self._mcp_config), "--strict-mcp-config",
                    "--allowedTools", f"mcp__{SERVER}", "--permission-mode", "acceptEdits",
                    "--setting-sources", "project", "--output-format", "json"]
@@ -182,10 +241,11 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         except OSError:
             process.kill()
 
-    def _run_start(self, child: str, token: str) -> Outcome:
-        done = self._claude(f"start {child}", self._system(ROOT, f"\n[subagent-tck "
-                                                                  f"start={token}]"))
-        result = self._starts[token].get("result")
+    def _run_start(self, start: Start) -> Outcome:
+        child = start.child.agent
+        done = self._claude(f"start {child}", self._system(ROOT, "\n" + start_marker(
+            token(start.number, 0))), start.setting)
+        result = start.result
         if result is None:
             output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
                 done.stdout.decode("utf-8", "replace")[-500:]
@@ -206,7 +266,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
                 for m in seen.messages if m.role == "tool"]
 
     def _run_root(self, prompt: str) -> Outcome:
-        done = self._claude(prompt, self._system(ROOT))
+        done = self._claude(prompt, self._system(ROOT), self.host_depth)
         try:
             answer = json.loads(done.stdout)
         except ValueError:
@@ -226,13 +286,6 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
     def close(self) -> None:
         self.abort_turn(ROOT)
         super().close()
-
-
-def _names(value: Any) -> Any:
-    """A filter list as Claude Code names the tools: the kit's names are its MCP tools."""
-    if isinstance(value, list):
-        return [wire_name(v) if isinstance(v, str) else v for v in value]
-    return value
 
 
 def make_target() -> ClaudeCodeTarget:

@@ -35,7 +35,7 @@ from subagent_tck.conformance.transports.gateway_chat import (
 )
 from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
@@ -124,9 +124,8 @@ class Route(TrafficRoute):
         model_request = chat_to_request("", body)
         agent, system, _ = find_marker(model_request.system)
         if agent is not None:
-            with self.lock:
-                self.last[agent] = model_request.model_copy(update={"agent": agent,
-                                                                    "system": system})
+            self.record(agent, model_request.model_copy(update={"agent": agent,
+                                                                "system": system}))
         try:
             answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
         except OSError as exc:

@@ -34,10 +34,11 @@ from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    Reasons,
     TrafficDeployment,
-    TrafficTarget,
 )
+from subagent_tck.conformance.transports.traffic_refusals import Reasons
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_starts import Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
@@ -122,7 +123,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     runtime = "opencode"
     page = "docs/opencode.md#operations"
     provider = PROVIDER
-    tool = "task"
+    tool = PROVIDER
     call_prefix = "call_tck_"
     agents_folder = ".opencode/agent"
     temp_prefix = "tck-opencode-"
@@ -172,11 +173,12 @@ class OpencodeDeployment(TrafficDeployment[Route]):
 
     # --- files and the server ----------------------------------------------------------
 
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
         front = [f"description: {json.dumps('subagent-tck agent ' + agent)}", "mode: subagent"]
         if tool_filter is not None:
             front.append(f"permission: {json.dumps(permission(tool_filter))}")
-        self._write_definition(file, front, persona, agent)
+        self._write_definition(file, front, persona, agent, marker)
         with self._lock:
             self._stale = True
 
@@ -214,12 +216,13 @@ class OpencodeDeployment(TrafficDeployment[Route]):
             with self._lock:
                 self._sessions.discard(session)
 
-    def _run_start(self, child: str, token: str) -> Outcome:
+    def _run_start(self, start: Start) -> Outcome:
         serve = self.serve()
+        child = start.child.agent
         session = serve.session(f"subagent-tck start {child}")
-        self._turn(session, f"start {child} [subagent-tck start={token}]")
+        self._turn(session, f"start {child} {start_marker(token(start.number, 0))}")
         done = self._child(serve, session)
-        result = self._starts[token].get("result")
+        result = start.result
         if done is None or result is None:
             return StopReason.ERROR, (result.content if result is not None else
                                       f"no child session: {serve.tail()}"), []
