@@ -62,6 +62,7 @@ ROOMS: dict[str, str] = {
     "promises.schema.json": "core",
     "promises_report": "core",
     "unsupported": "core",
+    "dialect": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",

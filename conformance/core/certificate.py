@@ -40,6 +40,7 @@ from subagent_tck.spec import (
     catalogue_hash,
 )
 
+from .dialect import Dialect, dialect_of
 from .outcome import BAD, RAN, Failure, Outcome
 from .promises_report import PromisesReport
 from .protocol import TargetInfo
@@ -135,7 +136,11 @@ class CheckRun(BaseModel):
     status: RunStatus
     duration: float = Field(description="seconds")
     note: str | None = Field(None, description="what the check did, when it says (the fuzz "
-                             "campaign: steps, rules compared)")
+                             "campaign: steps, rules compared; the restriction channels it "
+                             "built its cases through)")
+    entry_points: list[str] = Field(default_factory=list, description="the restriction "
+                                    "channels it built its cases through, as the dialect "
+                                    "section names them (docs/driver-api.md#dialect)")
 
 
 class PhaseTiming(BaseModel):
@@ -242,6 +247,9 @@ class Certificate(BaseModel):
     timings: Timings | None = Field(
         None, description="certify --timings: time per check run, per campaign and per target "
         "operation (docs/certify.md#timings); absent from a run without --timings")
+    dialect: Dialect = Field(description="the runtime's own terms the target declared and how "
+                             "the run used them: restriction channels with their grammar and "
+                             "declared variants, the prompt frame (docs/driver-api.md#dialect)")
 
     @property
     def certified(self) -> bool:
@@ -552,7 +560,19 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         interrupted=facts.interrupted, stopped_early=facts.stopped_early,
         target_tools=list(facts.target_tools), portable_variables=facts.portable_variables,
         promises=promises, timings=facts.timings,
+        dialect=dialect_of(facts.info.restrictionChannels, facts.info.promptFrame,
+                           facts.edition, _entry_points(facts.runs)),
     )
+
+
+def _entry_points(runs: Sequence[CheckRun]) -> dict[str, list[str]]:
+    """Per check run (``check`` or ``check [provider]``), the channels it built through."""
+    out: dict[str, list[str]] = {}
+    for run in runs:
+        if run.entry_points:
+            name = run.check if run.provider is None else f"{run.check} [{run.provider}]"
+            out.setdefault(name, []).extend(run.entry_points)
+    return out
 
 
 def json_schema() -> str:

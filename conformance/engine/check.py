@@ -25,6 +25,7 @@ from typing import Any, NoReturn, TypeVar
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
 from ..core.certificate import PORTABLE_VARIABLE_PATTERN
+from ..core.dialect import DEFAULT_CHANNELS, PromptFrame, RestrictionChannel
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
 from ..core.jsonsafe import plain
@@ -149,6 +150,14 @@ class CheckContext:
     #: :data:`PORTABLE_VARIABLE` before the checks ran (:mod:`.variable_names`): drawn cases
     #: name variables of that set only, so that they are about the rules, not the grammar.
     portable_variables: bool = False
+    #: The entry points through which the target puts a restriction on a scope, as it
+    #: declared them (docs/driver-api.md#dialect): the TF checks build their cases through them.
+    channels: tuple[RestrictionChannel, ...] = DEFAULT_CHANNELS
+    #: The runtime's own text around the composed system text (docs/driver-api.md#dialect).
+    frame: PromptFrame | None = None
+    #: The entry points this check built its cases through, in the order first used: the
+    #: check run's note names them, and the certificate's dialect section.
+    entry_points: list[str] = field(default_factory=list)
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
 

@@ -38,6 +38,7 @@ from subagent_tck.spec import (
 
 from ..core.baseline import Baseline
 from ..core.certificate import Certificate, CheckRun, Evidence, RunFacts, RunStatus, assemble
+from ..core.dialect import channels_of
 from ..core.gateway import Gateway
 from ..core.outcome import Failure, Outcome
 from ..core.promises_file import PromisesFile
@@ -482,11 +483,14 @@ def _describe(exc: BaseException) -> str:
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
              titles: Mapping[str, str], probed: _Probed,
-             ) -> tuple[dict[str, Evidence], RunStatus, str | None]:
+             ) -> tuple[dict[str, Evidence], RunStatus, str | None, list[str]]:
+    """One check run: its evidence per rule, how it ended, its note and the entry points
+    (restriction channels, docs/driver-api.md#dialect) it built its cases through."""
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
         portable_variables=probed.portable_variables,
+        channels=channels_of(info.restrictionChannels), frame=info.promptFrame,
     )
     escaped: list[tuple[str, str]] = []
 
@@ -499,14 +503,22 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
                    f"({timeout_reason}): the target hung or is too slow")
-        return _all_errors(planned, message, titles), RunStatus.TIMEOUT, None
+        return _all_errors(planned, message, titles), RunStatus.TIMEOUT, None, []
     if escaped:
         head, trace = escaped[0]
         results = {rule: Evidence(Outcome.ERROR, "", [_error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             titles[rule], trace)]) for rule in planned.rules}
-        return results, RunStatus.CRASHED, ctx.note
-    return (*_judge_run(planned, ctx, titles), ctx.note)
+        return results, RunStatus.CRASHED, _noted(ctx), list(ctx.entry_points)
+    return (*_judge_run(planned, ctx, titles), _noted(ctx), list(ctx.entry_points))
+
+
+def _noted(ctx: CheckContext) -> str | None:
+    """The check's note, with the entry points it built its cases through."""
+    if not ctx.entry_points:
+        return ctx.note
+    through = "built through " + "; ".join(ctx.entry_points)
+    return f"{ctx.note}; {through}" if ctx.note else through
 
 
 def _add_findings(table: dict[tuple[str, str | None], list[Evidence]],
@@ -649,6 +661,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
             if remaining <= 0:
                 message = f"{expired} before check {item.check.name} could run"
                 results, status, note = _all_errors(item, message, titles), RunStatus.DEADLINE, None
+                entry_points: list[str] = []
             else:
                 allowed = max(config.timeout, item.check.timeout or 0.0)
                 budget = min(allowed, remaining)
@@ -657,8 +670,9 @@ def certify(target: Target, config: RunConfig | None = None, *,
                           else f"the time check {item.check.name} asks for")
                 given = (checked if watch is None
                          else own_tools.hiding(watch.bound(target, index), own))
-                results, status, note = _run_one(worker, item, given, info, edition, profile,
-                                                 config.seed, budget, reason, titles, probed)
+                results, status, note, entry_points = _run_one(
+                    worker, item, given, info, edition, profile, config.seed, budget, reason,
+                    titles, probed)
                 if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = _Worker()
@@ -682,7 +696,8 @@ def certify(target: Target, config: RunConfig | None = None, *,
             else:
                 table[rule_id, key].append(evidence)
         runs.append(CheckRun(check=item.check.name, provider=key, rules=list(item.rules),
-                             status=status, duration=round(duration, 4), note=note))
+                             status=status, duration=round(duration, 4), note=note,
+                             entry_points=entry_points))
         spans.append(CheckSpan(item.check.name, key, duration, item.check.supplementary))
         for handler in handlers:
             handler(CheckFinished(

@@ -26,12 +26,24 @@ from subagent_tck.spec import (
     wire_tool_names,
 )
 from subagent_tck.spec import ViewEntry as SpecEntry
+from subagent_tck.spec.grammar import Tool
 
 from ...core.gateway import call, text
 from ...core.protocol import SectionSpec, StartRequest, ToolSpec
 from ...core.target import Deployment, Target
 from ..check import CheckContext, check
+from ._channels import (
+    Change,
+    Channel,
+    ChannelKind,
+    Placement,
+    channels_for,
+    inexpressible,
+    placements,
+    used,
+)
 from ._clauses import said
+from ._grammar_cases import spelled
 from ._names import tool_names
 from ._nonce import nonce
 from ._support import marker, oracle_view
@@ -40,6 +52,9 @@ from .tool_filter import (
     GLOBAL,
     MODES,
     build,
+    drawn_placed,
+    judge_placed,
+    nothing_carried,
     observe,
     restriction_st,
     scope_st,
@@ -59,44 +74,47 @@ def live_st(draw: Any, key: str) -> dict[str, Any]:
             "later": draw(subset(fresh)), "again": draw(subset(names, 0))}
 
 
-def live(ctx: CheckContext, rule: str, state: dict[str, Any]) -> None:
-    dep = ctx.deploy(tools=state["globals"])
-    agent = dep.root().agent
-    with ctx.step(rule, f"installing {state['restriction']}"):
-        dep.install_restriction(agent, state["restriction"])
-    current = list(state["globals"])
-    with ctx.step(rule, "unregistering and registering global tools"):
-        for name in state["again"]:
-            dep.unregister_tool(name)
-            current.remove(name)
-            dep.register_tool(ToolSpec(name=name, description=f"tool {name} again"))
-            current.append(name)
-        for name in state["later"]:
-            dep.register_tool(ToolSpec(name=name, description=f"tool {name}"))
-            current.append(name)
-    seen = observe(ctx, rule, dep, agent)
-    want = oracle_view(current, [state["restriction"]], valid_over=state["globals"])
-    ctx.expect(rule, seen == want,
-               said(rule, f"{state['restriction']} installed, then {state['again']} "
-               f"registered again and {state['later']} registered later"), sorted(want),
-               sorted(seen))
+def live_changes(state: dict[str, Any]) -> list[Change]:
+    """The registry changes of a live-registry state: ``again`` unregistered and registered
+    again, then ``later`` registered."""
+    changes: list[Change] = []
+    for name in state["again"]:
+        changes += [("unregister", name), ("register", Tool(name))]
+    return changes + [("register", Tool(name)) for name in state["later"]]
+
+
+def live(ctx: CheckContext, rule: str, state: dict[str, Any], placement: Placement) -> None:
+    judge_placed(ctx, rule, state["globals"], placement,
+                 f"{state['restriction']} put, then {state['again']} registered again and "
+                 f"{state['later']} registered later", live_changes(state))
+
+
+def live_rule(ctx: CheckContext, rule: str, fixed: dict[str, Any], key: str) -> None:
+    """A live-registry rule through every declared channel: the fixed state through each
+    placement, drawn states through a drawn one, then drawn cases in each channel's own
+    grammar (a server-level or wildcard entry must reach a tool registered later)."""
+    channels = channels_for(ctx)
+    for placement in placements(channels, [fixed["restriction"]]):
+        live(ctx, rule, fixed, placement)
+    ctx.for_all(drawn_placed(live_st(key), channels, key="restriction"),
+                lambda t: live(ctx, rule, t[0], t[1]))
+    spelled(ctx, rule, channels, later=True, keys=(key,))
+    nothing_carried(ctx, rule, f"a {key} list on a scope, which no declared channel carries")
 
 
 @check("TF-09", name="tool-filter-live-deny", per_provider=False)
 def live_deny(ctx: CheckContext) -> None:
     """A deny-only restriction admits a global registered after it, unless it names it."""
-    live(ctx, "TF-09", {"globals": ["alpha", "bravo"], "restriction": {"deny": ["bravo"]},
-                        "later": ["charlie"], "again": ["bravo"]})
-    ctx.for_all(live_st("deny"), lambda s: live(ctx, "TF-09", s))
+    live_rule(ctx, "TF-09", {"globals": ["alpha", "bravo"], "restriction": {"deny": ["bravo"]},
+                             "later": ["charlie"], "again": ["bravo"]}, "deny")
 
 
 @check("TF-10", name="tool-filter-live-allow", per_provider=False)
 def live_allow(ctx: CheckContext) -> None:
     """An allow list excludes a global registered after it unless it names it; a named tool
     removed and registered again is visible again."""
-    live(ctx, "TF-10", {"globals": ["alpha", "bravo"], "restriction": {"allow": ["alpha",
-                        "bravo"]}, "later": ["charlie"], "again": ["bravo"]})
-    ctx.for_all(live_st("allow"), lambda s: live(ctx, "TF-10", s))
+    live_rule(ctx, "TF-10", {"globals": ["alpha", "bravo"], "restriction": {"allow": ["alpha",
+                             "bravo"]}, "later": ["charlie"], "again": ["bravo"]}, "allow")
 
 
 @st.composite
@@ -153,22 +171,48 @@ def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
                said("TF-11", "disposed after the removal"), sorted(want), sorted(seen))
 
 
+def removal_placed(ctx: CheckContext, state: dict[str, Any], placement: Placement) -> None:
+    """A restriction put through a channel other than live, globals unregistered after it:
+    the scope's view is the oracle's over what is left, the restriction still filtering."""
+    judge_placed(ctx, "TF-11", state["globals"], placement,
+                 f"{placement.restrictions[0]} put, then {state['removed']} unregistered",
+                 [("unregister", name) for name in state["removed"]])
+
+
 @check("TF-11", name="tool-filter-live-removal", per_provider=False)
 def live_removal(ctx: CheckContext) -> None:
     """Unregistering a global removes it from every view at once; restrictions that named it
-    stay installed (they still filter) and valid (they can be disposed)."""
-    removal(ctx, {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
-                  "removed": ["bravo"]})
-    # the same in mode both: the registry's view stays the registered globals
-    removal(ctx, {"globals": ABC, "a": {"allow": ["alpha"]}, "b": {"deny": ["alpha"]},
-                  "removed": ["charlie"], "mode": "both"})
-    shadow_removal(ctx, ["read", "Read", "read_file"], "read")
+    stay installed (they still filter) and valid (they can be disposed). Through every
+    declared channel; only a live one can show the disposal."""
+    channels = channels_for(ctx)
+    live_ones = [c for c in channels if c.kind is ChannelKind.LIVE]
+    others = [c for c in channels if c.kind is not ChannelKind.LIVE]
+    fixed = {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
+             "removed": ["bravo"]}
+    if live_ones:
+        used_live(ctx, live_ones[0])
+        removal(ctx, fixed)
+        # the same in mode both: the registry's view stays the registered globals
+        removal(ctx, {"globals": ABC, "a": {"allow": ["alpha"]}, "b": {"deny": ["alpha"]},
+                      "removed": ["charlie"], "mode": "both"})
+        shadow_removal(ctx, ["read", "Read", "read_file"], "read")
+    for key in ("a", "b"):
+        for placement in placements(others, [fixed[key]]):
+            removal_placed(ctx, fixed, placement)
 
     def body(state: dict[str, Any]) -> None:
-        removal(ctx, state)
-        shadow_removal(ctx, state["globals"], state["removed"][0])
+        if live_ones:
+            removal(ctx, state)
+            shadow_removal(ctx, state["globals"], state["removed"][0])
+        for placement in placements(others, [state["a"]])[:1]:
+            removal_placed(ctx, state, placement)
 
     ctx.for_all(removal_st(), body)
+    nothing_carried(ctx, "TF-11", "a restriction on a scope, which no declared channel carries")
+
+
+def used_live(ctx: CheckContext, channel: Channel) -> None:
+    used(ctx, Placement(((channel, {}),)))
 
 
 # --- TF-12: one resolver ------------------------------------------------------------------
@@ -386,7 +430,13 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
 
 @check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False)
 def lift_on_dispose(ctx: CheckContext) -> None:
-    """Disposing a restriction lifts exactly that one; disposing it again is harmless."""
+    """Disposing a restriction lifts exactly that one; disposing it again is harmless. Only a
+    live restriction can be lifted (docs/driver-api.md#dialect)."""
+    live_ones = [c for c in channels_for(ctx) if c.kind is ChannelKind.LIVE]
+    if not live_ones:
+        inexpressible(ctx, "lifting a restriction, which only a live one (dispose-restriction) "
+                      "can be")
+    used_live(ctx, live_ones[0])
     dispose(ctx, {"globals": ABC, "restrictions": [{"allow": ["alpha", "bravo"]},
                                                    {"deny": ["bravo"]}, {"deny": ["alpha"]}]},
             [1, 0, 2])

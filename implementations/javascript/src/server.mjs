@@ -17,7 +17,8 @@ import { GatewayClient } from './gateway.mjs';
 import { CATALOGUE, info } from './providers.mjs';
 import { Malformed, dumps, errorBody, loads } from './wire.mjs';
 
-export const PROTOCOL_VERSION = '1.1'; // 1.1 added the run-code operation
+// 1.1 added the run-code operation, 1.3 the dialect (docs/driver-api.md#dialect)
+export const PROTOCOL_VERSION = '1.3';
 export const VERSION_HEADER = 'x-subagent-tck-protocol';
 export const MAX_BODY = 8 * 1024 * 1024;
 export const VERSION = '0.1.0';
@@ -32,6 +33,9 @@ export function targetInfo() {
     editions: ['preset-composition', 'request-controls'],
     components: ['subagent-tool'],
     providers: CATALOGUE.map(info),
+    // where a restriction can be put (docs/driver-api.md#dialect): a running agent's scope, a
+    // child's composition, the root's preset
+    restrictionChannels: [{ kind: 'live' }, { kind: 'child' }, { kind: 'root' }],
   };
 }
 

@@ -13,8 +13,8 @@ describe('the driver API', () => {
   test('info lists both editions, the subagent-tool component and three providers', async () => {
     const { status, body, version } = await w.driver.raw('GET', '/v1/info');
     assert.equal(status, 200);
-    assert.equal(version, '1.1');
-    assert.equal(body.protocol, '1.1');
+    assert.equal(version, '1.3');
+    assert.equal(body.protocol, '1.3');
     assert.deepEqual(body.editions, ['preset-composition', 'request-controls']);
     assert.deepEqual(body.components, ['subagent-tool']);
     assert.deepEqual(body.providers.map((p) => p.name), ['spawn', 'fork', 'acp']);
