@@ -106,6 +106,7 @@ ROOMS: dict[str, str] = {
     "traffic_routes": "transports",
     "traffic_starts": "transports",
     "traffic_refusals": "transports",
+    "traffic_servers": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

@@ -51,7 +51,6 @@ from subagent_tck.conformance.core.protocol import (
     ViewEntry,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.mcp_echo import McpTools
 from subagent_tck.conformance.transports.traffic_refusals import Refusals
 from subagent_tck.conformance.transports.traffic_routes import (
     R,
@@ -59,6 +58,7 @@ from subagent_tck.conformance.transports.traffic_routes import (
     provider_info,
     slug,
 )
+from subagent_tck.conformance.transports.traffic_servers import McpServers, default_server
 from subagent_tck.conformance.transports.traffic_starts import (
     UNSET,
     Lineage,
@@ -74,6 +74,7 @@ from subagent_tck.spec import (
     PresentationMode,
     StopReason,
     TckError,
+    check_depth,
 )
 
 ROOT = "root"  # the kit's root agent; every agent's session is "{agent}-session"
@@ -91,6 +92,8 @@ class TrafficDeployment(Refusals, Generic[R]):
     call_prefix: ClassVar[str]  # a start's scripted call id: this and the start's number
     agents_folder: ClassVar[str]  # where agent definitions go, below the project directory
     temp_prefix: ClassVar[str]  # of the deployment's directory
+    #: The name of the MCP server of the kit's tools that name none (traffic_servers.py).
+    server: ClassVar[str] = "tck"
     #: How long a tool change waits for a running runtime to list the MCP tools again, in s.
     relist: ClassVar[float] = 2.0
     #: The start driver's stop reason for a start token it does not know.
@@ -99,8 +102,12 @@ class TrafficDeployment(Refusals, Generic[R]):
     nesting: bool = False
     #: Whether the provider advertises depthLimit: the runtime's depth setting takes maxDepth.
     depth_limit: bool = False
-    #: How the runtime words a refusal for its depth cap (traffic_starts.refusal).
-    depth_words: ClassVar[tuple[str, ...]] = ()
+    #: The most agents a start from a deep parent nests to stand for its ancestors (a parent
+    #: created deeper is a probe: traffic_starts.Lineage.truncated).
+    deepest: ClassVar[int] = 8
+    #: How the runtime words the refusals of a start the adapter translates by their words:
+    #: its depth cap (DEPTH_EXCEEDED), a definition it refuses (traffic_starts.refusal).
+    refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {}
 
     name: str
     route: R
@@ -117,9 +124,9 @@ class TrafficDeployment(Refusals, Generic[R]):
         self.agents_dir.mkdir(parents=True)
         (self.dir / "home").mkdir()
         self._lock = threading.RLock()
-        self.mcp = McpTools(self.dir / "mcp")
         self.tools: list[ToolSpec] = list(config.tools)
-        self.mcp.write([t.model_dump() for t in self.tools])
+        self.mcp = McpServers(self.dir / "mcp", default_server(self.server, self.tools))
+        self.mcp.write(self.tools)
         self.presets = {p.name: p for p in config.presets}
         self._log: list[Event] = []
         self.children: dict[str, SessionHeader] = {}
@@ -128,6 +135,7 @@ class TrafficDeployment(Refusals, Generic[R]):
         self._starts: dict[int, Start] = {}  # the kit's starts by number
         self._pending: dict[str, Start] = {}  # a child not published yet -> its start
         self.lineage: dict[str, Lineage] = {}  # a published child -> what it was written from
+        self._created: set[str] = set()  # the agents create_agent made
         self._provider = True
         self._turns = 0  # root turns running (their calls of the tool may start presets)
         #: the runtime's depth setting for runs without a maxDepth (set-host-depth), or UNSET
@@ -160,7 +168,9 @@ class TrafficDeployment(Refusals, Generic[R]):
         requests (docs/driver-api.md#model-gateway), or ``marker`` instead."""
         body = persona if isinstance(persona, str) else "" if persona is None else \
             json.dumps(persona)
-        text = "\n".join(["---", *front, "---"]) + "\n" + (body + "\n" if body else "") + \
+        # the marker right after the body, on its last line: cut out, it leaves the body as
+        # written (with or without one), whatever the runtime puts after it
+        text = "\n".join(["---", *front, "---"]) + "\n" + body + \
             (marker or agent_marker(agent)) + "\n"
         (self.agents_dir / f"{file}.md").write_text(text, encoding="utf-8")
 
@@ -221,6 +231,39 @@ class TrafficDeployment(Refusals, Generic[R]):
         if start is None or parsed is None or parsed[1] > start.last:
             return ModelReply(text="unknown start", stopReason=self.unknown_start)
         return start.drive(request, parsed[1], self.tool)
+
+    def create_agent(self, *, header_depth: Any = 0, runtime_depth: Any = None,
+                     has_runtime_depth: bool = False) -> AgentRef:
+        """A top-level agent at depth ``header_depth``: where children delegate (``nesting``)
+        an agent at depth d is the d-th of nested subagents, so a start from it runs d
+        ancestors the adapter plays (at most :attr:`deepest`, traffic_starts.Lineage), each
+        written with no filter of its own; at depth 0 it stands where the top-level session
+        does. A runtime depth, or a depth outside the domain, has no such counterpart
+        (docs/claude-code.md "Depth")."""
+        if not self.nesting:
+            return super().create_agent(header_depth=header_depth, runtime_depth=runtime_depth,
+                                        has_runtime_depth=has_runtime_depth)
+        if has_runtime_depth:
+            raise self._unsupported("runtime depth of an agent", "an agent's depth is how deep "
+                                    "it is nested, nothing a runtime value may deepen")
+        verdict = check_depth(header_depth)
+        if verdict.value is None:
+            raise self._unsupported(f"agent at the stored depth {header_depth!r}", "it stores "
+                                    "no depth: an agent's depth is how deep it is nested")
+        depth = verdict.value
+        with self._lock:
+            name = f"agent-{next(self._ids)}"
+        line: Lineage | None = None
+        for level in range(1, min(depth, self.deepest + 1)):
+            line = Lineage(f"{name}/{level}", "", None, None, level, None,
+                           line.chain if line is not None else ())
+        own = Lineage(name, "", None, None, depth, None, line.chain if line is not None else ())
+        header = SessionHeader(session=f"{name}-session", delegationDepth=depth)
+        with self._lock:
+            self.lineage[name] = own
+            self.children[name] = header
+            self._created.add(name)
+        return AgentRef(agent=name, session=header.session, depth=depth)
 
     def _published(self, agent: str, request: ModelRequest) -> None:
         """A child's first request reached the adapter: it is published now, with what that
@@ -285,8 +328,8 @@ class TrafficDeployment(Refusals, Generic[R]):
             if any(t.name == tool.name for t in self.tools):
                 raise TckError(ErrorCode.DUPLICATE_TOOL, f"a global tool {tool.name!r} exists")
             self.tools.append(tool)
-            names = self._write_tools()
-        self._relisted(names)
+            changed = self._write_tools()
+        self._relisted(changed)
 
     def unregister_tool(self, name: str, agent: str | None = None) -> None:
         if agent is not None:
@@ -295,20 +338,20 @@ class TrafficDeployment(Refusals, Generic[R]):
             if not any(t.name == name for t in self.tools):
                 raise TckError(ErrorCode.UNKNOWN_TOOL, f"no global tool {name!r}")
             self.tools = [t for t in self.tools if t.name != name]
-            names = self._write_tools()
-        self._relisted(names)
+            changed = self._write_tools()
+        self._relisted(changed)
 
-    def _write_tools(self) -> set[str] | None:
-        """Give the MCP server ``self.tools`` (the lock held): their names when a runtime of
-        this deployment runs (the server tells it the list changed), None when none runs (the
-        next one lists them fresh)."""
-        self.mcp.write([t.model_dump() for t in self.tools])
-        return {t.name for t in self.tools} if self._listening() else None
+    def _write_tools(self) -> dict[str, set[str]] | None:
+        """Give the MCP servers ``self.tools`` (the lock held): the servers whose list changed,
+        with their names, when a runtime of this deployment runs (each server tells it its list
+        changed), None when none runs (the next one lists them fresh)."""
+        changed = self.mcp.write(self.tools)
+        return changed if self._listening() else None
 
-    def _relisted(self, names: set[str] | None) -> None:
-        """Wait (the lock not held) until the running runtime has listed ``names`` again, at
-        most ``relist`` seconds; the deployment goes on either way."""
-        if names is not None and not self.mcp.wait_listed(names, self.relist):
+    def _relisted(self, changed: dict[str, set[str]] | None) -> None:
+        """Wait (the lock not held) until the running runtime has listed each changed server
+        again, at most ``relist`` seconds; the deployment goes on either way."""
+        if changed and not self.mcp.wait_listed(changed, self.relist):
             self._unlisted()
 
     def _known(self, agent: str) -> None:
@@ -326,7 +369,7 @@ class TrafficDeployment(Refusals, Generic[R]):
         seen = self._seen(agent)
         if seen is not None:
             return list(seen.tools)
-        if agent != ROOT:
+        if agent != ROOT and agent not in self._created:
             return []
         return self._own_tools() + [
             ToolSchema(name=t.name, description=t.description, parameters=t.parameters)
@@ -347,12 +390,12 @@ class TrafficDeployment(Refusals, Generic[R]):
         seen = self._seen(agent)
         if seen is not None:
             return [Section(name="system", text=seen.system)]
-        if agent == ROOT and self.config.persona:
+        if (agent == ROOT or agent in self._created) and self.config.persona:
             return [Section(name="persona", text=self.config.persona)]
         return []
 
     def providers(self) -> list[ProviderInfo]:
-        return [provider_info(self.provider)] if self._provider else []
+        return [provider_info(self.provider, self.depth_limit)] if self._provider else []
 
     def remove_provider(self, name: str) -> None:
         if name != self.provider or not self._provider:
@@ -429,7 +472,8 @@ class TrafficDeployment(Refusals, Generic[R]):
                                delegationDepth=child.depth, descriptor=descriptor)
         start = Start(number, child, request.prompt, links, link_files, header,
                       setting=request.maxDepth if "maxDepth" in request.controls()
-                      else self.host_depth, call_prefix=self.call_prefix)
+                      else self.host_depth, call_prefix=self.call_prefix,
+                      probe=parent is not None and parent.truncated)
         with self._lock:
             self._starts[number] = start
             self._pending[child.agent] = start
@@ -446,7 +490,13 @@ class TrafficDeployment(Refusals, Generic[R]):
                 (self.agents_dir / f"{file}.md").unlink(missing_ok=True)
         if not start.published:
             (self.agents_dir / f"{child.file}.md").unlink(missing_ok=True)
-            raise refusal(start, self.runtime, self.tool, self.depth_words, self._admits_tool,
+            if start.reached:
+                raise self._unsupported(f"agent as deep as {request.parent} (depth "
+                                        f"{parent.depth if parent else 0})",
+                                        f"its depth is how deep it is nested, and "
+                                        f"{self.runtime} let a chain of {len(links)} nested "
+                                        "agents through: the adapter builds no deeper one")
+            raise refusal(start, self.runtime, self.tool, self.refusal_words, self._admits_tool,
                           output if isinstance(output, str) else json.dumps(output))
         self._event("run.stopped", child.agent, {"stopReason": stop.value})
         return RunResult(agent=child.agent, session=header.session, depth=child.depth,

@@ -22,7 +22,7 @@ published (docs/rules.md#de-04, docs/rules.md#fr-03).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,13 +72,20 @@ class Lineage:
     persona: Any
     tool_filter: Any
     depth: int
-    parent: str  # the kit agent that started it
+    parent: str | None  # the kit agent that started it (None: a top-level agent)
     ancestors: tuple[Lineage, ...] = ()  # from the root's first call down to its parent
 
     @property
     def chain(self) -> tuple[Lineage, ...]:
-        """Itself as the last of its line: what a start from it runs as links."""
-        return (*self.ancestors, self)
+        """Itself as the last of its line: what a start from it runs as links (none for an
+        agent at depth 0, which stands where the top-level session does)."""
+        return (*self.ancestors, self) if self.depth > 0 else ()
+
+    @property
+    def truncated(self) -> bool:
+        """Whether its chain is shorter than its depth (an agent created deeper than the
+        adapter builds: a start from it can only show where the runtime refuses the chain)."""
+        return len(self.chain) < self.depth
 
 
 @dataclass
@@ -93,9 +100,13 @@ class Start:
     header: SessionHeader  # the child's, once published
     setting: Any = UNSET  # the depth setting for this run: maxDepth or the host's, as given
     call_prefix: str = "call_tck_"
+    #: the parent's chain is truncated: the last link makes no call (``reached`` tells whether
+    #: the runtime let the whole chain through)
+    probe: bool = False
     results: dict[int, Message] = field(default_factory=dict)
     offered: dict[int, bool] = field(default_factory=dict)  # level -> its request had the tool
     published: bool = False
+    reached: bool = False
 
     @property
     def last(self) -> int:
@@ -116,7 +127,12 @@ class Start:
             if message.role == "tool" and message.toolCallId == call:
                 self.results[level] = message
                 return ModelReply(text="done")
-        self.offered[level] = any(t.name == tool for t in request.tools)
+        offered = self.offered[level] = any(t.name == tool for t in request.tools)
+        if not offered:  # a call would only be refused as a tool it does not have
+            return ModelReply(text="done")
+        if self.probe and level == self.last:
+            self.reached = True
+            return ModelReply(text="done")
         prompt = self.prompt if level == self.last else f"subagent-tck link {level + 1}"
         return ModelReply(toolCalls=[ToolCall(id=call, name=tool, arguments={
             "description": "subagent-tck start", "prompt": prompt,
@@ -138,26 +154,23 @@ class Start:
         return None
 
 
-#: How a runtime words a refusal for its depth cap, by the adapters' reading of its code.
-DepthWords = tuple[str, ...]
-
-
-def refusal(start: Start, runtime: str, tool: str, depth_words: DepthWords,
+def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tuple[str, ...]],
             admits: Callable[[Any], bool], output: str) -> TckError:
-    """Why a start whose child never asked its model failed, as the kit's code: the runtime's
-    depth refusal (its words, or the tool withheld from a link whose filter admits it) is
-    DEPTH_EXCEEDED; a link whose filter leaves the tool out cannot start anything, which the
-    runtime cannot be asked (UNSUPPORTED_OPERATION); anything else is the runtime refusing the
-    child's setup (SETUP_FAILED), with its words. ``admits``: whether a tool filter, as the
-    adapter wrote it, leaves the runtime's delegation tool in."""
+    """Why a start whose child never asked its model failed, as the kit's code: a refusal in
+    the runtime's words for a code (``words``, by the adapters' reading of its code: its depth
+    cap is DEPTH_EXCEEDED); the tool withheld from a link whose filter admits it, DEPTH_EXCEEDED
+    (the runtime's depth cap); a link whose filter leaves the tool out cannot start anything,
+    which the runtime cannot be asked (UNSUPPORTED_OPERATION); anything else is the runtime
+    refusing the child's setup (SETUP_FAILED), with its words. ``admits``: whether a tool
+    filter, as the adapter wrote it, leaves the runtime's delegation tool in."""
     level = start.refused_at()
     result = start.results.get(level) if level is not None else None
     text = str(result.content) if result is not None else output
     where = ("the top-level session" if level in (None, 0) else
              f"{start.links[level - 1].agent} at depth {start.links[level - 1].depth}")
-    if any(w in text for w in depth_words):
-        return TckError(ErrorCode.DEPTH_EXCEEDED, f"{runtime} refused the {tool} call of {where} "
-                        f"for its depth: {text[:500]}")
+    for code, said in words.items():
+        if any(w in text for w in said):
+            return TckError(code, f"{runtime} refused the {tool} call of {where}: {text[:500]}")
     if level is not None and level > 0 and start.offered.get(level) is False:
         if admits(start.links[level - 1].tool_filter):
             return TckError(ErrorCode.DEPTH_EXCEEDED, f"{runtime} did not offer {where} its "

@@ -134,7 +134,9 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
     fake = tmp_path / "claude"
     fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
     fake.chmod(0o755)
-    monkeypatch.setattr(target, "RUN_TIMEOUT", 1.0)
+    from claude_code_adapter import run
+
+    monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
     proxy = Proxy()
     deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
                                              proxy, "d1", claude=_stand_in(fake))

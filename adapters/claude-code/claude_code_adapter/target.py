@@ -2,17 +2,25 @@
 ``claude -p`` (docs/claude-code.md, "How the adapter maps the kit's concepts").
 
 - the deployment persona is the root's system prompt (``--system-prompt``); the kit's global
-  tools are served by the deployment's MCP server ``tck`` (the kit's ``mcp_echo``,
-  subagent_tck.conformance.transports.mcp_echo), so the model sees them as ``mcp__tck__NAME``; a
-  tool registered or unregistered while a ``claude`` runs is announced to it (MCP's
-  ``notifications/tools/list_changed``) and the adapter waits, briefly, until it has re-listed;
-  the root's built-in tools are only ``Agent`` (``--tools Agent``);
+  tools are served by the deployment's MCP servers (the kit's ``mcp_echo``, one per server a
+  tool names, ``tck`` for the others: conformance/transports/traffic_servers.py), so the model
+  sees them as ``mcp__SERVER__NAME``; a tool registered or unregistered while a ``claude`` runs
+  is announced to it (MCP's ``notifications/tools/list_changed``) and the adapter waits,
+  briefly, until it has re-listed; the root's built-in tools are only the delegation tool
+  (``--tools Agent``, ``Task`` before 2.1.63);
 - a preset is a project agent ``.claude/agents/NAME.md``: body = persona, ``tools`` = allow,
-  ``disallowedTools`` = deny (kit tool names written as Claude Code names them);
+  ``disallowedTools`` = deny (kit tool names written as Claude Code names them, any other entry
+  as the kit wrote it: a server-level ``mcp__SERVER``, ``Agent(type)``, a misspelling);
 - the kit's ``start`` is a ``claude -p`` whose parent (answered by the adapter, proxy.py) calls
-  ``Agent`` with a fresh agent definition made from the preset; the child's requests go to the
-  kit's gateway, attributed by the marker planted in its body; what an agent sees is its last
-  request; a ``run-turn`` of the root is a ``claude -p`` whose every request the kit answers.
+  the delegation tool with a fresh agent definition made from the preset; a start from a child
+  runs the child's ancestors as links the adapter plays (conformance/transports/
+  traffic_starts.py); the child's requests go to the kit's gateway, attributed by the marker
+  planted in its body; what an agent sees is its last request; a ``run-turn`` of the root is a
+  ``claude -p`` whose every request the kit answers;
+- the root started from a preset (``DeploymentConfig.rootPreset``) is ``--agent NAME``; the
+  deployment's permission rules (``DeploymentConfig.permissions``) are the project's
+  ``permissions.deny`` (``.claude/settings.json``); both are restriction channels the adapter
+  declares (dialect.py).
 
 Operations Claude Code has no counterpart for are answered ``UNSUPPORTED_OPERATION`` (the
 driver API's "this runtime cannot express that operation",
@@ -23,71 +31,39 @@ applicable) with a message saying what Claude Code offers instead (docs/claude-c
 from __future__ import annotations
 
 import json
-import math
 import os
-import signal
 import subprocess
-import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolResult, ToolSchema
-from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.traffic import (
-    ROOT,
-    Outcome,
-    TrafficDeployment,
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    TargetInfo,
+    ToolResult,
+    ToolSchema,
 )
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
+from subagent_tck.conformance.transports.traffic import ROOT, Outcome, TrafficDeployment
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
-from . import agents_dir, install
+from . import agents_dir, dialect, install, run
 from .proxy import Proxy, Route
 
 PROVIDER = "agent"  # Claude Code's Agent tool with a project agent (docs/claude-code.md)
-SERVER = "tck"  # the MCP server's name: its tools are mcp__tck__NAME
-RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_CLAUDE_TIMEOUT", "60"))
 #: How long a tool change waits for a running ``claude`` to re-list its MCP tools, in seconds.
 RELIST_TIMEOUT = 2.0
-
-
-def wire_name(tool: str) -> str:
-    """The name Claude Code gives the kit's global tool ``tool`` (served by MCP server tck)."""
-    return f"mcp__{SERVER}__{tool}"
-
-
-#: Claude Code's depth setting (docs/claude-code.md "Depth"): read at each call of the
-#: delegation tool from 2.1.217 on.
-SETTING = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
+#: From this version CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH is read (run.SETTING).
 SETTING_SINCE = (2, 1, 217)
 #: How Claude Code words its refusal for the depth cap (its Agent tool's call, 2.1.181 on).
 DEPTH_WORDS = ("Subagent nesting limit reached",)
-
-
-def setting_text(value: Any) -> str:
-    """A kit depth value as a Claude Code user writes CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH:
-    a number as JavaScript prints it (1.0 is "1", 2^53 is "9007199254740992") but ``-0`` as
-    "-0", a string as it is, anything else as its JSON text. Claude Code, not the adapter,
-    decides what the text means (docs/claude-code.md "Depth")."""
-    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        return json.dumps(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value == 0 and math.copysign(1.0, value) < 0:
-            return "-0"
-        if value.is_integer():
-            return str(int(value))
-        return repr(value)
-    return str(value)
+#: How Claude Code 2.1.332 words its refusal of a definition whose tools resolve to nothing
+#: (an entry it does not know, no other left): the adapter's INVALID_TOOL_FILTER.
+FILTER_WORDS = ("would be spawned with zero tools",)
+#: The definition the root is started from when the deployment names a rootPreset.
+ROOT_FILE = "tck-root"
 
 
 class ClaudeCodeTarget(TrafficTarget[Proxy]):
@@ -102,6 +78,9 @@ class ClaudeCodeTarget(TrafficTarget[Proxy]):
         super().__init__(Proxy)
         directory = os.environ.get(agents_dir.ENV)  # the user's definitions (agents_dir.py)
         self._definitions = agents_dir.load(directory) if directory else []
+
+    def info(self) -> TargetInfo:
+        return dialect.declared(super().info(), self.install)
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> ClaudeCodeDeployment:
         base, proxy, name = self._endpoint(gateway)
@@ -130,7 +109,8 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         run_turn="the parent continues it with SendMessage",
         set_host_depth=("depth setting in this version", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH "
                         "is read from 2.1.217 on"))
-    depth_words = DEPTH_WORDS
+    refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
+        ErrorCode.DEPTH_EXCEEDED: DEPTH_WORDS, ErrorCode.INVALID_TOOL_FILTER: FILTER_WORDS}
 
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy,
                  name: str, definitions: list[agents_dir.Definition] | None = None,
@@ -140,21 +120,46 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         self.nesting = self.claude.nesting
         self.depth_limit = self.claude.release >= SETTING_SINCE
         super().__init__(config)
-        command = self.mcp.command()
         self._mcp_config = self.dir / "mcp.json"
-        self._mcp_config.write_text(json.dumps({"mcpServers": {SERVER: {
-            "type": "stdio", "command": command[0], "args": command[1:]}}}), encoding="utf-8")
         self._running: set[subprocess.Popen[bytes]] = set()
         self._mount(proxy, name, Route(gateway_url, lambda request, token, body:
-                                       self._drive(request, token), {self.tool}))
+                                       self._drive(request, token), {self.tool},
+                                       kit=self._kit_name, wire=self._wire_name))
+        self._root_preset = self._check_root_preset(config.rootPreset)
         self._write_presets()  # a root turn may call Agent with one
+        if self._root_preset is not None:
+            self._write_agent(ROOT_FILE, self._root_preset.persona,
+                              self._root_preset.toolFilter, ROOT)
+        self._write_permissions(config.permissions)
         self.definitions = list(definitions or ())  # the user's own, as they wrote them
         agents_dir.install(self.definitions, self.agents_dir)
 
-    # --- files ---------------------------------------------------------------------------
+    # --- names and files -------------------------------------------------------------------
 
-    def _listening(self) -> bool:
-        return bool(self._running)  # a running ``claude`` re-lists on list_changed
+    def _wire_name(self, name: str) -> str:
+        """How Claude Code names the kit's global tool ``name``: ``mcp__SERVER__NAME``."""
+        tool = next((t for t in self.tools if t.name == name), None)
+        server = self.mcp.server_of(tool) if tool is not None else self.mcp.default
+        return f"mcp__{server}__{name}"
+
+    def _kit_name(self, wire: str) -> str:
+        """The kit's name of a tool Claude Code names ``wire`` (the longest server prefix that
+        fits; a name of no server's is the kit's as it is)."""
+        for server in sorted(self.mcp.names(), key=len, reverse=True):
+            prefix = f"mcp__{server}__"
+            if wire.startswith(prefix):
+                return wire[len(prefix):]
+        return wire
+
+    def _entries(self, value: Any) -> Any:
+        """A filter list as Claude Code reads it: the name of a global tool of the deployment
+        as Claude Code names that tool; any other entry as the kit wrote it (the delegation
+        tool, ``Agent(type)``, a server-level ``mcp__SERVER``, a name no tool has:
+        docs/driver-api.md#dialect)."""
+        if not isinstance(value, list):
+            return value
+        names = {t.name for t in self.tools}
+        return [self._wire_name(v) if isinstance(v, str) and v in names else v for v in value]
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None) -> None:
@@ -162,17 +167,40 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         if isinstance(tool_filter, dict):
             for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
                 if key in tool_filter:
-                    front.append(f"{field}: {json.dumps(self._names(tool_filter[key]))}")
+                    front.append(f"{field}: {json.dumps(self._entries(tool_filter[key]))}")
         self._write_definition(file, front, persona, agent, marker)
 
-    def _names(self, value: Any) -> Any:
-        """A filter list as Claude Code names the tools: the kit's names are its MCP tools
-        (``mcp__tck__NAME``); the delegation tool, and a typed entry ``Agent(type)`` of it,
-        keep their own name."""
-        if not isinstance(value, list):
-            return value
-        return [v if not isinstance(v, str) or self._own_name(v) else wire_name(v)
-                for v in value]
+    def _check_root_preset(self, name: Any) -> Any:
+        """The preset the root is started from (``--agent``), or None."""
+        if name is None:
+            return None
+        preset = self.presets.get(name) if isinstance(name, str) else None
+        if preset is None:
+            raise TckError(ErrorCode.UNKNOWN_PRESET, f"no preset {name!r} to start the root "
+                           "from (rootPreset)")
+        return preset
+
+    def _write_permissions(self, permissions: Any) -> None:
+        """The deployment's permission rules as the project's ``permissions.deny``
+        (``.claude/settings.json``): every deny list's entries. Claude Code's allow rules
+        approve calls without asking; they hide nothing, so the channel carries deny lists
+        only (dialect.py)."""
+        if permissions is None:
+            return
+        if not isinstance(permissions, list) or any(
+                not isinstance(r, dict) or r.get("allow") is not None for r in permissions):
+            raise TckError(ErrorCode.INVALID_CONFIG, "Claude Code's permission rules hide tools "
+                           "by deny rules only (allow rules approve calls): permissions must "
+                           "be a list of {deny: [...]}")
+        deny: list[Any] = []
+        for restriction in permissions:
+            entries = self._entries(restriction.get("deny"))
+            deny += entries if isinstance(entries, list) else [entries]
+        settings = self.project / ".claude" / "settings.json"
+        settings.write_text(json.dumps({"permissions": {"deny": deny}}), encoding="utf-8")
+
+    def _listening(self) -> bool:
+        return bool(self._running)  # a running ``claude`` re-lists on list_changed
 
     def _own_name(self, name: str) -> bool:
         return name == self.tool or name.startswith(self.tool + "(")
@@ -190,61 +218,57 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
     # --- running claude ----------------------------------------------------------------
 
     def _system(self, agent: str, extra: str = "") -> str:
-        persona = self.config.persona or ""
-        return (persona + "\n" if persona else "") + agent_marker(agent) + extra
+        """The root's ``--system-prompt``: the deployment's prompt as its user writes it, the
+        persona (as written: Claude Code has no templates) and each section's text, joined by a
+        blank line; the agent marker (or a start's, ``extra``) right after it."""
+        texts = [self.config.persona or "", *(s.text for s in self.config.sections)]
+        return "\n\n".join(t for t in texts if t) + agent_marker(agent) + extra
 
-    def _claude(self, prompt: str, system: str,
-                setting: Any = UNSET) -> subprocess.CompletedProcess[bytes]:
-        """One ``claude -p`` run, ``setting`` its depth setting (UNSET: Claude Code's
-        default)."""
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.dir / "home"),
-               "ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": "sk-subagent-tck-offline",
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-               "CLAUDE_CODE_MAX_RETRIES": "0", "NO_PROXY": "127.0.0.1,localhost",
-               # every tool declared in full, none deferred behind a placeholder (from 2.1.2xx
-               # Claude Code may declare MCP tools by name only, DeferredToolPlaceholder)
-               "ENABLE_TOOL_SEARCH": "false"}
-        if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds claude
-            env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
-        if setting is not UNSET and self.depth_limit:
-            env[SETTING] = setting_text(setting)
-        command = [*self.claude.command, "-p", prompt, "--system-prompt", system,
-                   "--tools", self.tool,
-                   "--mcp-config", str(self._mcp_config), "--strict-mcp-config",
-                   "--allowedTools", f"mcp__{SERVER}", "--permission-mode", "acceptEdits",
-                   "--setting-sources", "project", "--output-format", "json"]
-        # its own process group (killed whole on a timeout), still in the adapter's session
-        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
-                                 else {"preexec_fn": os.setpgrp})
-        process = subprocess.Popen(command, cwd=self.project, env=env,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, **group)
+    def _claude(self, spec: run.Run) -> subprocess.CompletedProcess[bytes]:
+        """One ``claude -p`` run (run.py)."""
+        with self._lock:
+            self._mcp_config.write_text(run.mcp_config(self.mcp.commands()), encoding="utf-8")
+            servers = self.mcp.names()
+        argv = run.command(self.claude, spec, self._mcp_config, servers)
+        setting = spec.setting if self.depth_limit else None
+        process = run.start(argv, self.project, run.environment(self.dir / "home", self.url,
+                                                                 setting))
         with self._lock:
             self._running.add(process)
-        try:
-            out, err = process.communicate(timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self._kill(process)
-            out, err = process.communicate()
-            raise TckError(ErrorCode.TIMEOUT, f"claude -p did not finish within "
-                           f"{RUN_TIMEOUT:g} s (SUBAGENT_TCK_CLAUDE_TIMEOUT): "
-                           f"{err.decode('utf-8', 'replace')[-500:]}") from None
-        finally:
+
+        def done() -> None:
             with self._lock:
                 self._running.discard(process)
-        return subprocess.CompletedProcess(command, process.returncode, out, err)
 
-    @staticmethod
-    def _kill(process: subprocess.Popen[bytes]) -> None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
+        return run.wait(process, argv, done)
+
+    def _setting(self, value: Any) -> str | None:
+        return None if value is UNSET else run.setting_text(value)
+
+    def _root_run(self, prompt: str, setting: Any, start: Start | None = None) -> run.Run:
+        """A run of the root (or of ``start``'s top-level session, its start marker in place of
+        the root's): as the root preset's agent (``--agent``), or with the deployment persona as
+        its system prompt."""
+        marker = None if start is None else start_marker(token(start.number, 0))
+        if self._root_preset is None:
+            extra = "" if marker is None else marker
+            return run.Run(prompt, system=self._system(ROOT, extra),
+                           setting=self._setting(setting))
+        file = ROOT_FILE
+        if start is not None:
+            file = f"{ROOT_FILE}-s{start.number}"
+            self._write_agent(file, self._root_preset.persona, self._root_preset.toolFilter,
+                              ROOT, marker)
+        return run.Run(prompt, agent=file, setting=self._setting(setting))
 
     def _run_start(self, start: Start) -> Outcome:
         child = start.child.agent
-        done = self._claude(f"start {child}", self._system(ROOT, "\n" + start_marker(
-            token(start.number, 0))), start.setting)
+        spec = self._root_run(f"start {child}", start.setting, start)
+        try:
+            done = self._claude(spec)
+        finally:
+            if spec.agent not in (None, ROOT_FILE):
+                (self.agents_dir / f"{spec.agent}.md").unlink(missing_ok=True)
         result = start.result
         if result is None:
             output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
@@ -266,7 +290,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
                 for m in seen.messages if m.role == "tool"]
 
     def _run_root(self, prompt: str) -> Outcome:
-        done = self._claude(prompt, self._system(ROOT), self.host_depth)
+        done = self._claude(self._root_run(prompt, self.host_depth))
         try:
             answer = json.loads(done.stdout)
         except ValueError:
@@ -281,7 +305,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         with self._lock:
             running = list(self._running)
         for process in running:
-            self._kill(process)
+            run.kill(process)
 
     def close(self) -> None:
         self.abort_turn(ROOT)
