@@ -174,9 +174,16 @@ class TrafficDeployment(Refusals, Generic[R]):
             (marker or agent_marker(agent)) + "\n"
         (self.agents_dir / f"{file}.md").write_text(text, encoding="utf-8")
 
-    def _admits_tool(self, tool_filter: Any) -> bool:
-        """Whether an agent written with ``tool_filter`` keeps the runtime's delegation tool
-        (its own name in the filter's lists: docs/claude-code.md "Delegation from a child")."""
+    def _write_link(self, file: str, link: Lineage, marker: str) -> None:
+        """A start's link: ``link``'s definition with a start marker instead of its agent's
+        (traffic_starts.py)."""
+        self._write_agent(file, link.persona, link.tool_filter, link.agent, marker)
+
+    def _admits_tool(self, link: Lineage) -> bool:
+        """Whether ``link``, as the adapter writes it, keeps the runtime's delegation tool (by
+        default: no filter, or one that names it in its allow list and not in its deny list:
+        docs/claude-code.md "Delegation from a child")."""
+        tool_filter = link.tool_filter
         if not isinstance(tool_filter, dict):
             return True
         allow, deny = tool_filter.get("allow"), tool_filter.get("deny")
@@ -256,8 +263,9 @@ class TrafficDeployment(Refusals, Generic[R]):
         line: Lineage | None = None
         for level in range(1, min(depth, self.deepest + 1)):
             line = Lineage(f"{name}/{level}", "", None, None, level, None,
-                           line.chain if line is not None else ())
-        own = Lineage(name, "", None, None, depth, None, line.chain if line is not None else ())
+                           line.chain if line is not None else (), filler=True)
+        own = Lineage(name, "", None, None, depth, None, line.chain if line is not None else (),
+                      filler=True)
         header = SessionHeader(session=f"{name}-session", delegationDepth=depth)
         with self._lock:
             self.lineage[name] = own
@@ -463,8 +471,7 @@ class TrafficDeployment(Refusals, Generic[R]):
         self._write_agent(child.file, persona, tool_filter, child.agent)
         link_files = tuple(f"tck-link-{number}-{level}" for level in range(1, len(links) + 1))
         for level, (file, link) in enumerate(zip(link_files, links, strict=True), 1):
-            self._write_agent(file, link.persona, link.tool_filter, link.agent,
-                              start_marker(token(number, level)))
+            self._write_link(file, link, start_marker(token(number, level)))
         descriptor: dict[str, Any] = {"provider": self.provider}
         if preset is not None:
             descriptor["preset"] = preset.name
@@ -486,10 +493,9 @@ class TrafficDeployment(Refusals, Generic[R]):
         finally:
             with self._lock:
                 self._pending.pop(child.agent, None)
-            for file in link_files:
+            for file in (*link_files, *(() if start.published else (child.file,))):
                 (self.agents_dir / f"{file}.md").unlink(missing_ok=True)
         if not start.published:
-            (self.agents_dir / f"{child.file}.md").unlink(missing_ok=True)
             if start.reached:
                 raise self._unsupported(f"agent as deep as {request.parent} (depth "
                                         f"{parent.depth if parent else 0})",

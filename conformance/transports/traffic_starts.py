@@ -74,6 +74,9 @@ class Lineage:
     depth: int
     parent: str | None  # the kit agent that started it (None: a top-level agent)
     ancestors: tuple[Lineage, ...] = ()  # from the root's first call down to its parent
+    #: an ancestor the adapter made up for an agent created at a depth (create_agent): no
+    #: persona, no filter of its own, and allowed to delegate where the runtime asks for that
+    filler: bool = False
 
     @property
     def chain(self) -> tuple[Lineage, ...]:
@@ -133,7 +136,10 @@ class Start:
         if self.probe and level == self.last:
             self.reached = True
             return ModelReply(text="done")
-        prompt = self.prompt if level == self.last else f"subagent-tck link {level + 1}"
+        # a link's task carries its start marker too: a runtime whose driven agents are told
+        # apart by their user text (opencode's proxy) finds it there
+        prompt = self.prompt if level == self.last else \
+            f"subagent-tck link {level + 1} {start_marker(token(self.number, level + 1))}"
         return ModelReply(toolCalls=[ToolCall(id=call, name=tool, arguments={
             "description": "subagent-tck start", "prompt": prompt,
             "subagent_type": self.target(level)})])
@@ -145,24 +151,25 @@ class Start:
         return self.results.get(self.last)
 
     def refused_at(self) -> int | None:
-        """The first level whose call did not return a result that let the chain go on (an
-        errored result, or none), or None."""
-        for level in range(self.last + 1):
-            result = self.results.get(level)
-            if result is None or result.isError:
-                return level
-        return None
+        """The level whose call the runtime refused: the deepest one with an errored result
+        (the levels above it got their callee's answer), else the first one with none (a
+        call it never made, or one whose answer never came), else None."""
+        errored = [level for level, result in self.results.items() if result.isError]
+        if errored:
+            return max(errored)
+        return next((level for level in range(self.last + 1) if level not in self.results),
+                    None)
 
 
 def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tuple[str, ...]],
-            admits: Callable[[Any], bool], output: str) -> TckError:
+            admits: Callable[[Lineage], bool], output: str) -> TckError:
     """Why a start whose child never asked its model failed, as the kit's code: a refusal in
     the runtime's words for a code (``words``, by the adapters' reading of its code: its depth
     cap is DEPTH_EXCEEDED); the tool withheld from a link whose filter admits it, DEPTH_EXCEEDED
     (the runtime's depth cap); a link whose filter leaves the tool out cannot start anything,
     which the runtime cannot be asked (UNSUPPORTED_OPERATION); anything else is the runtime
-    refusing the child's setup (SETUP_FAILED), with its words. ``admits``: whether a tool
-    filter, as the adapter wrote it, leaves the runtime's delegation tool in."""
+    refusing the child's setup (SETUP_FAILED), with its words. ``admits``: whether a link, as
+    the adapter wrote it, keeps the runtime's delegation tool."""
     level = start.refused_at()
     result = start.results.get(level) if level is not None else None
     text = str(result.content) if result is not None else output
@@ -172,7 +179,7 @@ def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tup
         if any(w in text for w in said):
             return TckError(code, f"{runtime} refused the {tool} call of {where}: {text[:500]}")
     if level is not None and level > 0 and start.offered.get(level) is False:
-        if admits(start.links[level - 1].tool_filter):
+        if admits(start.links[level - 1]):
             return TckError(ErrorCode.DEPTH_EXCEEDED, f"{runtime} did not offer {where} its "
                             f"{tool} tool, which its definition admits: it withholds the tool "
                             "from an agent at its depth cap")

@@ -25,8 +25,9 @@ Operations opencode has no counterpart for are answered ``UNSUPPORTED_OPERATION`
 from __future__ import annotations
 
 import json
+import math
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolResult, ToolSchema
@@ -38,7 +39,13 @@ from subagent_tck.conformance.transports.traffic import (
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
-from subagent_tck.conformance.transports.traffic_starts import Start, start_marker, token
+from subagent_tck.conformance.transports.traffic_starts import (
+    UNSET,
+    Lineage,
+    Start,
+    start_marker,
+    token,
+)
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
@@ -58,6 +65,13 @@ INVALID = "invalid"
 UNAVAILABLE = "Model tried to call unavailable tool"
 
 
+def _rule(name: str) -> str:
+    """A filter entry as an opencode permission key: the kit's tool as opencode names it, but
+    opencode's own ``task`` (the delegation tool, docs/opencode.md "Delegation from a child")
+    by its own name."""
+    return name if name == PROVIDER else wire_name(name)
+
+
 def permission(tool_filter: Any) -> Any:
     """The kit's tool filter as opencode's ordered permission rules (a mapping in the order
     written); a filter of another shape is written as it is, for opencode to judge."""
@@ -72,10 +86,10 @@ def permission(tool_filter: Any) -> Any:
     if allow is not None:
         rules["*"] = "deny"
         for name in allow:
-            rules[wire_name(name)] = "allow"
+            rules[_rule(name)] = "allow"
     for name in deny or []:
-        rules.pop(wire_name(name), None)  # last: opencode's last matching rule wins
-        rules[wire_name(name)] = "deny"
+        rules.pop(_rule(name), None)  # last: opencode's last matching rule wins
+        rules[_rule(name)] = "deny"
     return rules
 
 
@@ -84,6 +98,7 @@ class OpencodeTarget(TrafficTarget[Proxy]):
     folder = "opencode"
     version = VERSION
     provider = PROVIDER
+    depth_limit = True  # subagent_depth (opencode.json)
 
     def __init__(self) -> None:
         if not OPENCODE.exists():
@@ -124,6 +139,10 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     page = "docs/opencode.md#operations"
     provider = PROVIDER
     tool = PROVIDER
+    nesting = True  # a subagent whose rules allow task may call it (opencode 1.18.33)
+    depth_limit = True  # subagent_depth (opencode.json)
+    refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
+        ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",)}
     call_prefix = "call_tck_"
     agents_folder = ".opencode/agent"
     temp_prefix = "tck-opencode-"
@@ -148,28 +167,59 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         # tools are what the rules judge, and an own tool's name is one the kit cannot give
         # (docs/opencode.md, "How the adapter maps the kit's concepts")
         self.builtins = [b for b in builtins if b.name == PROVIDER]
-        denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
         self._serve: Serve | None = None
         self._stale = False  # agents written or tools changed since opencode last read them
         self._sessions: set[str] = set()  # opencode sessions of running turns
         self._root: str | None = None  # the root's opencode session (run-turn)
+        self._denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
+        self._depth_written: Any = UNSET  # subagent_depth as opencode.json holds it
         route = Route(gateway_url, self._drive, lambda: [t.name for t in self.tools])
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
-        persona = config.persona or ""
-        (self.project / "opencode.json").write_text(json.dumps({
+        self._write_config()
+        self._write_presets()  # a root turn may call task with one
+
+    def _write_config(self) -> None:
+        """The project's opencode.json: the model provider on the adapter's endpoint, the kit's
+        MCP servers, opencode's own tools but task denied, the root's prompt (the persona and
+        its marker) and ``subagent_depth`` when a depth was given."""
+        config: dict[str, Any] = {
             "$schema": "https://opencode.ai/config.json", "autoupdate": False,
             "share": "disabled", "model": "tck/subagent-tck", "small_model": "tck/subagent-tck",
             "provider": {"tck": {"npm": "@ai-sdk/openai-compatible", "name": "subagent-tck",
                                  "options": {"baseURL": self.url, "apiKey": "none"},
                                  "models": {"subagent-tck": {"name": "subagent-tck",
                                                              "tool_call": True}}}},
-            "mcp": {SERVER: {"type": "local", "command": self.mcp.command(), "enabled": True}},
-            **({"permission": denied} if denied else {}),
-            "agent": {"build": {"prompt": (persona + "\n" if persona else "")
-                                + agent_marker(ROOT)}},
-        }, indent=1), encoding="utf-8")
-        self._write_presets()  # a root turn may call task with one
+            "mcp": {name: {"type": "local", "command": argv, "enabled": True}
+                    for name, argv in self.mcp.commands().items()},
+            **({"permission": self._denied} if self._denied else {}),
+            "agent": {"build": {"prompt": (self.config.persona or "") + agent_marker(ROOT)}},
+        }
+        if self._depth_written is not UNSET:
+            config["subagent_depth"] = self._depth_written
+        (self.project / "opencode.json").write_text(json.dumps(config, indent=1),
+                                                    encoding="utf-8")
+
+    def _write_link(self, file: str, link: Lineage, marker: str) -> None:
+        """A link of a start: a made-up ancestor of a created agent may delegate (opencode
+        denies task to a subagent whose rules do not name it)."""
+        tool_filter = link.tool_filter
+        if link.filler:
+            tool_filter = {PROVIDER: "allow"}  # opencode's own rules: task allowed, no other
+        self._write_agent(file, link.persona, tool_filter, link.agent, marker)
+
+    def _admits_tool(self, link: Lineage) -> bool:
+        """opencode lets a subagent call task only where its rules allow it (its task tool
+        denies it to a subagent whose permission names no task rule): a filler, or an allow
+        list naming task (and no deny of it)."""
+        if link.filler:
+            return True
+        tool_filter = link.tool_filter
+        if not isinstance(tool_filter, dict) or not isinstance(tool_filter.get("allow"), list):
+            return False
+        deny = tool_filter.get("deny")
+        return PROVIDER in tool_filter["allow"] and not (isinstance(deny, list)
+                                                          and PROVIDER in deny)
 
     # --- files and the server ----------------------------------------------------------
 
@@ -217,11 +267,12 @@ class OpencodeDeployment(TrafficDeployment[Route]):
                 self._sessions.discard(session)
 
     def _run_start(self, start: Start) -> Outcome:
+        self._depth(start.setting)
         serve = self.serve()
         child = start.child.agent
         session = serve.session(f"subagent-tck start {child}")
         self._turn(session, f"start {child} {start_marker(token(start.number, 0))}")
-        done = self._child(serve, session)
+        done = self._child(serve, session, start.last + 1)
         result = start.result
         if done is None or result is None:
             return StopReason.ERROR, (result.content if result is not None else
@@ -229,16 +280,46 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         stop, output, results = done
         return stop, result.content if stop is StopReason.COMPLETED else output, results
 
-    def _child(self, serve: Serve, session: str) -> Outcome | None:
+    def _child(self, serve: Serve, session: str, depth: int) -> Outcome | None:
         """How the child the start's task call made ended, from opencode's own record of its
-        session; None when there is none."""
-        children = serve.call("GET", f"/session/{session}/children") or []
-        if not children:
-            return None
-        messages = serve.call("GET", f"/session/{children[0]['id']}/message") or []
+        session ``depth`` levels below ``session`` (each link's one child); None when there is
+        none."""
+        for _ in range(depth):
+            children = serve.call("GET", f"/session/{session}/children") or []
+            if not children:
+                return None
+            session = children[0]["id"]
+        messages = serve.call("GET", f"/session/{session}/message") or []
         return _outcome(messages)
 
+    def _depth(self, setting: Any) -> None:
+        """opencode.json's ``subagent_depth`` is ``setting`` (UNSET: none, opencode's default
+        of 1) for the runs that follow; opencode reads the configuration again when it
+        changed. A number JSON cannot hold (NaN, an infinity) is refused as a malformed
+        request, as the driver API refuses one on its wire (docs/driver-api.md#conventions)."""
+        if isinstance(setting, float) and not math.isfinite(setting):
+            raise TckError(ErrorCode.INVALID_REQUEST, f"subagent_depth {setting!r}: "
+                           "opencode.json is JSON, which has no such number")
+        with self._lock:
+            if _same(setting, self._depth_written):
+                return
+            before, self._depth_written = self._depth_written, setting
+            self._write_config()
+            self._stale = True
+        try:
+            self.serve().session("subagent-tck configuration")  # opencode reads it: judged
+        except TckError as exc:
+            if "ConfigInvalidError" not in exc.message:
+                raise
+            with self._lock:  # the configuration opencode refused is taken back
+                self._depth_written = before
+                self._write_config()
+                self._stale = True
+            raise TckError(ErrorCode.INVALID_DEPTH, f"opencode refused subagent_depth "
+                           f"{setting!r}: {exc.message[-400:]}") from None
+
     def _run_root(self, prompt: str) -> Outcome:
+        self._depth(self.host_depth)
         serve = self.serve()
         if self._root is None:
             self._root = serve.session("subagent-tck root")
@@ -289,3 +370,10 @@ def _outcome(messages: list[Any]) -> tuple[StopReason, Any, list[ToolResult]]:
 
 def make_target() -> OpencodeTarget:
     return OpencodeTarget()
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Whether two depth settings write the same opencode.json (``-0.0`` is not ``0``; a
+    type counts)."""
+    return type(one) is type(other) and json.dumps(one) == json.dumps(other) if \
+        one is not UNSET and other is not UNSET else one is other
