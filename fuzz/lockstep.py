@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from subagent_tck.conformance.core.dialect import unframe
 from subagent_tck.conformance.core.exitcode import TARGET_CODES
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
@@ -513,10 +514,17 @@ class Lockstep:
         """Whether a request's system text is ``agent``'s: the oracle's prompt assembled, or
         that prompt with the runtime's own sections (:meth:`DeploymentModel.kit_sections`)
         where the target's prompt inspection places them now (one channel, docs/rules.md#PE-04:
-        the runtime's text reaches the model the way inspection shows it)."""
+        the runtime's text reaches the model the way inspection shows it). A target that
+        declares a prompt frame may put its own text around it (docs/driver-api.md#dialect)."""
         expected = list(self.model.prompt(agent))
         if system == assemble_system_prompt(expected):
             return True
+        frame = self.info.promptFrame
+        around = None if frame is None else frame.root if agent.kind in ("root", "created") \
+            else frame.child
+        inside = None if around is None else unframe(around, system)
+        if inside is not None and inside.composed != system:
+            return self.system_agrees(agent, agent_id, inside.composed)
         found, error = self.call("prompt", lambda: self.deployment.prompt(agent_id))
         if error is not None or not found:
             return False

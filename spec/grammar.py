@@ -36,12 +36,21 @@ class Form:
         return (self.spelling.replace("{server}", server).replace("{tool}", tool)
                 .replace("{prefix}", prefix))
 
-    def pattern(self, fold: bool) -> re.Pattern[str]:
-        """The entries of this form, each slot a named group (a prefix may be empty)."""
+    def pattern(self, fold: bool, server: str | None = None, tool: str | None = None
+                ) -> re.Pattern[str]:
+        """The entries of this form: a slot given here is that text, any other a named group
+        (a prefix may be empty). Fixing the server and the tool keeps a server or tool name
+        that contains the form's own separators from being read two ways."""
+        fixed = {"{server}": server, "{tool}": tool}
         parts = re.split(r"(\{server\}|\{tool\}|\{prefix\})", self.spelling)
-        out = "".join(
-            f"(?P<{part[1:-1]}>.{'*' if part == '{prefix}' else '+'}?)" if index % 2
-            else re.escape(part) for index, part in enumerate(parts))
+        out = ""
+        for index, part in enumerate(parts):
+            if not index % 2:
+                out += re.escape(part)
+            elif fixed.get(part) is not None:
+                out += re.escape(str(fixed[part]))
+            else:
+                out += f"(?P<{part[1:-1]}>.{'*' if part == '{prefix}' else '+'}?)"
         return re.compile(out, re.IGNORECASE | re.DOTALL if fold else re.DOTALL)
 
 
@@ -85,43 +94,41 @@ def _starts(name: str, prefix: str, fold: bool) -> bool:
     return name.lower().startswith(prefix.lower()) if fold else name.startswith(prefix)
 
 
+def _fits(entry: str, form: Form, tool: Tool, fold: bool) -> bool:
+    """Whether ``entry``, an entry of ``form``, matches ``tool``."""
+    if "{server}" in form.spelling and tool.server is None:
+        return False
+    found = form.pattern(fold, tool.server, tool.name if form.meaning == TOOL else None
+                         ).fullmatch(entry)
+    if found is None:
+        return False
+    return form.meaning != PREFIX or _starts(tool.name, found.group("prefix"), fold)
+
+
 def matches(entry: str, grammar: Grammar, tools: Sequence[Tool]) -> frozenset[str]:
     """The names of ``tools`` that ``entry`` matches: a tool whose name it is (ignoring case
     where the grammar says so), and every tool an entry of a declared form matches."""
     fold = grammar.case_insensitive
-    out = {t.name for t in tools if _same(entry, t.name, fold)}
-    for form in grammar.forms:
-        found = form.pattern(fold).fullmatch(entry)
-        if found is None:
-            continue
-        slots = found.groupdict()
-        for tool in tools:
-            if "server" in slots and (tool.server is None
-                                      or not _same(slots["server"], tool.server, fold)):
-                continue
-            if form.meaning == TOOL and not _same(slots["tool"], tool.name, fold):
-                continue
-            if form.meaning == PREFIX and not _starts(tool.name, slots["prefix"], fold):
-                continue
-            out.add(tool.name)
-    return frozenset(out)
+    return frozenset(t.name for t in tools if _same(entry, t.name, fold)
+                     or any(_fits(entry, form, t, fold) for form in grammar.forms))
 
 
 def known(entry: str, grammar: Grammar, tools: Sequence[Tool]) -> bool:
     """Whether ``entry`` is a name or a well-formed entry of the grammar over ``tools``
-    (docs/rules.md#TF-08 refuses the others): a tool's name, or an entry of a declared form
-    whose server and tool slots name ones that exist (a prefix may match nothing)."""
+    (docs/rules.md#TF-08 refuses the others): an entry that matches a tool, or an entry of a
+    prefix or every-tool form (on a server that exists, where it names one) that happens to
+    match none."""
     if matches(entry, grammar, tools):
         return True
     fold = grammar.case_insensitive
+    servers = sorted({t.server for t in tools if t.server is not None})
     for form in grammar.forms:
-        found = form.pattern(fold).fullmatch(entry)
-        if found is None:
+        if form.meaning not in (PREFIX, ALL):
             continue
-        slots = found.groupdict()
-        servers = {t.server for t in tools if t.server is not None}
-        if form.meaning in (PREFIX, ALL) and (
-                "server" not in slots or any(_same(slots["server"], s, fold) for s in servers)):
+        if "{server}" not in form.spelling:
+            if form.pattern(fold).fullmatch(entry):
+                return True
+        elif any(form.pattern(fold, server).fullmatch(entry) for server in servers):
             return True
     return False
 

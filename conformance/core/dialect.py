@@ -26,6 +26,7 @@ document is generated from them with :class:`~.protocol.TargetInfo`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
@@ -60,6 +61,7 @@ class ChannelKind(str, Enum):
 
 
 ListKind = Literal["allow", "deny"]
+LISTS: tuple[ListKind, ...] = ("allow", "deny")
 
 
 class EntryMeaning(str, Enum):
@@ -140,7 +142,7 @@ class RestrictionChannel(_Model):
     certificate ("agent definition tools/disallowedTools")."""
 
     kind: ChannelKind
-    lists: list[ListKind] = Field(default_factory=lambda: ["allow", "deny"], min_length=1)
+    lists: list[ListKind] = Field(default_factory=lambda: list(LISTS), min_length=1)
     grammar: FilterGrammar | None = None
     via: str = ""
 
@@ -156,6 +158,31 @@ class FrameText(_Model):
 
     before: str = ""
     after: str = ""
+
+
+_WILD = "{*}"
+
+
+def _pattern(text: str) -> str:
+    return r"[^\n]*".join(re.escape(part) for part in text.split(_WILD))
+
+
+@dataclass(frozen=True)
+class Unframed:
+    """A system text split by a frame: the text inside it, and the frame's own text."""
+
+    composed: str
+    frame: str
+
+
+def unframe(frame: FrameText, system: str) -> Unframed | None:
+    """``system`` as ``frame.before`` + composed + ``frame.after``, or None when it is not
+    framed so (``{*}`` matches a run of characters within one line, the rest literally)."""
+    found = re.fullmatch(f"(?P<before>{_pattern(frame.before)})(?P<composed>[\\s\\S]*)"
+                         f"(?P<after>{_pattern(frame.after)})", system)
+    if found is None:
+        return None
+    return Unframed(found.group("composed"), found.group("before") + found.group("after"))
 
 
 class PromptFrame(_Model):

@@ -158,6 +158,9 @@ class CheckContext:
     #: The entry points this check built its cases through, in the order first used: the
     #: check run's note names them, and the certificate's dialect section.
     entry_points: list[str] = field(default_factory=list)
+    #: How many fixed cases the check has put through a channel so far: each goes through the
+    #: next channel that can carry it (``checks/_channels.py``), so every one gets cases.
+    placed: int = 0
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
 

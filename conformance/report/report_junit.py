@@ -102,6 +102,8 @@ def to_element(cert: Certificate) -> ET.Element:
         ET.SubElement(props, "property", name="stopped_early", value=cert.stopped_early)
     if cert.target_tools:
         ET.SubElement(props, "property", name="target_tools", value=" ".join(cert.target_tools))
+    for number, line in enumerate(cert.dialect.lines(), 1):  # the dialect section
+        ET.SubElement(props, "property", name=f"dialect.{number}", value=line.strip())
     for v in cert.verdicts:
         ET.SubElement(props, "property",
                       name=f"verdict.{v.provider}.{v.capability.value if v.capability else 'core'}",

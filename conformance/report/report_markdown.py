@@ -93,6 +93,10 @@ def render(cert: Certificate) -> str:
         lines += [f"**Variable names**: {portable_note(lambda p: f'`{p}`')}.", ""]
     if cert.stopped_early:
         lines += [f"**Stopped early**: {_md(cert.stopped_early)}.", ""]
+    lines += ["**Dialect** (the runtime's own terms, docs/driver-api.md#dialect):", ""]
+    lines += [f"- {_md(line.strip())}" if not line.startswith("  ") else f"  - {_md(line.strip())}"
+              for line in cert.dialect.lines()]
+    lines.append("")
     if cert.selected_rules is not None:
         lines += [f"Partial run ({_md('--rule ' + ' '.join(cert.selected_rules))}): it never "
                   "certifies.", ""]

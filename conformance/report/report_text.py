@@ -162,6 +162,8 @@ def write_text(cert: Certificate, console: Console) -> None:
         _line(console, Text(f"variable names: {portable_note()}"))
     if cert.stopped_early:
         _line(console, Text(f"stopped early: {cert.stopped_early}", style="bold"))
+    for line in cert.dialect.lines():  # the target's text (via, frame): escaped by _line
+        _line(console, Text(f"dialect: {line}"))
     console.print()
     for provider, capabilities in cert.capabilities.items():
         advertised = " ".join(c.value for c in capabilities) or "no controls"

@@ -327,7 +327,8 @@ def test_the_root_started_from_a_preset_carries_its_filter_and_persona(gateway: 
     try:
         root = dep.root().agent
         assert {e.name for e in dep.view(root)} == {"a"}
-        assert [(s.name, s.text) for s in dep.prompt(root)][0] == (PERSONA_SECTION, "Reviewer.")
+        first = dep.prompt(root)[0]
+        assert (first.name, first.text) == (PERSONA_SECTION, "Reviewer.")
     finally:
         dep.close()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from hypothesis import strategies as st
 
@@ -156,6 +156,18 @@ def placements(channels: Sequence[Channel], restrictions: Sequence[Any]) -> list
     if permission is not None and rules and all(permission.carries(r) for r in rules):
         out.append(Placement(tuple((permission, r) for r in rules)))
     return out
+
+
+T = TypeVar("T")
+
+
+def next_of(ctx: CheckContext, found: Sequence[T]) -> T:
+    """The next of ``found`` (placements or channels) for a fixed case: the check's fixed cases
+    take them in turn, so each declared channel gets its share and a slow runtime does not run
+    every case through every channel (drawn cases draw theirs)."""
+    chosen = found[ctx.placed % len(found)]
+    ctx.placed += 1
+    return chosen
 
 
 def placement_st(channels: Sequence[Channel], restrictions: Sequence[Any]

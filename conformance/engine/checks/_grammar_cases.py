@@ -26,6 +26,9 @@ from ._names import tool_names
 
 #: How many tools a drawn case registers later (TF-09, TF-10).
 LATER = (1, 3)
+#: Server names as MCP configurations name servers: lower case, digits and ``-``, never the
+#: ``_`` runtimes join a server and a tool name with (``mcp__{server}__{tool}``).
+SERVER_NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,11}", fullmatch=True)
 
 
 def has_spellings(channel: Channel) -> bool:
@@ -52,11 +55,12 @@ def _entry(draw: Any, grammar: Grammar, tools: Sequence[Tool]) -> str:
     declared form with its slots filled from ``tools``."""
     choices = ["plain", *range(len(grammar.forms))]
     pick = draw(st.sampled_from(choices))
-    tool = draw(st.sampled_from(list(tools)))
+    tool: Tool = draw(st.sampled_from(list(tools)))
     if pick == "plain":
         if grammar.case_insensitive and draw(st.booleans()):
-            return str(draw(st.sampled_from([tool.name.upper(), tool.name.lower(),
-                                             tool.name.swapcase()])))
+            cased: str = draw(st.sampled_from([tool.name.upper(), tool.name.lower(),
+                                               tool.name.swapcase()]))
+            return cased
         return tool.name
     form: Form = grammar.forms[int(pick)]
     prefix = tool.name[: draw(st.integers(0 if form.meaning == PREFIX else 1,
@@ -76,7 +80,7 @@ def spelled_st(draw: Any, channel: Channel, later: bool = False,
     grammar = channel.grammar
     servers: list[str] = []
     if _servers_needed(grammar):
-        servers = draw(tool_names(1, 3))
+        servers = draw(st.lists(SERVER_NAMES, min_size=1, max_size=3, unique=True))
     tools = draw(_tools(grammar, (2, 6), servers, avoid=servers))
     lists = [k for k in keys if k in channel.declared.lists]
     chosen = draw(st.sampled_from([[k] for k in lists] + ([lists] if len(lists) > 1 else [])))
@@ -102,10 +106,39 @@ def _clean(state: dict[str, Any]) -> bool:
     return all(e in plain or e not in names for e in entries)
 
 
+#: The explicit cases' tools: two servers, names that are prefixes of each other.
+FIXED_TOOLS = (Tool("read", "files"), Tool("read_file", "files"), Tool("write", "files"),
+               Tool("fetch", "web"), Tool("fetch_all", "web"))
+#: Registered after the restriction in the explicit cases: one on each server, one that the
+#: prefix ``read`` matches.
+FIXED_LATER = (Tool("read_more", "files"), Tool("list", "files"), Tool("fetch_more", "web"))
+
+
+def fixed_cases(channel: Channel, later: bool, keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Cases that run at every seed: each declared form spelled for the server ``files`` (a
+    prefix ``read``, the tool ``read``) alone in each list the channel carries, then a
+    server-level allow beside a prefix deny; where the grammar folds case, the same in
+    upper case."""
+    grammar = channel.grammar
+    lists = [k for k in keys if k in channel.declared.lists]
+    tools = list(FIXED_TOOLS) if _servers_needed(grammar) else [Tool(t.name) for t in FIXED_TOOLS]
+    fresh = ([*FIXED_LATER] if _servers_needed(grammar) else [Tool(t.name) for t in FIXED_LATER]
+             ) if later else []
+    entries = [f.spell(server="files", tool="read", prefix="read") for f in grammar.forms]
+    if grammar.case_insensitive:
+        entries += ["READ", *(e.upper() for e in entries)]
+    out = [{"tools": tools, "restriction": {key: [entry]}, "later": fresh}
+           for key in lists for entry in entries]
+    if len(lists) == 2 and len(grammar.forms) > 1:
+        out.append({"tools": tools, "restriction": {"allow": [entries[0]],
+                                                     "deny": [entries[-1]]}, "later": fresh})
+    return out
+
+
 def spelled(ctx: CheckContext, rule: str, channels: Sequence[Channel], *, later: bool = False,
             keys: tuple[str, ...] = ("allow", "deny")) -> None:
-    """``rule``'s drawn cases in the grammar of each channel that declares one (with ``later``:
-    tools registered after the restriction, TF-09/TF-10)."""
+    """``rule``'s cases in the grammar of each channel that declares one, the explicit ones
+    first (with ``later``: tools registered after the restriction, TF-09/TF-10)."""
     for channel in channels:
         if not has_spellings(channel) or not any(k in channel.declared.lists for k in keys):
             continue
@@ -118,5 +151,9 @@ def spelled(ctx: CheckContext, rule: str, channels: Sequence[Channel], *, later:
             judge_tools(ctx, rule, state["tools"], Placement(((channel, state["restriction"]),)),
                         f"{state['restriction']} over {tools} ({words})", changes)
 
+        for state in fixed_cases(channel, later, keys):
+            body(state)
+        if any(f.rule == rule for f in ctx.failures):
+            continue  # decided: drawn cases would only shrink to a case like the explicit one
         ctx.for_all(spelled_st(channel, later, keys).filter(_clean), body)
 

@@ -26,7 +26,6 @@ from subagent_tck.spec import (
     Origin,
     PresentationMode,
     StopReason,
-    validate_restriction,
     wire_tool_names,
 )
 from subagent_tck.spec import ViewEntry as SpecEntry
@@ -38,28 +37,23 @@ from ...core.target import Deployment
 from ..check import CheckContext, check
 from ._channels import (
     Change,
-    ChannelKind,
     Placement,
     channels_for,
     inexpressible,
     judge_tools,
-    offending,
+    next_of,
     placement_st,
     placements,
-    put,
-    refuse,
-    used,
 )
 from ._channels import observe_view as observe
 from ._clauses import said
 from ._grammar_cases import spelled
-from ._names import MAX_NAME, strangers, tool_names
+from ._names import MAX_NAME, tool_names
 from ._nonce import nonce
 from ._support import (
     composition,
     expect_unchanged,
     marker,
-    missing_names,
     oracle_view,
     snapshot,
     start_request,
@@ -180,9 +174,19 @@ def judge_placed(ctx: CheckContext, rule: str, names: Sequence[str], placement: 
 
 def through_each(ctx: CheckContext, rule: str, names: Sequence[str], restrictions: list[Any],
                  what: str, changes: Sequence[Change] = ()) -> None:
-    """A fixed case through every placement the declared channels can make of it."""
+    """A check's one fixed case through every placement the declared channels can make of
+    it."""
     for placement in placements(channels_for(ctx), restrictions):
         judge_placed(ctx, rule, names, placement, what, changes)
+
+
+def through_next(ctx: CheckContext, rule: str, names: Sequence[str], restrictions: list[Any],
+                 what: str) -> None:
+    """One of a check's several fixed cases through the next placement the declared channels
+    can make of it (:func:`._channels.next_of`)."""
+    found = placements(channels_for(ctx), restrictions)
+    if found:
+        judge_placed(ctx, rule, names, next_of(ctx, found), what)
 
 
 def drawn_placed(state: st.SearchStrategy[dict[str, Any]], channels: Sequence[Any],
@@ -213,14 +217,14 @@ def allow_before_deny(ctx: CheckContext) -> None:
              {"deny": ["charlie"]}, {"allow": ABC, "deny": ABC}, {"allow": ["bravo"],
                                                                   "deny": ["alpha"]}]
     for raw in fixed:
-        through_each(ctx, "TF-01", ABC, [raw], f"globals {ABC} under the one restriction {raw}")
+        through_next(ctx, "TF-01", ABC, [raw], f"globals {ABC} under the one restriction {raw}")
     awkward = [{"allow": ["read", "read_file", "検索"], "deny": ["read_file"]},
                {"allow": ["Read", "read_file_v2", "café", "x" * MAX_NAME],
                 "deny": ["read", "read_file_v2"]},
                {"deny": ["read", "mcp__github__create_issue", "検索"]}, {"allow": ["read_file"]},
                {"allow": AWKWARD, "deny": ["Read", "get_weather", "x" * MAX_NAME]}]
     for raw in awkward:
-        through_each(ctx, "TF-01", AWKWARD, [raw],
+        through_next(ctx, "TF-01", AWKWARD, [raw],
                      f"globals {AWKWARD} under the one restriction {raw}")
     channels = channels_for(ctx)
     ctx.for_all(drawn_placed(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
@@ -240,15 +244,15 @@ def intersection(ctx: CheckContext) -> None:
     ones, a child's or the root's own with permission rules, permission rules alone."""
     channels = channels_for(ctx)
 
-    def body(state: dict[str, Any], order: list[int]) -> None:
+    def body(state: dict[str, Any], order: list[int], pick: int | None = None) -> None:
         rules = state["restrictions"]
         permuted = [rules[i] for i in order]
-        for placement in placements(channels, rules):
-            judge_placed(ctx, "TF-02", state["globals"], placement,
-                         "the view under several restrictions")
-        for placement in placements(channels, permuted):
-            judge_placed(ctx, "TF-02", state["globals"], placement,
-                         f"the same restrictions put in the order {permuted}")
+        for what, put_ in (("the view under several restrictions", rules),
+                           (f"the same restrictions put in the order {permuted}", permuted)):
+            found = placements(channels, put_)
+            if found:
+                placement = next_of(ctx, found) if pick is None else found[pick % len(found)]
+                judge_placed(ctx, "TF-02", state["globals"], placement, what)
 
     pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
     body({"globals": ABC, "restrictions": pair}, [1, 0])
@@ -258,8 +262,8 @@ def intersection(ctx: CheckContext) -> None:
     drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0)).filter(
         lambda s: bool(placements(channels, s["restrictions"])))
     ctx.for_all(drawn.flatmap(lambda s: st.tuples(
-        st.just(s), st.permutations(range(len(s["restrictions"]))))),
-        lambda t: body(t[0], list(t[1])))
+        st.just(s), st.permutations(range(len(s["restrictions"]))), st.integers(0, 7))),
+        lambda t: body(t[0], list(t[1]), t[2]))
     nothing_carried(ctx, "TF-02", "several restrictions on one scope, which no declared "
                     "channel (or pair of channels) stacks")
 
@@ -424,140 +428,6 @@ def reserved_run_code(ctx: CheckContext) -> None:
         for rules in cases:
             body({"globals": ABC, "restrictions": rules, "mode": mode})
     ctx.for_all(scope_st(modes=MODES), body)
-
-
-# --- TF-07, TF-08: invalid restrictions ---------------------------------------------------
-
-
-def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: object,
-            offenders: tuple[str, ...] = ()) -> None:
-    """``raw`` must be refused with INVALID_TOOL_FILTER listing ``offending``, nothing
-    installed and nothing else changed."""
-    views = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    before = snapshot(dep, ctx.gateway)
-    exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER,
-                           lambda: dep.install_restriction(agent, raw),
-                           said(rule, f"installing the restriction {raw!r}"))
-    if exc is not None and offenders:
-        missing = missing_names(exc, offenders)
-        ctx.expect(rule, not missing, said(rule, f"the error for {raw!r} does not list {missing}"),
-                   list(offenders), exc.to_json())
-    after = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    ctx.expect(rule, after == views, said(rule, f"the refused restriction {raw!r} changed a view"),
-               {str(k): sorted(v) for k, v in views.items()},
-               {str(k): sorted(v) for k, v in after.items()})
-    expect_unchanged(ctx, rule, before, dep, f"the refused restriction {raw!r}")
-
-
-@check("TF-07", name="tool-filter-no-op-refused", per_provider=False)
-def no_op_refused(ctx: CheckContext) -> None:
-    """A restriction with neither list (``{}``, or both absent or null) is refused with
-    INVALID_TOOL_FILTER and nothing is installed; a null beside a real list is absent, not
-    an empty list (the Decision of docs/rules.md#TF-07). Through every declared channel: the
-    operation that carries the restriction refuses it (docs/driver-api.md#dialect)."""
-    channels = channels_for(ctx)
-    tools = [Tool(n) for n in ABC]
-    for channel in channels:
-        for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
-            if validate_restriction(raw, ABC).ok:
-                raise AssertionError(f"check bug: the oracle accepts {raw!r}")
-            refuse(ctx, "TF-07", channel, tools, raw)
-    # Decision (docs/rules.md#TF-07): a list given as null counts as absent, so a null beside a
-    # real list leaves the restriction that list alone; a target reading null as [] hides every
-    # global behind ``allow: null``. The other list is never empty and the scope has no locals
-    # and no run_code, so that TF-03, TF-04 and TF-06 play no part. Fixed partners at every
-    # seed, then drawn ones.
-    partners: list[tuple[list[str], dict[str, list[str] | None]]] = [
-        (ABC, {"allow": None, "deny": ["alpha"]}),
-        (ABC, {"allow": ["bravo", "charlie"], "deny": None}),
-        (AWKWARD, {"deny": ["read", "検索"], "allow": None})]
-    for names, partnered in partners:
-        for placement in placements(channels, [partnered]):
-            null_partner(ctx, {"globals": names, "restriction": partnered}, placement)
-    ctx.for_all(drawn_placed(null_partner_st(), channels, key="restriction"),
-                lambda t: null_partner(ctx, t[0], t[1]))
-    nothing_carried(ctx, "TF-07", "a restriction on a scope, which no declared channel carries")
-
-
-@st.composite
-def null_partner_st(draw: Any) -> dict[str, Any]:
-    """A scope with one valid restriction whose other list is given as null."""
-    state = draw(scope_st(restrictions=(0, 0), local_count=(0, 0)))
-    raw: dict[str, Any] = draw(restriction_st(state["globals"], both=False))
-    raw["deny" if "allow" in raw else "allow"] = None
-    return {**state, "restriction": dict(sorted(raw.items()))}
-
-
-def null_partner(ctx: CheckContext, state: dict[str, Any], placement: Placement) -> None:
-    """``state``'s restriction (one list and a null) is put and acts as its list alone: one
-    scope gets it, a second the same list without the null key, through the same channel, and
-    the two views must agree. Judged against the target's own reading of the list (not the
-    oracle's view), so a target that misreads the list itself fails TF-01 and not this."""
-    raw = state["restriction"]
-    alone = {k: v for k, v in raw.items() if v is not None}
-    if not validate_restriction(raw, state["globals"]).ok:
-        raise AssertionError(f"check bug: the oracle refuses {raw!r}")
-    tools = [Tool(n) for n in state["globals"]]
-    (channel, _), = placement.parts
-    seen = put(ctx, "TF-07", placement, tools)
-    want = put(ctx, "TF-07", Placement(((channel, alone),)), tools)
-    ctx.expect("TF-07", seen == want,
-               said("TF-07", f"the view under {raw!r} differs from the view under {alone!r}, "
-                    f"both through {placement.label}: a list given as null counts as absent"),
-               sorted(want), sorted(seen))
-
-
-@st.composite
-def unknown_names_st(draw: Any) -> dict[str, Any]:
-    """Globals, scope-local-only names, and a restriction naming at least one stranger: a
-    misspelled global, a local-only name or ``run_code``."""
-    names = draw(globals_st)
-    locals_ = draw(tool_names(0, 3, avoid=names))
-    others = [*strangers(names, avoid=locals_), *locals_, RUN_CODE]
-    raw = draw(restriction_st(sorted({*names, *others}), empty=True))
-    if not validate_restriction(raw, names).offending:
-        key = draw(st.sampled_from(sorted(raw)))
-        raw[key] = [*raw[key], draw(st.sampled_from(others))]
-    return {"globals": names, "locals": locals_, "restriction": raw,
-            "mode": draw(st.sampled_from(MODES))}
-
-
-@check("TF-08", name="tool-filter-unknown-names", per_provider=False)
-def unknown_names(ctx: CheckContext) -> None:
-    """A restriction naming anything outside the global restrictable set (a misspelling, a
-    scope-local-only name, ``run_code``) is refused, the error lists every offending name, and
-    nothing is installed. Through every declared channel (a local-only name is one the scope's
-    own tools have on a live scope, a name of no tool elsewhere); offending as the channel's
-    grammar reads the entries."""
-    channels = channels_for(ctx)
-
-    def body(state: dict[str, Any]) -> None:
-        for channel in channels:
-            if not channel.carries(state["restriction"]):
-                continue
-            if channel.kind is ChannelKind.LIVE:
-                used(ctx, Placement(((channel, state["restriction"]),)))
-                dep, agent = build(ctx, "TF-08", {**state, "restrictions": []})
-                bad = offending(channel, state["restriction"], [Tool(n) for n in
-                                                                state["globals"]])
-                refused(ctx, "TF-08", dep, agent, state["restriction"], bad)
-                continue
-            tools = [Tool(n) for n in state["globals"]]
-            bad = offending(channel, state["restriction"], tools)
-            if bad:  # a grammar may read a stranger as one of its spellings
-                refuse(ctx, "TF-08", channel, tools, state["restriction"], bad)
-
-    for raw in ({"allow": ["alphaa"]}, {"deny": ["lima"]}, {"allow": [RUN_CODE]},
-                {"allow": ["alpha", "alphaa", "lima"], "deny": [RUN_CODE, "zulu"]}):
-        body({"globals": ABC, "locals": ["lima"], "restriction": raw,
-              "mode": PresentationMode.BOTH})
-    # Offending names that are prefixes or case twins of valid ones: the error must list each
-    # as a whole token (``rea`` is not listed by a message naming ``read``).
-    body({"globals": ["read", "read_file", "Read"], "locals": ["READ"],
-          "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
-          "mode": PresentationMode.BOTH})
-    ctx.for_all(unknown_names_st(), body)
-    nothing_carried(ctx, "TF-08", "a restriction on a scope, which no declared channel carries")
 
 
 # --- a child started with a filter through the provider under test ------------------------
