@@ -83,6 +83,36 @@ ROOT = "root"  # the kit's root agent; every agent's session is "{agent}-session
 Outcome = tuple[StopReason, Any, list[ToolResult]]
 
 
+def root_preset(config: DeploymentConfig) -> PresetSpec | None:
+    """The preset the root is started from (``DeploymentConfig.rootPreset``, the root channel:
+    docs/driver-api.md#dialect), or None; one the deployment does not define is refused
+    before anything is made."""
+    name = config.rootPreset
+    if name is None:
+        return None
+    preset = next((p for p in config.presets if p.name == name), None) \
+        if isinstance(name, str) else None
+    if preset is None:
+        raise TckError(ErrorCode.UNKNOWN_PRESET, f"no preset {name!r} to start the root from "
+                       "(rootPreset)")
+    return preset
+
+
+def deny_lists(permissions: Any, runtime: str) -> list[Any]:
+    """The deny lists of the deployment's permission rules (``DeploymentConfig.permissions``,
+    the permission channel: docs/driver-api.md#dialect), each as given: such a runtime's
+    permission rules hide tools by deny rules only, so a restriction with an allow list is a
+    configuration the channel does not carry (refused before anything is made)."""
+    if permissions is None:
+        return []
+    if not isinstance(permissions, list) or any(
+            not isinstance(r, dict) or r.get("allow") is not None for r in permissions):
+        raise TckError(ErrorCode.INVALID_CONFIG, f"{runtime}'s permission rules hide tools by "
+                       "deny rules only (its channel carries deny lists): permissions must be "
+                       "a list of {deny: [...]}")
+    return [r.get("deny") for r in permissions]
+
+
 class TrafficDeployment(Refusals, Generic[R]):
     """A deployment of a runtime seen from its model traffic: a fresh directory (``project``,
     ``home``, the MCP server's files), the kit's global tools on the MCP echo server, the

@@ -43,11 +43,17 @@ from subagent_tck.conformance.core.protocol import (
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.traffic import ROOT, Outcome, TrafficDeployment
+from subagent_tck.conformance.transports.traffic import (
+    ROOT,
+    Outcome,
+    TrafficDeployment,
+    deny_lists,
+    root_preset,
+)
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
-from subagent_tck.spec import ErrorCode, StopReason, TckError
+from subagent_tck.spec import ErrorCode, StopReason
 
 from . import agents_dir, dialect, install, run
 from .proxy import Proxy, Route
@@ -119,18 +125,20 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         self.tool = self.claude.tool
         self.nesting = self.claude.nesting
         self.depth_limit = self.claude.release >= SETTING_SINCE
+        self._root_preset = root_preset(config)  # each refused before anything is made
+        denied = deny_lists(config.permissions, self.runtime)
         super().__init__(config)
         self._mcp_config = self.dir / "mcp.json"
         self._running: set[subprocess.Popen[bytes]] = set()
         self._mount(proxy, name, Route(gateway_url, lambda request, token, body:
                                        self._drive(request, token), {self.tool},
                                        kit=self._kit_name, wire=self._wire_name))
-        self._root_preset = self._check_root_preset(config.rootPreset)
         self._write_presets()  # a root turn may call Agent with one
         if self._root_preset is not None:
             self._write_agent(ROOT_FILE, self._root_preset.persona,
                               self._root_preset.toolFilter, ROOT)
-        self._write_permissions(config.permissions)
+        if config.permissions is not None:
+            self._write_permissions(denied)
         self.definitions = list(definitions or ())  # the user's own, as they wrote them
         agents_dir.install(self.definitions, self.agents_dir)
 
@@ -170,32 +178,15 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
                     front.append(f"{field}: {json.dumps(self._entries(tool_filter[key]))}")
         self._write_definition(file, front, persona, agent, marker)
 
-    def _check_root_preset(self, name: Any) -> Any:
-        """The preset the root is started from (``--agent``), or None."""
-        if name is None:
-            return None
-        preset = self.presets.get(name) if isinstance(name, str) else None
-        if preset is None:
-            raise TckError(ErrorCode.UNKNOWN_PRESET, f"no preset {name!r} to start the root "
-                           "from (rootPreset)")
-        return preset
-
-    def _write_permissions(self, permissions: Any) -> None:
+    def _write_permissions(self, lists: list[Any]) -> None:
         """The deployment's permission rules as the project's ``permissions.deny``
-        (``.claude/settings.json``): every deny list's entries. Claude Code's allow rules
-        approve calls without asking; they hide nothing, so the channel carries deny lists
-        only (dialect.py)."""
-        if permissions is None:
-            return
-        if not isinstance(permissions, list) or any(
-                not isinstance(r, dict) or r.get("allow") is not None for r in permissions):
-            raise TckError(ErrorCode.INVALID_CONFIG, "Claude Code's permission rules hide tools "
-                           "by deny rules only (allow rules approve calls): permissions must "
-                           "be a list of {deny: [...]}")
+        (``.claude/settings.json``): every deny list's entries, spelled as Claude Code names
+        the tools. Claude Code's allow rules approve calls without asking; they hide nothing,
+        so the channel carries deny lists only (dialect.py)."""
         deny: list[Any] = []
-        for restriction in permissions:
-            entries = self._entries(restriction.get("deny"))
-            deny += entries if isinstance(entries, list) else [entries]
+        for entries in lists:
+            spelled = self._entries(entries)
+            deny += spelled if isinstance(spelled, list) else [spelled]
         settings = self.project / ".claude" / "settings.json"
         settings.write_text(json.dumps({"permissions": {"deny": deny}}), encoding="utf-8")
 

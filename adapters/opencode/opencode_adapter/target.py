@@ -30,12 +30,19 @@ import os
 from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolResult, ToolSchema
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    TargetInfo,
+    ToolResult,
+    ToolSchema,
+)
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
     TrafficDeployment,
+    deny_lists,
+    root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
@@ -48,6 +55,7 @@ from subagent_tck.conformance.transports.traffic_starts import (
 )
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
+from . import dialect
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
 from .serve import OPENCODE, Serve
 
@@ -129,6 +137,9 @@ class OpencodeTarget(TrafficTarget[Proxy]):
             self._builtins = [t for t in seen.tools if not t.name.startswith(SERVER + "_")]
             return self._builtins
 
+    def info(self) -> TargetInfo:
+        return dialect.declared(super().info())
+
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> OpencodeDeployment:
         base, proxy, name = self._endpoint(gateway)
         return OpencodeDeployment(config, base, proxy, name, self.builtins())
@@ -162,6 +173,9 @@ class OpencodeDeployment(TrafficDeployment[Route]):
 
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy, name: str,
                  builtins: list[ToolSchema]) -> None:
+        self._root_preset = root_preset(config)  # refused before anything is made
+        self._denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
+        self._rules = self._permission_rules(config.permissions)
         super().__init__(config)
         # opencode's own tools but task (the provider) are denied to every agent: the kit's
         # tools are what the rules judge, and an own tool's name is one the kit cannot give
@@ -171,7 +185,6 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._stale = False  # agents written or tools changed since opencode last read them
         self._sessions: set[str] = set()  # opencode sessions of running turns
         self._root: str | None = None  # the root's opencode session (run-turn)
-        self._denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
         self._depth_written: Any = UNSET  # subagent_depth as opencode.json holds it
         route = Route(gateway_url, self._drive, lambda: [t.name for t in self.tools])
         route.builtins = {b.name for b in builtins}
@@ -192,13 +205,36 @@ class OpencodeDeployment(TrafficDeployment[Route]):
                                                              "tool_call": True}}}},
             "mcp": {name: {"type": "local", "command": argv, "enabled": True}
                     for name, argv in self.mcp.commands().items()},
-            **({"permission": self._denied} if self._denied else {}),
-            "agent": {"build": {"prompt": (self.config.persona or "") + agent_marker(ROOT)}},
+            **({"permission": self._rules} if self._rules else {}),
+            "agent": {"build": self._build()},
         }
         if self._depth_written is not UNSET:
             config["subagent_depth"] = self._depth_written
         (self.project / "opencode.json").write_text(json.dumps(config, indent=1),
                                                     encoding="utf-8")
+
+    def _build(self) -> dict[str, Any]:
+        """The root agent ``build``: the deployment persona, or the root preset's persona and
+        its filter as ``build``'s own permission rules (the root channel, dialect.py); the
+        root's marker after the prompt."""
+        root = self._root_preset
+        persona = self.config.persona if root is None else root.persona
+        text = persona if isinstance(persona, str) else "" if persona is None else \
+            json.dumps(persona)
+        build: dict[str, Any] = {"prompt": text + agent_marker(ROOT)}
+        if root is not None and root.toolFilter is not None:
+            build["permission"] = permission(root.toolFilter)
+        return build
+
+    def _permission_rules(self, permissions: Any) -> dict[str, str]:
+        """opencode.json's own permission rules: opencode's tools but task denied, then each
+        entry of the deployment's deny lists denied (the permission channel: deny rules only,
+        dialect.py)."""
+        rules = dict(self._denied)
+        for entries in deny_lists(permissions, "opencode"):
+            for name in entries if isinstance(entries, list) else [entries]:
+                rules[_rule(name) if isinstance(name, str) else json.dumps(name)] = "deny"
+        return rules
 
     def _write_link(self, file: str, link: Lineage, marker: str) -> None:
         """A link of a start: a made-up ancestor of a created agent may delegate (opencode
