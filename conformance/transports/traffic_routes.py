@@ -30,6 +30,26 @@ from subagent_tck.spec import (
 )
 
 
+def js_name(name: str) -> str:
+    """``name`` as a runtime's JavaScript cleans a tool or server name for the wire: each
+    character outside ``[A-Za-z0-9_-]`` becomes ``_``, counted in UTF-16 units (a pattern
+    without the ``u`` flag: a character outside the BMP gives two). Claude Code 2.1.332 names an
+    MCP tool ``mcp__`` + this of the server + ``__`` + this of the tool; opencode 1.18.33
+    ``SERVER_`` + this of the tool. Two kit names may meet in one wire name."""
+    return re.sub(r"[^A-Za-z0-9_-]", lambda m: "_" * (2 if ord(m.group()) > 0xFFFF else 1),
+                  name)
+
+
+def unique_back(names: dict[str, str]) -> dict[str, str]:
+    """Wire name -> kit name from ``names`` (kit name -> wire name), leaving out a wire name two
+    kit names share: a call of it cannot be told apart, so it reaches the kit under the wire
+    name (a tool no check gave)."""
+    seen: dict[str, list[str]] = {}
+    for kit, wire in names.items():
+        seen.setdefault(wire, []).append(kit)
+    return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}
+
+
 def slug(value: str) -> str:
     """``value`` as part of a file name: lower case, ``[a-z0-9-]``, at most 40 characters."""
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:40] or "preset"

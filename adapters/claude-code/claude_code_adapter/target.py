@@ -51,7 +51,11 @@ from subagent_tck.conformance.transports.traffic import (
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
-from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_routes import (
+    TrafficTarget,
+    js_name,
+    unique_back,
+)
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
 
@@ -145,29 +149,49 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
     # --- names and files -------------------------------------------------------------------
 
     def _wire_name(self, name: str) -> str:
-        """How Claude Code names the kit's global tool ``name``: ``mcp__SERVER__NAME``."""
+        """How Claude Code names the kit's global tool ``name``: ``mcp__SERVER__NAME``, server
+        and name cleaned as its JavaScript cleans them (2.1.332's ``ur``/``Hn``:
+        traffic_routes.js_name)."""
         tool = next((t for t in self.tools if t.name == name), None)
         server = self.mcp.server_of(tool) if tool is not None else self.mcp.default
-        return f"mcp__{server}__{name}"
+        return f"mcp__{js_name(server)}__{js_name(name)}"
 
     def _kit_name(self, wire: str) -> str:
-        """The kit's name of a tool Claude Code names ``wire`` (the longest server prefix that
-        fits; a name of no server's is the kit's as it is)."""
+        """The kit's name of a tool Claude Code names ``wire``: the one global tool of the
+        deployment with that wire name; else the longest server prefix cut (a tool no check
+        gave, or two kit names that meet in one wire name)."""
+        with self._lock:
+            back = unique_back({t.name: self._wire_name(t.name) for t in self.tools})
+        if wire in back:
+            return back[wire]
         for server in sorted(self.mcp.names(), key=len, reverse=True):
-            prefix = f"mcp__{server}__"
+            prefix = f"mcp__{js_name(server)}__"
             if wire.startswith(prefix):
                 return wire[len(prefix):]
         return wire
 
     def _entries(self, value: Any) -> Any:
         """A filter list as Claude Code reads it: the name of a global tool of the deployment
-        as Claude Code names that tool; any other entry as the kit wrote it (the delegation
-        tool, ``Agent(type)``, a server-level ``mcp__SERVER``, a name no tool has:
+        as Claude Code names that tool; an entry of a declared form on a server of the
+        deployment (``mcp__SERVER``, ``mcp__SERVER__*``, ``mcp__SERVER__TOOL``) with the server
+        and tool parts named as Claude Code names them; any other entry as the kit wrote it
+        (the delegation tool, ``Agent(type)``, ``mcp__*``, a name no tool has:
         docs/driver-api.md#dialect)."""
         if not isinstance(value, list):
             return value
         names = {t.name for t in self.tools}
-        return [self._wire_name(v) if isinstance(v, str) and v in names else v for v in value]
+        return [self._wire_name(v) if v in names else self._spelled(v)
+                if isinstance(v, str) else v for v in value]
+
+    def _spelled(self, entry: str) -> str:
+        for server in sorted(self.mcp.names(), key=len, reverse=True):
+            prefix = f"mcp__{server}"
+            if entry == prefix:
+                return f"mcp__{js_name(server)}"
+            if entry.startswith(prefix + "__"):
+                rest = entry[len(prefix) + 2:]
+                return f"mcp__{js_name(server)}__{rest if rest == '*' else js_name(rest)}"
+        return entry
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None) -> None:
@@ -219,7 +243,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         """One ``claude -p`` run (run.py)."""
         with self._lock:
             self._mcp_config.write_text(run.mcp_config(self.mcp.commands()), encoding="utf-8")
-            servers = self.mcp.names()
+            servers = [js_name(server) for server in self.mcp.names()]
         argv = run.command(self.claude, spec, self._mcp_config, servers)
         setting = spec.setting if self.depth_limit else None
         process = run.start(argv, self.project, run.environment(self.dir / "home", self.url,

@@ -35,7 +35,12 @@ from subagent_tck.conformance.transports.gateway_chat import (
 )
 from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import (
+    TrafficProxy,
+    TrafficRoute,
+    js_name,
+    unique_back,
+)
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
@@ -47,22 +52,15 @@ Driver = Callable[[ModelRequest, str], ModelReply]
 
 def wire_name(tool: str) -> str:
     """The name opencode 1.18.33 gives the kit's tool ``tool`` of MCP server ``tck``: the server
-    and tool names joined by ``_``, each character outside ``[A-Za-z0-9_-]`` replaced by ``_``
-    (UTF-16 units, as its JavaScript counts them), so two kit names may meet in one wire name
+    and tool names joined by ``_``, the tool's cleaned as its JavaScript cleans it
+    (traffic_routes.js_name), so two kit names may meet in one wire name
     (docs/opencode.md#tool-names)."""
-    # its pattern has no `u` flag: a character outside the BMP is two UTF-16 units, two `_`
-    return SERVER + "_" + re.sub(r"[^A-Za-z0-9_-]",
-                                 lambda m: "_" * (2 if ord(m.group()) > 0xFFFF else 1), tool)
+    return SERVER + "_" + js_name(tool)
 
 
 def names_back(tools: Iterable[str]) -> dict[str, str]:
-    """Wire name -> kit name for ``tools``, leaving out a wire name two kit names share: a call
-    of it cannot be told apart, so it reaches the kit under the wire name (a tool no check
-    gave)."""
-    seen: dict[str, list[str]] = {}
-    for tool in tools:
-        seen.setdefault(wire_name(tool), []).append(tool)
-    return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}
+    """Wire name -> kit name for ``tools`` (traffic_routes.unique_back)."""
+    return unique_back({tool: wire_name(tool) for tool in tools})
 
 
 def _user_text(body: dict[str, Any]) -> str:
