@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import unicodedata
 from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
@@ -151,10 +152,11 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
     def _wire_name(self, name: str) -> str:
         """How Claude Code names the kit's global tool ``name``: ``mcp__SERVER__NAME``, server
         and name cleaned as its JavaScript cleans them (2.1.332's ``ur``/``Hn``:
-        traffic_routes.js_name)."""
+        traffic_routes.js_name), the name in Unicode's NFKC form first (2.1.332 sends the
+        tool ``ĳx`` as ``mcp__tck__ijx``, ``ﬁx`` as ``mcp__tck__fix``: seen on its wire)."""
         tool = next((t for t in self.tools if t.name == name), None)
         server = self.mcp.server_of(tool) if tool is not None else self.mcp.default
-        return f"mcp__{js_name(server)}__{js_name(name)}"
+        return f"mcp__{js_name(server)}__{js_name(unicodedata.normalize('NFKC', name))}"
 
     def _kit_name(self, wire: str) -> str:
         """The kit's name of a tool Claude Code names ``wire``: the one global tool of the
@@ -190,7 +192,8 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
                 return f"mcp__{js_name(server)}"
             if entry.startswith(prefix + "__"):
                 rest = entry[len(prefix) + 2:]
-                return f"mcp__{js_name(server)}__{rest if rest == '*' else js_name(rest)}"
+                tool = rest if rest == "*" else js_name(unicodedata.normalize("NFKC", rest))
+                return f"mcp__{js_name(server)}__{tool}"
         return entry
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
