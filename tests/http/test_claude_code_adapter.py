@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from npm_install import ensure_installed
 
@@ -64,7 +65,21 @@ def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProc
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
     print(f"certify of Claude Code took {time.monotonic() - started:.1f} s")  # the figure
+    assert not _left_running(), f"left running after certify: {_left_running()}"
     return result
+
+
+def _left_running() -> list[str]:
+    """The ``claude`` processes of this checkout's install, and the kit's MCP servers of its
+    deployments, still running (the adapter kills each run's process group; nothing of a
+    chain of nested children may outlive its run)."""
+    mine = str(ADAPTER / "node_modules")
+    left = []
+    for process in psutil.process_iter(["cmdline"]):
+        command = " ".join(process.info["cmdline"] or [])
+        if mine in command or ("mcp_echo" in command and "tck-claude-" in command):
+            left.append(f"{process.pid}: {command[:200]}")
+    return left
 
 
 def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:

@@ -347,10 +347,14 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         except TckError as exc:
             if "ConfigInvalidError" not in exc.message:
                 raise
-            with self._lock:  # the configuration opencode refused is taken back
+            with self._lock:  # the configuration opencode refused is taken back, and the
+                # server that read it is stopped: opencode keeps answering with that refusal
+                # until it is started again (its dispose fails the same way)
                 self._depth_written = before
                 self._write_config()
-                self._stale = True
+                serve, self._serve = self._serve, None
+            if serve is not None:
+                serve.close()
             raise TckError(ErrorCode.INVALID_DEPTH, f"opencode refused subagent_depth "
                            f"{setting!r}: {exc.message[-400:]}") from None
 
