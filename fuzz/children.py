@@ -445,7 +445,7 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         sections = snapshot.get("prompt")
         if isinstance(sections, list):
             expected_prompt = [[s.name, s.text] for s in lock.model.prompt(child)]
-            if shown is None or lock.model.kit_sections(shown) != expected_prompt:
+            if shown is None or not lock.prompt_agrees(child, shown, expected_prompt):
                 if child.label in lock.model.agents:
                     lock.check_prompt(child.label)  # wrong now too: the prompt's own rule
                 raise lock.diverge(

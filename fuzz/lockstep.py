@@ -504,7 +504,7 @@ class Lockstep:
         found = self._guard("prompt", lambda: self.deployment.prompt(target))
         observed = [[s.name, s.text] for s in found]
         expected = [[s.name, s.text] for s in self.model.prompt(self.agent(label))]
-        if self.model.kit_sections(observed) != expected:
+        if not self.prompt_agrees(self.agent(label), observed, expected):
             raise self.diverge(
                 "prompt", f"prompt sections of {label}", expected, observed,
                 self.prompt_rule(label, expected, self.model.kit_sections(observed)),
@@ -519,18 +519,34 @@ class Lockstep:
         expected = list(self.model.prompt(agent))
         if system == assemble_system_prompt(expected):
             return True
-        frame = self.info.promptFrame
-        around = None if frame is None else frame.root if agent.kind in ("root", "created") \
-            else frame.child
-        inside = None if around is None else unframe(around, system)
-        if inside is not None and inside.composed != system:
-            return self.system_agrees(agent, agent_id, inside.composed)
+        inside = self.framed(agent, system)
+        if inside is not None and inside != system:
+            return self.system_agrees(agent, agent_id, inside)
         found, error = self.call("prompt", lambda: self.deployment.prompt(agent_id))
         if error is not None or not found:
             return False
         kit = {n for n, _ in self.model.kit_sections([[s.name, s.text] for s in found])}
         return system == assemble_system_prompt(
             _with_own(expected, [Section(s.name, s.text) for s in found], kit))
+
+    def prompt_agrees(self, agent: AgentModel, observed: list[list[str]],
+                      expected: list[list[str]]) -> bool:
+        """Whether prompt sections a target showed (inspection, a published snapshot) are
+        ``agent``'s: the expected ones beside the runtime's own, or the whole text of a frame
+        the target declared around their assembly (docs/driver-api.md#dialect)."""
+        if self.model.kit_sections(observed) == expected:
+            return True
+        return len(observed) == 1 and self.framed(agent, str(observed[0][1])) == \
+            assemble_system_prompt([Section(n, t) for n, t in expected])
+
+    def framed(self, agent: AgentModel, system: str) -> str | None:
+        """The text inside the frame the target declared around ``agent``'s system text, or
+        None (no frame declared, or ``system`` not framed so)."""
+        frame = self.info.promptFrame
+        around = None if frame is None else frame.root if agent.kind in ("root", "created") \
+            else frame.child
+        inside = None if around is None else unframe(around, system)
+        return None if inside is None else inside.composed
 
     def prompt_rule(self, label: str, expected: list[list[str]], observed: list[list[str]]) -> str:
         agent = self.agent(label)

@@ -25,6 +25,7 @@ ONCE = (
     "tests/fuzz/test_campaign_check.py",  # long campaigns
     "tests/fuzz/test_campaign.py",
     "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
+    "tests/reports/test_matrix_browser.py",  # the matrix in Debian's chromium (Playwright)
 )
 #: The once suites that run a real implementation or runtime (Node, npm packages): marked
 #: `once` and `runtime`, tox's `runtimes` environment runs them beside `once`, so the two

@@ -444,6 +444,10 @@ class ReferenceTarget:
         return host
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> ReferenceDeployment:
+        if "permissions" in config.model_fields_set:
+            raise TckError(ErrorCode.INVALID_CONFIG, "the reference has no permission rules: it "
+                           "restricts a scope live (install-restriction), from a preset or as "
+                           "the root's preset (rootPreset); docs/driver-api.md#dialect")
         temp_dir = tempfile.mkdtemp(prefix="subagent-tck-") if self.store == "file" else None
         path = ":memory:" if temp_dir is None else os.path.join(temp_dir, "sessions.sqlite")
         providers = self.make_providers()

@@ -117,7 +117,9 @@ class PermissionTarget(ReferenceTarget):
                  for t in config.tools]
         rules = _validated(config.permissions, grammar, tools) \
             if "permissions" in config.model_fields_set else ()
-        deployment = super().deploy(config, gateway)
+        plain = DeploymentConfig(**{k: getattr(config, k) for k in config.model_fields_set
+                                    if k != "permissions"})
+        deployment = super().deploy(plain, gateway)
         resolver = deployment.host.resolver
         assert isinstance(resolver, PermissionResolver)
         resolver.grammar = grammar

@@ -334,12 +334,13 @@ def test_the_root_started_from_a_preset_carries_its_filter_and_persona(gateway: 
 
 
 @pytest.mark.parametrize(("update", "code"), [
+    ({"permissions": [{"deny": ["a"]}]}, ErrorCode.INVALID_CONFIG),
     ({"rootPreset": "nobody"}, ErrorCode.UNKNOWN_PRESET),
     ({"rootPreset": 7}, ErrorCode.UNKNOWN_PRESET),
     ({"rootPreset": "bad", "presets": [PresetSpec(name="bad", toolFilter={"deny": ["z"]})]},
      ErrorCode.INVALID_TOOL_FILTER),
 ])
-def test_a_root_preset_that_cannot_be_applied_refuses_the_deployment(
+def test_a_root_preset_that_cannot_be_applied_or_permission_rules_refuse_the_deployment(
         gateway: Gateway, update: dict[str, Any], code: ErrorCode) -> None:
     with pytest.raises(TckError) as refused:
         reference_target().deploy(CONFIG.model_copy(update=update), gateway)

@@ -25,7 +25,6 @@ from subagent_tck.spec import (
     Capability,
     Edition,
     ErrorCode,
-    StopReason,
     TckError,
     resolve_view,
 )
@@ -36,7 +35,7 @@ from ...core.gateway import call, text
 from ...core.protocol import DeploymentConfig, ModelReply, ModelRequest, PresetSpec, ToolSpec
 from ...core.target import Deployment
 from ...core.unsupported import Unsupported
-from ..check import CheckContext
+from ..check import TARGET_FAULTS, CheckContext
 from ._clauses import said
 from ._support import (
     composition,
@@ -378,51 +377,59 @@ def refuse(ctx: CheckContext, rule: str, channel: Channel, tools: Sequence[Tool]
     cfg, start = _config(ctx, placement, tools)
     if channel.kind is ChannelKind.LIVE:
         dep = ctx.deploy(cfg)
-        agent = dep.root().agent
-        before_view = observe_view(ctx, rule, dep, agent)
-        action: Any = lambda: dep.install_restriction(agent, raw)  # noqa: E731
+        refused(ctx, rule, dep, dep.root().agent, raw, offenders)
+        return
+    deployed = deploy_or_refusal(ctx, cfg)
+    if isinstance(deployed, TckError):
+        if deployed.code in TARGET_FAULTS:  # a broken connection is no refusal to judge
+            ctx.target_fault(rule, f"deploying {what}", deployed)
+        _judge_refusal(ctx, rule, deployed, what + " (refused with the deployment)", offenders)
+        return
+    dep, agent = deployed, deployed.root().agent
+    mark = ctx.gateway.script(marker("tf-refused"), text("done"), required=False)
+    if channel.kind is ChannelKind.CHILD:
+        request = start_request(agent, channel.provider, f"task {mark}", start)
+        action: Any = lambda: dep.start(request)  # noqa: E731
     else:
-        deployed = deploy_or_refusal(ctx, cfg)
-        if isinstance(deployed, TckError):
-            _judge_refusal(ctx, rule, deployed, what + " (refused with the deployment)",
-                           offenders)
-            return
-        dep, agent, before_view = deployed, deployed.root().agent, None
-        mark = ctx.gateway.script(marker("tf-refused"), text("done"), required=False)
-        if channel.kind is ChannelKind.CHILD:
-            request = start_request(agent, channel.provider, f"task {mark}", start)
-            action = lambda: dep.start(request)  # noqa: E731
-        else:
-            action = lambda: dep.run_turn(agent, f"task {mark}")  # noqa: E731
+        action = lambda: dep.run_turn(agent, f"task {mark}")  # noqa: E731
     before = snapshot(dep, ctx.gateway)
-    try:
-        result = action()
-    except TckError as exc:
-        _judge_refusal(ctx, rule, exc, what, offenders)
-    else:
-        stopped = getattr(result, "stopReason", None)
-        ctx.fail(rule, said(rule, f"{what} was accepted"
-                            + (f" (the run ended {stopped.value})"
-                               if isinstance(stopped, StopReason) else "")),
-                 "refused with INVALID_TOOL_FILTER", _plain(result))
-    if before_view is not None:
-        seen = observe_view(ctx, rule, dep, agent)
-        ctx.expect(rule, seen == before_view, said(rule, f"the refused {what} changed a view"),
-                   sorted(before_view), sorted(seen))
+    exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER, action, said(rule, what))
+    _lists(ctx, rule, exc, what, offenders)
     expect_unchanged(ctx, rule, before, dep, f"the refused {what}")
 
 
-def _plain(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    return dump(mode="json") if callable(dump) else value
+def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: object,
+            offenders: tuple[str, ...] = ()) -> None:
+    """``raw`` installed live on ``agent`` must be refused with INVALID_TOOL_FILTER listing
+    ``offenders``, nothing installed (the agent's view and the global view as they were) and
+    nothing else changed."""
+    views = {a: observe_view(ctx, rule, dep, a) for a in (agent, None)}
+    before = snapshot(dep, ctx.gateway)
+    exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER,
+                           lambda: dep.install_restriction(agent, raw),
+                           said(rule, f"installing the restriction {raw!r}"))
+    _lists(ctx, rule, exc, repr(raw), offenders)
+    after = {a: observe_view(ctx, rule, dep, a) for a in (agent, None)}
+    ctx.expect(rule, after == views, said(rule, f"the refused restriction {raw!r} changed a view"),
+               {str(k): sorted(v) for k, v in views.items()},
+               {str(k): sorted(v) for k, v in after.items()})
+    expect_unchanged(ctx, rule, before, dep, f"the refused restriction {raw!r}")
 
 
 def _judge_refusal(ctx: CheckContext, rule: str, exc: TckError, what: str,
                    offenders: tuple[str, ...]) -> None:
+    """A refusal already caught (the deployment's): its code, and the names it lists."""
     ctx.expect(rule, exc.code is ErrorCode.INVALID_TOOL_FILTER,
                said(rule, f"{what}: refused with {exc.code.value}"),
                ErrorCode.INVALID_TOOL_FILTER.value, exc.to_json())
-    missing = missing_names(exc, offenders) if offenders else []
+    _lists(ctx, rule, exc, what, offenders)
+
+
+def _lists(ctx: CheckContext, rule: str, exc: TckError | None, what: str,
+           offenders: tuple[str, ...]) -> None:
+    """A refusal names every offending entry (docs/rules.md#TF-08)."""
+    if exc is None or not offenders:
+        return
+    missing = missing_names(exc, offenders)
     ctx.expect(rule, not missing, said(rule, f"the error for {what} does not list {missing}"),
                list(offenders), exc.to_json())
-

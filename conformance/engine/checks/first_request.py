@@ -35,11 +35,10 @@ from ...core.protocol import (
 )
 from ...core.target import Deployment
 from ..check import CheckContext, check
-from ._framed import carries_framed, prompt_agrees
+from ._framed import carries_framed, composed_or_framed, prompt_agrees
 from ._support import (
     OUTPUT_SCHEMA,
     as_pairs,
-    composed_in,
     composition,
     config,
     deploy_or_refusal,
@@ -305,7 +304,8 @@ def _unpublished_setup(ctx: CheckContext, texts: Vocabulary) -> None:
         view = expected_view(outcome, texts.tools, cfg.mode)
         ctx.expect(
             "FR-02",
-            prompt is not None and composed_in(prompt, expected_prompt),
+            prompt is not None and composed_or_framed(ctx, prompt,
+                                                      expected_sections(cfg, outcome)),
             "at publication the child's prompt is already final",
             expected_prompt,
             published[0].data.get("snapshot"),

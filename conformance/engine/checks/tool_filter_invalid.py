@@ -13,11 +13,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode, validate_restriction
+from subagent_tck.spec import RUN_CODE, PresentationMode, validate_restriction
 from subagent_tck.spec.grammar import Tool
 
 from ...core.dialect import ChannelKind
-from ...core.target import Deployment
 from ..check import CheckContext, check
 from ._channels import (
     Placement,
@@ -27,12 +26,11 @@ from ._channels import (
     placements,
     put,
     refuse,
+    refused,
     used,
 )
-from ._channels import observe_view as observe
 from ._clauses import said
 from ._names import strangers, tool_names
-from ._support import expect_unchanged, missing_names, snapshot
 from .tool_filter import (
     ABC,
     AWKWARD,
@@ -46,26 +44,6 @@ from .tool_filter import (
 )
 
 # --- TF-07, TF-08: invalid restrictions ---------------------------------------------------
-
-
-def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: object,
-            offenders: tuple[str, ...] = ()) -> None:
-    """``raw`` must be refused with INVALID_TOOL_FILTER listing ``offending``, nothing
-    installed and nothing else changed."""
-    views = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    before = snapshot(dep, ctx.gateway)
-    exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER,
-                           lambda: dep.install_restriction(agent, raw),
-                           said(rule, f"installing the restriction {raw!r}"))
-    if exc is not None and offenders:
-        missing = missing_names(exc, offenders)
-        ctx.expect(rule, not missing, said(rule, f"the error for {raw!r} does not list {missing}"),
-                   list(offenders), exc.to_json())
-    after = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    ctx.expect(rule, after == views, said(rule, f"the refused restriction {raw!r} changed a view"),
-               {str(k): sorted(v) for k, v in views.items()},
-               {str(k): sorted(v) for k, v in after.items()})
-    expect_unchanged(ctx, rule, before, dep, f"the refused restriction {raw!r}")
 
 
 @check("TF-07", name="tool-filter-no-op-refused", per_provider=False)

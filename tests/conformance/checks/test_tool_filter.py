@@ -38,6 +38,11 @@ def test_views_are_compared_as_sets_so_a_reversed_order_conforms() -> None:
     assert_conforms("reversed_view_order", "TF")
 
 
+@pytest.mark.parametrize("name", ["permission_rules", "permission_rules_variants"])
+def test_permission_rules_in_a_declared_grammar_and_its_variants_conform(name: str) -> None:
+    assert_conforms(name, "TF")
+
+
 def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> None:
     from subagent_tck.conformance.engine.checks._support import missing_names
     from subagent_tck.spec import ErrorCode, TckError
