@@ -183,3 +183,33 @@ def test_a_claude_run_whose_output_is_no_result_object_ends_in_error(
     finally:
         deployment.close()
         proxy.close()
+
+
+def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain of nested children that never ends is one `claude -p` run: killed with its
+    group at SUBAGENT_TCK_CLAUDE_TIMEOUT, the start ends with TIMEOUT and no child it began
+    was published (docs/claude-code.md "Robustness")."""
+    from claude_code_adapter import run, target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
+    from subagent_tck.spec import ErrorCode, TckError
+
+    fake = tmp_path / "claude"
+    # each level starts the next and waits: a chain of processes that never ends
+    fake.write_text("#!/bin/sh\nsh -c 'sleep 60 & sh -c \"sleep 60\"' &\nsleep 60\n",
+                    encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
+                                             proxy, "d1", claude=_stand_in(fake))
+    try:
+        with pytest.raises(TckError) as refused:
+            deployment.start(StartRequest(parent="root", provider="agent", prompt="go"))
+        assert refused.value.code is ErrorCode.TIMEOUT
+        assert deployment.events() == [] and deployment.agents() == ["root"]
+        assert not list(deployment.agents_dir.glob("tck-child-*.md"))
+    finally:
+        deployment.close()
+        proxy.close()
