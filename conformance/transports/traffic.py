@@ -155,6 +155,9 @@ class TrafficDeployment(Refusals, Generic[R]):
         (self.dir / "home").mkdir()
         self._lock = threading.RLock()
         self.tools: list[ToolSpec] = list(config.tools)
+        #: every global tool the deployment ever had, by name (the last spec of a name): a
+        #: request may still carry one unregistered since, which is named back by it
+        self.known_tools: dict[str, ToolSpec] = {t.name: t for t in self.tools}
         self.mcp = McpServers(self.dir / "mcp", default_server(self.server, self.tools))
         self.mcp.write(self.tools)
         self.presets = {p.name: p for p in config.presets}
@@ -366,6 +369,7 @@ class TrafficDeployment(Refusals, Generic[R]):
             if any(t.name == tool.name for t in self.tools):
                 raise TckError(ErrorCode.DUPLICATE_TOOL, f"a global tool {tool.name!r} exists")
             self.tools.append(tool)
+            self.known_tools[tool.name] = tool
             changed = self._write_tools()
         self._relisted(changed)
 

@@ -154,16 +154,17 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         and name cleaned as its JavaScript cleans them (2.1.332's ``ur``/``Hn``:
         traffic_routes.js_name), the name in Unicode's NFKC form first (2.1.332 sends the
         tool ``ĳx`` as ``mcp__tck__ijx``, ``ﬁx`` as ``mcp__tck__fix``: seen on its wire)."""
-        tool = next((t for t in self.tools if t.name == name), None)
+        tool = self.known_tools.get(name)
         server = self.mcp.server_of(tool) if tool is not None else self.mcp.default
         return f"mcp__{js_name(server)}__{js_name(unicodedata.normalize('NFKC', name))}"
 
     def _kit_name(self, wire: str) -> str:
-        """The kit's name of a tool Claude Code names ``wire``: the one global tool of the
-        deployment with that wire name; else the longest server prefix cut (a tool no check
-        gave, or two kit names that meet in one wire name)."""
+        """The kit's name of a tool Claude Code names ``wire``: the one global tool the
+        deployment ever had with that wire name (one unregistered since included); else the
+        longest server prefix cut (a tool no check gave, or two kit names that meet in one wire
+        name)."""
         with self._lock:
-            back = unique_back({t.name: self._wire_name(t.name) for t in self.tools})
+            back = unique_back({name: self._wire_name(name) for name in self.known_tools})
         if wire in back:
             return back[wire]
         for server in sorted(self.mcp.names(), key=len, reverse=True):

@@ -85,7 +85,7 @@ class Route(TrafficRoute):
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
         super().__init__(gateway_url)
         self.driver = driver
-        self.tools = tools  # the kit's global tool names now (the deployment's registry)
+        self.tools = tools  # every global tool name the deployment ever had (known_tools)
         self.probed: ModelRequest | None = None
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
 

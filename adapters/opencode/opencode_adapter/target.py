@@ -186,7 +186,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._sessions: set[str] = set()  # opencode sessions of running turns
         self._root: str | None = None  # the root's opencode session (run-turn)
         self._depth_written: Any = UNSET  # subagent_depth as opencode.json holds it
-        route = Route(gateway_url, self._drive, lambda: [t.name for t in self.tools])
+        route = Route(gateway_url, self._drive, lambda: list(self.known_tools))
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
         self._write_config()
