@@ -207,10 +207,26 @@ class TrafficDeployment(Refusals, Generic[R]):
             (marker or agent_marker(agent)) + "\n"
         (self.agents_dir / f"{file}.md").write_text(text, encoding="utf-8")
 
-    def _write_link(self, file: str, link: Lineage, marker: str) -> None:
-        """A start's link: ``link``'s definition with a start marker instead of its agent's
-        (traffic_starts.py)."""
-        self._write_agent(file, link.persona, link.tool_filter, link.agent, marker)
+    def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
+                          written: list[str]) -> str:
+        """The definition start ``number``'s parent calls the tool with: a fresh one made from
+        the preset, its body marked with the new child's agent id (appended to ``written``)."""
+        file = f"tck-child-{number}"
+        self._write_agent(file, preset.persona if preset else None,
+                          preset.toolFilter if preset else None, agent)
+        written.append(file)
+        return file
+
+    def _link_definition(self, number: int, level: int, link: Lineage,
+                         written: list[str]) -> str:
+        """The definition standing for ``link`` at ``level`` of start ``number``: ``link``'s
+        own, written afresh with the level's start marker instead of its agent's
+        (traffic_starts.py; appended to ``written``)."""
+        file = f"tck-link-{number}-{level}"
+        self._write_agent(file, link.persona, link.tool_filter, link.agent,
+                          start_marker(token(number, level)))
+        written.append(file)
+        return file
 
     def _admits_tool(self, link: Lineage) -> bool:
         """Whether ``link``, as the adapter writes it, keeps the runtime's delegation tool (by
@@ -500,12 +516,12 @@ class TrafficDeployment(Refusals, Generic[R]):
             number = next(self._ids)
             parent = self.lineage.get(request.parent)
         links = parent.chain if parent is not None else ()
-        child = Lineage(f"child-{number}", f"tck-child-{number}", persona, tool_filter,
-                        len(links) + 1, request.parent, links)
-        self._write_agent(child.file, persona, tool_filter, child.agent)
-        link_files = tuple(f"tck-link-{number}-{level}" for level in range(1, len(links) + 1))
-        for level, (file, link) in enumerate(zip(link_files, links, strict=True), 1):
-            self._write_link(file, link, start_marker(token(number, level)))
+        written: list[str] = []  # the definitions this start wrote (its own to remove)
+        file = self._child_definition(number, preset, f"child-{number}", written)
+        child = Lineage(f"child-{number}", file, persona, tool_filter, len(links) + 1,
+                        request.parent, links)
+        link_files = tuple(self._link_definition(number, level, link, written)
+                           for level, link in enumerate(links, 1))
         descriptor: dict[str, Any] = {"provider": self.provider}
         if preset is not None:
             descriptor["preset"] = preset.name
@@ -527,7 +543,9 @@ class TrafficDeployment(Refusals, Generic[R]):
         finally:
             with self._lock:
                 self._pending.pop(child.agent, None)
-            for file in (*link_files, *(() if start.published else (child.file,))):
+            for file in written:  # the child's stays once it is published
+                if start.published and file == child.file:
+                    continue
                 (self.agents_dir / f"{file}.md").unlink(missing_ok=True)
         if not start.published:
             if start.reached:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
-from subagent_tck.conformance.transports.gateway_anthropic import find_marker
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_chat import (
     CHAT_PATH,
     chat_to_request,
@@ -82,9 +82,13 @@ def _error(status: int, message: str) -> Answer:
 class Route(TrafficRoute):
     """One deployment's side of the proxy."""
 
-    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
+    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
+                 attribute: Callable[[str], str] = lambda agent: agent) -> None:
         super().__init__(gateway_url)
         self.driver = driver
+        #: the kit agent a request marked AGENT is (a start's child runs from its preset's
+        #: definition, whose marker is the preset's: target.OpencodeDeployment._attribute)
+        self.attribute = attribute
         self.tools = tools  # every global tool name the deployment ever had (known_tools)
         self.probed: ModelRequest | None = None
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
@@ -121,6 +125,9 @@ class Route(TrafficRoute):
         to_kit(body, back)
         model_request = chat_to_request("", body)
         agent, system, _ = find_marker(model_request.system)
+        if agent is not None and (kit := self.attribute(agent)) != agent:
+            remark(body, agent, kit)  # the kit's gateway attributes by the marker it reads
+            agent = kit
         if agent is not None:
             self.record(agent, model_request.model_copy(update={"agent": agent,
                                                                 "system": system}))
@@ -135,6 +142,15 @@ class Route(TrafficRoute):
             self.tell(agent, names)
             return answer._replace(body=data)
         return answer
+
+
+def remark(body: dict[str, Any], agent: str, kit: str) -> None:
+    """Put ``kit``'s agent marker where ``agent``'s is, in place, in the system messages."""
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "system" and \
+                isinstance(message.get("content"), str):
+            message["content"] = message["content"].replace(agent_marker(agent),
+                                                            agent_marker(kit))
 
 
 def to_kit(body: dict[str, Any], back: dict[str, str]) -> None:

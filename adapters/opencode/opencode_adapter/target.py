@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
+    PresetSpec,
     TargetInfo,
     ToolResult,
     ToolSchema,
@@ -45,7 +46,7 @@ from subagent_tck.conformance.transports.traffic import (
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
-from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget, slug
 from subagent_tck.conformance.transports.traffic_starts import (
     UNSET,
     Lineage,
@@ -70,6 +71,10 @@ RELIST = 2.0
 #: ``invalid`` too (an allow list starts with ``"*": deny``), the call itself ends in an error
 #: saying the tool is unavailable (docs/opencode.md, "A call of a tool not offered").
 INVALID = "invalid"
+#: The definitions written with the deployment for a start that names no preset, and for a
+#: made-up ancestor of a created agent (task allowed, opencode's own rules).
+PLAIN = "tck-plain"
+FILLER = "tck-filler"
 UNAVAILABLE = "Model tried to call unavailable tool"
 
 
@@ -186,11 +191,17 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._sessions: set[str] = set()  # opencode sessions of running turns
         self._root: str | None = None  # the root's opencode session (run-turn)
         self._depth_written: Any = UNSET  # subagent_depth as opencode.json holds it
-        route = Route(gateway_url, self._drive, lambda: list(self.known_tools))
+        route = Route(gateway_url, self._drive, lambda: list(self.known_tools), self._attribute)
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
         self._write_config()
-        self._write_presets()  # a root turn may call task with one
+        self._write_presets()  # a root turn may call task with one; a start calls it with one
+        self._write_agent(PLAIN, None, None, PLAIN)  # a start that names no preset
+        self._write_agent(FILLER, None, {PROVIDER: "allow"}, FILLER)  # a made-up ancestor
+        self._preset_files = {p.name: f"tck-preset-{i}-{slug(p.name)}"
+                              for i, p in enumerate(config.presets)}
+        self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
+                                              for n, f in self._preset_files.items()}}
 
     def _write_config(self) -> None:
         """The project's opencode.json: the model provider on the adapter's endpoint, the kit's
@@ -236,13 +247,31 @@ class OpencodeDeployment(TrafficDeployment[Route]):
                 rules[_rule(name) if isinstance(name, str) else json.dumps(name)] = "deny"
         return rules
 
-    def _write_link(self, file: str, link: Lineage, marker: str) -> None:
-        """A link of a start: a made-up ancestor of a created agent may delegate (opencode
-        denies task to a subagent whose rules do not name it)."""
-        tool_filter = link.tool_filter
-        if link.filler:
-            tool_filter = {PROVIDER: "allow"}  # opencode's own rules: task allowed, no other
-        self._write_agent(file, link.persona, tool_filter, link.agent, marker)
+    def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
+                          written: list[str]) -> str:
+        """The preset's own definition (written when the deployment was: opencode reads its
+        agent files when its configuration is read, so a fresh file per start would cost a
+        reload of the whole configuration): its requests carry the preset's marker, which the
+        adapter's endpoint attributes to the start's child while the start runs
+        (:meth:`_attribute`)."""
+        return self._preset_files[preset.name] if preset is not None else PLAIN
+
+    def _link_definition(self, number: int, level: int, link: Lineage,
+                         written: list[str]) -> str:
+        """The definition the link's child was started with (a made-up ancestor of a created
+        agent: one that may delegate, opencode denying task to a subagent whose rules name
+        none); the link's task prompt carries its start marker, which the adapter's endpoint
+        reads in the user text (traffic_starts.Start.drive)."""
+        return FILLER if link.filler else link.file
+
+    def _attribute(self, agent: str) -> str:
+        """Who a request marked ``agent`` is: the child of the start that runs now with that
+        definition (a preset's or the plain one), else ``agent`` itself."""
+        with self._lock:
+            for start in self._pending.values():
+                if self._file_agents.get(start.child.file) == agent and not start.reached:
+                    return start.child.agent
+        return agent
 
     def _admits_tool(self, link: Lineage) -> bool:
         """opencode lets a subagent call task only where its rules allow it (its task tool
