@@ -122,6 +122,7 @@ ROOMS: dict[str, str] = {
     "traffic_starts": "transports",
     "traffic_refusals": "transports",
     "traffic_servers": "transports",
+    "traffic_delegation": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,
