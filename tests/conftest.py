@@ -36,8 +36,10 @@ RUNTIMES = (
     "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
     "tests/http/test_dsh_report.py",
     "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic
+    "tests/http/test_claude_code_nested.py",  # Claude Code: delegation from a child, its frame
     "tests/http/test_opencode_probe.py",  # opencode (npm): its traffic on the chat gateway
     "tests/http/test_opencode_adapter.py",  # opencode (npm): certified from its traffic
+    "tests/http/test_opencode_nested.py",  # opencode: delegation from a child, its frame
     "tests/promises/test_roster_javascript.py",
     "tests/promises/test_roster_dsh.py",
     "tests/promises/test_roster_claude_code.py",

@@ -124,6 +124,11 @@ ROOMS: dict[str, str] = {
     "openapi": "transports",
     "mcp_echo": "transports",
     "traffic": "transports",
+    "traffic_routes": "transports",
+    "traffic_starts": "transports",
+    "traffic_refusals": "transports",
+    "traffic_servers": "transports",
+    "traffic_delegation": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

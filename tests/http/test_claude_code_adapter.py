@@ -4,8 +4,9 @@ traffic through adapters/claude-code with its baseline (docs/claude-code.md).
 One ``subagent-tck certify`` run against ``cmd:python adapters/claude-code/server.py`` in the
 ``preset-composition`` edition with ``adapters/claude-code/baseline.toml`` must exit 0: every
 rule passes, is not applicable, or is a listed Claude Code divergence (``expected-fail``), and
-each baseline entry is needed (its rule fails in that run). Without the baseline the same
-command fails, on exactly the listed rules.
+each baseline entry is needed (its rule fails in that run), so that without the baseline the
+same command fails on exactly the listed rules; no more rules are not applicable than
+docs/claude-code.md says.
 
 Claude Code is installed here when it is not yet (``npm ci`` in adapters/claude-code, under a
 lock so parallel runs install once). That needs the npm registry: when it cannot be reached the
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from npm_install import ensure_installed
 
@@ -31,8 +33,11 @@ from subagent_tck.conformance.core.baseline import load_baseline
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "claude-code"
 INSTALLED = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
-TIMEOUT = 1800
+TIMEOUT = 3000
 BASELINE = "adapters/claude-code/baseline.toml"
+#: How many rules the certificate of the pinned Claude Code may find not applicable
+#: (docs/claude-code.md "Which rules the model traffic can show").
+NOT_APPLICABLE = 28
 
 
 def _npm_ci() -> None:
@@ -48,8 +53,9 @@ def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProc
     command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
                "--target", f"cmd:{sys.executable} adapters/claude-code/server.py",
                "--edition", "preset-composition", "--seed", "0",
-               # a check makes up to a dozen `claude -p` runs of 1 to 3 s each
-               "--timeout", "180", "--deadline", "1500",
+               # a check makes dozens of `claude -p` runs of 1 to 3 s each (more beside other
+               # work: docs/claude-code.md)
+               "--timeout", "600", "--deadline", "2400",
                *(["--baseline", BASELINE] if baseline else []),
                "--format", "json", "--output", str(output)]
     started = time.monotonic()
@@ -59,7 +65,21 @@ def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProc
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
     print(f"certify of Claude Code took {time.monotonic() - started:.1f} s")  # the figure
+    assert not _left_running(), f"left running after certify: {_left_running()}"
     return result
+
+
+def _left_running() -> list[str]:
+    """The ``claude`` processes of this checkout's install, and the kit's MCP servers of its
+    deployments, still running (the adapter kills each run's process group; nothing of a
+    chain of nested children may outlive its run)."""
+    mine = str(ADAPTER / "node_modules")
+    left = []
+    for process in psutil.process_iter(["cmdline"]):
+        command = " ".join(process.info["cmdline"] or [])
+        if mine in command or ("mcp_echo" in command and "tck-claude-" in command):
+            left.append(f"{process.pid}: {command[:200]}")
+    return left
 
 
 def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:
@@ -71,8 +91,12 @@ def _tail(result: subprocess.CompletedProcess[str]) -> str:
     return "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
 
 
-def test_claude_code_certifies_with_its_baseline_and_every_entry_is_needed(
+def test_claude_code_certifies_with_its_baseline_and_fails_without_it_on_exactly_its_entries(
         tmp_path: Path) -> None:
+    """One run with the baseline (a certify of Claude Code is several minutes: it is not run
+    twice): it exits 0, every outcome is a pass, not applicable or a listed divergence, and
+    every entry is needed. The baseline only relabels the failures it lists, so the same run
+    without it would fail (exit 1) on exactly those rules and no other."""
     output = tmp_path / "claude-code.json"
     result = _certify(output)
     assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n" \
@@ -84,19 +108,10 @@ def test_claude_code_certifies_with_its_baseline_and_every_entry_is_needed(
     assert result.returncode == 0, f"certify exited {result.returncode}:\n{_tail(result)}"
     listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries}
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
-    assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
-
-
-def test_without_its_baseline_claude_code_fails_on_exactly_the_listed_rules(
-        tmp_path: Path) -> None:
-    output = tmp_path / "claude-code.json"
-    result = _certify(output, baseline=False)
-    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n" \
-        f"{_tail(result)}"
-    cells = _cells(json.loads(output.read_text(encoding="utf-8")))
-    failing = {rule for (rule, _), outcome in cells.items()
-               if outcome not in ("pass", "not-applicable")}
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries}
-    assert result.returncode == 1, f"certify exited {result.returncode}:\n{_tail(result)}"
-    assert failing == listed, (f"failing but not listed: {sorted(failing - listed)}; listed "
-                               f"but passing: {sorted(listed - failing)}")
+    assert listed == expected, (f"baseline entries whose rule did not fail: {listed - expected};"
+                                f" failing rules it does not list: {expected - listed}")
+    not_applicable = {rule for (rule, _), outcome in cells.items()
+                      if outcome == "not-applicable"}
+    assert len(not_applicable) <= NOT_APPLICABLE, (
+        f"{len(not_applicable)} rules not applicable, at most {NOT_APPLICABLE} expected "
+        f"(docs/claude-code.md): {sorted(not_applicable)}")

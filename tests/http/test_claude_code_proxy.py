@@ -111,6 +111,13 @@ def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_4
         proxy.close()
 
 
+def _stand_in(script: Path) -> Any:
+    """A stand-in for ``claude`` as the adapter runs an installed version (install.py)."""
+    from claude_code_adapter.install import Install
+
+    return Install(script.parent, "2.1.332", (str(script),))
+
+
 def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_started(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
@@ -127,11 +134,12 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
     fake = tmp_path / "claude"
     fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
     fake.chmod(0o755)
-    monkeypatch.setattr(target, "CLAUDE", fake)
-    monkeypatch.setattr(target, "RUN_TIMEOUT", 1.0)
+    from claude_code_adapter import run
+
+    monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
     proxy = Proxy()
     deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1")
+                                             proxy, "d1", claude=_stand_in(fake))
     try:
         started = time.monotonic()
         with pytest.raises(TckError) as refused:
@@ -164,15 +172,44 @@ def test_a_claude_run_whose_output_is_no_result_object_ends_in_error(
     fake = tmp_path / "claude"
     fake.write_text(f"#!/bin/sh\nprintf '%s' '{stdout}'\necho oops >&2\n", encoding="utf-8")
     fake.chmod(0o755)
-    monkeypatch.setattr(target, "CLAUDE", fake)
     proxy = Proxy()
     deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1")
+                                             proxy, "d1", claude=_stand_in(fake))
     try:
         result = deployment.run_turn("root", "hello")
         assert (result.stopReason.value, result.output) == ("error", "oops\n")
         assert [(e.kind, e.data) for e in deployment.events()] == [
             ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
+    finally:
+        deployment.close()
+        proxy.close()
+
+
+def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain of nested children that never ends is one `claude -p` run: killed with its
+    group at SUBAGENT_TCK_CLAUDE_TIMEOUT, the start ends with TIMEOUT and no child it began
+    was published (docs/claude-code.md "Robustness")."""
+    from claude_code_adapter import run, target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
+    from subagent_tck.spec import ErrorCode, TckError
+
+    fake = tmp_path / "claude"
+    # each level starts the next and waits: a chain of processes that never ends
+    fake.write_text("#!/bin/sh\nsh -c 'sleep 60 & sh -c \"sleep 60\"' &\nsleep 60\n",
+                    encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
+                                             proxy, "d1", claude=_stand_in(fake))
+    try:
+        with pytest.raises(TckError) as refused:
+            deployment.start(StartRequest(parent="root", provider="agent", prompt="go"))
+        assert refused.value.code is ErrorCode.TIMEOUT
+        assert deployment.events() == [] and deployment.agents() == ["root"]
+        assert not list(deployment.agents_dir.glob("tck-child-*.md"))
     finally:
         deployment.close()
         proxy.close()

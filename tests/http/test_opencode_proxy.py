@@ -428,3 +428,19 @@ def test_a_history_with_tool_calls_that_are_no_list_is_left_as_it_is() -> None:
                                          {"role": "user", "content": "hi"}]}
     to_kit(body, {"tck_a": "a"})
     assert body["messages"][0]["tool_calls"] == 5
+
+
+def test_a_request_from_a_presets_definition_is_attributed_to_the_start_that_runs_it(
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
+    """A start's child runs from its preset's definition (no fresh file, no reload of
+    opencode's configuration): its marker is the preset's, and the endpoint puts the start's
+    child's marker in its place, so the kit's gateway attributes the request to the child."""
+    gateway, url = kit
+    route = Route(url, no_driver, tools=lambda: ["echo"],
+                  attribute=lambda agent: "child-1" if agent == "preset:P" else agent)
+    base = proxy.mount("d1", route)
+    system = "persona" + agent_marker("preset:P") + "\nYou are powered by ..."
+    httpx.post(f"{base}/chat/completions", json=chat(system, "go", ["tck_echo"], False))
+    [request] = gateway.requests("child-1")
+    assert request.system == find_marker(system)[1]
+    assert set(route.last) == {"child-1"}

@@ -182,13 +182,14 @@ def test_a_missing_directory_is_refused_with_the_option_named(tmp_path: Path) ->
     assert "--agents-dir" in refused.value.message and "is not a directory" in refused.value.message
 
 
-def test_the_server_takes_agents_dir_in_either_spelling_and_passes_the_rest_on(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("option", "env"), [("--agents-dir", agents_dir.ENV),
+                                             ("--claude-code", "SUBAGENT_TCK_CLAUDE_CODE")])
+def test_the_server_takes_its_own_options_in_either_spelling_and_passes_the_rest_on(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, option: str, env: str) -> None:
     server = _load(ADAPTER / "server.py", "claude_code_server")
-    for argv in (["--agents-dir", str(tmp_path), "--port", "0"],
-                 [f"--agents-dir={tmp_path}", "--port", "0"]):
-        monkeypatch.delenv(agents_dir.ENV, raising=False)
-        assert server._agents_dir(argv) == ["--port", "0"]
-        assert Path(__import__("os").environ[agents_dir.ENV]) == tmp_path.resolve()
-    with pytest.raises(SystemExit, match="--agents-dir needs a directory"):
-        server._agents_dir(["--agents-dir"])
+    for argv in ([option, str(tmp_path), "--port", "0"], [f"{option}={tmp_path}", "--port", "0"]):
+        monkeypatch.delenv(env, raising=False)
+        assert server._own_options(argv) == ["--port", "0"]
+        assert Path(__import__("os").environ[env]) == tmp_path.resolve()
+    with pytest.raises(SystemExit, match=f"{option} needs "):
+        server._own_options([option])

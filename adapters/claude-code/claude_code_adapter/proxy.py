@@ -20,14 +20,14 @@ from typing import Any
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports import gateway_anthropic as anthropic
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
 PREFIX = "mcp__tck__"
 #: Claude Code's own tools whose calls keep their name even in a request that does not offer
-#: them: a forged delegation from a child is a call of ``Agent`` itself
-#: (docs/promises.md#claude-code).
+#: them: a forged delegation from a child is a call of the delegation tool itself
+#: (docs/promises.md#claude-code); ``Task`` before 2.1.63, ``Agent`` since (install.py).
 BUILTINS = frozenset({"Agent"})
 
 #: A start driver's answer: (the request, its token) -> the reply.
@@ -37,9 +37,17 @@ Driver = Callable[[ModelRequest, str, dict[str, Any]], ModelReply]
 class Route(TrafficRoute):
     """One deployment's side of the proxy."""
 
-    def __init__(self, gateway_url: str, driver: Driver) -> None:
+    def __init__(self, gateway_url: str, driver: Driver,
+                 builtins: frozenset[str] | set[str] = BUILTINS,
+                 kit: Callable[[str], str] | None = None,
+                 wire: Callable[[str], str] | None = None) -> None:
         super().__init__(gateway_url)
         self.driver = driver
+        self.builtins = frozenset(builtins)
+        #: a tool's name as Claude Code sends it -> the kit's, and back (the deployment's
+        #: servers: mcp__SERVER__NAME); by default the one server tck
+        self.kit = kit or kit_name
+        self.wire = wire or (lambda name: PREFIX + name)
         self.requests = 0
 
     def forward(self, request: Request, rest: str) -> Answer:
@@ -57,21 +65,21 @@ class Route(TrafficRoute):
             if token is not None and not rest.startswith("/v1/messages/count_tokens"):
                 reply = self.driver(model_request, token.group(1), body)
                 return anthropic.answer(reply, body)
-            plain = to_kit(body) | BUILTINS
+            plain = to_kit(body, self.kit) | self.builtins
             data = json.dumps(body).encode("utf-8")
             agent, system, _ = anthropic.find_marker(model_request.system)
             if agent is not None and not rest.startswith("/v1/messages/count_tokens"):
                 seen = anthropic.messages_to_request(agent, body)
                 with self.lock:
-                    self.last[agent] = seen.model_copy(update={"system": system})
                     self.requests += 1
+                self.record(agent, seen.model_copy(update={"system": system}))
         try:
             answer = self.post(rest, data)
         except OSError as exc:
             return anthropic.no_retry(anthropic.error(
                 502, f"the kit's model gateway is unreachable: {exc}", "api_error"))
         if answer.status == 200 and model_request is not None:
-            data, names = to_claude(answer.body, answer.content_type, plain)
+            data, names = to_claude(answer.body, answer.content_type, plain, self.wire)
             self.tell(agent, names)
             return answer._replace(body=data)
         return answer
@@ -81,36 +89,39 @@ def kit_name(name: str) -> str:
     return name[len(PREFIX):] if name.startswith(PREFIX) else name
 
 
-def to_kit(body: Any) -> set[str]:
-    """Rename, in place, the kit's tools as Claude Code names them (``mcp__tck__NAME``) back to
-    the kit's names, in the tools and in the history's tool calls; returns the names offered
-    without the prefix (Claude Code's built-ins, such as Agent)."""
+def to_kit(body: Any, kit: Callable[[str], str] = kit_name) -> set[str]:
+    """Rename, in place, the kit's tools as Claude Code names them (``mcp__SERVER__NAME``,
+    ``kit`` tells the kit's name) back to the kit's names, in the tools and in the history's
+    tool calls; returns the names offered that are no MCP tool's (Claude Code's built-ins, such
+    as Agent)."""
     plain: set[str] = set()
     for tool in body.get("tools") or []:
         if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-            if not tool["name"].startswith(PREFIX):
+            if not tool["name"].startswith("mcp__"):
                 plain.add(tool["name"])
-            tool["name"] = kit_name(tool["name"])
+            tool["name"] = kit(tool["name"])
     for message in body.get("messages") or []:
         content = message.get("content") if isinstance(message, dict) else None
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_use" \
                     and isinstance(block.get("name"), str):
-                block["name"] = kit_name(block["name"])
+                block["name"] = kit(block["name"])
     return plain
 
 
-def to_claude(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[str]]:
+def to_claude(data: bytes, kind: str, plain: set[str],
+              wire: Callable[[str], str] = lambda name: PREFIX + name
+              ) -> tuple[bytes, list[str]]:
     """The kit's answer with every tool call named as Claude Code names the kit's tools
-    (``mcp__tck__NAME``), but for the built-ins the request offered under their own names;
-    and the kit names of the calls."""
+    (``wire``: ``mcp__SERVER__NAME``), but for the built-ins the request offered under their
+    own names; and the kit names of the calls."""
     names: list[str] = []
 
     def rename(block: dict[str, Any]) -> None:
         if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
             names.append(block["name"])
             if block["name"] not in plain:
-                block["name"] = PREFIX + block["name"]
+                block["name"] = wire(block["name"])
 
     if kind.startswith("text/event-stream"):
         events = []

@@ -2,17 +2,25 @@
 ``claude -p`` (docs/claude-code.md, "How the adapter maps the kit's concepts").
 
 - the deployment persona is the root's system prompt (``--system-prompt``); the kit's global
-  tools are served by the deployment's MCP server ``tck`` (the kit's ``mcp_echo``,
-  subagent_tck.conformance.transports.mcp_echo), so the model sees them as ``mcp__tck__NAME``; a
-  tool registered or unregistered while a ``claude`` runs is announced to it (MCP's
-  ``notifications/tools/list_changed``) and the adapter waits, briefly, until it has re-listed;
-  the root's built-in tools are only ``Agent`` (``--tools Agent``);
+  tools are served by the deployment's MCP servers (the kit's ``mcp_echo``, one per server a
+  tool names, ``tck`` for the others: conformance/transports/traffic_servers.py), so the model
+  sees them as ``mcp__SERVER__NAME``; a tool registered or unregistered while a ``claude`` runs
+  is announced to it (MCP's ``notifications/tools/list_changed``) and the adapter waits,
+  briefly, until it has re-listed; the root's built-in tools are only the delegation tool
+  (``--tools Agent``, ``Task`` before 2.1.63);
 - a preset is a project agent ``.claude/agents/NAME.md``: body = persona, ``tools`` = allow,
-  ``disallowedTools`` = deny (kit tool names written as Claude Code names them);
+  ``disallowedTools`` = deny (kit tool names written as Claude Code names them, any other entry
+  as the kit wrote it: a server-level ``mcp__SERVER``, ``Agent(type)``, a misspelling);
 - the kit's ``start`` is a ``claude -p`` whose parent (answered by the adapter, proxy.py) calls
-  ``Agent`` with a fresh agent definition made from the preset; the child's requests go to the
-  kit's gateway, attributed by the marker planted in its body; what an agent sees is its last
-  request; a ``run-turn`` of the root is a ``claude -p`` whose every request the kit answers.
+  the delegation tool with a fresh agent definition made from the preset; a start from a child
+  runs the child's ancestors as links the adapter plays (conformance/transports/
+  traffic_starts.py); the child's requests go to the kit's gateway, attributed by the marker
+  planted in its body; what an agent sees is its last request; a ``run-turn`` of the root is a
+  ``claude -p`` whose every request the kit answers;
+- the root started from a preset (``DeploymentConfig.rootPreset``) is ``--agent NAME``; the
+  deployment's permission rules (``DeploymentConfig.permissions``) are the project's
+  ``permissions.deny`` (``.claude/settings.json``); both are restriction channels the adapter
+  declares (dialect.py).
 
 Operations Claude Code has no counterpart for are answered ``UNSUPPORTED_OPERATION`` (the
 driver API's "this runtime cannot express that operation",
@@ -24,67 +32,76 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
-from pathlib import Path
-from typing import Any
+import unicodedata
+from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolResult, ToolSchema
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    TargetInfo,
+    ToolResult,
+    ToolSchema,
+)
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    Reasons,
     TrafficDeployment,
-    TrafficTarget,
+    deny_lists,
+    root_preset,
 )
-from subagent_tck.spec import ErrorCode, StopReason, TckError
+from subagent_tck.conformance.transports.traffic_refusals import Reasons
+from subagent_tck.conformance.transports.traffic_routes import (
+    TrafficTarget,
+    js_name,
+    unique_back,
+)
+from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
+from subagent_tck.spec import ErrorCode, StopReason
 
-from . import agents_dir
+from . import agents_dir, dialect, install, run
 from .proxy import Proxy, Route
 
-HERE = Path(__file__).resolve().parent
-ADAPTER = HERE.parent
-CLAUDE = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
-VERSION = "2.1.197"
 PROVIDER = "agent"  # Claude Code's Agent tool with a project agent (docs/claude-code.md)
-SERVER = "tck"  # the MCP server's name: its tools are mcp__tck__NAME
-RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_CLAUDE_TIMEOUT", "60"))
 #: How long a tool change waits for a running ``claude`` to re-list its MCP tools, in seconds.
 RELIST_TIMEOUT = 2.0
-
-
-def wire_name(tool: str) -> str:
-    """The name Claude Code gives the kit's global tool ``tool`` (served by MCP server tck)."""
-    return f"mcp__{SERVER}__{tool}"
+#: From this version CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH is read (run.SETTING).
+SETTING_SINCE = (2, 1, 217)
+#: How Claude Code words its refusal for the depth cap (its Agent tool's call, 2.1.181 on).
+DEPTH_WORDS = ("Subagent nesting limit reached",)
+#: How Claude Code 2.1.332 words its refusal of a definition whose tools resolve to nothing
+#: (an entry it does not know, no other left): the adapter's INVALID_TOOL_FILTER.
+FILTER_WORDS = ("would be spawned with zero tools",)
+#: The definition the root is started from when the deployment names a rootPreset.
+ROOT_FILE = "tck-root"
 
 
 class ClaudeCodeTarget(TrafficTarget[Proxy]):
     runtime = "Claude Code"
     folder = "claude-code"
-    version = VERSION
     provider = PROVIDER
 
     def __init__(self) -> None:
-        if not CLAUDE.is_file():
-            raise TckError(ErrorCode.USAGE, f"{CLAUDE} is missing: run `cd adapters/claude-code "
-                           "&& npm ci`")
+        self.install = install.find()
+        self.version = self.install.version
+        self.depth_limit = self.install.release >= SETTING_SINCE
         super().__init__(Proxy)
         directory = os.environ.get(agents_dir.ENV)  # the user's definitions (agents_dir.py)
         self._definitions = agents_dir.load(directory) if directory else []
 
+    def info(self) -> TargetInfo:
+        return dialect.declared(super().info(), self.install)
+
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> ClaudeCodeDeployment:
         base, proxy, name = self._endpoint(gateway)
-        return ClaudeCodeDeployment(config, base, proxy, name, self._definitions)
+        return ClaudeCodeDeployment(config, base, proxy, name, self._definitions, self.install)
 
 
 class ClaudeCodeDeployment(TrafficDeployment[Route]):
     runtime = "Claude Code"
     page = "docs/claude-code.md#operations"
     provider = PROVIDER
-    tool = "Agent"
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"
@@ -98,94 +115,180 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         register_tool="an agent's tools are the MCP servers and built-ins its definition names",
         install_restriction="an agent's tools are fixed by its definition (tools, "
                             "disallowedTools) when it starts",
-        start=("delegation from a subagent", "the Agent tool is offered to the top-level "
-               "session only"),
+        start=("delegation from a subagent in this version", "before 2.1.172 the delegation "
+               "tool is offered to the top-level session only"),
         run_turn="the parent continues it with SendMessage",
-        set_host_depth=("depth setting", "a subagent cannot start subagents"))
+        set_host_depth=("depth setting in this version", "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH "
+                        "is read from 2.1.217 on"))
+    refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
+        ErrorCode.DEPTH_EXCEEDED: DEPTH_WORDS, ErrorCode.INVALID_TOOL_FILTER: FILTER_WORDS}
 
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy,
-                 name: str, definitions: list[agents_dir.Definition] | None = None) -> None:
+                 name: str, definitions: list[agents_dir.Definition] | None = None,
+                 claude: install.Install | None = None) -> None:
+        self.claude = claude or install.find()
+        self.tool = self.claude.tool
+        self.nesting = self.claude.nesting
+        self.depth_limit = self.claude.release >= SETTING_SINCE
+        self._root_preset = root_preset(config)  # each refused before anything is made
+        denied = deny_lists(config.permissions, self.runtime)
         super().__init__(config)
-        command = self.mcp.command()
         self._mcp_config = self.dir / "mcp.json"
-        self._mcp_config.write_text(json.dumps({"mcpServers": {SERVER: {
-            "type": "stdio", "command": command[0], "args": command[1:]}}}), encoding="utf-8")
         self._running: set[subprocess.Popen[bytes]] = set()
         self._mount(proxy, name, Route(gateway_url, lambda request, token, body:
-                                       self._drive(request, token)))
+                                       self._drive(request, token), {self.tool},
+                                       kit=self._kit_name, wire=self._wire_name))
         self._write_presets()  # a root turn may call Agent with one
+        if self._root_preset is not None:
+            self._write_agent(ROOT_FILE, self._root_preset.persona,
+                              self._root_preset.toolFilter, ROOT)
+        if config.permissions is not None:
+            self._write_permissions(denied)
         self.definitions = list(definitions or ())  # the user's own, as they wrote them
         agents_dir.install(self.definitions, self.agents_dir)
 
-    # --- files ---------------------------------------------------------------------------
+    # --- names and files -------------------------------------------------------------------
 
-    def _listening(self) -> bool:
-        return bool(self._running)  # a running ``claude`` re-lists on list_changed
+    def _wire_name(self, name: str) -> str:
+        """How Claude Code names the kit's global tool ``name``: ``mcp__SERVER__NAME``, server
+        and name cleaned as its JavaScript cleans them (2.1.332's ``ur``/``Hn``:
+        traffic_routes.js_name), the name in Unicode's NFKC form first (2.1.332 sends the
+        tool ``ĳx`` as ``mcp__tck__ijx``, ``ﬁx`` as ``mcp__tck__fix``: seen on its wire)."""
+        tool = self.known_tools.get(name)
+        server = self.mcp.server_of(tool) if tool is not None else self.mcp.default
+        return f"mcp__{js_name(server)}__{js_name(unicodedata.normalize('NFKC', name))}"
 
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+    def _kit_name(self, wire: str) -> str:
+        """The kit's name of a tool Claude Code names ``wire``: the one global tool the
+        deployment ever had with that wire name (one unregistered since included); else the
+        longest server prefix cut (a tool no check gave, or two kit names that meet in one wire
+        name)."""
+        with self._lock:
+            back = unique_back({name: self._wire_name(name) for name in self.known_tools})
+        if wire in back:
+            return back[wire]
+        for server in sorted(self.mcp.names(), key=len, reverse=True):
+            prefix = f"mcp__{js_name(server)}__"
+            if wire.startswith(prefix):
+                return wire[len(prefix):]
+        return wire
+
+    def _entries(self, value: Any) -> Any:
+        """A filter list as Claude Code reads it: the name of a global tool of the deployment
+        as Claude Code names that tool; an entry of a declared form on a server of the
+        deployment (``mcp__SERVER``, ``mcp__SERVER__*``, ``mcp__SERVER__TOOL``) with the server
+        and tool parts named as Claude Code names them; any other entry as the kit wrote it
+        (the delegation tool, ``Agent(type)``, ``mcp__*``, a name no tool has:
+        docs/driver-api.md#dialect)."""
+        if not isinstance(value, list):
+            return value
+        names = {t.name for t in self.tools}
+        return [self._wire_name(v) if v in names else self._spelled(v)
+                if isinstance(v, str) else v for v in value]
+
+    def _spelled(self, entry: str) -> str:
+        for server in sorted(self.mcp.names(), key=len, reverse=True):
+            prefix = f"mcp__{server}"
+            if entry == prefix:
+                return f"mcp__{js_name(server)}"
+            if entry.startswith(prefix + "__"):
+                rest = entry[len(prefix) + 2:]
+                tool = rest if rest == "*" else js_name(unicodedata.normalize("NFKC", rest))
+                return f"mcp__{js_name(server)}__{tool}"
+        return entry
+
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
         front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
         if isinstance(tool_filter, dict):
             for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
                 if key in tool_filter:
-                    front.append(f"{field}: {json.dumps(_names(tool_filter[key]))}")
-        self._write_definition(file, front, persona, agent)
+                    front.append(f"{field}: {json.dumps(self._entries(tool_filter[key]))}")
+        self._write_definition(file, front, persona, agent, marker)
+
+    def _write_permissions(self, lists: list[Any]) -> None:
+        """The deployment's permission rules as the project's ``permissions.deny``
+        (``.claude/settings.json``): every deny list's entries, spelled as Claude Code names
+        the tools. Claude Code's allow rules approve calls without asking; they hide nothing,
+        so the channel carries deny lists only (dialect.py)."""
+        deny: list[Any] = []
+        for entries in lists:
+            spelled = self._entries(entries)
+            deny += spelled if isinstance(spelled, list) else [spelled]
+        settings = self.project / ".claude" / "settings.json"
+        settings.write_text(json.dumps({"permissions": {"deny": deny}}), encoding="utf-8")
+
+    def _listening(self) -> bool:
+        return bool(self._running)  # a running ``claude`` re-lists on list_changed
+
+    def _own_name(self, name: str) -> bool:
+        return name == self.tool or name.startswith(self.tool + "(")
+
+    def _names_tool(self, names: list[Any]) -> bool:
+        return any(isinstance(n, str) and self._own_name(n) for n in names)
 
     def _named(self) -> list[str]:
         return super()._named() + [d.agent for d in self.definitions]
 
     def _own_tools(self) -> list[ToolSchema]:
-        """Agent (its schema as the last run showed; before one, any object)."""
-        return [ToolSchema(name="Agent", parameters={"type": "object"})]
+        """The delegation tool (its schema as the last run showed; before one, any object)."""
+        return [ToolSchema(name=self.tool, parameters={"type": "object"})]
 
     # --- running claude ----------------------------------------------------------------
 
     def _system(self, agent: str, extra: str = "") -> str:
-        persona = self.config.persona or ""
-        return (persona + "\n" if persona else "") + agent_marker(agent) + extra
+        """The root's ``--system-prompt``: the deployment's prompt as its user writes it, the
+        persona (as written: Claude Code has no templates) and each section's text, joined by a
+        blank line; the agent marker (or a start's, ``extra``) right after it."""
+        texts = [self.config.persona or "", *(s.text for s in self.config.sections)]
+        return "\n\n".join(t for t in texts if t) + agent_marker(agent) + extra
 
-    def _claude(self, prompt: str, system: str) -> subprocess.CompletedProcess[bytes]:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.dir / "home"),
-               "ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": "sk-subagent-tck-offline",
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-               "CLAUDE_CODE_MAX_RETRIES": "0", "NO_PROXY": "127.0.0.1,localhost"}
-        if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds claude
-            env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
-        command = [str(CLAUDE), "-p", prompt, "--system-prompt", system, "--tools", "Agent",
-                   "--mcp-config", str(self._mcp_config), "--strict-mcp-config",
-                   "--allowedTools", f"mcp__{SERVER}", "--permission-mode", "acceptEdits",
-                   "--setting-sources", "project", "--output-format", "json"]
-        # its own process group (killed whole on a timeout), still in the adapter's session
-        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
-                                 else {"preexec_fn": os.setpgrp})
-        process = subprocess.Popen(command, cwd=self.project, env=env,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, **group)
+    def _claude(self, spec: run.Run) -> subprocess.CompletedProcess[bytes]:
+        """One ``claude -p`` run (run.py)."""
+        with self._lock:
+            self._mcp_config.write_text(run.mcp_config(self.mcp.commands()), encoding="utf-8")
+            servers = [js_name(server) for server in self.mcp.names()]
+        argv = run.command(self.claude, spec, self._mcp_config, servers)
+        setting = spec.setting if self.depth_limit else None
+        process = run.start(argv, self.project, run.environment(self.dir / "home", self.url,
+                                                                 setting))
         with self._lock:
             self._running.add(process)
-        try:
-            out, err = process.communicate(timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self._kill(process)
-            out, err = process.communicate()
-            raise TckError(ErrorCode.TIMEOUT, f"claude -p did not finish within "
-                           f"{RUN_TIMEOUT:g} s (SUBAGENT_TCK_CLAUDE_TIMEOUT): "
-                           f"{err.decode('utf-8', 'replace')[-500:]}") from None
-        finally:
+
+        def done() -> None:
             with self._lock:
                 self._running.discard(process)
-        return subprocess.CompletedProcess(command, process.returncode, out, err)
 
-    @staticmethod
-    def _kill(process: subprocess.Popen[bytes]) -> None:
+        return run.wait(process, argv, done)
+
+    def _setting(self, value: Any) -> str | None:
+        return None if value is UNSET else run.setting_text(value)
+
+    def _root_run(self, prompt: str, setting: Any, start: Start | None = None) -> run.Run:
+        """A run of the root (or of ``start``'s top-level session, its start marker in place of
+        the root's): as the root preset's agent (``--agent``), or with the deployment persona as
+        its system prompt."""
+        marker = None if start is None else start_marker(token(start.number, 0))
+        if self._root_preset is None:
+            extra = "" if marker is None else marker
+            return run.Run(prompt, system=self._system(ROOT, extra),
+                           setting=self._setting(setting))
+        file = ROOT_FILE
+        if start is not None:
+            file = f"{ROOT_FILE}-s{start.number}"
+            self._write_agent(file, self._root_preset.persona, self._root_preset.toolFilter,
+                              ROOT, marker)
+        return run.Run(prompt, agent=file, setting=self._setting(setting))
+
+    def _run_start(self, start: Start) -> Outcome:
+        child = start.child.agent
+        spec = self._root_run(f"start {child}", start.setting, start)
         try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
-
-    def _run_start(self, child: str, token: str) -> Outcome:
-        done = self._claude(f"start {child}", self._system(ROOT, f"\n[subagent-tck "
-                                                                  f"start={token}]"))
-        result = self._starts[token].get("result")
+            done = self._claude(spec)
+        finally:
+            if spec.agent not in (None, ROOT_FILE):
+                (self.agents_dir / f"{spec.agent}.md").unlink(missing_ok=True)
+        result = start.result
         if result is None:
             output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
                 done.stdout.decode("utf-8", "replace")[-500:]
@@ -206,7 +309,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
                 for m in seen.messages if m.role == "tool"]
 
     def _run_root(self, prompt: str) -> Outcome:
-        done = self._claude(prompt, self._system(ROOT))
+        done = self._claude(self._root_run(prompt, self.host_depth))
         try:
             answer = json.loads(done.stdout)
         except ValueError:
@@ -221,18 +324,11 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         with self._lock:
             running = list(self._running)
         for process in running:
-            self._kill(process)
+            run.kill(process)
 
     def close(self) -> None:
         self.abort_turn(ROOT)
         super().close()
-
-
-def _names(value: Any) -> Any:
-    """A filter list as Claude Code names the tools: the kit's names are its MCP tools."""
-    if isinstance(value, list):
-        return [wire_name(v) if isinstance(v, str) else v for v in value]
-    return value
 
 
 def make_target() -> ClaudeCodeTarget:

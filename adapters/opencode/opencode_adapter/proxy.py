@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
-from subagent_tck.conformance.transports.gateway_anthropic import find_marker
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_chat import (
     CHAT_PATH,
     chat_to_request,
@@ -35,7 +35,12 @@ from subagent_tck.conformance.transports.gateway_chat import (
 )
 from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import (
+    TrafficProxy,
+    TrafficRoute,
+    js_name,
+    unique_back,
+)
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
@@ -47,22 +52,15 @@ Driver = Callable[[ModelRequest, str], ModelReply]
 
 def wire_name(tool: str) -> str:
     """The name opencode 1.18.33 gives the kit's tool ``tool`` of MCP server ``tck``: the server
-    and tool names joined by ``_``, each character outside ``[A-Za-z0-9_-]`` replaced by ``_``
-    (UTF-16 units, as its JavaScript counts them), so two kit names may meet in one wire name
+    and tool names joined by ``_``, the tool's cleaned as its JavaScript cleans it
+    (traffic_routes.js_name), so two kit names may meet in one wire name
     (docs/opencode.md#tool-names)."""
-    # its pattern has no `u` flag: a character outside the BMP is two UTF-16 units, two `_`
-    return SERVER + "_" + re.sub(r"[^A-Za-z0-9_-]",
-                                 lambda m: "_" * (2 if ord(m.group()) > 0xFFFF else 1), tool)
+    return SERVER + "_" + js_name(tool)
 
 
 def names_back(tools: Iterable[str]) -> dict[str, str]:
-    """Wire name -> kit name for ``tools``, leaving out a wire name two kit names share: a call
-    of it cannot be told apart, so it reaches the kit under the wire name (a tool no check
-    gave)."""
-    seen: dict[str, list[str]] = {}
-    for tool in tools:
-        seen.setdefault(wire_name(tool), []).append(tool)
-    return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}
+    """Wire name -> kit name for ``tools`` (traffic_routes.unique_back)."""
+    return unique_back({tool: wire_name(tool) for tool in tools})
 
 
 def _user_text(body: dict[str, Any]) -> str:
@@ -84,10 +82,14 @@ def _error(status: int, message: str) -> Answer:
 class Route(TrafficRoute):
     """One deployment's side of the proxy."""
 
-    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
+    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
+                 attribute: Callable[[str], str] = lambda agent: agent) -> None:
         super().__init__(gateway_url)
         self.driver = driver
-        self.tools = tools  # the kit's global tool names now (the deployment's registry)
+        #: the kit agent a request marked AGENT is (a start's child runs from its preset's
+        #: definition, whose marker is the preset's: target.OpencodeDeployment._attribute)
+        self.attribute = attribute
+        self.tools = tools  # every global tool name the deployment ever had (known_tools)
         self.probed: ModelRequest | None = None
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
 
@@ -123,10 +125,12 @@ class Route(TrafficRoute):
         to_kit(body, back)
         model_request = chat_to_request("", body)
         agent, system, _ = find_marker(model_request.system)
+        if agent is not None and (kit := self.attribute(agent)) != agent:
+            remark(body, agent, kit)  # the kit's gateway attributes by the marker it reads
+            agent = kit
         if agent is not None:
-            with self.lock:
-                self.last[agent] = model_request.model_copy(update={"agent": agent,
-                                                                    "system": system})
+            self.record(agent, model_request.model_copy(update={"agent": agent,
+                                                                "system": system}))
         try:
             answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
         except OSError as exc:
@@ -138,6 +142,15 @@ class Route(TrafficRoute):
             self.tell(agent, names)
             return answer._replace(body=data)
         return answer
+
+
+def remark(body: dict[str, Any], agent: str, kit: str) -> None:
+    """Put ``kit``'s agent marker where ``agent``'s is, in place, in the system messages."""
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "system" and \
+                isinstance(message.get("content"), str):
+            message["content"] = message["content"].replace(agent_marker(agent),
+                                                            agent_marker(kit))
 
 
 def to_kit(body: dict[str, Any], back: dict[str, str]) -> None:

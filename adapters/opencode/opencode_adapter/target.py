@@ -25,21 +25,38 @@ Operations opencode has no counterpart for are answered ``UNSUPPORTED_OPERATION`
 from __future__ import annotations
 
 import json
+import math
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolResult, ToolSchema
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    PresetSpec,
+    TargetInfo,
+    ToolResult,
+    ToolSchema,
+)
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    Reasons,
     TrafficDeployment,
-    TrafficTarget,
+    deny_lists,
+    root_preset,
+)
+from subagent_tck.conformance.transports.traffic_refusals import Reasons
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget, slug
+from subagent_tck.conformance.transports.traffic_starts import (
+    UNSET,
+    Lineage,
+    Start,
+    start_marker,
+    token,
 )
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
+from . import dialect
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
 from .serve import OPENCODE, Serve
 
@@ -54,7 +71,18 @@ RELIST = 2.0
 #: ``invalid`` too (an allow list starts with ``"*": deny``), the call itself ends in an error
 #: saying the tool is unavailable (docs/opencode.md, "A call of a tool not offered").
 INVALID = "invalid"
+#: The definitions written with the deployment for a start that names no preset, and for a
+#: made-up ancestor of a created agent (task allowed, opencode's own rules).
+PLAIN = "tck-plain"
+FILLER = "tck-filler"
 UNAVAILABLE = "Model tried to call unavailable tool"
+
+
+def _rule(name: str) -> str:
+    """A filter entry as an opencode permission key: the kit's tool as opencode names it, but
+    opencode's own ``task`` (the delegation tool, docs/opencode.md "Delegation from a child")
+    by its own name."""
+    return name if name == PROVIDER else wire_name(name)
 
 
 def permission(tool_filter: Any) -> Any:
@@ -71,10 +99,10 @@ def permission(tool_filter: Any) -> Any:
     if allow is not None:
         rules["*"] = "deny"
         for name in allow:
-            rules[wire_name(name)] = "allow"
+            rules[_rule(name)] = "allow"
     for name in deny or []:
-        rules.pop(wire_name(name), None)  # last: opencode's last matching rule wins
-        rules[wire_name(name)] = "deny"
+        rules.pop(_rule(name), None)  # last: opencode's last matching rule wins
+        rules[_rule(name)] = "deny"
     return rules
 
 
@@ -83,6 +111,7 @@ class OpencodeTarget(TrafficTarget[Proxy]):
     folder = "opencode"
     version = VERSION
     provider = PROVIDER
+    depth_limit = True  # subagent_depth (opencode.json)
 
     def __init__(self) -> None:
         if not OPENCODE.exists():
@@ -113,6 +142,9 @@ class OpencodeTarget(TrafficTarget[Proxy]):
             self._builtins = [t for t in seen.tools if not t.name.startswith(SERVER + "_")]
             return self._builtins
 
+    def info(self) -> TargetInfo:
+        return dialect.declared(super().info())
+
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> OpencodeDeployment:
         base, proxy, name = self._endpoint(gateway)
         return OpencodeDeployment(config, base, proxy, name, self.builtins())
@@ -122,7 +154,11 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     runtime = "opencode"
     page = "docs/opencode.md#operations"
     provider = PROVIDER
-    tool = "task"
+    tool = PROVIDER
+    nesting = True  # a subagent whose rules allow task may call it (opencode 1.18.33)
+    depth_limit = True  # subagent_depth (opencode.json)
+    refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
+        ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",)}
     call_prefix = "call_tck_"
     agents_folder = ".opencode/agent"
     temp_prefix = "tck-opencode-"
@@ -142,41 +178,122 @@ class OpencodeDeployment(TrafficDeployment[Route]):
 
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy, name: str,
                  builtins: list[ToolSchema]) -> None:
+        self._root_preset = root_preset(config)  # refused before anything is made
+        self._denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
+        self._rules = self._permission_rules(config.permissions)
         super().__init__(config)
         # opencode's own tools but task (the provider) are denied to every agent: the kit's
         # tools are what the rules judge, and an own tool's name is one the kit cannot give
         # (docs/opencode.md, "How the adapter maps the kit's concepts")
         self.builtins = [b for b in builtins if b.name == PROVIDER]
-        denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
         self._serve: Serve | None = None
         self._stale = False  # agents written or tools changed since opencode last read them
         self._sessions: set[str] = set()  # opencode sessions of running turns
         self._root: str | None = None  # the root's opencode session (run-turn)
-        route = Route(gateway_url, self._drive, lambda: [t.name for t in self.tools])
+        self._depth_written: Any = UNSET  # subagent_depth as opencode.json holds it
+        route = Route(gateway_url, self._drive, lambda: list(self.known_tools), self._attribute)
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
-        persona = config.persona or ""
-        (self.project / "opencode.json").write_text(json.dumps({
+        self._write_config()
+        self._write_presets()  # a root turn may call task with one; a start calls it with one
+        self._write_agent(PLAIN, None, None, PLAIN)  # a start that names no preset
+        self._write_agent(FILLER, None, {PROVIDER: "allow"}, FILLER)  # a made-up ancestor
+        self._preset_files = {p.name: f"tck-preset-{i}-{slug(p.name)}"
+                              for i, p in enumerate(config.presets)}
+        self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
+                                              for n, f in self._preset_files.items()}}
+
+    def _write_config(self) -> None:
+        """The project's opencode.json: the model provider on the adapter's endpoint, the kit's
+        MCP servers, opencode's own tools but task denied, the root's prompt (the persona and
+        its marker) and ``subagent_depth`` when a depth was given."""
+        config: dict[str, Any] = {
             "$schema": "https://opencode.ai/config.json", "autoupdate": False,
             "share": "disabled", "model": "tck/subagent-tck", "small_model": "tck/subagent-tck",
             "provider": {"tck": {"npm": "@ai-sdk/openai-compatible", "name": "subagent-tck",
                                  "options": {"baseURL": self.url, "apiKey": "none"},
                                  "models": {"subagent-tck": {"name": "subagent-tck",
                                                              "tool_call": True}}}},
-            "mcp": {SERVER: {"type": "local", "command": self.mcp.command(), "enabled": True}},
-            **({"permission": denied} if denied else {}),
-            "agent": {"build": {"prompt": (persona + "\n" if persona else "")
-                                + agent_marker(ROOT)}},
-        }, indent=1), encoding="utf-8")
-        self._write_presets()  # a root turn may call task with one
+            "mcp": {name: {"type": "local", "command": argv, "enabled": True}
+                    for name, argv in self.mcp.commands().items()},
+            **({"permission": self._rules} if self._rules else {}),
+            "agent": {"build": self._build()},
+        }
+        if self._depth_written is not UNSET:
+            config["subagent_depth"] = self._depth_written
+        (self.project / "opencode.json").write_text(json.dumps(config, indent=1),
+                                                    encoding="utf-8")
+
+    def _build(self) -> dict[str, Any]:
+        """The root agent ``build``: the deployment persona, or the root preset's persona and
+        its filter as ``build``'s own permission rules (the root channel, dialect.py); the
+        root's marker after the prompt."""
+        root = self._root_preset
+        persona = self.config.persona if root is None else root.persona
+        text = persona if isinstance(persona, str) else "" if persona is None else \
+            json.dumps(persona)
+        build: dict[str, Any] = {"prompt": text + agent_marker(ROOT)}
+        if root is not None and root.toolFilter is not None:
+            build["permission"] = permission(root.toolFilter)
+        return build
+
+    def _permission_rules(self, permissions: Any) -> dict[str, str]:
+        """opencode.json's own permission rules: opencode's tools but task denied, then each
+        entry of the deployment's deny lists denied (the permission channel: deny rules only,
+        dialect.py)."""
+        rules = dict(self._denied)
+        for entries in deny_lists(permissions, "opencode"):
+            for name in entries if isinstance(entries, list) else [entries]:
+                rules[_rule(name) if isinstance(name, str) else json.dumps(name)] = "deny"
+        return rules
+
+    def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
+                          written: list[str]) -> str:
+        """The preset's own definition (written when the deployment was: opencode reads its
+        agent files when its configuration is read, so a fresh file per start would cost a
+        reload of the whole configuration): its requests carry the preset's marker, which the
+        adapter's endpoint attributes to the start's child while the start runs
+        (:meth:`_attribute`)."""
+        return self._preset_files[preset.name] if preset is not None else PLAIN
+
+    def _link_definition(self, number: int, level: int, link: Lineage,
+                         written: list[str]) -> str:
+        """The definition the link's child was started with (a made-up ancestor of a created
+        agent: one that may delegate, opencode denying task to a subagent whose rules name
+        none); the link's task prompt carries its start marker, which the adapter's endpoint
+        reads in the user text (traffic_starts.Start.drive)."""
+        return FILLER if link.filler else link.file
+
+    def _attribute(self, agent: str) -> str:
+        """Who a request marked ``agent`` is: the child of the start that runs now with that
+        definition (a preset's or the plain one), else ``agent`` itself."""
+        with self._lock:
+            for start in self._pending.values():
+                if self._file_agents.get(start.child.file) == agent and not start.reached:
+                    return start.child.agent
+        return agent
+
+    def _admits_tool(self, link: Lineage) -> bool:
+        """opencode lets a subagent call task only where its rules allow it (its task tool
+        denies it to a subagent whose permission names no task rule): a filler, or an allow
+        list naming task (and no deny of it)."""
+        if link.filler:
+            return True
+        tool_filter = link.tool_filter
+        if not isinstance(tool_filter, dict) or not isinstance(tool_filter.get("allow"), list):
+            return False
+        deny = tool_filter.get("deny")
+        return PROVIDER in tool_filter["allow"] and not (isinstance(deny, list)
+                                                          and PROVIDER in deny)
 
     # --- files and the server ----------------------------------------------------------
 
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
         front = [f"description: {json.dumps('subagent-tck agent ' + agent)}", "mode: subagent"]
         if tool_filter is not None:
             front.append(f"permission: {json.dumps(permission(tool_filter))}")
-        self._write_definition(file, front, persona, agent)
+        self._write_definition(file, front, persona, agent, marker)
         with self._lock:
             self._stale = True
 
@@ -214,28 +331,64 @@ class OpencodeDeployment(TrafficDeployment[Route]):
             with self._lock:
                 self._sessions.discard(session)
 
-    def _run_start(self, child: str, token: str) -> Outcome:
+    def _run_start(self, start: Start) -> Outcome:
+        self._depth(start.setting)
         serve = self.serve()
+        child = start.child.agent
         session = serve.session(f"subagent-tck start {child}")
-        self._turn(session, f"start {child} [subagent-tck start={token}]")
-        done = self._child(serve, session)
-        result = self._starts[token].get("result")
+        self._turn(session, f"start {child} {start_marker(token(start.number, 0))}")
+        done = self._child(serve, session, start.last + 1)
+        result = start.result
         if done is None or result is None:
             return StopReason.ERROR, (result.content if result is not None else
                                       f"no child session: {serve.tail()}"), []
         stop, output, results = done
         return stop, result.content if stop is StopReason.COMPLETED else output, results
 
-    def _child(self, serve: Serve, session: str) -> Outcome | None:
+    def _child(self, serve: Serve, session: str, depth: int) -> Outcome | None:
         """How the child the start's task call made ended, from opencode's own record of its
-        session; None when there is none."""
-        children = serve.call("GET", f"/session/{session}/children") or []
-        if not children:
-            return None
-        messages = serve.call("GET", f"/session/{children[0]['id']}/message") or []
+        session ``depth`` levels below ``session`` (each link's one child); None when there is
+        none."""
+        for _ in range(depth):
+            children = serve.call("GET", f"/session/{session}/children") or []
+            if not children:
+                return None
+            session = children[0]["id"]
+        messages = serve.call("GET", f"/session/{session}/message") or []
         return _outcome(messages)
 
+    def _depth(self, setting: Any) -> None:
+        """opencode.json's ``subagent_depth`` is ``setting`` (UNSET: none, opencode's default
+        of 1) for the runs that follow; opencode reads the configuration again when it
+        changed. A number JSON cannot hold (NaN, an infinity) is refused as a malformed
+        request, as the driver API refuses one on its wire (docs/driver-api.md#conventions)."""
+        if isinstance(setting, float) and not math.isfinite(setting):
+            raise TckError(ErrorCode.INVALID_REQUEST, f"subagent_depth {setting!r}: "
+                           "opencode.json is JSON, which has no such number")
+        with self._lock:
+            if _same(setting, self._depth_written):
+                return
+            before, self._depth_written = self._depth_written, setting
+            self._write_config()
+            self._stale = True
+        try:
+            self.serve().session("subagent-tck configuration")  # opencode reads it: judged
+        except TckError as exc:
+            if "ConfigInvalidError" not in exc.message:
+                raise
+            with self._lock:  # the configuration opencode refused is taken back, and the
+                # server that read it is stopped: opencode keeps answering with that refusal
+                # until it is started again (its dispose fails the same way)
+                self._depth_written = before
+                self._write_config()
+                serve, self._serve = self._serve, None
+            if serve is not None:
+                serve.close()
+            raise TckError(ErrorCode.INVALID_DEPTH, f"opencode refused subagent_depth "
+                           f"{setting!r}: {exc.message[-400:]}") from None
+
     def _run_root(self, prompt: str) -> Outcome:
+        self._depth(self.host_depth)
         serve = self.serve()
         if self._root is None:
             self._root = serve.session("subagent-tck root")
@@ -286,3 +439,10 @@ def _outcome(messages: list[Any]) -> tuple[StopReason, Any, list[ToolResult]]:
 
 def make_target() -> OpencodeTarget:
     return OpencodeTarget()
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Whether two depth settings write the same opencode.json (``-0.0`` is not ``0``; a
+    type counts)."""
+    return type(one) is type(other) and json.dumps(one) == json.dumps(other) if \
+        one is not UNSET and other is not UNSET else one is other

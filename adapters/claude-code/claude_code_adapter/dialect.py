@@ -1,0 +1,62 @@
+"""What the Claude Code adapter declares of Claude Code's own terms (docs/driver-api.md#dialect,
+docs/claude-code.md "Dialect"): where a restriction can be put, how an entry may be spelled, and
+the text Claude Code puts around an agent's system prompt. Each is read from Claude Code's code
+(the pinned version's, 2.1.332; earlier versions where they differ are named).
+
+- **Channels.** ``child``: a subagent's definition (``tools`` = allow, ``disallowedTools`` =
+  deny); ``root``: the main thread run as an agent definition (``--agent NAME``, its ``tools``
+  and ``disallowedTools`` on the top-level session); ``permission``: the project's permission
+  rules, of which only ``permissions.deny`` hides a tool from every agent (an allow rule
+  approves calls without asking and hides nothing), so the channel carries deny lists alone.
+  There is no ``live`` channel: an agent's tools are fixed when it starts.
+- **Grammar.** Besides a tool's own name (the adapter spells the kit's ``NAME`` as
+  ``mcp__SERVER__NAME``): ``mcp__{server}`` and ``mcp__{server}__*`` name every tool of a server
+  (the definition's ``tools`` resolution takes both as server-level, NF in 2.1.332's code; the
+  deny side, aEt, reads a tool-less ``mcp__SERVER`` and ``mcp__SERVER__*`` as server-level),
+  ``mcp__*`` every MCP tool (aEt's ``serverName === "*"``), ``mcp__{server}__{tool}`` a tool
+  by its full name. Names match exactly (case-sensitive), and deny wins over allow: the
+  catalogue's own rules, so no variant is declared.
+- **Frame.** A child's system text is Claude Code's header lines, then the definition's body,
+  then its "Notes" for agent threads; the root's, the header lines, then ``--system-prompt``
+  (or the ``--agent`` definition's body): frames.py holds them, as recorded from the wire.
+"""
+
+from __future__ import annotations
+
+from subagent_tck.conformance.core.dialect import (
+    ChannelKind,
+    EntryForm,
+    EntryMeaning,
+    FilterGrammar,
+    RestrictionChannel,
+)
+from subagent_tck.conformance.core.protocol import TargetInfo
+
+from . import frames
+from .install import Install
+
+GRAMMAR = FilterGrammar(forms=[
+    EntryForm(spelling="mcp__{server}", meaning=EntryMeaning.SERVER),
+    EntryForm(spelling="mcp__{server}__*", meaning=EntryMeaning.SERVER),
+    EntryForm(spelling="mcp__*", meaning=EntryMeaning.ALL),
+    EntryForm(spelling="mcp__{server}__{tool}", meaning=EntryMeaning.TOOL),
+])
+
+
+def channels(claude: Install) -> list[RestrictionChannel]:
+    return [
+        RestrictionChannel(kind=ChannelKind.CHILD, grammar=GRAMMAR,
+                           via="a subagent's definition, tools / disallowedTools"),
+        RestrictionChannel(kind=ChannelKind.ROOT, grammar=GRAMMAR,
+                           via="the main thread run as a definition (--agent NAME), tools / "
+                               "disallowedTools"),
+        RestrictionChannel(kind=ChannelKind.PERMISSION, lists=["deny"], grammar=GRAMMAR,
+                           via="the project's permission rules, permissions.deny in "
+                               ".claude/settings.json"),
+    ]
+
+
+def declared(info: TargetInfo, claude: Install) -> TargetInfo:
+    """``info`` with what the adapter declares for the Claude Code it runs."""
+    return info.model_copy(update={"restrictionChannels": channels(claude),
+                                   "promptFrame": frames.frame(claude)})

@@ -1,0 +1,141 @@
+"""One ``claude -p`` run as the adapter starts it: offline, in the deployment's project, in its
+own process group (docs/claude-code.md "Robustness").
+
+Every run has the adapter's model endpoint as ``ANTHROPIC_BASE_URL`` (on 127.0.0.1), an API key
+that is no key, ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``, ``DISABLE_AUTOUPDATER=1``,
+``CLAUDE_CODE_MAX_RETRIES=0``, its own ``HOME``; built-in tools limited to the delegation tool
+(``--tools``), the kit's MCP servers only (``--mcp-config``, ``--strict-mcp-config``), each
+allowed (``--allowedTools mcp__SERVER``), settings from the project only (its permission rules:
+``.claude/settings.json``), ``--permission-mode acceptEdits`` (root may not bypass
+permissions). A run that does not end within ``SUBAGENT_TCK_CLAUDE_TIMEOUT`` seconds (default
+60) is killed with its group and ends with TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from subagent_tck.spec import ErrorCode, TckError
+
+from .install import Install
+
+RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_CLAUDE_TIMEOUT", "60"))
+#: Claude Code's depth setting (docs/claude-code.md "Depth"): read at each call of the
+#: delegation tool from 2.1.217 on.
+SETTING = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
+
+
+def setting_text(value: Any) -> str:
+    """A kit depth value as a Claude Code user writes CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH:
+    a number as JavaScript prints it (1.0 is "1", 2^53 is "9007199254740992") but ``-0`` as
+    "-0", a string as it is, anything else as its JSON text. Claude Code, not the adapter,
+    decides what the text means (docs/claude-code.md "Depth")."""
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return "-0"
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one run is given: its prompt, and either the root's system prompt or the agent
+    definition the main thread runs as (``--agent``), and its depth setting's text (None:
+    unset, Claude Code's default)."""
+
+    prompt: str
+    system: str | None = None
+    agent: str | None = None
+    setting: str | None = None
+
+
+def command(claude: Install, run: Run, mcp_config: Path, servers: list[str]) -> list[str]:
+    """The argv of ``run``."""
+    out = [*claude.command, "-p", run.prompt]
+    if run.agent is not None:
+        out += ["--agent", run.agent]
+    if run.system is not None:
+        out += ["--system-prompt", run.system]
+    out += ["--tools", claude.tool, "--mcp-config", str(mcp_config), "--strict-mcp-config"]
+    for server in servers:
+        out += ["--allowedTools", f"mcp__{server}"]
+    return [*out, "--permission-mode", "acceptEdits", "--setting-sources", "project",
+            "--output-format", "json"]
+
+
+def environment(home: Path, url: str, setting: str | None) -> dict[str, str]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+           "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-subagent-tck-offline",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_MAX_RETRIES": "0", "NO_PROXY": "127.0.0.1,localhost",
+           # every tool declared in full, none deferred behind a placeholder (2.1.332 may
+           # declare MCP tools by name only, behind DeferredToolPlaceholder)
+           "ENABLE_TOOL_SEARCH": "false",
+           # every subagent in the foreground: its parent's call returns its answer (2.1.332
+           # may launch one in the background and answer "Async agent launched")
+           "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS": "1"}
+    if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds claude
+        env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
+    if setting is not None:
+        env[SETTING] = setting
+    return env
+
+
+def mcp_config(commands: Mapping[str, list[str]]) -> str:
+    """``--mcp-config``'s JSON: each server a stdio process."""
+    return json.dumps({"mcpServers": {name: {"type": "stdio", "command": argv[0],
+                                             "args": argv[1:]}
+                                      for name, argv in commands.items()}})
+
+
+def start(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    # its own process group (killed whole on a timeout), still in the adapter's session
+    group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
+                             else {"preexec_fn": os.setpgrp})
+    return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group)
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        process.kill()
+
+
+def wait(process: subprocess.Popen[bytes], argv: list[str],
+         done: Callable[[], None]) -> subprocess.CompletedProcess[bytes]:
+    """The run's end, within RUN_TIMEOUT (else killed with its group: TIMEOUT); ``done`` is
+    called once it ended, either way."""
+    try:
+        out, err = process.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        kill(process)
+        out, err = process.communicate()
+        raise TckError(ErrorCode.TIMEOUT, f"claude -p did not finish within "
+                       f"{RUN_TIMEOUT:g} s (SUBAGENT_TCK_CLAUDE_TIMEOUT): "
+                       f"{err.decode('utf-8', 'replace')[-500:]}") from None
+    finally:
+        done()
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
