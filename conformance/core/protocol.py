@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.2"  # 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION
+#: 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION, 1.3 the ``serial`` field of info
+PROTOCOL_VERSION = "1.3"
 
 
 class _Model(BaseModel):
@@ -97,6 +98,11 @@ class TargetInfo(_Model):
     editions: list[Edition] = Field(default_factory=lambda: [Edition.PRESET_COMPOSITION])
     components: list[Component] = Field(default_factory=list)
     providers: list[ProviderInfo]
+    #: Why two deployments of this target cannot run at once, not even in two of its adapter
+    #: processes side by side (a state every process shares: one home directory, one account,
+    #: one port); ``certify --jobs N`` then runs it one check run at a time and says why
+    #: (docs/certify.md#jobs). None: they can (protocol 1.3).
+    serial: str | None = None
 
 
 class AgentRef(_Model):

@@ -63,6 +63,10 @@ class Check:
     supplementary: bool = False
     #: Seconds this check may take when that is more than the run's ``--timeout``.
     timeout: float | None = None
+    #: Independent parts the check runs as (the fuzz campaign's shards), each a check run of
+    #: its own told its part by ``CheckContext.shard``: a fixed number, never the run's
+    #: ``--jobs``, so that a seed finds the same whatever runs at once (docs/certify.md#jobs).
+    shards: int = 1
 
 
 REGISTRY: dict[str, Check] = {}
@@ -149,6 +153,10 @@ class CheckContext:
     #: :data:`PORTABLE_VARIABLE` before the checks ran (:mod:`.variable_names`): drawn cases
     #: name variables of that set only, so that they are about the rules, not the grammar.
     portable_variables: bool = False
+    #: Which of the check's ``shards`` parts this run is (0-based).
+    shard: int = 0
+    #: Markers handed out so far in this check run (``checks/_support.py`` ``marker``).
+    markers: int = 0
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
 

@@ -135,7 +135,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         target=target, check=planned.check, edition=shared.edition, provider=planned.provider,
         providers=list(shared.info.providers), seed=shared.seed,
         max_examples=shared.profile.max_examples,
-        portable_variables=shared.portable_variables,
+        portable_variables=shared.portable_variables, shard=planned.shard,
     )
     escaped: list[tuple[str, str]] = []
 
@@ -202,7 +202,7 @@ class Books:
                                       rules=list(item.rules), status=status,
                                       duration=round(duration, 4), note=note))
         self.ran.spans.append(CheckSpan(item.check.name, key, duration,
-                                        item.check.supplementary))
+                                        item.check.supplementary, index))
         emit(self.handlers, CheckFinished(
             index, len(self.planned), item, {r: e.outcome for r, e in results.items()},
             tuple(f for e in results.values() for f in e.failures), duration))
