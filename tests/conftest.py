@@ -28,6 +28,7 @@ ONCE = (
     "tests/fuzz/test_campaign_check.py",  # long campaigns
     "tests/fuzz/test_campaign.py",
     "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
+    "tests/reports/test_matrix_browser.py",  # the matrix in Debian's chromium (Playwright)
     "tests/conformance/test_jobs.py",  # worker processes started, killed, timed out
     "tests/test_parallel_certificates.py",  # whole runs, one job and two
     "tests/http/test_jobs_processes.py",  # adapters started per worker, Ctrl-C

@@ -62,6 +62,8 @@ ROOMS: dict[str, str] = {
     "promises.schema.json": "core",
     "promises_report": "core",
     "unsupported": "core",
+    "drawn": "core",
+    "fail_direction": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",
@@ -80,6 +82,8 @@ ROOMS: dict[str, str] = {
     "faults": "engine",
     "timings": "engine",
     "variable_names": "engine",
+    "partitions": "engine",
+    "for_all": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",
     "report_json": "report",
@@ -89,6 +93,13 @@ ROOMS: dict[str, str] = {
     "report_failure": "report",
     "report_stream": "report",
     "report_promises": "report",
+    # the matrix: many certificates side by side, as a static site (docs/matrix.md)
+    "matrix_read": "report",
+    "matrix_model": "report",
+    "matrix_badge": "report",
+    "matrix_site": "report",
+    "matrix_templates": "report",
+    "matrix.schema.json": "report",
     # transports: how the kit reaches a target (built-in, HTTP client and server, cmd:).
     "builtin": "transports",
     "targets": "transports",
@@ -117,6 +128,7 @@ ROOMS: dict[str, str] = {
     "pytest_plugin": TOP,
     "api_fuzz": TOP,
     "promises_command": TOP,
+    "matrix_command": TOP,
 }
 
 ROOM_DOCS = {
@@ -345,7 +357,7 @@ def rewrite_pyproject(text: str) -> str:
     data = sorted({ROOMS[k] for k in ROOMS if k.endswith(".json")})
     for room in data:
         line = f'"{PACKAGE}.{room}" = ["*.json"]\n'
-        if line not in text:
+        if f'\n"{PACKAGE}.{room}" = [' not in text:  # a room's data may list more files
             text = text.replace(f'"{PACKAGE}" = ["*.json", "py.typed"]\n',
                                 f'"{PACKAGE}" = ["*.json", "py.typed"]\n{line}', 1)
     return text

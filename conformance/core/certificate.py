@@ -40,6 +40,7 @@ from subagent_tck.spec import (
     catalogue_hash,
 )
 
+from .drawn import DeclaredPartition, DrawnRun, PartitionDrawn, records
 from .outcome import BAD, RAN, Failure, Outcome
 from .promises_report import PromisesReport
 from .protocol import TargetInfo
@@ -94,6 +95,9 @@ class RuleResult(BaseModel):
     providers: list[ProviderOutcome]
     failures: list[Failure] = Field(default_factory=list)
     replay: str | None = Field(None, description="the command that reruns this rule alone")
+    partitions: list[PartitionDrawn] = Field(
+        default_factory=list, description="the partitions of the rule's domain its checks "
+        "declare, and which of their runs drew a case of each (docs/certify.md#partitions)")
 
     def reasons(self, *outcomes: Outcome) -> str:
         """The reasons of its per-provider outcomes (of ``outcomes``, or all), each once:
@@ -395,6 +399,9 @@ class RunFacts:
     portable_variables: bool = False  # drawn variable names of [a-z][a-z0-9_]* only
     timings: Timings | None = None  # certify --timings
     jobs: Jobs | None = None  # certify --jobs N above 1
+    #: per check, the partitions it declares; per check run, what it drew of them
+    partitions: Mapping[str, Sequence[DeclaredPartition]] = field(default_factory=dict)
+    drawn: Sequence[DrawnRun] = ()
 
 
 def kit_version() -> str:
@@ -522,6 +529,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     cells = {key: _apply_baseline(by_id[key[0]], key[1], cell, facts.baseline,
                                   key[0] in failing_rules)
              for key, cell in merged.items()}
+    drawn = records(facts.partitions, facts.drawn)
     results = []
     for rule in rules:
         mine = [(key, cell) for (rule_id, key), cell in cells.items() if rule_id == rule.id]
@@ -538,6 +546,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
             failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
             replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
                                   facts.profile, facts.providers) if failing else None,
+            partitions=drawn.get(rule.id, []),
         ))
     verdicts = _verdicts(facts, rules, cells)
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)

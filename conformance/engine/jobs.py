@@ -22,10 +22,11 @@ import contextlib
 import queue
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..core.certificate import RunStatus
+from ..core.drawn import Drawing
 from ..core.target import Target
 from .lanes import GRACE, STOP_GRACE, Died, Inbox, Lane, LocalLane, ProcessLane
 from .scheduling import Books, Found, Ran, budget, expired, late
@@ -59,7 +60,7 @@ class _Schedule:
         # the longest first (a campaign shard asks for minutes), each group in plan order
         self.pending = deque(sorted(range(len(planned)),
                                     key=lambda i: -(planned[i].check.timeout or 0.0)))
-        self.done: dict[int, tuple[Found, float]] = {}
+        self.done: dict[int, tuple[Found, float, Mapping[tuple[str, str], Drawing]]] = {}
         self.released = 0
         self.restarts = RESTARTS_PER_LANE * count
         self.lanes: list[Lane] = [ProcessLane(slot, setup, self.inbox) for slot in range(count)]
@@ -99,7 +100,7 @@ class _Schedule:
                 item = self.books.planned[index]
                 limit = budget(item, shared, time.monotonic())
                 if limit is None:
-                    self.done[index] = (expired(item, shared), 0.0)
+                    self.done[index] = (expired(item, shared), 0.0, {})
                     continue
                 lane.send(Job(index, item.check.name,
                               item.provider.name if item.provider else None, item.rules,
@@ -107,7 +108,7 @@ class _Schedule:
         if time.monotonic() >= shared.deadline_at:  # no lane free in time: expired
             while self.pending:
                 index = self.pending.popleft()
-                self.done[index] = (expired(self.books.planned[index], shared), 0.0)
+                self.done[index] = (expired(self.books.planned[index], shared), 0.0, {})
 
     def _wait(self) -> None:
         now = time.monotonic()
@@ -133,7 +134,7 @@ class _Schedule:
                 return
             item = self.books.planned[job.index]
             self.done[job.index] = (late(item, self.books.shared, message.found, job.limit),
-                                    message.duration)
+                                    message.duration, message.drawn)
             if message.tally is not None and self.watch is not None:
                 self.watch.absorb(job.index, message.tally)
             lane.job = None
@@ -150,7 +151,7 @@ class _Schedule:
                     (all_errors(item, f"the worker process running check {item.label} ended "
                                 f"before it reported ({message.status}): the target or the "
                                 "check crashed it", self.books.shared.titles),
-                     RunStatus.CRASHED, None), time.monotonic() - lane.sent_at)
+                     RunStatus.CRASHED, None), time.monotonic() - lane.sent_at, {})
             self._replace(lane, message.status)
 
     def _overdue(self, now: float) -> None:
@@ -170,7 +171,7 @@ class _Schedule:
                 found = (all_errors(item, message, self.books.shared.titles),
                          RunStatus.TIMEOUT, None)
                 self.done[job.index] = (late(item, self.books.shared, found, job.limit),
-                                        now - lane.sent_at)
+                                        now - lane.sent_at, {})
                 lane.kill()
                 self._replace(lane, "stopped by the kit")
 
@@ -205,10 +206,10 @@ class _Schedule:
                 return
             else:
                 index = self.released
-            found, duration = self.done[index]
+            found, duration, drawn = self.done[index]
             self.books.started(index)
             self.released = index + 1  # kept from here on, even if Ctrl-C comes next
-            self.books.finished(index, found, duration)
+            self.books.finished(index, found, duration, drawn)
 
     def _stop(self) -> None:
         for lane in self.every:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..core.certificate import RunStatus
+from ..core.drawn import Drawing
 from ..core.target import Target
 from .planning import PlannedCheck
 from .scheduling import Shared, Worker, run_one
@@ -176,9 +177,11 @@ class LocalLane:
         try:
             while (job := self._jobs.get()) is not None:
                 began = time.monotonic()
+                drawn: dict[tuple[str, str], Drawing] = {}
                 found = run_one(worker, self._planned[job.index], self._given(job.index),
-                                self._shared, job.limit)
-                self._inbox.put((self, Done(job.index, found, time.monotonic() - began)))
+                                self._shared, job.limit, drawn)
+                self._inbox.put((self, Done(job.index, found, time.monotonic() - began,
+                                            drawn=drawn)))
                 if found[1] is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = Worker()

@@ -220,6 +220,9 @@ def certify(target: Target, config: RunConfig | None = None, *,
         interrupted=interrupted, stopped_early=stopped_early, target_tools=own,
         portable_variables=probed.portable_variables,
         timings=watch.timings(ran.spans) if watch is not None else None, jobs=jobs,
+        partitions={c.name: tuple(p.declared() for p in c.partitions)
+                    for c in suite.checks.values() if c.partitions},
+        drawn=tuple(ran.drawn),
     )
     promised = None
     if config.promises is not None and not interrupted:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from subagent_tck.spec import Edition
 
 from ..core.certificate import CheckRun, Evidence, RunStatus
+from ..core.drawn import Drawing, DrawnRun
 from ..core.outcome import Outcome
 from ..core.protocol import TargetInfo
 from ..core.target import Target
@@ -90,6 +91,7 @@ class Ran:
 
     runs: list[CheckRun] = field(default_factory=list)
     spans: list[CheckSpan] = field(default_factory=list)
+    drawn: list[DrawnRun] = field(default_factory=list)  # what each run drew of its partitions
     interrupted: bool = False
     stopped_early: str | None = None
 
@@ -129,8 +131,10 @@ def _describe(exc: BaseException) -> str:
 
 
 def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Shared,
-            limit: Budget) -> Found:
-    """Run ``planned`` on ``worker`` within ``limit``: its evidence, status and note."""
+            limit: Budget, drawn: dict[tuple[str, str], Drawing]) -> Found:
+    """Run ``planned`` on ``worker`` within ``limit``: its evidence, status and note; what it
+    drew of its partitions joins ``drawn`` (nothing, when it overran: its context is
+    abandoned)."""
     ctx = RunContext(
         target=target, check=planned.check, edition=shared.edition, provider=planned.provider,
         providers=list(shared.info.providers), seed=shared.seed,
@@ -154,7 +158,9 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         results = {rule: Evidence(Outcome.ERROR, "", [error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             shared.titles[rule], trace)]) for rule in planned.rules}
+        drawn.update(ctx.drawn)
         return results, RunStatus.CRASHED, ctx.note
+    drawn.update(ctx.drawn)
     return (*judge(planned, ctx, shared.titles), ctx.note)
 
 
@@ -188,7 +194,8 @@ class Books:
     def started(self, index: int) -> None:
         emit(self.handlers, CheckStarted(index, len(self.planned), self.planned[index]))
 
-    def finished(self, index: int, found: Found, duration: float) -> None:
+    def finished(self, index: int, found: Found, duration: float,
+                 drawn: Mapping[tuple[str, str], Drawing]) -> None:
         """Keep one finished check run: its cells, its entry among the check runs, its
         event. Called in plan order, whatever order the runs finished in."""
         item = self.planned[index]
@@ -203,6 +210,7 @@ class Books:
                                       duration=round(duration, 4), note=note))
         self.ran.spans.append(CheckSpan(item.check.name, key, duration,
                                         item.check.supplementary, index))
+        self.ran.drawn.append(DrawnRun(item.check.name, key, item.rules, dict(drawn)))
         emit(self.handlers, CheckFinished(
             index, len(self.planned), item, {r: e.outcome for r, e in results.items()},
             tuple(f for e in results.values() for f in e.failures), duration))
@@ -224,11 +232,12 @@ def run_serially(books: Books, given: Callable[[int], Target]) -> Ran:
             try:
                 books.started(index)
                 began = time.monotonic()
+                drawn: dict[tuple[str, str], Drawing] = {}
                 limit = budget(item, shared, began)
                 if limit is None:
                     found = expired(item, shared)
                 else:
-                    found = run_one(worker, item, given(index), shared, limit)
+                    found = run_one(worker, item, given(index), shared, limit, drawn)
                     if found[1] is RunStatus.TIMEOUT:
                         worker.close()  # the hung thread leaves when (if) its check returns
                         worker = Worker()
@@ -236,7 +245,7 @@ def run_serially(books: Books, given: Callable[[int], Target]) -> Ran:
             except KeyboardInterrupt:  # Ctrl-C: stop here, keep what ran (exit code 130)
                 books.interrupt(index)
                 break
-            books.finished(index, found, time.monotonic() - began)
+            books.finished(index, found, time.monotonic() - began, drawn)
     finally:
         worker.close()
     return books.ran

@@ -22,12 +22,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
 from ..core.certificate import Evidence, RunStatus
+from ..core.drawn import Drawing
 from ..core.outcome import Failure, Outcome
 from ..core.target import Target
 from . import own_tools
@@ -87,13 +88,14 @@ class Failed:
 
 @dataclass(frozen=True)
 class Done:
-    """One job's result: what :func:`.scheduling.run_one` found, the run's wall time, and
-    (``--timings``) its clock readings."""
+    """One job's result: what :func:`.scheduling.run_one` found, the run's wall time,
+    (``--timings``) its clock readings, and what it drew of its partitions."""
 
     index: int
     found: Found
     duration: float
     tally: PartTally | None = None
+    drawn: Mapping[tuple[str, str], Drawing] = field(default_factory=dict)
 
 
 Message = Ready | Failed | Done
@@ -211,9 +213,10 @@ def _run(job: Job, target: Target, suite: Suite, setup: Setup, worker: Worker) -
     watch = Stopwatch() if setup.timings else None
     given = own_tools.hiding(watch.bound(target, job.index) if watch is not None else target,
                              setup.own)
-    found = run_one(worker, planned, given, setup.shared, job.limit)
+    drawn: dict[tuple[str, str], Drawing] = {}
+    found = run_one(worker, planned, given, setup.shared, job.limit, drawn)
     return Done(job.index, found, time.monotonic() - began,
-                watch.export(job.index) if watch is not None else None)
+                watch.export(job.index) if watch is not None else None, drawn)
 
 
 def _send(conn: Connection, done: Done, job: Job, shared: Shared) -> None:

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from ..core.certificate import Certificate, RuleResult, Verdict, portable_note
+from ..core.drawn import judged
 from ..core.outcome import Outcome
 from ..core.untrusted import for_html, for_markdown_inline, markdown_fence
 
@@ -86,6 +87,7 @@ def render(cert: Certificate) -> str:
                      f"{_md(', '.join(v.blocking))} |")
     counts = " · ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
     lines += ["", f"Rules: {counts}", ""]
+    lines += _partitions(cert)
     if cert.target_tools:
         lines += ["**The target's own global tools** (left out of what is judged, never "
                   f"called): {_md(', '.join(cert.target_tools))}.", ""]
@@ -124,6 +126,26 @@ def render(cert: Certificate) -> str:
                   for r in expected]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _partitions(cert: Certificate) -> list[str]:
+    """How many declared partitions the run drew, per rule folded, the undrawn ones named
+    (docs/certify.md#partitions)."""
+    rows = [(r, judged(r.partitions)) for r in cert.rules]
+    rows = [(r, parts) for r, parts in rows if parts]
+    if not rows:
+        return []
+    total = sum(len(parts) for _, parts in rows)
+    drawn = sum(p.drawn for _, parts in rows for p in parts)
+    out = [f"Partitions: {drawn} of {total} drawn", "", "<details>",
+           "<summary>Partitions of each rule's domain the run drew</summary>", "",
+           "| rule | drawn | undrawn (runs that did not draw it) |", "|---|---|---|"]
+    for result, parts in rows:
+        undrawn = "; ".join(f"{p.name} ({', '.join(p.undrawn_for)})" for p in parts
+                            if not p.drawn)
+        out.append(f"| {_md(result.id)} | {sum(p.drawn for p in parts)} of {len(parts)} | "
+                   f"{_md(undrawn)} |")
+    return [*out, "", "</details>", ""]
 
 
 def render_error(target_spec: str, message: str, kind: str) -> str:

@@ -32,6 +32,7 @@ from ..core.certificate import (
     Verdict,
     portable_note,
 )
+from ..core.drawn import summary
 from ..core.exitcode import ExitCode, for_certificate
 from ..core.outcome import Failure, Outcome
 from ..core.untrusted import for_rich_markup, for_terminal
@@ -176,6 +177,9 @@ def write_text(cert: Certificate, console: Console) -> None:
         console.print()
     counts = ", ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
     _line(console, Text(f"rules: {counts}"))
+    drawn = summary((r.id, r.partitions) for r in cert.rules)
+    if drawn:
+        _line(console, Text(drawn))
     for run in cert.checks:
         if run.note:
             _line(console, Text(f"{run.check}: {run.note}"))
