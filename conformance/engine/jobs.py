@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..core.certificate import RunStatus
 from ..core.drawn import Drawing
 from ..core.target import Target
-from .lanes import GRACE, STOP_GRACE, Died, Inbox, Lane, LocalLane, ProcessLane
+from .lanes import STOP_GRACE, Died, Inbox, Lane, LocalLane, ProcessLane
 from .scheduling import Books, Found, Ran, budget, expired, late
 from .timings import Stopwatch
 from .verdicts import all_errors
@@ -63,10 +63,12 @@ class _Schedule:
         self.done: dict[int, tuple[Found, float, Mapping[tuple[str, str], Drawing]]] = {}
         self.released = 0
         self.restarts = RESTARTS_PER_LANE * count
-        self.lanes: list[Lane] = [ProcessLane(slot, setup, self.inbox) for slot in range(count)]
-        self.every: list[Lane] = list(self.lanes)
         self.report = Lanes()
         self.slots: set[int] = set()
+        self.lanes: list[Lane] = []
+        self.every: list[Lane] = []
+        for slot in range(count):
+            self._start(slot)
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -112,14 +114,14 @@ class _Schedule:
 
     def _wait(self) -> None:
         now = time.monotonic()
-        due = min([_IDLE, self.books.shared.deadline_at - now,
+        self._overdue(now)
+        due = min([_IDLE, *([self.books.shared.deadline_at - now] if self.pending else []),
                    *(lane.wake(now) for lane in self.lanes),
                    *(lane.started_at + READY_TIMEOUT - now for lane in self.lanes
                      if isinstance(lane, ProcessLane) and not lane.ready)])
         try:
             lane, message = self.inbox.get(timeout=max(0.01, due))
         except queue.Empty:
-            self._overdue(time.monotonic())
             return
         if lane in self.lanes:  # news of a lane already given up is old news
             self._news(lane, message)
@@ -166,7 +168,7 @@ class _Schedule:
                 item = self.books.planned[job.index]
                 message = (f"check {item.check.name} did not finish within "
                            f"{job.limit.seconds:g} s ({job.limit.reason}) and its worker "
-                           f"process did not answer {GRACE:g} s later: the target hung or is "
+                           f"process did not answer {lane.grace:g} s later: the target hung or is "
                            "too slow (the worker was stopped)")
                 found = (all_errors(item, message, self.books.shared.titles),
                          RunStatus.TIMEOUT, None)
@@ -174,6 +176,17 @@ class _Schedule:
                                         now - lane.sent_at, {})
                 lane.kill()
                 self._replace(lane, "stopped by the kit")
+
+    def _start(self, slot: int) -> None:
+        """A new worker process for lane ``slot``; one that cannot even be started (no
+        process left to the user, say) leaves the lane, saying why."""
+        try:
+            lane = ProcessLane(slot, self.setup, self.inbox)
+        except OSError as exc:
+            self.report.lost.append(f"worker process {slot + 1} could not be started: {exc}")
+            return
+        self.lanes.append(lane)
+        self.every.append(lane)
 
     def _give_up(self, lane: Lane, why: str) -> None:
         self.lanes.remove(lane)
@@ -187,9 +200,7 @@ class _Schedule:
                                     "started")
             return
         self.restarts -= 1
-        fresh = ProcessLane(lane.slot, self.setup, self.inbox)
-        self.lanes.append(fresh)
-        self.every.append(fresh)
+        self._start(lane.slot)
 
     def _release(self, everything: bool = False) -> None:
         """Hand the finished check runs to the books in plan order (all that finished, past

@@ -74,6 +74,7 @@ class ProcessLane:
             os.close(lifeline)
         self._conn = here
         self._inbox = inbox
+        self.grace = GRACE
         self.ready = False
         self.job: Job | None = None
         self.sent_at = 0.0
@@ -122,12 +123,12 @@ class ProcessLane:
 
     def overdue(self, now: float) -> bool:
         """Busy past its job's limit and the grace: stuck where its own timeout cannot reach."""
-        return self.job is not None and now > self.sent_at + self.job.limit.seconds + GRACE
+        return self.job is not None and now > self.sent_at + self.job.limit.seconds + self.grace
 
     def wake(self, now: float) -> float:
         """Seconds until the schedule must look at this lane again."""
         if self.job is not None:
-            return self.sent_at + self.job.limit.seconds + GRACE - now
+            return self.sent_at + self.job.limit.seconds + self.grace - now
         return float("inf")
 
     def ask_to_stop(self) -> None:
@@ -163,6 +164,7 @@ class LocalLane:
     ready = True
     slot = -1
     name = "the kit's own process"
+    grace = 0.0  # run_one abandons a check at its limit
 
     def __init__(self, planned: Sequence[PlannedCheck], shared: Shared,
                  given: Callable[[int], Target], inbox: Inbox) -> None:

@@ -5,10 +5,12 @@ goes on, a target that runs one deployment at a time is run serially saying why.
 from __future__ import annotations
 
 import functools
+import io
 from types import ModuleType
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from subagent_tck.conformance.core.certificate import Certificate, RunStatus
 from subagent_tck.conformance.core.outcome import Outcome
@@ -22,6 +24,7 @@ from subagent_tck.conformance.engine.runner import (
     certify,
 )
 from subagent_tck.conformance.report.report_json import render
+from subagent_tck.conformance.report.report_text import write_text
 
 from . import fakes as importable  # what a worker process imports (by this name)
 
@@ -137,6 +140,11 @@ def test_a_target_that_runs_one_deployment_at_a_time_runs_serially_saying_why(
     cert = run(fakes, {}, 4, serial=reason)
     assert cert.certified and cert.jobs is not None
     assert cert.jobs.used == 1 and cert.jobs.why is not None and reason in cert.jobs.why
+    out = io.StringIO()
+    write_text(cert, Console(file=out, width=400))
+    [line] = [x for x in out.getvalue().splitlines() if x.startswith("jobs: ")]
+    assert line == ("jobs: 1 check run at once (--jobs 4): the target runs one deployment at a "
+                    "time: one shared home directory \\x1b[31m")  # its text, escaped
     assert render(cert.stable()) == render(run(fakes, {}, 1, serial=reason).stable())
 
 
