@@ -66,13 +66,11 @@ def campaign_check(
     def fuzz_campaign(ctx: CheckContext) -> None:
         part = ctx.shard
         share = None if max_examples is None else _share(max_examples, part, shards)
-        say = progress
-        if progress is not None and shards > 1:
-            say = lambda line: progress(f"[shard {part + 1} of {shards}] {line}")  # noqa: E731
         result = run_campaign(
             ctx.target, budget_seconds=cap, max_examples=10**12 if share is None else share,
             seed=derived(ctx.seed, NAME, part) if shards > 1 else ctx.seed,
-            profile=fuzz.name, database_dir=None, progress=say, output_dir=output_dir,
+            profile=fuzz.name, database_dir=None, progress=_labelled(progress, part, shards),
+            output_dir=output_dir,
             target_id=target_spec, editions=(ctx.edition,),
         )
         ctx.note = _note(result, profile) + (f", shard {part + 1} of {shards}"
@@ -99,6 +97,13 @@ def campaign_check(
         supplementary=True, doc=(__doc__ or "").split("\n")[0], timeout=timeout,
         shards=shards,
     )
+
+
+def _labelled(progress: Progress | None, part: int, parts: int) -> Progress | None:
+    """``progress`` with each line saying which shard it is from (when there are several)."""
+    if progress is None or parts == 1:
+        return progress
+    return lambda line: progress(f"[shard {part + 1} of {parts}] {line}")
 
 
 def _share(total: int, part: int, parts: int) -> int:

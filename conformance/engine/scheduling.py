@@ -123,7 +123,8 @@ def budget(item: PlannedCheck, shared: Shared, now: float) -> Budget | None:
     return Budget(seconds, allowed, reason)
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of ``exc``, whatever its ``__str__`` does."""
     try:
         return f"{type(exc).__name__}: {exc}"
     except Exception:  # an exception that cannot even be printed
@@ -147,7 +148,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         try:
             run_check(ctx)
         except BaseException as exc:  # run_check's own handling failed: never a pass
-            escaped.append((_describe(exc), format_exception(exc)))
+            escaped.append((describe(exc), format_exception(exc)))
 
     if not worker.run(work, limit.seconds):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {limit.seconds:g} s "

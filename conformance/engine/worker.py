@@ -33,7 +33,7 @@ from ..core.outcome import Failure, Outcome
 from ..core.target import Target
 from . import own_tools
 from .planning import PlannedCheck, Suite
-from .scheduling import Budget, Found, Shared, Worker, run_one
+from .scheduling import Budget, Found, Shared, Worker, describe, run_one
 from .timings import PartTally, Stopwatch, format_exception
 
 
@@ -102,10 +102,7 @@ Message = Ready | Failed | Done
 
 
 def _describe(exc: BaseException) -> str:
-    try:
-        return f"{type(exc).__name__}: {exc}"[:1000]
-    except Exception:  # an exception that cannot even be printed
-        return type(exc).__name__
+    return describe(exc)[:1000]
 
 
 def _quiet_start(home: str | None) -> None:
