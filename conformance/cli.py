@@ -68,6 +68,10 @@ PLUGGED: dict[str, tuple[str, str]] = {
                 "print the HTTP driver API document"),
     "promises": ("subagent_tck.conformance.promises_command",
                  "check a plugin's promises (what each child gets) on the model wire"),
+    "baseline": ("subagent_tck.conformance.baseline_command",
+                 "write or update a baseline (expected failures) from a certificate"),
+    "diff": ("subagent_tck.conformance.diff_command",
+             "what changed between two certificates (exit 1: something got worse)"),
     "matrix": ("subagent_tck.conformance.matrix_command",
                "certificates side by side, as a static site (docs/matrix.md)"),
 }

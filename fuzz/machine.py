@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from hypothesis import reject
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis import reject, settings
+from hypothesis.internal.reflection import function_digest
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, rule
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
@@ -39,6 +40,7 @@ from subagent_tck.spec import (
     Edition,
     PresentationMode,
     StopReason,
+    TckError,
 )
 
 from . import strategies as fs
@@ -64,6 +66,8 @@ class Stats:
     started: float = field(default_factory=time.perf_counter)
     #: (steps run, seconds) when the first divergence was seen, before shrinking
     first_divergence: tuple[int, float] | None = None
+    #: steps applied so far in the example under way (a worker's sign of life)
+    applied: int = 0
 
     def merge_steps(self, steps: list[Step]) -> None:
         self.steps += len(steps)
@@ -99,6 +103,13 @@ class FuzzMachine(RuleBasedStateMachine):
     own: ClassVar[frozenset[str]] = frozenset()
     #: the names a subagent tool is loaded under, the target's own left out
     tool_names: ClassVar[tuple[str, ...]] = TOOL_NAMES
+    #: called with a TckError of the target (unreachable, broken, timed out) before it
+    #: propagates: a HypoFuzz worker reports it and stops (fuzz/hypofuzz_target.py), since
+    #: to HypoFuzz any exception is a failure to shrink
+    fatal: ClassVar[Callable[[TckError], None] | None] = None
+    #: called with every divergence before it propagates: a HypoFuzz worker saves its steps
+    #: in the shared database (fuzz/hypofuzz_target.py)
+    found: ClassVar[Callable[[Divergence], None] | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -132,6 +143,9 @@ class FuzzMachine(RuleBasedStateMachine):
                                  self.info)
         except Unsupported:
             reject()  # a set-up the target cannot express (a non-native mode): draw another
+        except TckError as exc:
+            self._fatal(exc)
+            raise
 
     @rule(code=codes(OPERATION_BYTES * BURST))
     def step(self, code: bytes) -> None:
@@ -150,15 +164,27 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def _apply(self, op: str, **args: Any) -> None:
         assert self.lock is not None
+        self.stats.applied += 1
         try:
             apply(self.lock, Step(op=op, args=args))
         except Divergence as divergence:
             self.stats.saw(divergence, self.stats.steps)
+            hook = type(self).found
+            if hook is not None:
+                hook(divergence)
             raise
         except Unsupported:
             # an optional operation the target cannot express (docs/driver-api.md
             # #unsupported-operations): the steps before it were compared; draw another
             reject()
+        except TckError as exc:
+            self._fatal(exc)
+            raise
+
+    def _fatal(self, error: TckError) -> None:
+        hook = type(self).fatal
+        if hook is not None:
+            hook(error)
 
     def _agent(self, index: int) -> str:
         """Agent ``index`` modulo the live ones; indexes 0..3 of 8 all mean the first agent,
@@ -376,6 +402,19 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, Code], None]] = {
     #: only for a target that ships the subagent tool (see machine_for)
     "subagent_tool": FuzzMachine.subagent_tool,
 }
+
+
+def state_machine_test(machine: type[FuzzMachine], options: settings) -> Any:
+    """The Hypothesis test of ``machine`` (the one HypoFuzz collects from its ``TestCase``):
+    its database key is :func:`database_key`'s, whoever runs it."""
+    return get_state_machine_test(machine, settings=options)
+
+
+def database_key(machine: type[FuzzMachine]) -> bytes:
+    """The example database key of ``machine``'s test: the digest HypoFuzz's workers and the
+    in-process campaign both save and replay under (before :mod:`.database`'s target prefix)."""
+    test: Any = get_state_machine_test(machine, settings=settings(database=None))
+    return function_digest(test.hypothesis.inner_test)
 
 
 def machine_for(target: Target, info: TargetInfo | None = None,

@@ -52,6 +52,11 @@ ROOMS: dict[str, str] = {
     "certificate": "core",
     "certificate.schema.json": "core",
     "baseline": "core",
+    "baseline_judge": "core",
+    "baseline_write": "core",
+    "certificate_file": "core",
+    "fingerprint": "core",
+    "diff": "core",
     "exitcode": "core",
     "transport": "core",
     "suggest": "core",
@@ -62,6 +67,7 @@ ROOMS: dict[str, str] = {
     "promises.schema.json": "core",
     "promises_report": "core",
     "unsupported": "core",
+    "dialect": "core",
     "drawn": "core",
     "fail_direction": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
@@ -93,6 +99,7 @@ ROOMS: dict[str, str] = {
     "report_failure": "report",
     "report_stream": "report",
     "report_promises": "report",
+    "report_diff": "report",
     # the matrix: many certificates side by side, as a static site (docs/matrix.md)
     "matrix_read": "report",
     "matrix_model": "report",
@@ -128,6 +135,8 @@ ROOMS: dict[str, str] = {
     "pytest_plugin": TOP,
     "api_fuzz": TOP,
     "promises_command": TOP,
+    "baseline_command": TOP,
+    "diff_command": TOP,
     "matrix_command": TOP,
 }
 

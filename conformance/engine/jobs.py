@@ -19,17 +19,17 @@ in its own process, as ``--jobs 1``; the certificate's ``jobs`` says so.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import queue
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.certificate import RunStatus
-from ..core.drawn import Drawing
 from ..core.target import Target
 from .lanes import STOP_GRACE, Died, Inbox, Lane, LocalLane, ProcessLane
-from .scheduling import Books, Found, Ran, budget, expired, late
+from .scheduling import Books, Ran, budget, expired, late
 from .timings import Stopwatch
 from .verdicts import all_errors
 from .worker import Done, Failed, Job, Message, Ready, Setup
@@ -60,7 +60,8 @@ class _Schedule:
         # the longest first (a campaign shard asks for minutes), each group in plan order
         self.pending = deque(sorted(range(len(planned)),
                                     key=lambda i: -(planned[i].check.timeout or 0.0)))
-        self.done: dict[int, tuple[Found, float, Mapping[tuple[str, str], Drawing]]] = {}
+        #: finished check runs by plan index, kept until their turn in plan order
+        self.done: dict[int, Done] = {}
         self.released = 0
         self.restarts = RESTARTS_PER_LANE * count
         self.report = Lanes()
@@ -102,7 +103,7 @@ class _Schedule:
                 item = self.books.planned[index]
                 limit = budget(item, shared, time.monotonic())
                 if limit is None:
-                    self.done[index] = (expired(item, shared), 0.0, {})
+                    self.done[index] = Done(index, expired(item, shared), 0.0)
                     continue
                 lane.send(Job(index, item.check.name,
                               item.provider.name if item.provider else None, item.rules,
@@ -110,7 +111,7 @@ class _Schedule:
         if time.monotonic() >= shared.deadline_at:  # no lane free in time: expired
             while self.pending:
                 index = self.pending.popleft()
-                self.done[index] = (expired(self.books.planned[index], shared), 0.0, {})
+                self.done[index] = Done(index, expired(self.books.planned[index], shared), 0.0)
 
     def _wait(self) -> None:
         now = time.monotonic()
@@ -135,8 +136,8 @@ class _Schedule:
             if job is None or job.index != message.index:
                 return
             item = self.books.planned[job.index]
-            self.done[job.index] = (late(item, self.books.shared, message.found, job.limit),
-                                    message.duration, message.drawn)
+            self.done[job.index] = dataclasses.replace(
+                message, found=late(item, self.books.shared, message.found, job.limit))
             if message.tally is not None and self.watch is not None:
                 self.watch.absorb(job.index, message.tally)
             lane.job = None
@@ -149,11 +150,11 @@ class _Schedule:
             job = lane.job
             if job is not None:
                 item = self.books.planned[job.index]
-                self.done[job.index] = (
-                    (all_errors(item, f"the worker process running check {item.label} ended "
-                                f"before it reported ({message.status}): the target or the "
-                                "check crashed it", self.books.shared.titles),
-                     RunStatus.CRASHED, None), time.monotonic() - lane.sent_at, {})
+                self.done[job.index] = Done(job.index, (
+                    all_errors(item, f"the worker process running check {item.label} ended "
+                               f"before it reported ({message.status}): the target or the "
+                               "check crashed it", self.books.shared.titles),
+                    RunStatus.CRASHED, None), time.monotonic() - lane.sent_at)
             self._replace(lane, message.status)
 
     def _overdue(self, now: float) -> None:
@@ -172,8 +173,8 @@ class _Schedule:
                            "too slow (the worker was stopped)")
                 found = (all_errors(item, message, self.books.shared.titles),
                          RunStatus.TIMEOUT, None)
-                self.done[job.index] = (late(item, self.books.shared, found, job.limit),
-                                        now - lane.sent_at, {})
+                self.done[job.index] = Done(job.index, late(item, self.books.shared, found,
+                                                             job.limit), now - lane.sent_at)
                 lane.kill()
                 self._replace(lane, "stopped by the kit")
 
@@ -217,10 +218,11 @@ class _Schedule:
                 return
             else:
                 index = self.released
-            found, duration, drawn = self.done[index]
+            done = self.done[index]
             self.books.started(index)
             self.released = index + 1  # kept from here on, even if Ctrl-C comes next
-            self.books.finished(index, found, duration, drawn)
+            self.books.finished(index, done.found, done.duration, done.drawn,
+                                done.entry_points)
 
     def _stop(self) -> None:
         for lane in self.every:

@@ -180,10 +180,11 @@ class LocalLane:
             while (job := self._jobs.get()) is not None:
                 began = time.monotonic()
                 drawn: dict[tuple[str, str], Drawing] = {}
+                entry_points: list[str] = []
                 found = run_one(worker, self._planned[job.index], self._given(job.index),
-                                self._shared, job.limit, drawn)
+                                self._shared, job.limit, drawn, entry_points)
                 self._inbox.put((self, Done(job.index, found, time.monotonic() - began,
-                                            drawn=drawn)))
+                                            drawn=drawn, entry_points=tuple(entry_points))))
                 if found[1] is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = Worker()

@@ -23,8 +23,7 @@ from subagent_tck.spec import (
 )
 
 from ..core.baseline import Baseline
-from ..core.certificate import Evidence
-from ..core.outcome import Outcome
+from ..core.outcome import Evidence, Outcome
 from ..core.promises_file import PromisesFile
 from ..core.protocol import ProviderInfo, TargetInfo
 from ..core.suggest import hint, rule_hint

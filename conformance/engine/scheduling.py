@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from subagent_tck.spec import Edition
 
-from ..core.certificate import CheckRun, Evidence, RunStatus
+from ..core.certificate import CheckRun, RunStatus
+from ..core.dialect import channels_of
 from ..core.drawn import Drawing, DrawnRun
-from ..core.outcome import Outcome
+from ..core.outcome import Evidence, Outcome
 from ..core.protocol import TargetInfo
 from ..core.target import Target
 from .check import run_check
@@ -132,15 +133,18 @@ def describe(exc: BaseException) -> str:
 
 
 def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Shared,
-            limit: Budget, drawn: dict[tuple[str, str], Drawing]) -> Found:
+            limit: Budget, drawn: dict[tuple[str, str], Drawing],
+            entry_points: list[str] | None = None) -> Found:
     """Run ``planned`` on ``worker`` within ``limit``: its evidence, status and note; what it
-    drew of its partitions joins ``drawn`` (nothing, when it overran: its context is
-    abandoned)."""
+    drew of its partitions joins ``drawn``, the restriction channels it built its cases
+    through ``entry_points`` (docs/driver-api.md#dialect) (nothing, when it overran: its
+    context is abandoned)."""
     ctx = RunContext(
         target=target, check=planned.check, edition=shared.edition, provider=planned.provider,
         providers=list(shared.info.providers), seed=shared.seed,
         max_examples=shared.profile.max_examples,
         portable_variables=shared.portable_variables, shard=planned.shard,
+        channels=channels_of(shared.info.restrictionChannels), frame=shared.info.promptFrame,
     )
     escaped: list[tuple[str, str]] = []
 
@@ -160,9 +164,24 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             shared.titles[rule], trace)]) for rule in planned.rules}
         drawn.update(ctx.drawn)
-        return results, RunStatus.CRASHED, ctx.note
+        _entered(ctx, entry_points)
+        return results, RunStatus.CRASHED, noted(ctx)
     drawn.update(ctx.drawn)
-    return (*judge(planned, ctx, shared.titles), ctx.note)
+    _entered(ctx, entry_points)
+    return (*judge(planned, ctx, shared.titles), noted(ctx))
+
+
+def _entered(ctx: RunContext, entry_points: list[str] | None) -> None:
+    if entry_points is not None:
+        entry_points.extend(ctx.entry_points)
+
+
+def noted(ctx: RunContext) -> str | None:
+    """The check's note, with the restriction channels it built its cases through."""
+    if not ctx.entry_points:
+        return ctx.note
+    through = "built through " + "; ".join(ctx.entry_points)
+    return f"{ctx.note}; {through}" if ctx.note else through
 
 
 def late(item: PlannedCheck, shared: Shared, found: Found, limit: Budget) -> Found:
@@ -196,7 +215,8 @@ class Books:
         emit(self.handlers, CheckStarted(index, len(self.planned), self.planned[index]))
 
     def finished(self, index: int, found: Found, duration: float,
-                 drawn: Mapping[tuple[str, str], Drawing]) -> None:
+                 drawn: Mapping[tuple[str, str], Drawing],
+                 entry_points: Sequence[str] = ()) -> None:
         """Keep one finished check run: its cells, its entry among the check runs, its
         event. Called in plan order, whatever order the runs finished in."""
         item = self.planned[index]
@@ -208,7 +228,8 @@ class Books:
         record(self.table, self.undecided, item, results)
         self.ran.runs.append(CheckRun(check=item.check.name, provider=key,
                                       rules=list(item.rules), status=status,
-                                      duration=round(duration, 4), note=note))
+                                      duration=round(duration, 4), note=note,
+                                      entry_points=list(entry_points)))
         self.ran.spans.append(CheckSpan(item.check.name, key, duration,
                                         item.check.supplementary, index))
         self.ran.drawn.append(DrawnRun(item.check.name, key, item.rules, dict(drawn)))
@@ -234,11 +255,13 @@ def run_serially(books: Books, given: Callable[[int], Target]) -> Ran:
                 books.started(index)
                 began = time.monotonic()
                 drawn: dict[tuple[str, str], Drawing] = {}
+                entry_points: list[str] = []
                 limit = budget(item, shared, began)
                 if limit is None:
                     found = expired(item, shared)
                 else:
-                    found = run_one(worker, item, given(index), shared, limit, drawn)
+                    found = run_one(worker, item, given(index), shared, limit, drawn,
+                                    entry_points)
                     if found[1] is RunStatus.TIMEOUT:
                         worker.close()  # the hung thread leaves when (if) its check returns
                         worker = Worker()
@@ -246,7 +269,7 @@ def run_serially(books: Books, given: Callable[[int], Target]) -> Ran:
             except KeyboardInterrupt:  # Ctrl-C: stop here, keep what ran (exit code 130)
                 books.interrupt(index)
                 break
-            books.finished(index, found, time.monotonic() - began, drawn)
+            books.finished(index, found, time.monotonic() - began, drawn, entry_points)
     finally:
         worker.close()
     return books.ran

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 from subagent_tck.spec import StopReason
 
-from ..core.certificate import Evidence, RunStatus
+from ..core.certificate import RunStatus
 from ..core.gateway import Gateway
-from ..core.outcome import Failure, Outcome
+from ..core.outcome import Evidence, Failure, Outcome
 from ..core.protocol import DeploymentConfig, RunResult
 from ..core.target import Deployment
 from ..core.unsupported import deployed, guard

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..core.certificate import Evidence, RunStatus
+from ..core.certificate import RunStatus
 from ..core.drawn import Drawing
-from ..core.outcome import Failure, Outcome
+from ..core.outcome import Evidence, Failure, Outcome
 from ..core.target import Target
 from . import own_tools
 from .planning import PlannedCheck, Suite
@@ -89,13 +89,16 @@ class Failed:
 @dataclass(frozen=True)
 class Done:
     """One job's result: what :func:`.scheduling.run_one` found, the run's wall time,
-    (``--timings``) its clock readings, and what it drew of its partitions."""
+    (``--timings``) its clock readings, what it drew of its partitions and the restriction
+    channels it went through."""
 
     index: int
     found: Found
     duration: float
     tally: PartTally | None = None
     drawn: Mapping[tuple[str, str], Drawing] = field(default_factory=dict)
+    #: the restriction channels it built its cases through (docs/driver-api.md#dialect)
+    entry_points: tuple[str, ...] = ()
 
 
 Message = Ready | Failed | Done
@@ -211,9 +214,11 @@ def _run(job: Job, target: Target, suite: Suite, setup: Setup, worker: Worker) -
     given = own_tools.hiding(watch.bound(target, job.index) if watch is not None else target,
                              setup.own)
     drawn: dict[tuple[str, str], Drawing] = {}
-    found = run_one(worker, planned, given, setup.shared, job.limit, drawn)
+    entry_points: list[str] = []
+    found = run_one(worker, planned, given, setup.shared, job.limit, drawn, entry_points)
     return Done(job.index, found, time.monotonic() - began,
-                watch.export(job.index) if watch is not None else None, drawn)
+                watch.export(job.index) if watch is not None else None, drawn,
+                tuple(entry_points))
 
 
 def _send(conn: Connection, done: Done, job: Job, shared: Shared) -> None:
