@@ -170,3 +170,18 @@ def test_a_jobs_count_below_one_is_a_usage_error(fakes: ModuleType) -> None:
     with pytest.raises(TckError) as raised:
         run(fakes, {}, 0)
     assert raised.value.code is ErrorCode.USAGE and "--jobs 0" in raised.value.message
+
+
+def test_a_check_run_draws_the_same_markers_whichever_check_runs_came_before_it() -> None:
+    from subagent_tck.conformance.engine.check import CheckContext
+    from subagent_tck.conformance.engine.checks._support import marker
+
+    def fresh() -> CheckContext:  # all a marker reads is the check run's own count
+        return CheckContext(target=None, check=None, edition=None,  # type: ignore[arg-type]
+                            provider=None, providers=[], seed=0, max_examples=1)
+
+    earlier = fresh()
+    first = [marker(earlier, "tf-channel"), marker(earlier, "tf-refused")]
+    later = fresh()  # the next check run in the same process, as a worker runs them
+    assert [marker(later, "tf-channel"), marker(later, "tf-refused")] == first
+    assert first == ["[tck:tf-channel:1]", "[tck:tf-refused:2]"]
