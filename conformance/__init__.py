@@ -2,11 +2,16 @@
 
 Public surface (docs/architecture.md)::
 
-    from subagent_tck.conformance import RunConfig, certify, exit_code, load_target
+    import functools
+    from subagent_tck.conformance import Recipe, RunConfig, certify, exit_code, load_target
 
     target = load_target("reference")
     certificate = certify(target, RunConfig(target_spec="reference"))
     print(certificate.verdict, exit_code(certificate))
+
+    # two check runs at once, each worker loading the target again (docs/certify.md#jobs)
+    recipe = Recipe(functools.partial(load_target, "reference"))
+    certificate = certify(target, RunConfig(target_spec="reference", jobs=2), recipe=recipe)
 
 Writing a check: ``from subagent_tck.conformance.engine.check import check, CheckContext``
 (the decorator is not re-exported here: its name is also its module's). Implementing a target:
@@ -33,8 +38,8 @@ _MODULES = {
     "subagent_tck.conformance.core.outcome": ("Failure", "Outcome"),
     "subagent_tck.conformance.engine.profiles": ("PROFILES", "Profile"),
     "subagent_tck.conformance.engine.runner": (
-        "CheckFinished", "CheckStarted", "RunConfig", "RunFinished", "RunStarted", "Suite",
-        "certify"),
+        "CheckFinished", "CheckStarted", "Recipe", "RunConfig", "RunFinished", "RunStarted",
+        "Suite", "certify"),
     "subagent_tck.conformance.core.target": ("Deployment", "Target"),
     "subagent_tck.conformance.transports.targets": ("load_target",),
 }
@@ -44,7 +49,7 @@ _RENAMED = {"exit_code": "for_certificate"}
 __all__ = [
     "PROFILES", "Baseline", "BaselineEntry", "CapabilityVerdict", "Certificate", "Check",
     "CheckContext", "CheckFinished", "CheckStarted", "Deployment", "ExitCode", "Failure",
-    "Gateway", "Outcome", "Profile", "ProviderOutcome", "RuleResult", "RunConfig",
+    "Gateway", "Outcome", "Profile", "ProviderOutcome", "Recipe", "RuleResult", "RunConfig",
     "RunFinished", "RunStarted", "Suite", "Target", "Verdict", "certify", "exit_code",
     "load_baseline", "load_target", "parse_baseline",
 ]
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
     from .engine.runner import (
         CheckFinished,
         CheckStarted,
+        Recipe,
         RunConfig,
         RunFinished,
         RunStarted,

@@ -10,7 +10,7 @@
                          [--seed N] [--baseline FILE] [--promises FILE]
                          [--format text|json|junit|markdown]
                          [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
-                         [--deadline S] [--timings]
+                         [--deadline S] [--timings] [--jobs N]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (its fuzz campaign)
     subagent-tck fuzz | fuzz-api | serve | openapi | promises | matrix ...    (see PLUGGED)
 
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, get_rule
 
 from .cliparse import Parser, VersionAction
+from .cliruns import JOBS_VARIABLE, available, cores, default_jobs, jobs, recipe_for, suite_for
 from .core.clierror import report_error
 from .core.exitcode import ExitCode, for_certificate, for_error
 from .core.suggest import rule_hint
@@ -51,8 +52,6 @@ if TYPE_CHECKING:
     from .report.report_files import ReportFile
 
 FORMATS = ("text", "json", "junit", "markdown")
-#: The fuzz campaign that ``--profile thorough`` adds to a certification.
-FUZZ_CHECK = "subagent_tck.fuzz.campaign_check"
 RULE_FORMATS = ("text", "json", "markdown")
 
 #: Commands that other parts of the kit provide: the module has ``add_arguments(parser)`` and
@@ -173,7 +172,10 @@ def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
         timeout=args.timeout, deadline=args.deadline,
         baseline=baseline, providers=tuple(args.provider or ()),
         promises=promises, promises_path=args.promises or "", timings=args.timings,
+        jobs=args.jobs or default_jobs(),
     )
+    recipe = recipe_for(args.target, args.profile, wait=args.wait, fuzz_budget=args.fuzz_budget,
+                        fuzz_output_dir=args.fuzz_output_dir, rules=tuple(args.rule or ()))
     with ExitStack() as stack:
         _private_hypothesis_storage(stack)
         target = load_target(args.target, wait=args.wait)
@@ -181,7 +183,7 @@ def _certify_run(args: argparse.Namespace, reports: list[ReportFile]) -> int:
         handlers: list[Handler] = []
         if progress_wanted(sys.stderr):
             handlers.append(ProgressReporter())
-        certificate = certify(target, config, handlers=handlers, suite=suite)
+        certificate = certify(target, config, handlers=handlers, suite=suite, recipe=recipe)
         write_all(reports, certificate)
     if certificate.interrupted:  # one line, after the target (and its processes) is closed
         ran = sum(1 for run in certificate.checks)
@@ -240,42 +242,6 @@ def _suite(args: argparse.Namespace) -> Suite | None:
                      progress=progress if progress_wanted(sys.stderr) else None,
                      options=("--profile", "--fuzz-budget", "--fuzz-output-dir"),
                      rules=tuple(args.rule or ()))
-
-
-def suite_for(target_spec: str, profile: str, *, fuzz_budget: float | None = None,
-              fuzz_output_dir: str | None = None, progress: Callable[[str], None] | None = None,
-              options: tuple[str, str, str] = ("--profile", "--fuzz-budget",
-                                               "--fuzz-output-dir"),
-              rules: Sequence[str] = ()) -> Suite | None:
-    """The suite a profile runs: the default suite plus the generated fuzz campaign against
-    ``target_spec``, sized by the profile (``profiles.PROFILES``: deployments, and a wall cap
-    that ``fuzz_budget`` overrides). Fuzz is imported only here: nothing else of conformance
-    imports it. A partial ``ci`` run (``rules`` given: the replay of a fixed case) runs no
-    campaign, so that it stays quick and shows that case alone; None then (the default
-    suite). Shared by the command line and the pytest plugin; their options for profile, fuzz
-    budget and fuzz output directory are ``options``, named so in the usage errors."""
-    from .engine.runner import Suite
-
-    profile_option, *names = options
-    fuzz_options = [o for o, v in zip(names, (fuzz_budget, fuzz_output_dir), strict=True)
-                    if v is not None]
-    chosen = PROFILES.get(profile)
-    if chosen is None or chosen.fuzz_examples <= 0 or (rules and profile == "ci"
-                                                       and not fuzz_options):
-        return None
-    if not _available(FUZZ_CHECK):
-        raise TckError(ErrorCode.USAGE, f"{profile_option} {profile} fuzzes the target, but "
-                       f"{FUZZ_CHECK} is not installed: reinstall subagent-tck")
-    from subagent_tck.fuzz.campaign import DEFAULT_OUTPUT
-    from subagent_tck.fuzz.campaign_check import campaign_check
-
-    check = campaign_check(
-        target_spec, budget_seconds=fuzz_budget or chosen.fuzz_seconds,
-        max_examples=chosen.fuzz_examples, output_dir=fuzz_output_dir or DEFAULT_OUTPUT,
-        progress=progress, profile=chosen.name,
-    )
-    default = Suite.default()
-    return Suite(default.rules, {**default.checks, check.name: check})
 
 
 #: Hypothesis' table of Unicode characters by category (``unicode_data/`` of its storage): the
@@ -342,13 +308,6 @@ def seconds(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r}: give a positive number of seconds")
     return value
-
-
-def _available(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def _plug(sub: Any, name: str, module_name: str, help_text: str, wanted: bool) -> None:
@@ -426,6 +385,12 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
                               "operation (deploy, start, view, ...): a timings object in the "
                               "JSON report, the slowest ten check runs and operations at the "
                               "end of the text report; outcomes never change")
+    certify.add_argument("--jobs", type=jobs, default=None, metavar="N",
+                         help="run N check runs and campaign shards at once, each in a worker "
+                              "process with a target of its own (a cmd: target starts an adapter "
+                              f"per worker); default: {JOBS_VARIABLE}, else the number of cores "
+                              f"({cores()} here); 1: one after another in this process. The "
+                              "same seed gives the same certificate whatever N")
     certify.add_argument("--wait", type=seconds, default=None, metavar="S",
                          help="http(s):// targets: keep trying to reach the target for S "
                               "seconds (exit 3 if it never answers); cmd: targets: how long "
@@ -436,7 +401,7 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
 
     command = next((a for a in argv if not a.startswith("-")), None)
     for name, (module_name, help_text) in PLUGGED.items():
-        if _available(module_name):
+        if available(module_name):
             _plug(sub, name, module_name, help_text, wanted=name == command)
     return parser
 

@@ -49,6 +49,7 @@ PROVIDER = "--subagent-tck-provider"
 PROFILE = "--subagent-tck-profile"
 FUZZ_BUDGET = "--subagent-tck-fuzz-budget"
 FUZZ_OUTPUT_DIR = "--subagent-tck-fuzz-output-dir"
+JOBS = "--subagent-tck-jobs"
 NODE = "subagent-tck"  # the collector's node id; items are subagent-tck::RULE-ID
 #: The key of the directory, shared by the xdist workers of one run, in their workerinput.
 SHARED = "subagent_tck_shared"
@@ -103,12 +104,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(FUZZ_OUTPUT_DIR, metavar="DIR", default=None,
                     help="where the thorough profile writes replay files of its findings "
                          "(default .subagent-tck/fuzz)")
+    group.addoption(JOBS, metavar="N", type=_jobs, default=None,
+                    help="check runs at once, each in a worker process with a target of its "
+                         "own (default: the number of cores; 1: one after another); the same "
+                         "seed certifies the same whatever N")
 
 
 def _seconds(text: str) -> float:
     from .cli import seconds  # the kit is imported only when such an option is given
 
     return seconds(text)
+
+
+def _jobs(text: str) -> int:
+    from .cliruns import jobs  # the kit is imported only when such an option is given
+
+    return jobs(text)
 
 
 def _active(config: pytest.Config) -> bool:
@@ -129,7 +140,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {text}")
     from subagent_tck.spec import TckError
 
-    from .cli import suite_for
+    from .cliruns import suite_for
     from .engine.runner import Suite
     from .transports.targets import split_spec
 
@@ -386,6 +397,7 @@ def _certify(session: pytest.Session) -> Certificate | TckError:
     """Load the target (unless collection did), certify the selected items' rules, close it."""
     from subagent_tck.spec import TckError
 
+    from .cliruns import default_jobs, recipe_for
     from .core.baseline import load_baseline
     from .engine.runner import RunConfig, certify
     from .transports.targets import load_target
@@ -407,10 +419,15 @@ def _certify(session: pytest.Session) -> Certificate | TckError:
             profile=config.getoption(PROFILE),
             seed=config.getoption("--subagent-tck-seed"),
             baseline=load_baseline(baseline_path) if baseline_path else None,
+            jobs=config.getoption(JOBS) or default_jobs(),
         )
+        recipe = recipe_for(run.target_spec, run.profile,
+                            fuzz_budget=config.getoption(FUZZ_BUDGET),
+                            fuzz_output_dir=config.getoption(FUZZ_OUTPUT_DIR),
+                            options=(PROFILE, FUZZ_BUDGET, FUZZ_OUTPUT_DIR))  # as configured
         assert holder.target is not None
         with hypothesis_home(config.rootpath):
-            return certify(holder.target, run, suite=suite)
+            return certify(holder.target, run, suite=suite, recipe=recipe)
     except TckError as exc:
         return exc
     finally:

@@ -19,6 +19,7 @@ import os
 import shlex
 
 from subagent_tck.conformance.engine.check import Check, CheckContext
+from subagent_tck.conformance.engine.seed import derived
 from subagent_tck.spec import RULES_BY_ID
 
 from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult, Progress, run_campaign
@@ -36,6 +37,10 @@ UNCAPPED_TIMEOUT = 600.0
 CAMPAIGN_RULES: tuple[str, ...] = tuple(sorted(RULES_BY_ID))
 #: Time the runner grants beyond budget and shrinking: replaying and saving the finding.
 _MARGIN_SECONDS = 60.0
+#: The independent parts a campaign runs as (docs/certify.md#jobs), each with its share of the
+#: deployments and of the time cap and a seed derived from the run's: a fixed number, whatever
+#: ``--jobs`` is, so that a seed runs the same deployments one at a time or four at once.
+SHARDS = 4
 
 
 def campaign_check(
@@ -46,25 +51,33 @@ def campaign_check(
     output_dir: str | os.PathLike[str] = DEFAULT_OUTPUT,
     progress: Progress | None = None,
     profile: str = "thorough",
+    shards: int = SHARDS,
 ) -> Check:
-    """A supplementary check that fuzzes the run's target in the run's edition with the run's
-    seed, and files what it finds: ``max_examples`` deployments (None: no limit), stopped
-    after ``budget_seconds`` (None: no wall-clock cap, the examples alone decide, so the run
-    is the same whatever the machine's speed). ``target_spec`` (the TARGET of the command
+    """A supplementary check that fuzzes the run's target in the run's edition, and files what
+    it finds: ``max_examples`` deployments (None: no limit), stopped after ``budget_seconds``
+    (None: no wall-clock cap, the examples alone decide, so the run is the same whatever the
+    machine's speed), in ``shards`` parts that share both (each seeded from the run's seed and
+    its number; one part: the run's seed itself). ``target_spec`` (the TARGET of the command
     line) goes into the replay command; ``profile`` (the certify profile) is noted."""
     fuzz = PROFILES["ci"]  # steps per deployment and shrinking time
     budget = float("inf") if budget_seconds is None else budget_seconds
+    cap = budget / shards
 
     def fuzz_campaign(ctx: CheckContext) -> None:
+        part = ctx.shard
+        share = None if max_examples is None else _share(max_examples, part, shards)
         result = run_campaign(
-            ctx.target, budget_seconds=budget, max_examples=max_examples or 10**12,
-            seed=ctx.seed, profile=fuzz.name, database_dir=None, progress=progress,
-            output_dir=output_dir, target_id=target_spec, editions=(ctx.edition,),
+            ctx.target, budget_seconds=cap, max_examples=10**12 if share is None else share,
+            seed=derived(ctx.seed, NAME, part) if shards > 1 else ctx.seed,
+            profile=fuzz.name, database_dir=None, progress=_labelled(progress, part, shards),
+            output_dir=output_dir,
+            target_id=target_spec, editions=(ctx.edition,),
         )
-        ctx.note = _note(result, profile)
-        if (result.finding is None and result.error is None and max_examples is not None
-                and result.examples < max_examples):
-            ctx.note += (f"; cut by the {budget:g} s time cap before {max_examples} "
+        ctx.note = _note(result, profile) + (f", shard {part + 1} of {shards}"
+                                             if shards > 1 else "")
+        if (result.finding is None and result.error is None and share is not None
+                and result.examples < share):
+            ctx.note += (f"; cut by the {cap:g} s time cap before {share} "
                          "deployments (a slow target: --fuzz-budget raises it)")
         if result.finding is not None:
             _file_finding(ctx, result, target_spec)
@@ -78,11 +91,24 @@ def campaign_check(
                          error=True, key="the fuzz campaign could not finish")
 
     timeout = (UNCAPPED_TIMEOUT if budget_seconds is None
-               else budget_seconds + fuzz.shrink_seconds + _MARGIN_SECONDS)
+               else cap + fuzz.shrink_seconds + _MARGIN_SECONDS)
     return Check(
         name=NAME, rules=CAMPAIGN_RULES, function=fuzz_campaign, per_provider=False,
         supplementary=True, doc=(__doc__ or "").split("\n")[0], timeout=timeout,
+        shards=shards,
     )
+
+
+def _labelled(progress: Progress | None, part: int, parts: int) -> Progress | None:
+    """``progress`` with each line saying which shard it is from (when there are several)."""
+    if progress is None or parts == 1:
+        return progress
+    return lambda line: progress(f"[shard {part + 1} of {parts}] {line}")
+
+
+def _share(total: int, part: int, parts: int) -> int:
+    """Part ``part``'s share of ``total`` deployments: equal shares, the first ones one more."""
+    return total // parts + (1 if part < total % parts else 0)
 
 
 def _note(result: CampaignResult, profile: str) -> str:

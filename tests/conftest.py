@@ -14,6 +14,9 @@ settings.register_profile(
 )
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# `certify` and the pytest plugin run one check at a time in these tests unless a test asks
+# for --jobs (docs/certify.md#jobs): hundreds of runs, on cores the test workers already share
+os.environ.setdefault("SUBAGENT_TCK_JOBS", "1")
 
 
 #: Suites that are slow and do not depend on the interpreter: tox runs them once, in its `once`
@@ -27,12 +30,16 @@ ONCE = (
     "tests/fuzz/test_hypofuzz.py",  # HypoFuzz's workers and a real redis-server
     "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
     "tests/reports/test_matrix_browser.py",  # the matrix in Debian's chromium (Playwright)
+    "tests/conformance/test_jobs.py",  # worker processes started, killed, timed out
+    "tests/test_parallel_certificates.py",  # whole runs, one job and two
+    "tests/http/test_jobs_processes.py",  # adapters started per worker, Ctrl-C
 )
 #: The once suites that run a real implementation or runtime (Node, npm packages): marked
 #: `once` and `runtime`, tox's `runtimes` environment runs them beside `once`, so the two
 #: halves of the slow work share the machine's two tox slots.
 RUNTIMES = (
     "tests/http/test_http_javascript.py",  # Node: the JavaScript implementation
+    "tests/http/test_parallel_javascript.py",
     "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
     "tests/http/test_dsh_report.py",
     "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic

@@ -88,11 +88,29 @@ def test_explain_of_an_unknown_id_is_a_clear_usage_error(
 @pytest.mark.parametrize("argv", [
     [], ["certify"], ["certify", "--target", "reference", "--timeout", "-1"],
     ["certify", "--target", "reference", "--format", "pdf"], ["rules", "--format", "junit"],
+    ["certify", "--target", "reference", "--jobs", "0"],
+    ["certify", "--target", "reference", "--jobs", "two"],
 ])
 def test_command_line_mistakes_exit_2(capsys: pytest.CaptureFixture[str],
                                       argv: list[str]) -> None:
     code, _, err = run(capsys, *argv)
     assert code == 2 and "error:" in err
+
+
+def test_jobs_default_to_the_cores_unless_subagent_tck_jobs_says(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    from subagent_tck.conformance.cliruns import cores, default_jobs
+
+    monkeypatch.delenv("SUBAGENT_TCK_JOBS", raising=False)
+    assert default_jobs() == cores() >= 1
+    monkeypatch.setenv("SUBAGENT_TCK_JOBS", "3")
+    assert default_jobs() == 3
+    monkeypatch.setenv("SUBAGENT_TCK_JOBS", "-1")
+    report = tmp_path / "cert.json"
+    code, _, err = run(capsys, "certify", "--target", "reference", "--report", f"json={report}")
+    assert code == 2 and "SUBAGENT_TCK_JOBS='-1'" in err and "give 1 or more" in err
+    assert json.loads(report.read_text("utf-8"))["error"]["code"] == "USAGE"
 
 
 # --- commands of other parts ------------------------------------------------------------

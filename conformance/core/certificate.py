@@ -191,6 +191,18 @@ class Timings(BaseModel):
     operations: list[OperationTiming] = Field(description="per target operation, by name")
 
 
+class Jobs(BaseModel):
+    """``certify --jobs N`` above 1: how many check runs ran at once (docs/certify.md#jobs).
+    How a run ran, never what it found: the same seed gives the same certificate whatever N."""
+
+    asked: int = Field(ge=1, description="--jobs N")
+    used: int = Field(ge=0, description="lanes that ran check runs at once: worker processes "
+                      "that loaded the target (1: one after another, in one process)")
+    why: str | None = Field(None, description="why fewer ran at once than asked (a target "
+                            "that runs one deployment at a time, a worker that could not "
+                            "start), or null")
+
+
 class TargetIdentity(BaseModel):
     spec: str = Field(description="the TARGET argument that names it, e.g. reference")
     info: TargetInfo
@@ -253,6 +265,9 @@ class Certificate(BaseModel):
     timings: Timings | None = Field(
         None, description="certify --timings: time per check run, per campaign and per target "
         "operation (docs/certify.md#timings); absent from a run without --timings")
+    jobs: Jobs | None = Field(
+        None, description="certify --jobs N above 1: how many check runs ran at once, and why "
+        "fewer than asked (docs/certify.md#jobs); absent from a run of one job")
     dialect: Dialect = Field(description="the runtime's own terms the target declared and how "
                              "the run used them: restriction channels with their grammar and "
                              "declared variants, the prompt frame (docs/driver-api.md#dialect)")
@@ -284,15 +299,16 @@ class Certificate(BaseModel):
         return next(r for r in self.rules if r.id == rule_id)
 
     def stable(self) -> Certificate:
-        """This certificate with every clock reading fixed and no timings: two runs of one
-        kit, catalogue, target and seed give byte-identical reports of it
-        (docs/certify.md#timings). The clock readings are ``started_at``, the durations of the
-        run and of each check run, the promises' seconds, and the seconds and rates per second
-        a check's note gives (the fuzz campaign's ``in 8.1 s (2500 steps/s)``)."""
+        """This certificate with every clock reading fixed and no timings or jobs: two runs of
+        one kit, catalogue, target and seed give byte-identical reports of it, whatever
+        ``--jobs`` (docs/certify.md#timings, docs/certify.md#jobs). The clock readings are
+        ``started_at``, the durations of the run and of each check run, the promises' seconds,
+        and the seconds and rates per second a check's note gives (the fuzz campaign's
+        ``in 8.1 s (2500 steps/s)``)."""
         checks = [run.model_copy(update={"duration": 0.0, "note": _without_clock(run.note)})
                   for run in self.checks]
         update: dict[str, object] = {"started_at": STABLE_START, "duration": 0.0,
-                                     "checks": checks, "timings": None}
+                                     "checks": checks, "timings": None, "jobs": None}
         if self.promises is not None:
             update["promises"] = self.promises.model_copy(update={"seconds": 0.0})
         return self.model_copy(update=update)
@@ -384,6 +400,7 @@ class RunFacts:
     target_tools: tuple[str, ...] = ()  # the target's own global tools, not judged
     portable_variables: bool = False  # drawn variable names of [a-z][a-z0-9_]* only
     timings: Timings | None = None  # certify --timings
+    jobs: Jobs | None = None  # certify --jobs N above 1
     #: per check, the partitions it declares; per check run, what it drew of them
     partitions: Mapping[str, Sequence[DeclaredPartition]] = field(default_factory=dict)
     drawn: Sequence[DrawnRun] = ()
@@ -554,7 +571,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         counts=counts, inexpressible=inexpressible, rules=results, checks=facts.runs,
         interrupted=facts.interrupted, stopped_early=facts.stopped_early,
         target_tools=list(facts.target_tools), portable_variables=facts.portable_variables,
-        promises=promises, timings=facts.timings, baseline_summary=summary,
+        promises=promises, timings=facts.timings, jobs=facts.jobs, baseline_summary=summary,
         dialect=dialect_of(facts.info.restrictionChannels, facts.info.promptFrame,
                            facts.edition, _entry_points(facts.runs)),
     )

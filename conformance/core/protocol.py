@@ -21,7 +21,8 @@ from subagent_tck.spec import Capability, Component, Edition, Origin, Presentati
 from .dialect import PromptFrame, RestrictionChannel
 
 #: 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION, 1.3 the dialect a target
-#: declares (docs/driver-api.md#dialect): restriction channels, filter grammar, prompt frame
+#: declares (docs/driver-api.md#dialect): restriction channels, filter grammar, prompt frame,
+#: and ``serial`` (docs/driver-api.md#one-deployment-at-a-time)
 PROTOCOL_VERSION = "1.3"
 
 
@@ -136,6 +137,11 @@ class TargetInfo(_Model):
     restrictionChannels: list[RestrictionChannel] | None = None
     #: The runtime's own text around the composed system text of its agents; null: none.
     promptFrame: PromptFrame | None = None
+    #: Why two deployments of this target cannot run at once, not even in two of its adapter
+    #: processes side by side (a state every process shares: one home directory, one account,
+    #: one port); ``certify --jobs N`` then runs it one check run at a time and says why
+    #: (docs/certify.md#jobs). None: they can (protocol 1.3).
+    serial: str | None = None
 
 
 class AgentRef(_Model):

@@ -73,6 +73,10 @@ class Check:
     timeout: float | None = None
     #: The partitions of its rules' domains it draws a case of at every seed (:mod:`.partitions`).
     partitions: tuple[Partition, ...] = ()
+    #: Independent parts the check runs as (the fuzz campaign's shards), each a check run of
+    #: its own told its part by ``CheckContext.shard``: a fixed number, never the run's
+    #: ``--jobs``, so that a seed finds the same whatever runs at once (docs/certify.md#jobs).
+    shards: int = 1
 
 
 REGISTRY: dict[str, Check] = {}
@@ -169,6 +173,10 @@ class CheckContext:
     #: The partitions of the check's rules it drew a case of, and how surely
     #: (docs/certify.md#partitions).
     drawn: dict[tuple[str, str], Drawing] = field(default_factory=dict)
+    #: Which of the check's ``shards`` parts this run is (0-based).
+    shard: int = 0
+    #: Markers handed out so far in this check run (``checks/_support.py`` ``marker``).
+    markers: int = 0
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
     #: How a case running now was reached: a hand-written one, cover's, a property's draw.

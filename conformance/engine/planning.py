@@ -57,6 +57,9 @@ class RunConfig:
     promises_path: str = ""
     #: certify --timings: time every check run and target operation (docs/certify.md#timings)
     timings: bool = False
+    #: certify --jobs: check runs at once, each in a worker process (docs/certify.md#jobs);
+    #: 1 runs them one after another in this process
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -84,10 +87,15 @@ class PlannedCheck:
     check: Check
     provider: ProviderInfo | None
     rules: tuple[str, ...]
+    #: which of the check's shards (``Check.shards``) this run is
+    shard: int = 0
 
     @property
     def label(self) -> str:
-        return f"{self.check.name} [{self.provider.name}]" if self.provider else self.check.name
+        name = (f"{self.check.name} [{self.provider.name}]" if self.provider
+                else self.check.name)
+        return (f"{name} (shard {self.shard + 1} of {self.check.shards})"
+                if self.check.shards > 1 else name)
 
 
 def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
@@ -173,7 +181,7 @@ def plan(suite: Suite, info: TargetInfo, edition: Edition,
          selected: frozenset[str] | None,
          providers: frozenset[str] | None = None) -> list[PlannedCheck]:
     """The checks to run, in registry order, each with the selected rules it decides (per
-    provider only for the ``providers`` chosen, None: all)."""
+    provider only for the ``providers`` chosen, None: all), a sharded check once per shard."""
     rules = suite.by_id
     planned = []
     for check in suite.checks.values():
@@ -188,7 +196,8 @@ def plan(suite: Suite, info: TargetInfo, edition: Edition,
                 and (selected is None or r in selected)
             )
             if decides:
-                planned.append(PlannedCheck(check, provider, decides))
+                planned += [PlannedCheck(check, provider, decides, shard)
+                            for shard in range(max(1, check.shards))]
     return planned
 
 

@@ -17,13 +17,14 @@ from datetime import datetime, timezone
 
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
-from ..core.certificate import Certificate, RunFacts, assemble
+from ..core.certificate import Certificate, Jobs, RunFacts, assemble
 from ..core.promises_report import PromiseItem, PromisesReport
 from ..core.protocol import TargetInfo
 from ..core.suggest import hint
 from ..core.target import Target
 from . import own_tools, variable_names
 from .events import CheckFinished, CheckStarted, Event, Handler, RunFinished, RunStarted, emit
+from .jobs import run_in_parallel
 from .planning import (
     DEFAULT_DEADLINE,
     DEFAULT_SEED,
@@ -42,11 +43,12 @@ from .profiles import PROFILES, Profile
 from .scheduling import Books, Shared, Worker, run_serially
 from .timings import BEFORE_CHECKS, Stopwatch
 from .verdicts import not_run_after_interrupt
+from .worker import Recipe, Setup
 
 __all__ = [
     "DEFAULT_DEADLINE", "DEFAULT_SEED", "DEFAULT_TIMEOUT", "PROFILES", "CheckFinished",
-    "CheckStarted", "Event", "Handler", "PlannedCheck", "Profile", "RunConfig", "RunFinished",
-    "RunStarted", "Suite", "certify", "not_applicable", "plan", "resolve_edition",
+    "CheckStarted", "Event", "Handler", "PlannedCheck", "Profile", "Recipe", "RunConfig",
+    "RunFinished", "RunStarted", "Suite", "certify", "not_applicable", "plan", "resolve_edition",
     "select_providers", "select_rules",
 ]
 
@@ -75,6 +77,29 @@ def _probe(target: Target, edition: Edition, timeout: float) -> _Probed:
         return _Probed(own[0] if own else (), bool(portable and portable[0]))
     finally:
         probe.close()
+
+
+def _lanes(config: RunConfig, info: TargetInfo, recipe: Recipe | None,
+           runs: int) -> tuple[int, str | None]:
+    """How many check runs may run at once (docs/certify.md#jobs), and why fewer than
+    ``--jobs`` asked, if so."""
+    if config.jobs <= 1:
+        return 1, None
+    if info.serial is not None:
+        return 1, f"the target runs one deployment at a time: {info.serial}"
+    if recipe is None:
+        return 1, ("the target was handed to certify as an object, with no recipe to load it "
+                   "again in worker processes")
+    if runs < config.jobs:
+        return max(1, runs), f"{runs} check run{'' if runs == 1 else 's'} planned"
+    return config.jobs, None
+
+
+def _hypothesis_home() -> str:
+    """Where Hypothesis keeps its files in this process: the workers keep theirs there too."""
+    from hypothesis.configuration import storage_directory
+
+    return str(storage_directory(intent_to_write=False).home_directory)
 
 
 def _target_info(target: Target) -> TargetInfo:
@@ -114,8 +139,12 @@ def _check_promises(target: Target, config: RunConfig,
 
 
 def certify(target: Target, config: RunConfig | None = None, *,
-            handlers: Sequence[Handler] = (), suite: Suite | None = None) -> Certificate:
+            handlers: Sequence[Handler] = (), suite: Suite | None = None,
+            recipe: Recipe | None = None) -> Certificate:
     """Certify ``target``: plan, run every applicable check, and return the certificate.
+
+    ``recipe`` makes the target and the suite again in worker processes: without one, a run
+    of ``config.jobs`` above 1 runs one check run at a time and its certificate says why.
 
     Raises :class:`~subagent_tck.spec.TckError` only before anything runs: ``USAGE`` for a bad
     configuration (edition, rule id, profile, baseline), ``TARGET_UNREACHABLE`` or
@@ -130,6 +159,9 @@ def certify(target: Target, config: RunConfig | None = None, *,
     for name, value in (("--timeout", config.timeout), ("--deadline", config.deadline)):
         if not value > 0:
             raise TckError(ErrorCode.USAGE, f"{name} must be a positive number of seconds")
+    if config.jobs < 1:
+        raise TckError(ErrorCode.USAGE, f"--jobs {config.jobs}: give a positive number of check "
+                       "runs at once (1: one after another)")
     profile = PROFILES[config.profile]
     selected = select_rules(suite, config.rules)
     started_at = datetime.now(timezone.utc)
@@ -164,7 +196,18 @@ def certify(target: Target, config: RunConfig | None = None, *,
     def given(index: int) -> Target:
         return checked if watch is None else own_tools.hiding(watch.bound(target, index), own)
 
-    ran = run_serially(books, given)
+    lanes, why = _lanes(config, info, recipe, len(planned))
+    jobs = None
+    if lanes > 1 and recipe is not None:
+        setup = Setup(recipe, shared, own, config.timings, _hypothesis_home())
+        ran, report = run_in_parallel(books, setup, lanes, given, watch)
+        lost = "; ".join(report.lost) or None
+        jobs = Jobs(asked=config.jobs, used=report.used,
+                    why="; ".join(w for w in (why, lost) if w) or None)
+    else:
+        ran = run_serially(books, given)
+        if config.jobs > 1:
+            jobs = Jobs(asked=config.jobs, used=1, why=why)
     interrupted, stopped_early = ran.interrupted, ran.stopped_early
     if interrupted:
         not_run_after_interrupt(table, books.undecided)
@@ -176,7 +219,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
         runs=ran.runs, providers=sorted(chosen) if chosen is not None else None,
         interrupted=interrupted, stopped_early=stopped_early, target_tools=own,
         portable_variables=probed.portable_variables,
-        timings=watch.timings(ran.spans) if watch is not None else None,
+        timings=watch.timings(ran.spans) if watch is not None else None, jobs=jobs,
         partitions={c.name: tuple(p.declared() for p in c.partitions)
                     for c in suite.checks.values() if c.partitions},
         drawn=tuple(ran.drawn),

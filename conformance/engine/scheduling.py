@@ -124,7 +124,8 @@ def budget(item: PlannedCheck, shared: Shared, now: float) -> Budget | None:
     return Budget(seconds, allowed, reason)
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of ``exc``, whatever its ``__str__`` does."""
     try:
         return f"{type(exc).__name__}: {exc}"
     except Exception:  # an exception that cannot even be printed
@@ -142,7 +143,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         target=target, check=planned.check, edition=shared.edition, provider=planned.provider,
         providers=list(shared.info.providers), seed=shared.seed,
         max_examples=shared.profile.max_examples,
-        portable_variables=shared.portable_variables,
+        portable_variables=shared.portable_variables, shard=planned.shard,
         channels=channels_of(shared.info.restrictionChannels), frame=shared.info.promptFrame,
     )
     escaped: list[tuple[str, str]] = []
@@ -151,7 +152,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         try:
             run_check(ctx)
         except BaseException as exc:  # run_check's own handling failed: never a pass
-            escaped.append((_describe(exc), format_exception(exc)))
+            escaped.append((describe(exc), format_exception(exc)))
 
     if not worker.run(work, limit.seconds):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {limit.seconds:g} s "
@@ -230,7 +231,7 @@ class Books:
                                       duration=round(duration, 4), note=note,
                                       entry_points=list(entry_points)))
         self.ran.spans.append(CheckSpan(item.check.name, key, duration,
-                                        item.check.supplementary))
+                                        item.check.supplementary, index))
         self.ran.drawn.append(DrawnRun(item.check.name, key, item.rules, dict(drawn)))
         emit(self.handlers, CheckFinished(
             index, len(self.planned), item, {r: e.outcome for r, e in results.items()},

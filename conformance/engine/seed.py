@@ -9,6 +9,7 @@ library API (:class:`~.runner.RunConfig`) keeps seed 0 unless told otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import shlex
 
@@ -23,6 +24,15 @@ SEED_SPACE = 2**32
 def fresh_seed() -> int:
     """A seed drawn from the operating system's randomness (never from a seeded generator)."""
     return secrets.randbelow(SEED_SPACE)
+
+
+def derived(seed: int, *parts: str | int) -> int:
+    """A seed of its own for one part of a run (a campaign shard), drawn from the run's
+    ``seed`` and the part's names alone: never from how many run at once or which finished
+    first, so that a seed gives the same certificate whatever ``--jobs`` is
+    (docs/certify.md#jobs)."""
+    text = ":".join(str(part) for part in (seed, *parts)).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") % SEED_SPACE
 
 
 def run_replay(cert: Certificate) -> str:

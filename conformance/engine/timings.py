@@ -63,12 +63,26 @@ class _Part:
 @dataclass(frozen=True)
 class CheckSpan:
     """One check run as the runner saw it: its label parts, its wall time, whether it is a
-    campaign (a supplementary check)."""
+    campaign (a supplementary check), and the part its operations were counted to (its index
+    in the plan)."""
 
     check: str
     provider: str | None
     seconds: float
     campaign: bool
+    part: int
+
+
+@dataclass(frozen=True)
+class PartTally:
+    """One part's clock readings as a worker process hands them back (``certify --jobs``):
+    what :meth:`Stopwatch.export` read and :meth:`Stopwatch.absorb` adds to the run's."""
+
+    deployments: int
+    operations: int
+    seconds: float
+    #: per operation name: calls, seconds over them, the longest
+    calls: tuple[tuple[str, int, float, float], ...]
 
 
 class Stopwatch:
@@ -115,6 +129,28 @@ class Stopwatch:
         with self._lock:
             self._parts.setdefault(part, _Part()).deployments += 1
 
+    def export(self, part: int) -> PartTally:
+        """What this stopwatch read for ``part`` (every operation it timed counts: a worker
+        process times one check run per stopwatch)."""
+        with self._lock:
+            counted = self._parts.get(part, _Part())
+            calls = tuple((name, t.count, t.seconds, t.longest)
+                          for name, t in sorted(self._operations.items()))
+        return PartTally(counted.deployments, counted.operations, counted.seconds, calls)
+
+    def absorb(self, part: int, tally: PartTally) -> None:
+        """Count ``tally``, read by another process's stopwatch, to ``part`` of this run."""
+        with self._lock:
+            counted = self._parts.setdefault(part, _Part())
+            counted.deployments += tally.deployments
+            counted.operations += tally.operations
+            counted.seconds += tally.seconds
+            for name, count, seconds, longest in tally.calls:
+                own = self._operations.setdefault(name, _Tally())
+                own.count += count
+                own.seconds += seconds
+                own.longest = max(own.longest, longest)
+
     def _part(self, part: int, seconds: float) -> PhaseTiming:
         with self._lock:
             counted = self._parts.get(part, _Part())
@@ -126,8 +162,8 @@ class Stopwatch:
         """The timings of the run whose check runs were ``spans``, in the order they ran."""
         checks: list[CheckTiming] = []
         campaigns: list[CheckTiming] = []
-        for index, span in enumerate(spans):
-            part = self._part(index, span.seconds)
+        for span in spans:
+            part = self._part(span.part, span.seconds)
             entry = CheckTiming(check=span.check, provider=span.provider,
                                 **part.model_dump())
             (campaigns if span.campaign else checks).append(entry)

@@ -170,15 +170,19 @@ def all_errors(planned: PlannedCheck, message: str,
             for rule in planned.rules}
 
 
-def _add_findings(table: Table, undecided: set[Cell], rule_id: str,
-                  evidence: Evidence) -> None:
+def _add_findings(table: Table, undecided: set[Cell], rule_id: str, evidence: Evidence,
+                  filed: set[tuple[str, str, str | None]]) -> None:
     """File what a supplementary check found for ``rule_id``: each failure in the cell of its
     provider when that cell is decided here, else in the rule's target-wide cell, else in every
     provider cell of the rule that applies (a fault of the shared runtime, seen through no
-    provider in particular). Passes and not-runs of a supplementary check decide nothing."""
+    provider in particular). Passes and not-runs of a supplementary check decide nothing. A
+    failure whose check, rule and provider an earlier run of the same check already filed
+    (``filed``: another shard of the campaign found the same) is not filed again."""
     if evidence.outcome not in (Outcome.FAIL, Outcome.ERROR):
         return
     for failure in evidence.failures:
+        if (failure.check, failure.rule, failure.provider) in filed:
+            continue
         own = (rule_id, failure.provider)
         if own in undecided:
             cells = [own]
@@ -193,14 +197,17 @@ def _add_findings(table: Table, undecided: set[Cell], rule_id: str,
 
 
 def record(table: Table, undecided: set[Cell], planned: PlannedCheck,
-         results: Mapping[str, Evidence]) -> None:
+           results: Mapping[str, Evidence]) -> None:
     """Put one check run's evidence into the certificate's cells (in plan order, whatever the
     order the runs finished in: the cells then read the same however the runs were
     scheduled)."""
     key = planned.provider.name if planned.provider else None
+    filed = {(f.check, f.rule, f.provider) for cell in table.values()
+             for e in cell for f in e.failures
+             if f.check == planned.check.name} if planned.check.supplementary else set()
     for rule_id, evidence in results.items():
         if planned.check.supplementary:
-            _add_findings(table, undecided, rule_id, evidence)
+            _add_findings(table, undecided, rule_id, evidence, filed)
         else:
             table[rule_id, key].append(evidence)
 

@@ -161,6 +161,12 @@ def write_text(cert: Certificate, console: Console) -> None:
                            f"called): {', '.join(cert.target_tools)}"))
     if cert.portable_variables:
         _line(console, Text(f"variable names: {portable_note()}"))
+    if cert.jobs is not None:
+        jobs = cert.jobs
+        _line(console, Text(f"jobs: {jobs.used} check run{'' if jobs.used == 1 else 's'} at "
+                            f"once (--jobs {jobs.asked})"
+                            + (f": {jobs.why}" if jobs.why else ""),
+                            style="bold" if jobs.why else ""))
     if cert.stopped_early:
         _line(console, Text(f"stopped early: {cert.stopped_early}", style="bold"))
     for line in cert.dialect.lines():  # the target's text (via, frame): escaped by _line

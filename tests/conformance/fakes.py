@@ -9,11 +9,16 @@ target raises), ``"refuse"`` (an unexpected TckError),
 or the protocol breaks inside a step, or where a refusal is awaited), ``"hang"``, ``"skip"``,
 ``"silent"`` (the check never verifies it), ``"unconsumed"`` (a scripted reply the target
 never asks for), ``"trap"`` (the same, for a script marked ``required=False``),
-``"unsupported"`` (the target answers UNSUPPORTED_OPERATION for an optional operation).
+``"unsupported"`` (the target answers UNSUPPORTED_OPERATION for an optional operation),
+``"die"`` (the worker process of ``certify --jobs`` running the check ends) and ``"stuck"``
+(that worker stops where its own timeout cannot reach it: SIGSTOP); outside a worker process
+the last two raise instead, so that they never take the test process down.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
@@ -40,6 +45,7 @@ NAME = "subagent_tck_test_fakes"
 #: What the fake target says when it cannot express an operation (hostile: it must be escaped).
 UNSUPPORTED_MESSAGE = "no cold resume here \x1b]8;;http://x\x07link"
 RELEASE = threading.Event()  # set to free hung checks at the end of a test
+IN_WORKER = False  # set in a worker process of certify --jobs (worker_target)
 
 
 def _rule(rule_id: str, level: Level = Level.MUST, capability: Capability | None = None,
@@ -87,12 +93,13 @@ class FakeTarget:
                  providers: Iterable[ProviderInfo] | None = None,
                  editions: Iterable[Edition] = (Edition.PRESET_COMPOSITION,),
                  components: Iterable[Component] = (Component.SUBAGENT_TOOL,),
-                 info_error: Exception | None = None) -> None:
+                 info_error: Exception | None = None, serial: str | None = None) -> None:
         self.behaviour = dict(behaviour or {})
         self.providers = list(providers if providers is not None else default_providers())
         self.editions = list(editions)
         self.components = list(components)
         self.info_error = info_error
+        self.serial = serial
         self.open_deployments = 0
         self.closed = False
 
@@ -100,7 +107,8 @@ class FakeTarget:
         if self.info_error is not None:
             raise self.info_error
         return TargetInfo(name="fake", version="9.9", editions=self.editions,
-                          components=self.components, providers=self.providers)
+                          components=self.components, providers=self.providers,
+                          serial=self.serial)
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> FakeDeployment:
         self.open_deployments += 1
@@ -160,6 +168,12 @@ def fake_check(ctx: CheckContext) -> None:
             ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER, reset, "a bad filter")
         elif what == "hang":
             RELEASE.wait(30)
+        elif what in ("die", "stuck"):
+            if not IN_WORKER:
+                raise RuntimeError(f"{what} asked of a check outside a worker process")
+            if what == "die":
+                os._exit(7)
+            os.kill(os.getpid(), signal.SIGSTOP)
         elif what == "unsupported":  # an optional operation the target cannot express
             dep.resume("stored-session")
         elif what == "skip":
@@ -194,6 +208,26 @@ def install(monkeypatch: Any) -> Suite:
     titles = {**RULES_BY_ID, **{r.id: r for r in RULES}}
     monkeypatch.setattr(check_module, "RULES_BY_ID", titles)
     monkeypatch.setattr(Suite, "default", classmethod(lambda cls: SUITE))
+    return SUITE
+
+
+# --- a recipe for the worker processes of certify --jobs (tests/conformance/test_jobs.py) ----
+# Pickled by name: the worker imports this module as ``conformance.fakes`` (tests/ is on the
+# path pytest hands its processes), not under NAME.
+
+
+def worker_target(behaviour: tuple[tuple[tuple[str, str | None], str], ...] = (),
+                  serial: str | None = None, fail: str | None = None) -> FakeTarget:
+    """The FakeTarget of a test, made again in a worker process (``fail``: it cannot be)."""
+    global IN_WORKER
+    if fail is not None:
+        raise RuntimeError(fail)
+    IN_WORKER = True
+    check_module.RULES_BY_ID = {**RULES_BY_ID, **{r.id: r for r in RULES}}  # type: ignore[misc]
+    return FakeTarget(dict(behaviour), serial=serial)
+
+
+def worker_suite() -> Suite:
     return SUITE
 
 

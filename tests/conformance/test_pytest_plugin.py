@@ -127,3 +127,37 @@ def test_a_seed_reaches_every_check(pytester: pytest.Pytester, fakes: ModuleType
             check.name, check.rules, seeing, check.per_provider, check.edition))
     pytester.runpytest(f"--subagent-tck-target={FAKE}healthy", "--subagent-tck-seed=99")
     assert seeds == {99}
+
+
+def test_the_plugin_takes_the_number_of_jobs_and_a_recipe_for_the_workers(
+    pytester: pytest.Pytester, fakes: ModuleType, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--subagent-tck-jobs N`` (default: SUBAGENT_TCK_JOBS, else the cores) reaches the
+    runner with a recipe that makes the target again in worker processes (docs/certify.md#jobs;
+    these workers cannot import the test's fakes, so the kit runs the checks itself)."""
+    from subagent_tck.conformance.engine import runner
+
+    seen: list[tuple[int, bool, str | None]] = []
+    real = runner.certify
+
+    def spying(target: object, config: object, **kwargs: object) -> object:
+        cert = real(target, config, **kwargs)  # type: ignore[arg-type]
+        seen.append((config.jobs, kwargs.get("recipe") is not None,  # type: ignore[attr-defined]
+                     cert.jobs.why if cert.jobs else None))
+        return cert
+
+    monkeypatch.setattr(runner, "certify", spying)
+    result = pytester.runpytest(f"--subagent-tck-target={FAKE}healthy", "--subagent-tck-jobs=2")
+    result.assert_outcomes(passed=len(fakes.RULES) - 1, skipped=1)
+    [(jobs, recipe, why)] = seen
+    assert (jobs, recipe) == (2, True) and why is not None and "could not start" in why
+    monkeypatch.setenv("SUBAGENT_TCK_JOBS", "1")
+    pytester.runpytest(f"--subagent-tck-target={FAKE}healthy").assert_outcomes(
+        passed=len(fakes.RULES) - 1, skipped=1)
+    assert seen[1][:2] == (1, True)
+
+
+def test_the_plugin_refuses_a_number_of_jobs_below_one(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--subagent-tck-target=reference", "--subagent-tck-jobs=0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "give 1 or more" in result.stderr.str()

@@ -121,3 +121,25 @@ def test_a_supplement_overrunning_its_own_time_is_an_error_naming_it(fakes: Modu
     message = cert.rule("TF-91").failures[0].message
     assert "did not finish within 0.3 s (the time check supplement asks for)" in message
     assert outcome(cert, "TF-91", "spawn") == Outcome.ERROR
+
+
+def test_a_sharded_supplement_runs_once_per_shard_and_files_a_finding_once(
+    fakes: ModuleType,
+) -> None:
+    """Each shard is a check run of its own, told its part; what a later shard finds again
+    (the same check, rule and provider) is not filed twice, what it finds anew is."""
+    parts: list[int] = []
+
+    def finds(ctx: CheckContext) -> None:
+        parts.append(ctx.shard)
+        ctx.fail("TF-91", f"found by shard {ctx.shard}", provider="spawn")
+        if ctx.shard == 2:
+            ctx.fail("DE-91", "found by the third shard alone")
+
+    cert = certify(fakes.FakeTarget(), RunConfig(),
+                   suite=with_supplement(fakes, finds, shards=3))
+    assert parts == [0, 1, 2]
+    runs = [r for r in cert.checks if r.check == "supplement"]
+    assert len(runs) == 3
+    assert [f.message for f in cert.rule("TF-91").failures] == ["found by shard 0"]
+    assert [f.message for f in cert.rule("DE-91").failures] == ["found by the third shard alone"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,24 @@ def adapter_command(mode: str, *args: str, script: str = "broken_adapter.py") ->
     """The ``cmd:`` command line of a fixture adapter (fixtures/broken_adapter.py unless
     ``script`` names another one)."""
     return shlex.join([sys.executable, str(FIXTURES / script), mode, *args])
+
+
+def ctrl_c(process: subprocess.Popen[str], ready: Callable[[], bool], *, settle: float = 0.0,
+           wait: float = 60.0, timeout: float = 30.0) -> str:
+    """Once ``ready()`` (polled for up to ``wait`` seconds) and ``settle`` seconds more, press
+    Ctrl-C on ``process`` (SIGINT) and wait for it to end: its stderr. It never outlives the
+    call (killed if it did not end)."""
+    try:
+        started = time.monotonic()
+        while not ready() and time.monotonic() - started < wait:
+            time.sleep(0.05)
+        time.sleep(settle)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=timeout)
+        return err
+    finally:
+        if process.poll() is None:
+            process.kill()
 
 
 def alive(pid: int) -> bool:

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from http_helpers import adapter_command, gone_within
+from http_helpers import adapter_command, ctrl_c, gone_within
 
 from subagent_tck.conformance.cli import main
 
@@ -39,16 +37,8 @@ def test_ctrl_c_before_any_check_stops_the_adapter_and_replaces_the_report(
         [sys.executable, "-m", "subagent_tck.conformance.cli", "certify", "--target",
          f"cmd:{adapter_command('silent')}", "--report", f"json={report}"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        started = time.monotonic()
-        while not pidfile.exists() and time.monotonic() - started < 60:
-            time.sleep(0.05)
-        time.sleep(0.5)  # the kit is now waiting for the silent adapter's info
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    # once the adapter is up, the kit waits for the silent adapter's info
+    err = ctrl_c(process, pidfile.exists, settle=0.5)
     assert process.returncode == 130, err
     assert err.strip().splitlines() == [next(line for line in err.splitlines()
                                              if line.startswith("interrupted: "))]

@@ -24,7 +24,9 @@ from subagent_tck.conformance.core.protocol import (
 )
 from subagent_tck.conformance.core.target import Deployment, Target
 from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.http_server import create_app
 from subagent_tck.conformance.transports.http_target import HttpTarget
+from subagent_tck.conformance.transports.httpd import ServerThread
 from subagent_tck.conformance.transports.wire import dumps, loads
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, StopReason, TckError
 
@@ -202,3 +204,31 @@ def test_closing_a_deployment_twice_is_harmless_and_the_target_forgets_it(
         deployment.view(None)
     assert caught.value.code is ErrorCode.PROTOCOL_ERROR
     assert "no open deployment" in caught.value.message
+
+
+class _Serial:
+    """The reference, saying in its info that it runs one deployment at a time."""
+
+    def __init__(self) -> None:
+        self.inner = reference_target()
+
+    def info(self) -> Any:
+        return self.inner.info().model_copy(update={"serial": "one home directory \u202e"})
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
+        return self.inner.deploy(config, gateway)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_target_that_runs_one_deployment_at_a_time_says_so_over_http() -> None:
+    """``serial`` of GET /v1/info (protocol 1.3, docs/driver-api.md#one-deployment-at-a-time)
+    reaches the kit as the target said it; an adapter that leaves it out can run several."""
+    with ServerThread(create_app(_Serial(), model_timeout=10.0)) as server:
+        target = HttpTarget(server.url, timeout=10.0)
+        try:
+            assert target.info().serial == "one home directory \u202e"
+        finally:
+            target.close()
+    assert reference_target().info().serial is None

@@ -26,7 +26,7 @@ import * as Spawn from '@deepseek-ai/dsh-subagent-spawn-in-process';
 import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
 import * as PersonaOnly from '../examples/persona_only_provider.mjs';
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rm, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -227,7 +227,9 @@ export class DshHost {
     for (const { run } of this.runs.values()) run.dispose().catch(() => {});
     for (const { handle } of this.agents.values()) handle?.dispose().catch(() => {});
     this.ctx.registry?.ctx?.fiber?.dispose?.();
-    if (this.storeDir) rmSync(this.storeDir, { recursive: true, force: true });
+    // removed off the event loop (libuv's pool): the close answers at once, and whatever a
+    // late flush leaves behind goes with the process's store root at exit
+    if (this.storeDir) rm(this.storeDir, { recursive: true, force: true }, () => {});
   }
 
   /** A top-level DSH agent; the depths go where DSH keeps them (header meta, agent option). */

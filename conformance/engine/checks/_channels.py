@@ -340,7 +340,7 @@ def put(ctx: CheckContext, rule: str, placement: Placement, tools: Sequence[Tool
         return observe_view(ctx, rule, dep, root)
     turn = _Turn(dep, changes, {t.name for t in after(tools, changes)} | {t.name for t in tools})
     replies = [turn.first, text("done")] if changes else [text("done")]
-    mark = ctx.gateway.script(marker("tf-channel"), *replies)
+    mark = ctx.gateway.script(marker(ctx, "tf-channel"), *replies)
     with ctx.step(rule, f"running the scope of {placement.restrictions} {words}"):
         if placement.scope is ChannelKind.CHILD:
             channel = next(c for c in placement.channels if c.kind is ChannelKind.CHILD)
@@ -386,7 +386,7 @@ def refuse(ctx: CheckContext, rule: str, channel: Channel, tools: Sequence[Tool]
         _judge_refusal(ctx, rule, deployed, what + " (refused with the deployment)", offenders)
         return
     dep, agent = deployed, deployed.root().agent
-    mark = ctx.gateway.script(marker("tf-refused"), text("done"), required=False)
+    mark = ctx.gateway.script(marker(ctx, "tf-refused"), text("done"), required=False)
     if channel.kind is ChannelKind.CHILD:
         request = start_request(agent, channel.provider, f"task {mark}", start)
         action: Any = lambda: dep.start(request)  # noqa: E731

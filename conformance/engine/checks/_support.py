@@ -25,7 +25,6 @@ Each concept has one home here:
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -77,8 +76,6 @@ from ..check import CheckContext, Inexpressible
 from ._names import names_token
 from ._texts import EXAMPLE, Vocabulary, vocabularies
 
-_COUNTER = itertools.count(1)
-
 #: The name :func:`composition` gives the preset it makes in the preset-composition edition.
 PRESET_NAME = "tck-composition"
 #: A valid output schema: an object schema (FR-01 expects ``structured_output`` in the view).
@@ -91,9 +88,12 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 COMPOSED = ("persona", "toolFilter", "outputSchema")
 
 
-def marker(label: str) -> str:
-    """A unique string to place in a prompt so that the gateway can script that agent."""
-    return f"[tck:{label}:{next(_COUNTER)}]"
+def marker(ctx: CheckContext, label: str) -> str:
+    """A string unique in the check run ``ctx``, to place in a prompt so that the gateway can
+    script that agent. Counted per check run, never per process: a check run draws the same
+    markers whichever check runs came before it in its process (docs/certify.md#jobs)."""
+    ctx.markers += 1
+    return f"[tck:{label}:{ctx.markers}]"
 
 
 # --- snapshots ---------------------------------------------------------------------------

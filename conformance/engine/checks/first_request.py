@@ -443,7 +443,7 @@ def _stable_composition(ctx: CheckContext, texts: Vocabulary) -> None:
         cfg = config(ctx.edition, tools=globals_, texts=texts, presets=comp.presets)
         dep = ctx.deploy(cfg)
         mark = ctx.gateway.script(
-            marker("fr05"),
+            marker(ctx, "fr05"),
             call(first, call_id="call-1"),
             _registering(dep, late, call(first, call_id="call-2")),
             text("done"),

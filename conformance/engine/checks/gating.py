@@ -296,7 +296,8 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
         f"GATED-PERSONA {nonce(ctx, 'persona')}: you review diffs.")
     comp = composition(ctx.edition, {FIELD[cap]: value})
     dep = ctx.deploy(tools=TOOLS, presets=comp.presets)
-    request = start_request(dep.root().agent, name, f"composed child {marker('ca')}", comp.fields)
+    request = start_request(dep.root().agent, name, f"composed child {marker(ctx, 'ca')}",
+                            comp.fields)
     outcome: StartOutcome = expected_start(
         start_state(ctx, global_names=TOOLS, presets=comp.oracle_presets()), request)
     if not outcome.ok:

@@ -313,7 +313,7 @@ def _one_channel(ctx: CheckContext, texts: Vocabulary) -> None:
     request = start_request(dep.root().agent, provider_name(ctx), "child task", comp.fields)
     outcome = judge(ctx, cfg, texts.tools, request)
     oracle_accepts(outcome, "child start")
-    script = ctx.gateway.script(marker("pe04"), call(texts.tools[0]), text("ok"))
+    script = ctx.gateway.script(marker(ctx, "pe04"), call(texts.tools[0]), text("ok"))
     prompt = f"{script} child task"
     with ctx.step("PE-04", "starting a child"):
         child = dep.start(request.model_copy(update={"prompt": prompt}))

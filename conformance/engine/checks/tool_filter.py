@@ -462,7 +462,7 @@ def child_view(ctx: CheckContext) -> None:
             forged.extend(n for n in names if n not in offered)
             return call(forged[0]) if forged else text(f"done {nonce(ctx, repr(state))}")
 
-        mark = ctx.gateway.script(marker("tf-child"), forge)
+        mark = ctx.gateway.script(marker(ctx, "tf-child"), forge)
         request = start_request(root, provider.name, f"child task {mark}", comp.fields)
         with ctx.step(rule, f"starting a child with the tool filter {raw}"):
             result = dep.start(request)

@@ -124,7 +124,7 @@ def unused(taken: set[str]) -> str:
 
 def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
     """The agent's model forges a call to ``name``: an error result, no body, the turn goes on."""
-    mark = marker("tf-forged")
+    mark = marker(ctx, "tf-forged")
     ctx.gateway.script(mark, call(name, call_id="tf-forged"), text(f"done {nonce(ctx, mark)}"))
     ran = len(dep.invocations())
     with ctx.step("TF-12", f"running a turn whose model forges a call to {name}"):
@@ -335,7 +335,7 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
     for label, agent in agents.items():
         visible = ("bravo", GLOBAL) in observe(ctx, "TF-16", dep, agent)
         sections = {s.name: s.text for s in dep.prompt(agent)}
-        mark = ctx.gateway.script(marker("tf-guide"), text(f"noted {nonce(ctx, label)}"))
+        mark = ctx.gateway.script(marker(ctx, "tf-guide"), text(f"noted {nonce(ctx, label)}"))
         dep.run_turn(agent, f"hello {mark}")
         sent = ctx.gateway.requests(agent)
         system = sent[-1].system if sent else ""
