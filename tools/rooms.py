@@ -121,6 +121,7 @@ ROOMS: dict[str, str] = {
     "gateway_server": "transports",
     "gateway_chat": "transports",
     "gateway_chat_stream": "transports",
+    "gateway_responses": "transports",
     "openapi": "transports",
     "mcp_echo": "transports",
     "traffic": "transports",
