@@ -264,7 +264,7 @@ class TrafficDeployment(ABC, Generic[R]):
         self.children: dict[str, SessionHeader] = {}
         self._ids = itertools.count(1)
         self._invocations: list[Invocation] = []
-        self._starts: dict[str, dict[str, Any]] = {}  # token -> the start's call, prompt, file
+        self._starts: dict[str, dict[str, Any]] = {}  # token -> call, prompt, file, preset
         self._provider = True
         self._turns = 0  # root turns running (their calls of the tool may start presets)
 
@@ -573,7 +573,7 @@ class TrafficDeployment(ABC, Generic[R]):
                                                  parent=f"{ROOT}-session", delegationDepth=1,
                                                  descriptor=descriptor)
             self._starts[token] = {"call": f"{self.call_prefix}{number}",
-                                   "prompt": request.prompt, "file": file}
+                                   "prompt": request.prompt, "file": file, "preset": preset}
         self._event("agent.published", child, {"depth": 1, "snapshot": {
             "view": [], "prompt": []}})
         self._event("run.started", child)
