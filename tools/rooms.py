@@ -125,6 +125,7 @@ ROOMS: dict[str, str] = {
     "openapi": "transports",
     "mcp_echo": "transports",
     "traffic": "transports",
+    "tool_names": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.transports import tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_responses import (
     JOIN,
@@ -63,10 +64,7 @@ def names_back(tools: Iterable[str]) -> dict[str, str]:
     """Wire name -> kit name for ``tools``, but for a wire name two kit names share: Codex
     suffixes one of them with a hash, so neither can be told apart here and both reach the
     kit under the names Codex gave them (tools no check gave)."""
-    seen: dict[str, list[str]] = {}
-    for tool in tools:
-        seen.setdefault(wire_name(tool), []).append(tool)
-    return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}
+    return tool_names.names_back(tools, wire_name)
 
 
 def _user_text(body: dict[str, Any]) -> str:
