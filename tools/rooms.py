@@ -124,6 +124,7 @@ ROOMS: dict[str, str] = {
     "gateway_server": "transports",
     "gateway_chat": "transports",
     "gateway_chat_stream": "transports",
+    "gateway_responses": "transports",
     "openapi": "transports",
     "mcp_echo": "transports",
     "traffic": "transports",
@@ -132,6 +133,7 @@ ROOMS: dict[str, str] = {
     "traffic_refusals": "transports",
     "traffic_servers": "transports",
     "traffic_delegation": "transports",
+    "tool_names": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

@@ -34,7 +34,7 @@ from urllib.parse import quote, unquote
 from subagent_tck.spec import StopReason
 
 from ..core.protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
-from .gateway_chat import CONTEXT_PREFIX, MODEL_NAME, parse_chat, reported_model
+from .gateway_chat import CONTEXT_PREFIX, MODEL_NAME, as_text, parse_chat, reported_model
 from .httpd import Answer
 
 MESSAGES_PATH = "/v1/messages"
@@ -218,7 +218,7 @@ def request_to_messages(request: ModelRequest) -> dict[str, Any]:
     for message in request.messages:
         if message.role == "tool":
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.toolCallId or "",
-                                     "content": _as_text(message.content)}
+                                     "content": as_text(message.content)}
             if message.isError:
                 block["is_error"] = True
             if results is None:
@@ -229,13 +229,13 @@ def request_to_messages(request: ModelRequest) -> dict[str, Any]:
         results = None
         if message.role == "assistant":
             blocks: list[dict[str, Any]] = [] if message.content is None else [
-                {"type": "text", "text": _as_text(message.content)}]
+                {"type": "text", "text": as_text(message.content)}]
             blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
                        for c in message.toolCalls]
             messages.append({"role": "assistant", "content": blocks})
         else:
             messages.append({"role": message.role, "content": [
-                {"type": "text", "text": _as_text(message.content)}]})
+                {"type": "text", "text": as_text(message.content)}]})
     if request.context:
         messages.append({"role": "user", "content": [
             {"type": "text", "text": f"{CONTEXT_PREFIX} {notice}"} for notice in request.context]})
@@ -247,12 +247,6 @@ def request_to_messages(request: ModelRequest) -> dict[str, Any]:
         body["tools"] = [{"name": t.name, "description": t.description,
                           "input_schema": t.parameters} for t in request.tools]
     return body
-
-
-def _as_text(content: Any) -> str:
-    if content is None:
-        return ""
-    return content if isinstance(content, str) else json.dumps(content)
 
 
 def count_tokens(body: Any) -> dict[str, int]:

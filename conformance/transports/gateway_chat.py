@@ -45,6 +45,12 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 
+def as_text(content: Any) -> str:
+    """A message's content as the text a wire carries: none as empty, a value other than a
+    string as JSON."""
+    return "" if content is None else _text(content)
+
+
 def _call_json(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function",
             "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}

@@ -1,4 +1,5 @@
-"""The model gateway over HTTP: OpenAI Chat Completions (streaming or not) on 127.0.0.1.
+"""The model gateway over HTTP on 127.0.0.1: OpenAI Chat Completions, Anthropic Messages and the
+OpenAI Responses API, each streaming or not; the router of their dialects.
 
 Kit side, :class:`GatewayServer` serves each deployment's :class:`~.gateway.Gateway` at its own
 base URL (the ``gatewayUrl`` the target learns when the deployment is created); an agent posts
@@ -14,7 +15,10 @@ Chat Completions shape is documented in docs/driver-api.md ("Model gateway"): ru
 notices (ST-08) are user messages prefixed ``[runtime-context] ``; the stop reasons ``error``
 and ``aborted`` travel as the extension ``finish_reason`` values of the same names. A
 ``stream: true`` request is answered with the same reply as ``chat.completion.chunk`` events
-(:mod:`.gateway_chat_stream`).
+(:mod:`.gateway_chat_stream`). The same mount answers ``{gatewayUrl}[/agents/{agentId}]/v1/
+messages`` (:mod:`.gateway_anthropic`) and ``{gatewayUrl}[/agents/{agentId}]/v1/responses``
+(:mod:`.gateway_responses`); every dialect goes through one path (:meth:`GatewayServer._serve`):
+the same refusals, attribution, record and timeouts, in that dialect's words.
 """
 
 from __future__ import annotations
@@ -25,13 +29,15 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
 from ..core.gateway import Gateway
 from ..core.protocol import ModelReply, ModelRequest
 from . import gateway_anthropic as anthropic
+from . import gateway_responses as responses
 from .connections import Connections, ExchangeError
+from .gateway_anthropic import MESSAGES_PATH
 from .gateway_chat import (
     CHAT_PATH,
     MODEL_NAME,
@@ -44,6 +50,8 @@ from .gateway_chat import (
     streaming,
 )
 from .gateway_chat_stream import reply_to_stream
+from .gateway_responses import RESPONSES_PATH
+from .gateway_responses import route as route_responses
 from .httpd import Answer, Request, ServerThread, foreign
 from .loopback import Stalled, call_with_timeout
 from .wire import MAX_BODY
@@ -65,6 +73,55 @@ def _no_retry(answer: Answer) -> Answer:
 def _json(value: Any, status: int = 200) -> Answer:
     return Answer(status, json.dumps(value, ensure_ascii=False, allow_nan=False,
                                      separators=(",", ":")).encode("utf-8"))
+
+
+def _chat_answer(reply: ModelReply, body: dict[str, Any]) -> Answer:
+    stream, usage = streaming(body)
+    model = body.get("model")
+    model = model if isinstance(model, str) else MODEL_NAME
+    if stream:
+        return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
+                      "text/event-stream", (("cache-control", "no-cache"),))
+    return _json(reply_to_chat(reply, model))
+
+
+def _chat_read(agent: str, body: Any) -> ModelRequest:
+    request = chat_to_request(agent, body)
+    streaming(body)  # a stream flag off the shape is refused before anything is recorded
+    return request
+
+
+def _responses_read(agent: str, body: Any) -> ModelRequest:
+    request = responses.responses_to_request(agent, body)
+    responses.streaming(body)
+    return request
+
+
+class _Dialect(NamedTuple):
+    """How one wire dialect reads a request, words its errors (and the error kinds it names
+    them by) and answers a reply."""
+
+    what: str  # "a chat completion": what to POST instead of another method
+    request: str  # "a Chat Completions request": what a body off the shape is not
+    path: str  # its marker route, named when a request has no marker
+    read: Callable[[str, Any], ModelRequest]
+    answer: Callable[[ModelReply, dict[str, Any]], Answer]
+    error: Callable[[int, str, str], Answer]
+    cut: bool  # markers cut from the system text of a request attributed by its path too
+    invalid: str = "invalid_request_error"
+    permission: str = "permission_error"
+    not_found: str = "invalid_request_error"
+    timeout: str = "timeout"
+    crash: str = "server_error"
+
+
+_CHAT = _Dialect("a chat completion", "a Chat Completions request", CHAT_PATH, _chat_read,
+                 _chat_answer, _error, cut=False)
+_RESPONSES = _Dialect("a response", "a Responses API request", RESPONSES_PATH, _responses_read,
+                      responses.answer, _error, cut=True)
+_MESSAGES = _Dialect("a message", "an Anthropic Messages request", MESSAGES_PATH,
+                     anthropic.messages_to_request, anthropic.answer, anthropic.error, cut=True,
+                     not_found="not_found_error", timeout="timeout_error", crash="api_error")
 
 
 class GatewayServer:
@@ -116,120 +173,102 @@ class GatewayServer:
             self._thread.stop()
             self._started = False
 
-    # --- the route (httpd.App): POST /d/{mount}/agents/{agent}/v1/chat/completions -------
+    # --- the routes (httpd.App): POST /d/{mount}[/agents/{agent}]/v1/... -----------------
 
     def handle(self, request: Request) -> Answer:
         path = request.path
         parts = path.split("/", 3)  # "", "d", mount, the rest
         if len(parts) == 4 and parts[1] == "d":
-            found = anthropic.route("/" + parts[3])
+            name, rest = unquote(parts[2]), "/" + parts[3]
+            found = anthropic.route(rest)
             if found is not None:
-                return self._messages(request, unquote(parts[2]), *found)
-            if "/" + parts[3] == CHAT_PATH:  # one base URL for every agent: by marker
-                return self._chat(request, unquote(parts[2]), None)
+                return self._messages(request, name, *found)
+            is_responses, agent = route_responses(rest)
+            if is_responses:
+                return self._serve(request, name, None if agent is None else unquote(agent),
+                                   _RESPONSES)
+            if rest == CHAT_PATH:  # one base URL for every agent: by marker
+                return self._serve(request, name, None, _CHAT)
         parts = path.split("/", 4)  # "", "d", mount, "agents", "{agent}/v1/chat/completions"
         if (len(parts) < 5 or parts[1] != "d" or parts[3] != "agents"
                 or not parts[4].endswith(CHAT_PATH) or len(parts[4]) == len(CHAT_PATH)):
             return _error(404, f"{path} is not a chat completions route of the kit's gateway: "
                           f"use {{gatewayUrl}}/agents/{{agentId}}{CHAT_PATH}")
-        return self._chat(request, unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)]))
+        return self._serve(request, unquote(parts[2]), unquote(parts[4][:-len(CHAT_PATH)]),
+                           _CHAT)
 
-    def _chat(self, request: Request, name: str, agent: str | None) -> Answer:
-        """A chat completion: ``agent`` from the path, or None to attribute the request by the
-        agent marker in its system text (as for Anthropic Messages, which cuts it out)."""
+    def _open(self, request: Request, name: str, dialect: _Dialect
+              ) -> Answer | tuple[Gateway, Known | None]:
+        """The mount a request may reach, or the refusal: a method other than POST, a request
+        a web page sent, a deployment closed."""
         if request.method != "POST":
-            return _error(405, f"{request.method} is not allowed: POST a chat completion")
+            return dialect.error(405, f"{request.method} is not allowed: POST {dialect.what}",
+                                 dialect.invalid)
         why = foreign(request)
         if why is not None:
-            return _error(403, why)
+            return dialect.error(403, why, dialect.permission)
         with self._lock:
             mount = self._mounts.get(name)
         if mount is None:
-            return _error(404, f"no deployment is served at /d/{name} (it was closed)")
+            return dialect.error(404, f"no deployment is served at /d/{name} (it was closed)",
+                                 dialect.not_found)
+        return mount
+
+    def _serve(self, request: Request, name: str, agent: str | None, dialect: _Dialect
+               ) -> Answer:
+        """A model request in ``dialect``: ``agent`` from the path, or None to attribute it by
+        the agent marker in its system text (:func:`.gateway_anthropic.find_marker`, which is
+        cut out of the system text then, and always where ``dialect.cut``)."""
+        mount = self._open(request, name, dialect)
+        if isinstance(mount, Answer):
+            return mount
         gateway, known = mount
         try:
             body = parse_chat(request.body)
-            model_request = chat_to_request(agent or "", body)
-            stream, usage = streaming(body)
+            model_request = dialect.read(agent or "", body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return _error(400, f"not a Chat Completions request: {exc}")
-        if agent is None:
-            agent, system, unmarked = anthropic.find_marker(model_request.system)
+            return dialect.error(400, f"not {dialect.request}: {exc}", dialect.invalid)
+        if agent is None or dialect.cut:
+            marked, system, unmarked = anthropic.find_marker(model_request.system)
+            if agent is None:
+                agent = marked
             model_request = model_request.model_copy(update={"system": system,
                                                              "agent": agent or ""})
             if agent is None:
-                reason = (unmarked or "not attributed").replace("/v1/messages", CHAT_PATH)
+                reason = (unmarked or "not attributed").replace(MESSAGES_PATH, dialect.path)
                 gateway.refuse(model_request, reason)
-                return _error(403, reason, "permission_error")
+                return dialect.error(403, reason, dialect.permission)
         if known is not None and not _reported(known, agent):
             reason = (f"the target never reported an agent {agent!r} (in a result, its agent "
                       "list or its events): post as the agents your API reports")
             gateway.refuse(model_request, reason)
-            return _error(403, reason, "permission_error")
+            return dialect.error(403, reason, dialect.permission)
         try:
             reply = call_with_timeout(lambda: gateway.complete(model_request),
                                       self.reply_timeout)
         except Stalled:
-            return _no_retry(_error(
+            return _no_retry(dialect.error(
                 504, f"the scripted model stalled: no reply for agent {agent} within "
-                f"{self.reply_timeout:g} s", "timeout"))
+                f"{self.reply_timeout:g} s", dialect.timeout))
         except Exception as exc:
-            return _no_retry(_error(500, str(exc) or type(exc).__name__, "server_error"))
+            return _no_retry(dialect.error(500, str(exc) or type(exc).__name__, dialect.crash))
         with self._lock:
             self.calls += 1
-        model = body.get("model") if isinstance(body.get("model"), str) else MODEL_NAME
-        if stream:
-            return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
-                          "text/event-stream", (("cache-control", "no-cache"),))
-        return _json(reply_to_chat(reply, model))
+        return dialect.answer(reply, body)
 
     def _messages(self, request: Request, name: str, agent: str | None, kind: str) -> Answer:
         """The Anthropic Messages routes (conformance/transports/gateway_anthropic.py):
-        ``agent`` from the path, or None to attribute the request by its agent marker."""
-        if request.method != "POST":
-            return anthropic.error(405, f"{request.method} is not allowed: POST a message")
-        why = foreign(request)
-        if why is not None:
-            return anthropic.error(403, why, "permission_error")
-        with self._lock:
-            mount = self._mounts.get(name)
-        if mount is None:
-            return anthropic.error(404, f"no deployment is served at /d/{name} (it was closed)",
-                                   "not_found_error")
-        gateway, known = mount
+        ``agent`` from the path, or None to attribute the request by its agent marker; a
+        ``count_tokens`` is answered with an estimate and not recorded."""
+        if kind != "count":
+            return self._serve(request, name, agent, _MESSAGES)
+        mount = self._open(request, name, _MESSAGES)
+        if isinstance(mount, Answer):
+            return mount
         try:
-            body = anthropic.parse(request.body)
-            if kind == "count":
-                return _json(anthropic.count_tokens(body))
-            model_request = anthropic.messages_to_request(agent or "", body)
+            return _json(anthropic.count_tokens(anthropic.parse(request.body)))
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return anthropic.error(400, f"not an Anthropic Messages request: {exc}")
-        marked, system, unmarked = anthropic.find_marker(model_request.system)
-        model_request = model_request.model_copy(update={"system": system})
-        if agent is None:
-            if marked is None:
-                gateway.refuse(model_request, unmarked or "not attributed")
-                return anthropic.error(403, unmarked or "not attributed", "permission_error")
-            agent = marked
-            model_request = model_request.model_copy(update={"agent": agent})
-        if known is not None and not _reported(known, agent):
-            reason = (f"the target never reported an agent {agent!r} (in a result, its agent "
-                      "list or its events): plant the markers of the agents your API reports")
-            gateway.refuse(model_request, reason)
-            return anthropic.error(403, reason, "permission_error")
-        try:
-            reply = call_with_timeout(lambda: gateway.complete(model_request),
-                                      self.reply_timeout)
-        except Stalled:
-            return anthropic.no_retry(anthropic.error(
-                504, f"the scripted model stalled: no reply for agent {agent} within "
-                f"{self.reply_timeout:g} s", "timeout_error"))
-        except Exception as exc:
-            return anthropic.no_retry(anthropic.error(500, str(exc) or type(exc).__name__,
-                                                      "api_error"))
-        with self._lock:
-            self.calls += 1
-        return anthropic.answer(reply, body)
+            return anthropic.error(400, f"not {_MESSAGES.request}: {exc}")
 
     def refuse(self, status: int, message: str) -> Answer:
         """What the HTTP server itself refuses (not HTTP, a head or body over the limit)."""
