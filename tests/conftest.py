@@ -37,6 +37,7 @@ RUNTIMES = (
     "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic
     "tests/http/test_opencode_probe.py",  # opencode (npm): its traffic on the chat gateway
     "tests/http/test_opencode_adapter.py",  # opencode (npm): certified from its traffic
+    "tests/http/test_qwen_code_adapter.py",  # Qwen Code (npm, its own Node 22): the same
     "tests/promises/test_roster_javascript.py",
     "tests/promises/test_roster_dsh.py",
     "tests/promises/test_roster_claude_code.py",

@@ -84,6 +84,7 @@ def settings(mcp: list[str]) -> dict[str, Any]:
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"enableAutoUpdate": False},
+        "agents": {"crossSessionMessaging": False},  # no per-session socket for other runs
     }
 
 
@@ -96,7 +97,7 @@ class QwenCodeTarget(TrafficTarget[Proxy]):
     def __init__(self) -> None:
         if not (NODE.is_file() and CLI.is_file()):
             raise TckError(ErrorCode.USAGE, f"{CLI} or {NODE} is missing: run `cd "
-                           "adapters/qwen-code && npm ci`")
+                           "adapters/qwen-code && npm install`")
         super().__init__(Proxy)
 
     def info(self) -> TargetInfo:
