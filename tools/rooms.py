@@ -118,6 +118,7 @@ ROOMS: dict[str, str] = {
     "openapi": "transports",
     "mcp_echo": "transports",
     "traffic": "transports",
+    "traffic_chat": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

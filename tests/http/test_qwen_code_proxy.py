@@ -26,11 +26,12 @@ from subagent_tck.conformance.transports.gateway_chat_stream import (
     stream_to_reply,
 )
 from subagent_tck.conformance.transports.gateway_server import GatewayServer
+from subagent_tck.conformance.transports.traffic_chat import to_kit, to_runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "qwen-code"))
 
 from qwen_code_adapter.names import names_back, wire_name
-from qwen_code_adapter.proxy import Proxy, Route, to_kit, to_qwen
+from qwen_code_adapter.proxy import Proxy, Route
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
@@ -99,7 +100,7 @@ def test_the_kits_tools_travel_under_the_kits_names_and_come_back_as_mcp_names(
         ToolCall(id="c", name="never-offered")])
     for data, kind in ((reply_to_stream(reply, "m", usage).encode(), "text/event-stream"),
                        (json.dumps(reply_to_chat(reply, "m")).encode(), "application/json")):
-        renamed, names = to_qwen(data, kind, {"agent"})
+        renamed, names = to_runtime(data, kind, {"agent"}, wire_name)
         assert names == [tools[-1], "agent", "never-offered"]
         if kind.startswith("text/"):
             back = stream_to_reply(renamed.decode())
@@ -119,8 +120,8 @@ def test_a_kit_tool_named_like_qwen_codes_own_goes_to_the_kits_tool() -> None:
                             "messages": [{"role": "user", "content": "go"}]}
     own = to_kit(body, names_back(["agent"]))
     assert own == {"agent"}
-    renamed, _ = to_qwen(json.dumps(reply_to_chat(call("agent", {}), "m")).encode(),
-                         "application/json", own - {"agent"})
+    renamed, _ = to_runtime(json.dumps(reply_to_chat(call("agent", {}), "m")).encode(),
+                            "application/json", own - {"agent"}, wire_name)
     assert json.loads(renamed)["choices"][0]["message"]["tool_calls"][0]["function"][
         "name"] == "mcp__tck__agent"
 
