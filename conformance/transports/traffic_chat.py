@@ -31,7 +31,8 @@ def chat_error(status: int, message: str) -> Answer:
 def chat_answer(reply: ModelReply, body: dict[str, Any]) -> Answer:
     """``reply`` as the answer to the request ``body``: a stream when it asked for one."""
     stream, usage = streaming(body)
-    model = body.get("model") if isinstance(body.get("model"), str) else "subagent-tck"
+    named = body.get("model")
+    model = named if isinstance(named, str) else "subagent-tck"
     if stream:
         return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
                       "text/event-stream", (("cache-control", "no-cache"),))
