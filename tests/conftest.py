@@ -48,6 +48,7 @@ RUNTIMES = (
     "tests/http/test_opencode_adapter.py",  # opencode (npm): certified from its traffic
     "tests/http/test_opencode_nested.py",  # opencode: delegation from a child, its frame
     "tests/http/test_codex_adapter.py",  # Codex CLI (npm): certified from its traffic
+    "tests/http/test_qwen_code_adapter.py",  # Qwen Code (npm, its own Node 22): the same
     "tests/promises/test_roster_javascript.py",
     "tests/promises/test_roster_dsh.py",
     "tests/promises/test_roster_claude_code.py",

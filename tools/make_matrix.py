@@ -16,11 +16,11 @@ The certificates live in ``docs/matrix/certificates/`` (one JSON file each, as `
 --format json`` wrote it); the site beside them is rebuilt from them alone and byte for byte the
 same every time, so ``tests/reports/test_matrix_docs.py`` fails when it is stale. ``--refresh``
 runs each target of ``sources()`` at seed 0 with its baseline (the commands of docs/dsh.md,
-docs/claude-code.md and docs/opencode.md) and stores what it certified, passed or failed: the matrix
-reports, it never hides a red column. A runtime that cannot run here (its npm packages not
-installed, no network to install them) is named and left as it was stored, and so is one whose
-run stopped early or had errors (a crash or a timeout: on a loaded machine opencode's starts
-timed out at 30 s): those are no result to publish.
+docs/claude-code.md, docs/opencode.md and docs/qwen-code.md) and stores what it certified,
+passed or failed: the matrix reports, it never hides a red column. A runtime that cannot run
+here (its npm packages not installed, no network to install them) is named and left as it was
+stored, and so is one whose run stopped early or had errors (a crash or a timeout: on a loaded
+machine opencode's starts timed out at 30 s): those are no result to publish.
 """
 
 from __future__ import annotations
@@ -99,6 +99,11 @@ def sources() -> list[Source]:
                             "--edition", "preset-composition", "--timeout", "180",
                             "--baseline", "adapters/opencode/baseline.toml", *SLOW),
                "adapters/opencode"),
+        # a headless qwen per kit run: 1234 s at a load average of 12 (docs/qwen-code.md)
+        Source("qwen-code", ("certify", "--target", "cmd:python adapters/qwen-code/server.py",
+                             "--edition", "preset-composition", "--timeout", "600",
+                             "--baseline", "adapters/qwen-code/baseline.toml",
+                             "--deadline", "2400"), "adapters/qwen-code"),
     ]
 
 
@@ -177,7 +182,8 @@ def refresh(names: list[str]) -> int:
     for source in chosen:
         if source.npm and not _installed(source.npm):
             print(f"{source.name}: skipped: run `cd {source.npm} && npm ci` (npm install for "
-                  "adapters/opencode) first; its stored certificate is kept")
+                  "adapters/opencode and adapters/qwen-code) first; its stored certificate is "
+                  "kept")
             failed += 1
             continue
         with tempfile.TemporaryDirectory() as tmp:

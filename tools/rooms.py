@@ -134,6 +134,7 @@ ROOMS: dict[str, str] = {
     "traffic_servers": "transports",
     "traffic_delegation": "transports",
     "tool_names": "transports",
+    "traffic_chat": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

