@@ -102,10 +102,6 @@ class _HidingDeployment:
     def __init__(self, inner: Deployment, own: frozenset[str]) -> None:
         self._inner = inner
         self._own = own
-        #: no batch route (docs/driver-api.md#batch): a batch's reads would reach the target
-        #: past the filtering below, and the target's own tools would read as the kit's; the
-        #: fuzz steps' reads then go one at a time, through it
-        self.batch: None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

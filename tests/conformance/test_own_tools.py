@@ -26,7 +26,6 @@ from subagent_tck.conformance.report.report_junit import render as to_junit
 from subagent_tck.conformance.report.report_markdown import render as to_markdown
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.conformance.transports.targets import load_target
-from subagent_tck.fuzz.ahead import Ahead
 from subagent_tck.spec import RUN_CODE, Edition
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,39 +88,6 @@ def test_own_tools_are_left_out_of_views_and_of_recorded_requests() -> None:
                                tools=[ToolSchema(name="plugin_route"), ToolSchema(name="read")])
         gateway.complete(request)
         assert [t.name for t in gateway.requests()[0].tools] == ["read"]
-    finally:
-        deployment.close()
-
-
-class _Batching:
-    """A deployment serving the batch route (docs/driver-api.md#batch) the way an HTTP
-    target does: each read straight from the target, past any wrapper around it."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-        return [("ok", getattr(self.inner, name)(**args)) for name, args in calls]
-
-
-def test_a_fuzz_steps_reads_leave_own_tools_out_on_a_target_that_batches() -> None:
-    # Claude Code's Agent, read back in a batch past the hiding wrapper, once read as a global
-    # tool the kit had not registered (a TF-12 divergence at the campaign's first step)
-    inner = _WithPluginTool(ReferenceTarget(), "Agent")
-
-    class _Target(_WithPluginTool):
-        def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-            return _Batching(inner.deploy(config, gateway))
-
-    target = own_tools.hiding(_Target(ReferenceTarget(), "Agent"), ["Agent"])
-    deployment = Ahead(target.deploy(DeploymentConfig(), Gateway()))
-    try:
-        assert deployment.batches is False
-        deployment.register_tool(ToolSpec(name="read"))
-        assert [e.name for e in deployment.view(None)] == ["read"]
     finally:
         deployment.close()
 
