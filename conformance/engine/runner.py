@@ -38,7 +38,7 @@ from subagent_tck.spec import (
 
 from ..core.baseline import Baseline
 from ..core.certificate import Certificate, CheckRun, Evidence, RunFacts, RunStatus, assemble
-from ..core.drawn import Drawing, DrawnRun
+from ..core.drawn import DrawnRun
 from ..core.gateway import Gateway
 from ..core.outcome import Failure, Outcome
 from ..core.promises_file import PromisesFile
@@ -482,10 +482,11 @@ def _describe(exc: BaseException) -> str:
 
 def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: TargetInfo,
              edition: Edition, profile: Profile, seed: int, timeout: float, timeout_reason: str,
-             titles: Mapping[str, str], probed: _Probed, drawn: dict[tuple[str, str], Drawing],
+             titles: Mapping[str, str], probed: _Probed, drawn: list[DrawnRun],
              ) -> tuple[dict[str, Evidence], RunStatus, str | None]:
     """Run one planned check; what it drew of its partitions joins ``drawn`` (nothing, when it
     overran: its context is abandoned)."""
+    key = planned.provider.name if planned.provider else None
     ctx = _RunContext(
         target=target, check=planned.check, edition=edition, provider=planned.provider,
         providers=list(info.providers), seed=seed, max_examples=profile.max_examples,
@@ -502,15 +503,16 @@ def _run_one(worker: _Worker, planned: PlannedCheck, target: Target, info: Targe
     if not worker.run(work, timeout):  # abandoned: its context is never read again
         message = (f"check {planned.check.name} did not finish within {timeout:g} s "
                    f"({timeout_reason}): the target hung or is too slow")
+        drawn.append(DrawnRun(planned.check.name, key, planned.rules))  # nothing it drew counts
         return _all_errors(planned, message, titles), RunStatus.TIMEOUT, None
+    drawn.append(DrawnRun(planned.check.name, key, planned.rules, dict(ctx.drawn),
+                          frozenset(ctx.inapplicable_partitions), frozenset(ctx.not_applicable)))
     if escaped:
         head, trace = escaped[0]
         results = {rule: Evidence(Outcome.ERROR, "", [_error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             titles[rule], trace)]) for rule in planned.rules}
-        drawn.update(ctx.drawn)
         return results, RunStatus.CRASHED, ctx.note
-    drawn.update(ctx.drawn)
     return (*_judge_run(planned, ctx, titles), ctx.note)
 
 
@@ -652,10 +654,11 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 handler(CheckStarted(index, len(planned), item))
             began = time.monotonic()
             remaining = deadline_at - began
-            drawn: dict[tuple[str, str], Drawing] = {}
             if remaining <= 0:
                 message = f"{expired} before check {item.check.name} could run"
                 results, status, note = _all_errors(item, message, titles), RunStatus.DEADLINE, None
+                drawn_runs.append(DrawnRun(item.check.name, None if item.provider is None
+                                           else item.provider.name, item.rules))
             else:
                 allowed = max(config.timeout, item.check.timeout or 0.0)
                 budget = min(allowed, remaining)
@@ -666,7 +669,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
                          else own_tools.hiding(watch.bound(target, index), own))
                 results, status, note = _run_one(worker, item, given, info, edition, profile,
                                                  config.seed, budget, reason, titles, probed,
-                                                 drawn)
+                                                 drawn_runs)
                 if status is RunStatus.TIMEOUT:
                     worker.close()  # the hung thread leaves when (if) its check returns
                     worker = _Worker()
@@ -691,7 +694,6 @@ def certify(target: Target, config: RunConfig | None = None, *,
                 table[rule_id, key].append(evidence)
         runs.append(CheckRun(check=item.check.name, provider=key, rules=list(item.rules),
                              status=status, duration=round(duration, 4), note=note))
-        drawn_runs.append(DrawnRun(item.check.name, key, item.rules, drawn))
         spans.append(CheckSpan(item.check.name, key, duration, item.check.supplementary))
         for handler in handlers:
             handler(CheckFinished(
