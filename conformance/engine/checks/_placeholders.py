@@ -19,13 +19,14 @@ shape, mixed with prose and known ``{{name}}`` placeholders.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 
 from ._template_grammar import classify
-from ._texts import Vocabulary, prose, vocabularies
+from ._texts import Vocabulary, prose, variable_name, vocabularies
 
 #: Names found on an implementation's own objects (JavaScript's Object.prototype, Python's
 #: object and dict attributes, common container methods): a lookup that falls through to them
@@ -141,6 +142,11 @@ def shape_cases(kind: str) -> Callable[[Any], st.SearchStrategy[Case]]:
         @st.composite
         def cases(draw: Any) -> Case:
             texts = draw(vocabularies(ctx.portable_variables))
+            if kind == "case-twin" and not any(_twins(n, texts) for n in texts.variables):
+                # no variable with a letter to change the case of: give the vocabulary one
+                name = draw(variable_name(ctx.portable_variables).filter(
+                    lambda n: any(c.isalpha() for c in n)))
+                texts = dataclasses.replace(texts, variables={**texts.variables, name: "v"})
             return _templates(draw, texts, kind), texts
         return cases()
     return make
