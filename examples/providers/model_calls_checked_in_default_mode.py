@@ -16,14 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from examples.providers._parts import ModelCallResolver
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ExecutionContext, Host, Resolver, Scope, ToolResult
+from subagent_tck.reference import ExecutionContext, Host, Scope, ToolResult
 from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode
 
 BREAKS = "TF-12"
 
 
-class DefaultModeLoopResolver(Resolver):
+class DefaultModeLoopResolver(ModelCallResolver):
     default_mode: PresentationMode = PresentationMode.NATIVE
 
     def execute(self, scope: Scope, name: str, arguments: Mapping[str, Any],
@@ -34,11 +35,6 @@ class DefaultModeLoopResolver(Resolver):
             return ToolResult.error(ErrorCode.UNKNOWN_TOOL.value,
                                     f"no tool named {name!r} was offered to the model")
         return super().execute(scope, name, arguments, context)
-
-    def _run_calls(self, scope: Scope, arguments: Mapping[str, Any],
-                   context: ExecutionContext) -> ToolResult:
-        inner = ExecutionContext(context.agent, context.signal, context.host)
-        return super()._run_calls(scope, arguments, inner)
 
 
 class DefaultModeLoopHost(Host):

@@ -6,8 +6,11 @@ pushes the child's persona section onto the parent's scope, and publishing the c
 off into the child's own. A setup that fails in a later step (an output schema that is not an
 object) never publishes, so nothing pops: the parent is left speaking with its child's persona.
 A failure in the persona step itself, or a start without a persona, leaves nothing; FR-03 asks
-that a failed start leave the parent unchanged whichever step failed. The checks gave one
-control per case and certified it.
+that a failed start leave the parent unchanged whichever step failed. The fixed checks gave one
+control per case and never saw it; the fuzz campaign, which starts children with several
+controls, met the parent's changed prompt later and blamed the persona rules, so a whole
+default certify still fails PE-01 or PE-02 beside FR-03 (ALSO_BREAKS); FR-03's cases of a valid
+control beside a failing one name the rule at every seed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from subagent_tck.reference import Agent, ChildStart, Descriptor, Host, PromptSe
 from subagent_tck.spec import PERSONA_SECTION
 
 BREAKS = "FR-03"
+ALSO_BREAKS = ("PE-01", "PE-02")
 
 
 class StackedPersonaStart(ChildStart):

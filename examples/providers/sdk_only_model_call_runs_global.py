@@ -16,30 +16,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from examples.providers._parts import ModelCallResolver
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ExecutionContext, Host, Resolver, Scope, ToolResult
+from subagent_tck.reference import ExecutionContext, Host, Scope, ToolResult
 from subagent_tck.reference.resolver import invoke
 from subagent_tck.spec import Origin, PresentationMode
 
 BREAKS = "TF-12"
 
 
-class CodeTableResolver(Resolver):
+class CodeTableResolver(ModelCallResolver):
     def execute(self, scope: Scope, name: str, arguments: Mapping[str, Any],
                 context: ExecutionContext) -> ToolResult:
         entry = self.lookup(scope, name)
         tool = self.registry.get(name)
-        model_call = bool(context.call_id) and not getattr(context, "in_program", False)
+        model_call = bool(context.call_id)
         if (model_call and scope.mode is PresentationMode.PTC and entry is not None
                 and entry.origin is not Origin.RESERVED and tool is not None):
             return invoke(tool, arguments, context)  # the bug: the global, not the view's entry
         return super().execute(scope, name, arguments, context)
-
-    def _run_calls(self, scope: Scope, arguments: Mapping[str, Any],
-                   context: ExecutionContext) -> ToolResult:
-        # run_code's own calls go through the one resolver
-        inner = ExecutionContext(context.agent, context.signal, context.host)
-        return super()._run_calls(scope, arguments, inner)
 
 
 class CodeTableHost(Host):

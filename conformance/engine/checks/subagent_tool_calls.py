@@ -148,13 +148,13 @@ def at_cap_result(ctx: CheckContext) -> None:
         for example in extras.examples():
             at_cap(example)
         ctx.drew("ST-07", "extra-parameters")
-    else:
-        ctx.inapplicable("ST-07", "extra-parameters")
 
         def drawn(extra: dict[str, Any]) -> None:
             at_cap(extra)
 
         ctx.for_all(extras.strategy(), drawn)
+    else:
+        ctx.inapplicable("ST-07", "extra-parameters")
     # A child started at the cap (cap 1, child depth 1) is offered the tool too.
     dep = ctx.deploy(hostDepth=5) if own_cap else ctx.deploy()
     root = dep.root().agent

@@ -20,12 +20,19 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from subagent_tck.spec import Capability, ErrorCode, TckError, validate_restriction
+from subagent_tck.spec import (
+    Capability,
+    ErrorCode,
+    PresentationMode,
+    TckError,
+    validate_restriction,
+)
 
 from ...core.protocol import DeploymentConfig, ToolSpec
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._clauses import said
+from ._names import tool_names
 from ._support import (
     composition,
     deploy_or_refusal,
@@ -65,19 +72,23 @@ def _unknown_key(alone: bool) -> Any:
 
 @st.composite
 def null_partner_st(draw: Any, null: str) -> dict[str, Any]:
-    """Globals and a filter whose ``null`` list is given as null beside the other, a non-empty
-    list of globals."""
-    state = draw(scope_st(restrictions=(0, 0), local_count=(0, 0)))
+    """Two or more globals and a filter whose ``null`` list is given as null beside the other,
+    a non-empty list of globals that leaves one of them visible (a deny list of them all would
+    hide as much as ``allow: []`` does, and tell nothing)."""
+    names = draw(tool_names(2, 8))
     other = "deny" if null == "allow" else "allow"
-    raw = {null: None, other: draw(subset(state["globals"]))}
-    return {**state, "restriction": dict(sorted(raw.items()))}
+    listed = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names) - 1,
+                           unique=True))
+    return {"globals": names, "restrictions": [], "locals": [],
+            "mode": PresentationMode.NATIVE, "restriction": {null: None, other: listed}}
 
 
 def _null_partner(null: str) -> Any:
     def inside(state: dict[str, Any]) -> bool:
-        raw = state["restriction"]
+        raw, names = state["restriction"], state["globals"]
+        other = [k for k in raw if k != null]
         return raw.get(null, 0) is None and sorted(raw) == ["allow", "deny"] and all(
-            raw[k] for k in raw if k != null)
+            0 < len(raw[k]) < len(names) for k in other)
     return inside
 
 

@@ -24,7 +24,6 @@ ZOO = (
     "resume_without_descriptor",
     "tools_frozen_per_turn",
     "nested_tool_parameters_flattened",
-    "rollback_leaves_persona_on_parent",
     "resume_freezes_deny_filter",
 )
 
