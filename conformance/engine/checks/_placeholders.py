@@ -20,7 +20,7 @@ shape, mixed with prose and known ``{{name}}`` placeholders.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -45,7 +45,13 @@ _PUNCTUATED = ("-", ".", " ", "/", ":")
 
 
 def _known(draw: Any, texts: Vocabulary) -> str:
-    return "{{" + draw(st.sampled_from(sorted(texts.variables))) + "}}"
+    name: str = draw(st.sampled_from(sorted(texts.variables)))
+    return "{{" + name + "}}"
+
+
+def _prose(draw: Any) -> str:
+    text: str = draw(prose)
+    return text
 
 
 def _around(draw: Any, texts: Vocabulary, parts: Sequence[str]) -> str:
@@ -53,10 +59,10 @@ def _around(draw: Any, texts: Vocabulary, parts: Sequence[str]) -> str:
     out: list[str] = []
     for part in parts:
         for _ in range(draw(st.integers(0, 2))):
-            out.append(draw(prose) if draw(st.booleans()) else _known(draw, texts))
+            out.append(_prose(draw) if draw(st.booleans()) else _known(draw, texts))
         out.append(part)
     for _ in range(draw(st.integers(0, 2))):
-        out.append(draw(prose) if draw(st.booleans()) else _known(draw, texts))
+        out.append(_prose(draw) if draw(st.booleans()) else _known(draw, texts))
     return "".join(out)
 
 
@@ -115,12 +121,13 @@ def _template(draw: Any, texts: Vocabulary, kind: str) -> str:
         run = "{" * opening + inner + "}" * closing
         return _around(draw, texts, [run if draw(st.booleans()) else run[::-1]])
     if kind == "unclosed-open":
-        tail = draw(st.sampled_from(["", *names])) + draw(prose).replace("}}", "")
+        first: str = draw(st.sampled_from(["", *names]))
+        tail = first + _prose(draw)
         return _around(draw, texts, []) + "{{" + tail
     if kind == "stray-close-before":
-        return draw(prose) + "}}" + _around(draw, texts, [_known(draw, texts)])
+        return _prose(draw) + "}}" + _around(draw, texts, [_known(draw, texts)])
     if kind == "stray-close-after":
-        return _around(draw, texts, [_known(draw, texts)]) + draw(prose) + "}}" + draw(prose)
+        return _around(draw, texts, [_known(draw, texts)]) + _prose(draw) + "}}" + _prose(draw)
     if kind == "spaces-in-braces":
         name = draw(st.sampled_from(names))
         spaced = "{{" + draw(st.sampled_from((" ", "  ", "\t"))) + name + \
@@ -159,7 +166,7 @@ def member(kind: str) -> Callable[[Case], bool]:
     return inside
 
 
-def shape(template: str, variables: Sequence[str] | dict[str, str]) -> set[str]:
+def shape(template: str, variables: Iterable[str]) -> set[str]:
     """Every shape ``template`` has (a template may have several)."""
     known = set(variables)
     marks = classify(template, dict.fromkeys(known, ""))
