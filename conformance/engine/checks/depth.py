@@ -464,6 +464,11 @@ def replanted(ctx: CheckContext, value: object, root: bool) -> None:
     except Unsupported:
         ctx.inapplicable("DE-06", *(f"{where}-{c}" for c in OUT_OF_DOMAIN))
         return
+    if parent.agent not in dep.agents():
+        # the target let the live agent go when its header was written (as a restart would):
+        # it keeps no live parent under a rewritten header, and resume is the place judged
+        ctx.inapplicable("DE-06", *(f"{where}-{c}" for c in OUT_OF_DOMAIN))
+        return
     what = (f"a second start from the live {'root' if root else 'child'} whose stored header "
             f"was rewritten to {label(value)} after its first start")
     attempt(ctx, "DE-06", dep, parent.agent, oracle(ctx, value), what, {}, (value,))
