@@ -12,7 +12,7 @@
                          [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
                          [--deadline S] [--timings]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (its fuzz campaign)
-    subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
+    subagent-tck fuzz | fuzz-api | serve | openapi | promises | matrix ...    (see PLUGGED)
 
 Exit codes are :class:`~.exitcode.ExitCode`. Every error that ends a command prints one line,
 ``subagent-tck: error: <message> (code <CODE>)``, on stderr (:mod:`.clierror`), never a
@@ -69,6 +69,12 @@ PLUGGED: dict[str, tuple[str, str]] = {
                 "print the HTTP driver API document"),
     "promises": ("subagent_tck.conformance.promises_command",
                  "check a plugin's promises (what each child gets) on the model wire"),
+    "baseline": ("subagent_tck.conformance.baseline_command",
+                 "write or update a baseline (expected failures) from a certificate"),
+    "diff": ("subagent_tck.conformance.diff_command",
+             "what changed between two certificates (exit 1: something got worse)"),
+    "matrix": ("subagent_tck.conformance.matrix_command",
+               "certificates side by side, as a static site (docs/matrix.md)"),
 }
 
 

@@ -61,7 +61,8 @@ def create_agent(
     expect = lock.model.expect_create_agent(header_value, runtime_value)
     malformed = not is_well_formed(header["json"]) or (
         runtime is not None and not is_well_formed(runtime["json"]))
-    before = lock.snapshot() if expect.may_accept else None
+    before = lock.snapshot_later() if expect.may_accept else None
+    lock.expect([("observe", {}), *lock.all_views_reads()])
     ref, error = lock.call("create_agent", lambda: lock.deployment.create_agent(
         header_depth=header_value,
         runtime_depth=None if runtime_value is ABSENT else runtime_value,
@@ -76,7 +77,7 @@ def create_agent(
                 error.to_json(), rule if expect.may_accept else "DE-01",
             )
         assert before is not None
-        lock.unchanged(before, "nothing-created", rule)
+        lock.unchanged(before(), "nothing-created", rule)
         return
     assert ref is not None
     verdict = check_depth(header_value)
@@ -95,7 +96,7 @@ def create_agent(
     lock.ids[label] = ref.agent
     lock.session_ids[label] = ref.session
     agent = AgentModel(label, label, ScopeModel(mode=lock.setup.mode), runtime=runtime_value,
-                       kind="created")
+                       kind="created", model=lock.model.root_model)
     lock.model.add_agent(agent, SessionModel(label, header_value))
     lock.check_all_views()
 
@@ -109,6 +110,8 @@ def _nothing_created_rule(fault: Fault) -> str:
         return "CA-05"
     if fault.code is ErrorCode.REQUEST_CONTROLS_REFUSED:
         return "EN-02"
+    if fault.code in (ErrorCode.SPAWN_DENIED, ErrorCode.INVALID_SPAWN_POLICY):
+        return "SP-01"
     return "FR-03"
 
 
@@ -134,7 +137,10 @@ def start(
         # over a JSON wire the request itself is malformed: any refusal as INVALID_REQUEST too
         faults = (*outcome.faults, Fault(ErrorCode.INVALID_REQUEST, "malformed JSON request"))
         outcome = replace(outcome, faults=faults)
-    before = lock.snapshot()
+    before = lock.snapshot_later()
+    if midturn is None:  # (a mid-turn change is a change of its own, made during the start)
+        lock.expect([("observe", {}), ("sessions", {}), ("agents", {}), ("events", {}),
+                     *lock.all_views_reads(), ("prompt", {"agent": lock.agent_id(parent)})])
     sent = StartRequest(parent=lock.agent_id(parent), **copy.deepcopy(request))
     result, error = lock.call("start", lambda: lock.deployment.start(sent))
     controls_edition = lock.setup.edition is Edition.REQUEST_CONTROLS
@@ -158,10 +164,10 @@ def start(
         if controls_edition and "preset" in request and error.code is ErrorCode.UNKNOWN_PRESET:
             # the request-controls edition defines no preset field (docs/rules.md#EN-03): a
             # target may refuse one (DSH does), and then nothing may change
-            lock.unchanged(before, "nothing-created", None)
+            lock.unchanged(before(), "nothing-created", None)
             lock.check_all_views()
             return
-        _refused(lock, parent_model, outcome, error, request, controls_edition, before)
+        _refused(lock, parent_model, outcome, error, request, controls_edition, before())
         return
     assert result is not None and outcome.child_depth is not None
     if result.depth != outcome.child_depth:
@@ -247,6 +253,7 @@ class MidTurn:
             raise lock.diverge(
                 "turn-request", f"{child.label} asked for a tool call and got its result, but "
                 "made no further request in its turn", "a second request", [], "FR-05")
+        lock.check_models(child, later, "MO-02")
         wire = sorted(model.wire(child))
         system = assemble_system_prompt(model.prompt(child))
         for number, request in enumerate(later, 2):
@@ -445,7 +452,7 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         sections = snapshot.get("prompt")
         if isinstance(sections, list):
             expected_prompt = [[s.name, s.text] for s in lock.model.prompt(child)]
-            if shown is None or lock.model.kit_sections(shown) != expected_prompt:
+            if shown is None or not lock.prompt_agrees(child, shown, expected_prompt):
                 if child.label in lock.model.agents:
                     lock.check_prompt(child.label)  # wrong now too: the prompt's own rule
                 raise lock.diverge(
@@ -478,6 +485,7 @@ def _check_first_request(
             "first-request-tools", f"the first request of {child.label} lacks its final tools",
             wire, tools, "FR-01",
         )
+    lock.check_models(child, requests[:1], "MO-01")
     system = assemble_system_prompt(lock.model.prompt(child))
     if published and lock.system_agrees(child, agent_id, first.system):
         return
@@ -508,6 +516,7 @@ def plant(
                            "DE-09")
     value = _value(depth)
     planted = current.model_copy(update={"delegationDepth": value})
+    lock.expect([("observe", {})])  # the snapshot before the resume that follows
     _, error = lock.call("put_session_header", lambda: lock.deployment.put_session_header(planted))
     if error is not None:
         if error.code is ErrorCode.INVALID_REQUEST and not is_well_formed(depth["json"]):
@@ -527,7 +536,8 @@ def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] 
         return None
     return lock.tool_model().gate_resume(session.provider, {
         "persona": session.persona, "toolFilter": session.tool_filter,
-        "outputSchema": session.output_schema})
+        "outputSchema": session.output_schema, "spawnPolicy": session.spawn_policy,
+        "model": session.model})
 
 
 def resume(lock: Lockstep, session: str, label: str | None = None) -> None:
@@ -548,7 +558,8 @@ def _resume(
             + ("is not registered" if ErrorCode.NOT_RESUMABLE in gate
                else "does not advertise a control it asks for")))
         depth = depth if expect.accept else None
-    before = lock.snapshot()
+    before = lock.snapshot_later()
+    lock.expect([("observe", {}), *lock.all_views_reads()])
     ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))
     rule = ("DE-06" if ErrorCode.INVALID_DEPTH in expect.codes
             else "CA-01" if ErrorCode.UNSUPPORTED_CAPABILITY in expect.codes else "FR-04")
@@ -565,7 +576,7 @@ def _resume(
                 f"{error.message}", sorted(c.value for c in expect.codes) or "accepted",
                 error.to_json(), rule if expect.codes else wrong,
             )
-        lock.unchanged(before, "nothing-created", rule)
+        lock.unchanged(before(), "nothing-created", rule)
         if restore is not None:
             restored = restore
             lock.call("put_session_header",

@@ -3,8 +3,9 @@
 Each example deploys the target once (:meth:`FuzzMachine.deploy` draws the edition, the initial
 presentation mode, the initial global tools, and which operations this example uses) and then
 runs steps. Each step is one driver operation (:data:`OPERATIONS`: a global or scope-local tool
-registered or removed, a restriction installed or disposed, a mode change, a read, an agent
-created, a child started, a session resumed with or without a planted header) turned into a
+registered or removed, a restriction installed or disposed, a spawn policy installed or
+disposed, a mode change, a read, an agent created, a child started, a session resumed with or
+without a planted header) turned into a
 :class:`~.step.Step` and applied by the :class:`~.lockstep.Lockstep`, which compares the target
 with the spec oracle after every step (rule ids per observation: :mod:`.rulemap`).
 
@@ -25,8 +26,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from hypothesis import reject
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis import reject, settings
+from hypothesis.internal.reflection import function_digest
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, rule
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
@@ -35,10 +37,12 @@ from subagent_tck.conformance.engine import own_tools
 from subagent_tck.spec import (
     PROVIDER_MANAGED,
     RUN_CODE,
+    Capability,
     Component,
     Edition,
     PresentationMode,
     StopReason,
+    TckError,
 )
 
 from . import strategies as fs
@@ -64,6 +68,8 @@ class Stats:
     started: float = field(default_factory=time.perf_counter)
     #: (steps run, seconds) when the first divergence was seen, before shrinking
     first_divergence: tuple[int, float] | None = None
+    #: steps applied so far in the example under way (a worker's sign of life)
+    applied: int = 0
 
     def merge_steps(self, steps: list[Step]) -> None:
         self.steps += len(steps)
@@ -99,6 +105,13 @@ class FuzzMachine(RuleBasedStateMachine):
     own: ClassVar[frozenset[str]] = frozenset()
     #: the names a subagent tool is loaded under, the target's own left out
     tool_names: ClassVar[tuple[str, ...]] = TOOL_NAMES
+    #: called with a TckError of the target (unreachable, broken, timed out) before it
+    #: propagates: a HypoFuzz worker reports it and stops (fuzz/hypofuzz_target.py), since
+    #: to HypoFuzz any exception is a failure to shrink
+    fatal: ClassVar[Callable[[TckError], None] | None] = None
+    #: called with every divergence before it propagates: a HypoFuzz worker saves its steps
+    #: in the shared database (fuzz/hypofuzz_target.py)
+    found: ClassVar[Callable[[Divergence], None] | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -132,6 +145,9 @@ class FuzzMachine(RuleBasedStateMachine):
                                  self.info)
         except Unsupported:
             reject()  # a set-up the target cannot express (a non-native mode): draw another
+        except TckError as exc:
+            self._fatal(exc)
+            raise
 
     @rule(code=codes(OPERATION_BYTES * BURST))
     def step(self, code: bytes) -> None:
@@ -150,15 +166,27 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def _apply(self, op: str, **args: Any) -> None:
         assert self.lock is not None
+        self.stats.applied += 1
         try:
             apply(self.lock, Step(op=op, args=args))
         except Divergence as divergence:
             self.stats.saw(divergence, self.stats.steps)
+            hook = type(self).found
+            if hook is not None:
+                hook(divergence)
             raise
         except Unsupported:
             # an optional operation the target cannot express (docs/driver-api.md
             # #unsupported-operations): the steps before it were compared; draw another
             reject()
+        except TckError as exc:
+            self._fatal(exc)
+            raise
+
+    def _fatal(self, error: TckError) -> None:
+        hook = type(self).fatal
+        if hook is not None:
+            hook(error)
 
     def _agent(self, index: int) -> str:
         """Agent ``index`` modulo the live ones; indexes 0..3 of 8 all mean the first agent,
@@ -218,6 +246,26 @@ class FuzzMachine(RuleBasedStateMachine):
             handle = issued[c.take(16) % len(issued)]
         self._apply("dispose", agent=label, restriction=handle)
 
+    def policies(self) -> tuple[str, ...]:
+        """The preset names a spawn policy lists: the deployment's, and names that are none of
+        them (the missing preset, a case variant of the first)."""
+        words = self.lexicon
+        return (*words.presets, words.captain, words.mini)
+
+    def spawn_policy(self, c: Code) -> None:
+        """A spawn policy installed on a scope (mostly), or one disposed (SP-01)."""
+        assert self.lock is not None
+        agent = self._agent(c.take(8))
+        issued = sorted(self.lock.model.agents[agent].policies_issued)
+        if issued and c.take(4) == 0:
+            self._apply("dispose_policy", agent=agent, policy=c.choose(issued))
+            return
+        words = self.lexicon
+        value = fs.pick_restriction(c, self.policies(),
+                                    (words.missing, words.presets[0].swapcase()))
+        self._apply("install_policy", agent=agent, value=value,
+                    label=self.lock.model.new_label(f"{agent}.p"))
+
     def set_mode(self, c: Code) -> None:
         self._apply("set_mode", agent=self._agent(c.take(8)), mode=c.choose(_MODES))
 
@@ -275,9 +323,19 @@ class FuzzMachine(RuleBasedStateMachine):
         max_depth = fs.pick_optional_depth(c, absent_in=2)
         if max_depth is not None:
             controls["maxDepth"] = {"json": max_depth.text}
-        preset = c.choose((None, None, None, *self.lexicon.presets, self.lexicon.missing))
+        preset = c.choose((None, None, None, *self.lexicon.presets, self.lexicon.missing,
+                           self.lexicon.captain, self.lexicon.mini))
         if preset is not None:
             controls["preset"] = preset
+        # the newer controls (SP-01, MO-01), mostly where a provider advertises them; one start
+        # in sixteen elsewhere, so that their refusal is judged too (CA-01)
+        advertised = self.lock.advertised
+        if c.take(4 if Capability.SPAWN_POLICY in advertised else 16) == 0:
+            words = self.lexicon
+            controls["spawnPolicy"] = fs.pick_restriction(
+                c, self.policies(), (words.missing, words.presets[0].swapcase()))
+        if c.take(3 if Capability.MODEL_SELECTION in advertised else 16) == 0:
+            controls["model"] = c.choose((*self.lexicon.models, "", None))
         persona = fs.pick_persona(c, self.lexicon.request_personas())
         tool_filter = fs.pick_restriction(
             c, self.lock.model.globals, self.lexicon.extra_names) if c.take(3) == 1 else None
@@ -373,9 +431,24 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, Code], None]] = {
     "create_agent": FuzzMachine.create_agent,
     "start": FuzzMachine.start,
     "resume": FuzzMachine.resume,
+    #: only for a target whose providers advertise spawnPolicy (see machine_for)
+    "spawn_policy": FuzzMachine.spawn_policy,
     #: only for a target that ships the subagent tool (see machine_for)
     "subagent_tool": FuzzMachine.subagent_tool,
 }
+
+
+def state_machine_test(machine: type[FuzzMachine], options: settings) -> Any:
+    """The Hypothesis test of ``machine`` (the one HypoFuzz collects from its ``TestCase``):
+    its database key is :func:`database_key`'s, whoever runs it."""
+    return get_state_machine_test(machine, settings=options)
+
+
+def database_key(machine: type[FuzzMachine]) -> bytes:
+    """The example database key of ``machine``'s test: the digest HypoFuzz's workers and the
+    in-process campaign both save and replay under (before :mod:`.database`'s target prefix)."""
+    test: Any = get_state_machine_test(machine, settings=settings(database=None))
+    return function_digest(test.hypothesis.inner_test)
 
 
 def machine_for(target: Target, info: TargetInfo | None = None,
@@ -395,6 +468,8 @@ def machine_for(target: Target, info: TargetInfo | None = None,
     TargetMachine.own = own_tools.of(target)
     TargetMachine.tool_names = tuple(n for n in TOOL_NAMES if n not in TargetMachine.own)
     ships_tool = Component.SUBAGENT_TOOL in info.components
+    policies = any(Capability.SPAWN_POLICY in p.capabilities for p in info.providers)
     TargetMachine.operations = tuple(op for op in OPERATIONS
-                                     if ships_tool or op != "subagent_tool")
+                                     if (ships_tool or op != "subagent_tool")
+                                     and (policies or op != "spawn_policy"))
     return TargetMachine

@@ -113,6 +113,13 @@ def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None
         model.loads[name] = Load(provider, value)
     elif before is not None:
         lock.unchanged(before, "nothing-changed", rule)
+        if ErrorCode.DUPLICATE_TOOL_NAME in verdict.codes and model.mounted(name):
+            # refused for any of its faults, a second load of a name leaves the first one
+            # loaded (docs/rules.md#ST-04): a refusal that took the first one away is ST-04's
+            shown = {e.name for e in lock._guard("view", lambda: lock.deployment.view(None))}
+            if name not in shown:
+                raise lock.diverge("tool-load", f"a refused second load of {name!r} removed "
+                                   "the first one", [name], sorted(shown), "ST-04")
     _sync(lock, model)
     lock.check_all_views()
 
@@ -269,6 +276,7 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
     requests = gateway.requests(target)[seen:]
     if requests:
         _caller_request_rule(lock, caller, requests[0])
+        lock.check_models(caller, requests, "MO-02")
     check_notices(lock, agent, requests)
     found = [m for r in requests for m in r.messages if m.role == "tool"
              and m.toolCallId == call_id]

@@ -1,21 +1,25 @@
 """The oracle for one child start: which rejections apply, else the child's depth.
 
-Combines capability gating (CA-01, CA-03, CA-05), the edition's entry points (EN-02), depth
-(DE family) and setup validation (TF-07/TF-08, PE-05, FR-03). The order among rejections is not
-normative except that the capability check should come before value checks (CA-03, a SHOULD):
-``faults`` lists every rejection that applies, in the order a conforming runtime would meet
-them, so a target conforms when it rejects with any code in ``codes``.
+Combines capability gating (CA-01, CA-03, CA-05), the edition's entry points (EN-02), the
+parent's spawn policies (SP-01), depth (DE family) and setup validation (TF-07/TF-08, PE-05,
+FR-03, a child's own spawn policy and model). The order among rejections is not normative except
+that the capability check should come before value checks (CA-03, a SHOULD): ``faults`` lists
+every rejection that applies, in the order a conforming runtime would meet them, so a target
+conforms when it rejects with any code in ``codes``. An unadvertised control is refused whatever
+its value (CA-01): its value's own fault is listed after the gate's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .depth import ABSENT, check_depth, decide_start_depth
 from .errors import ErrorCode
+from .model_selection import child_model, model_problem
 from .persona import render_template
-from .restriction import validate_restriction
+from .restriction import Restriction, validate_restriction, validate_spawn_policy
+from .spawn_policy import admits_preset
 from .vocabulary import Capability, Edition
 
 #: Which request field asks for which capability (CA-01).
@@ -24,6 +28,8 @@ FIELD_CAPABILITY: Mapping[str, Capability] = {
     "persona": Capability.PERSONA,
     "toolFilter": Capability.TOOL_FILTER,
     "outputSchema": Capability.OUTPUT_SCHEMA,
+    "spawnPolicy": Capability.SPAWN_POLICY,
+    "model": Capability.MODEL_SELECTION,
 }
 
 
@@ -46,6 +52,10 @@ class StartOutcome:
     #: closes, a ``}}`` that closes nothing: docs/rules.md#PE-05): read as literal prose in
     #: ``persona``; a target may refuse the start with ``INVALID_TEMPLATE`` for them instead.
     persona_grammar: tuple[str, ...] = ()
+    #: The child's own spawn policy (raw, valid over the deployment's presets), or None.
+    spawn_policy: object = None
+    #: The model every request of the child carries (MO-01): composed, else the parent's.
+    model: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -63,6 +73,10 @@ class Preset:
     persona: str | None = None
     tool_filter: object = None
     output_schema: object = None
+    #: ``{allow?, deny?}`` over preset names for the child's own scope (SP-01).
+    spawn_policy: object = None
+    #: The model the child runs on (MO-01).
+    model: object = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,10 @@ class StartState:
     deployment_persona: str | None = None
     parent_header_depth: object = 0
     parent_runtime_depth: object = ABSENT
+    #: The spawn policies on the parent's scope now (installed and composed, SP-01).
+    parent_policies: Sequence[Restriction] = ()
+    #: The model the parent's requests carry (MO-01; None: it reports none).
+    parent_model: str | None = None
 
 
 def _valid_output_schema(schema: object) -> bool:
@@ -85,7 +103,8 @@ def _valid_output_schema(schema: object) -> bool:
 
 def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutcome:
     """Judge a start request ``{provider, prompt, maxDepth?, preset?, persona?, toolFilter?,
-    outputSchema?}`` against ``state``. A key that is absent (not ``None``) is not asked for."""
+    outputSchema?, spawnPolicy?, model?}`` against ``state``. A key that is absent (not
+    ``None``) is not asked for."""
     faults: list[Fault] = []
     provider = request.get("provider")
     if not isinstance(provider, str) or provider not in state.providers:
@@ -110,16 +129,12 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
     # as null counts as absent (docs/rules.md, TF "Decision"), except maxDepth, where null is a
     # value outside the depth domain (DE-05).
     request = {k: v for k, v in request.items() if v is not None or k == "maxDepth"}
-    asked = {
-        "maxDepth": request.get("maxDepth", ABSENT),
-        "persona": request.get("persona", preset.persona if preset.persona is not None else ABSENT),
-        "toolFilter": request.get(
-            "toolFilter", preset.tool_filter if preset.tool_filter is not None else ABSENT
-        ),
-        "outputSchema": request.get(
-            "outputSchema", preset.output_schema if preset.output_schema is not None else ABSENT
-        ),
-    }
+    from_preset = {"persona": preset.persona, "toolFilter": preset.tool_filter,
+                   "outputSchema": preset.output_schema, "spawnPolicy": preset.spawn_policy,
+                   "model": preset.model}
+    asked = {"maxDepth": request.get("maxDepth", ABSENT)}
+    for key, value in from_preset.items():
+        asked[key] = request.get(key, ABSENT if value is None else value)
     for key, value in asked.items():
         if value is not ABSENT and FIELD_CAPABILITY[key] not in caps:
             cap = FIELD_CAPABILITY[key]
@@ -130,6 +145,11 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                     cap,
                 )
             )
+    name = request.get("preset")
+    if isinstance(name, str) and not admits_preset(state.parent_policies, name):
+        # after the gate (CA-03 orders only the gate first), before anything is created
+        faults.append(Fault(ErrorCode.SPAWN_DENIED,
+                            f"the parent's spawn policies refuse the preset {name!r}"))
     max_depth = asked["maxDepth"]
     if max_depth is not ABSENT and Capability.DEPTH_LIMIT not in caps:
         # A cap the provider does not advertise is refused, never applied (CA-01): a start
@@ -156,16 +176,21 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                 faults.append(Fault(rendered.code, rendered.reason))
             persona_text = rendered.text
             persona_grammar = rendered.grammar
-    tool_filter = asked["toolFilter"]
-    if tool_filter is not ABSENT:
-        verdict = validate_restriction(tool_filter, state.global_names)
-        if verdict.code is not None:
-            faults.append(Fault(verdict.code, verdict.reason))
+    tool_filter, policy = asked["toolFilter"], asked["spawnPolicy"]
+    for value, validate, known in ((tool_filter, validate_restriction, state.global_names),
+                                   (policy, validate_spawn_policy, state.presets)):
+        if value is not ABSENT:
+            verdict = validate(value, known)
+            if verdict.code is not None:
+                faults.append(Fault(verdict.code, verdict.reason))
     schema = asked["outputSchema"]
     if schema is not ABSENT and not _valid_output_schema(schema):
         faults.append(
             Fault(ErrorCode.INVALID_OUTPUT_SCHEMA, "an output schema must be an object schema")
         )
+    model = asked["model"]
+    if model is not ABSENT and model_problem(model):
+        faults.append(Fault(ErrorCode.INVALID_REQUEST, model_problem(model)))
     if faults:  # the persona's literal braces may be refused beside any other fault
         return StartOutcome(tuple(faults), persona_grammar=persona_grammar)
     return StartOutcome(
@@ -175,4 +200,6 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         None if tool_filter is ABSENT else tool_filter,
         None if schema is ABSENT else schema,
         persona_grammar,
+        None if policy is ABSENT else policy,
+        child_model(model, state.parent_model),
     )

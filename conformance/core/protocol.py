@@ -18,7 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.2"  # 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION
+from .dialect import PromptFrame, RestrictionChannel
+
+#: 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION, 1.3 the dialect a target
+#: declares (docs/driver-api.md#dialect): restriction channels, filter grammar, prompt frame
+PROTOCOL_VERSION = "1.3"
 
 
 class _Model(BaseModel):
@@ -40,6 +44,11 @@ class ToolSpec(_Model):
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    #: The server (group) the tool is served by, for a target whose declared filter grammar
+    #: has server-level entries (docs/driver-api.md#dialect): an adapter serves each server's
+    #: tools under that name. Unset: the adapter's own; sent only when set (typed ``Any`` so
+    #: that the wire leaves it out, as it does an absent raw field).
+    server: Any = None
 
 
 class SectionSpec(_Model):
@@ -52,10 +61,16 @@ class SectionSpec(_Model):
 
 
 class PresetSpec(_Model):
+    """A deployment-owned composition. ``spawnPolicy`` (raw ``{allow?, deny?}`` over preset
+    names) is what the child's own scope may start (docs/rules.md#SP-01); ``model`` (raw) the
+    model it runs on (docs/rules.md#MO-01). Each travels only when set."""
+
     name: str
     persona: Any = None
     toolFilter: Any = None
     outputSchema: Any = None
+    spawnPolicy: Any = None
+    model: Any = None
 
 
 class SubagentToolConfig(_Model):
@@ -66,7 +81,10 @@ class SubagentToolConfig(_Model):
     maxDepth: Any = None  # unset: the host's live depth setting (ST-06)
     persona: Any = None
     toolFilter: Any = None
-    agentOptions: Any = None  # default per-child options, {model?}
+    agentOptions: Any = None  # default per-child options, {model?}: the children's model
+    #: The one preset this load starts its children with (raw; unset: none). The model never
+    #: chooses a preset: it chooses a tool (docs/rules.md#SP-02, its Decision).
+    preset: Any = None
 
 
 class DeploymentConfig(_Model):
@@ -79,6 +97,18 @@ class DeploymentConfig(_Model):
     mode: PresentationMode = PresentationMode.NATIVE  # every agent's initial presentation mode
     hostDepth: Any = 1  # the live host depth setting (ST-06)
     runtimeContext: bool = True  # ST-08
+    #: The name of a preset the root agent is started from: its persona and tool filter on the
+    #: root's scope, as a main agent run from an agent definition (the ``root`` restriction
+    #: channel, docs/driver-api.md#dialect). Sent only when set, to a target declaring it.
+    rootPreset: Any = None
+    #: Restrictions ``{allow?, deny?}`` every agent's scope of the deployment is under, as a
+    #: runtime's permission rules (the ``permission`` channel, docs/driver-api.md#dialect). Sent
+    #: only when set, to a target declaring it.
+    permissions: Any = None
+    #: The model the root (and every top-level agent) runs on, as the runtime names it (raw;
+    #: unset: the runtime's own choice). A child composed without a model runs on its
+    #: parent's (docs/rules.md#MO-01).
+    model: Any = None
 
 
 # --- observations ------------------------------------------------------------------------
@@ -88,6 +118,10 @@ class ProviderInfo(_Model):
     name: str
     capabilities: list[Capability]  # the controls it advertises
     inheritsParentContext: bool = False
+    #: The target's own tool through which an agent's model starts this provider's children,
+    #: choosing the preset by an argument (Claude Code's ``Agent``, opencode's ``task``), or
+    #: None. What it offers a scope is judged like the ``subagent`` tool's (docs/rules.md#SP-02).
+    delegationTool: str | None = None
 
 
 class TargetInfo(_Model):
@@ -97,6 +131,11 @@ class TargetInfo(_Model):
     editions: list[Edition] = Field(default_factory=lambda: [Edition.PRESET_COMPOSITION])
     components: list[Component] = Field(default_factory=list)
     providers: list[ProviderInfo]
+    #: The entry points through which the target puts a restriction on a scope
+    #: (docs/driver-api.md#dialect); null: the live one alone (``install-restriction``).
+    restrictionChannels: list[RestrictionChannel] | None = None
+    #: The runtime's own text around the composed system text of its agents; null: none.
+    promptFrame: PromptFrame | None = None
 
 
 class AgentRef(_Model):
@@ -143,8 +182,8 @@ class SessionHeader(_Model):
     """A durable session header. ``delegationDepth`` is raw stored data (DE-06: a malformed
     value can exist and must be refused when read). ``descriptor`` is how a child was composed
     (FR-04), in wire names: ``{"provider": name, "preset"?: name, "persona"?: template,
-    "toolFilter"?: {"allow"?, "deny"?}, "outputSchema"?: schema}``; top-level sessions have
-    none."""
+    "toolFilter"?: {"allow"?, "deny"?}, "outputSchema"?: schema, "spawnPolicy"?: {"allow"?,
+    "deny"?}, "model"?: name}``; top-level sessions have none."""
 
     session: str
     parent: str | None = None
@@ -229,7 +268,9 @@ def _pairs(value: Any) -> list[list[str]] | None:
 
 
 class StartRequest(_Model):
-    """A child start. Unset controls are absent; set ones are sent as given (raw)."""
+    """A child start. Unset controls are absent; set ones are sent as given (raw).
+    ``spawnPolicy`` and ``model`` compose the child in both editions (docs/rules.md#SP-01,
+    docs/rules.md#MO-01), over its preset's."""
 
     parent: str
     provider: Any
@@ -239,10 +280,13 @@ class StartRequest(_Model):
     persona: Any = None
     toolFilter: Any = None
     outputSchema: Any = None
+    spawnPolicy: Any = None
+    model: Any = None
 
     def controls(self) -> dict[str, Any]:
         """The controls this request asks for (set fields only)."""
-        keys = ("maxDepth", "preset", "persona", "toolFilter", "outputSchema")
+        keys = ("maxDepth", "preset", "persona", "toolFilter", "outputSchema", "spawnPolicy",
+                "model")
         return {k: getattr(self, k) for k in keys if k in self.model_fields_set}
 
 

@@ -26,7 +26,9 @@ from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
+from ..core import fingerprint
 from ..core.certificate import PORTABLE_VARIABLE_PATTERN
+from ..core.dialect import DEFAULT_CHANNELS, PromptFrame, RestrictionChannel
 from ..core.drawn import Drawing, surer
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
@@ -153,6 +155,17 @@ class CheckContext:
     #: :data:`PORTABLE_VARIABLE` before the checks ran (:mod:`.variable_names`): drawn cases
     #: name variables of that set only, so that they are about the rules, not the grammar.
     portable_variables: bool = False
+    #: The entry points through which the target puts a restriction on a scope, as it
+    #: declared them (docs/driver-api.md#dialect): the TF checks build their cases through them.
+    channels: tuple[RestrictionChannel, ...] = DEFAULT_CHANNELS
+    #: The runtime's own text around the composed system text (docs/driver-api.md#dialect).
+    frame: PromptFrame | None = None
+    #: The entry points this check built its cases through, in the order first used: the
+    #: check run's note names them, and the certificate's dialect section.
+    entry_points: list[str] = field(default_factory=list)
+    #: How many fixed cases the check has put through a channel so far: each goes through the
+    #: next channel that can carry it (``checks/_channels.py``), so every one gets cases.
+    placed: int = 0
     #: The partitions of the check's rules it drew a case of, and how surely
     #: (docs/certify.md#partitions).
     drawn: dict[tuple[str, str], Drawing] = field(default_factory=dict)
@@ -162,6 +175,10 @@ class CheckContext:
     gateway: Gateway = field(default_factory=Gateway)
     #: How a case running now was reached: a hand-written one, cover's, a property's draw.
     _drawing: Drawing = Drawing.EXAMPLE
+    #: The state a property drew for the case now running (a one-item tuple), or empty: a
+    #: failure recorded inside is of a drawn case, its values named by their role
+    #: (docs/baseline.md#the-fingerprint).
+    drawn_state: tuple[Any, ...] = ()
 
     # --- deployments ------------------------------------------------------------------
 
@@ -215,12 +232,14 @@ class CheckContext:
         observed: Any = None,
         *,
         example: str | None = None,
+        key: str | None = None,
     ) -> bool:
-        """Record that ``rule`` was exercised; a false ``condition`` is a failure."""
+        """Record that ``rule`` was exercised; a false ``condition`` is a failure. ``key``
+        names the assertion in a baseline instead of the message (docs/baseline.md)."""
         self._cited(rule)
         self.exercised.add(rule)
         if not condition:
-            self.fail(rule, message, expected, observed, example=example)
+            self.fail(rule, message, expected, observed, example=example, key=key)
         return condition
 
     def fail(
@@ -235,26 +254,36 @@ class CheckContext:
         traceback: str | None = None,
         provider: str | None = None,
         replay: str | None = None,
+        key: str | None = None,
     ) -> None:
         """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
         after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
-        context's provider (a campaign that found the failure elsewhere)."""
+        context's provider (a campaign that found the failure elsewhere). ``key`` names the
+        assertion in a baseline instead of ``message``: the kit's words for it, without text
+        the target supplied (docs/baseline.md#the-fingerprint)."""
         self._cited(rule)
         self.exercised.add(rule)
+        expected, observed = _jsonable(expected), _jsonable(observed)
+        case: fingerprint.Case = ("campaign" if self.check.supplementary
+                                  else "drawn" if self.drawn_state else "fixed")
         self.failures.append(
             Failure(
                 rule=rule,
                 check=self.check.name,
                 title=RULES_BY_ID[rule].title,
                 message=message,
-                expected=_jsonable(expected),
-                observed=_jsonable(observed),
+                expected=expected,
+                observed=observed,
                 provider=provider or (self.provider.name if self.provider else None),
                 error=error,
                 transcript=self.gateway.transcript(),
                 example=example,
                 traceback=traceback,
                 replay=replay,
+                assertion=fingerprint.make(
+                    rule, self.check.name, message, expected, observed, error=error, case=case,
+                    state=self.drawn_state[0] if self.drawn_state else None, key=key,
+                    channels=self.entry_points),
             )
         )
 
@@ -363,7 +392,8 @@ class CheckContext:
     def target_fault(self, rule: str, what: str, exc: TckError) -> NoReturn:
         """Record that the connection or the protocol broke while doing ``what``: an error
         of the target (exit code 3), never a verdict on ``rule``; the check stops here."""
-        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True)
+        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True,
+                  key=what)
         raise _Abort() from exc
 
     @contextmanager
@@ -375,7 +405,8 @@ class CheckContext:
         except TckError as exc:
             if exc.code in TARGET_FAULTS:
                 self.target_fault(rule, what, exc)
-            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json())
+            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json(),
+                      key=f"{what} was refused")
             raise _Abort() from exc
 
 
@@ -419,7 +450,7 @@ def run_check(ctx: CheckContext) -> None:
     except TargetFault as broken:  # never a verdict: the check ends as an error of the target
         ctx.fail(ctx.check.rules[0], f"{broken.operation}: {fault_text(broken.error)}",
                  observed=broken.error.to_json(), error=True,
-                 traceback=format_exception(broken.error))
+                 traceback=format_exception(broken.error), key=broken.operation)
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up
@@ -429,7 +460,8 @@ def run_check(ctx: CheckContext) -> None:
                  traceback=format_exception(exc))
     except CoreRefused as exc:
         ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
-                 error=True, traceback=format_exception(exc))
+                 error=True, traceback=format_exception(exc),
+                 key=f"UNSUPPORTED_OPERATION for the core operation {exc.operation}")
     except TckError as exc:
         rule = ctx.check.rules[0]
         fault = exc.code in TARGET_FAULTS
@@ -439,10 +471,11 @@ def run_check(ctx: CheckContext) -> None:
             observed=exc.to_json(),
             error=fault,
             traceback=format_exception(exc),
+            key="the target failed" if fault else "unexpected refusal",
         )
     except Exception as exc:
         rule = ctx.check.rules[0]
         ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
-                 traceback=format_exception(exc))
+                 traceback=format_exception(exc), key=f"the check crashed: {type(exc).__name__}")
     finally:
         ctx.close()

@@ -34,6 +34,8 @@ class PropertyHost(Protocol):
 
     seed: int
     failures: list[Failure]
+    #: the state of the case now running, while ``body`` runs (docs/baseline.md)
+    drawn_state: tuple[Any, ...]
 
     def close(self) -> None: ...
 
@@ -92,6 +94,7 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
             host.close()
             host.failures = []
             refused = False
+            host.drawn_state = (state,)
             try:
                 body(state)
             except Abort:
@@ -102,6 +105,7 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
                 stopped.append(exc)
             finally:
                 trial, host.failures = host.failures, kept
+                host.drawn_state = ()
             if refused:
                 reject()  # a case the target may refuse to set up: draw another
             trial = [f if f.example else f.model_copy(update={"example": repr(state)})

@@ -95,6 +95,10 @@ def render(cert: Certificate) -> str:
         lines += [f"**Variable names**: {portable_note(lambda p: f'`{p}`')}.", ""]
     if cert.stopped_early:
         lines += [f"**Stopped early**: {_md(cert.stopped_early)}.", ""]
+    lines += ["**Dialect** (the runtime's own terms, docs/driver-api.md#dialect):", ""]
+    lines += [f"- {_md(line.strip())}" if not line.startswith("  ") else f"  - {_md(line.strip())}"
+              for line in cert.dialect.lines()]
+    lines.append("")
     if cert.selected_rules is not None:
         lines += [f"Partial run ({_md('--rule ' + ' '.join(cert.selected_rules))}): it never "
                   "certifies.", ""]
@@ -124,6 +128,20 @@ def render(cert: Certificate) -> str:
         lines += ["### Expected failures (baseline)", ""]
         lines += [f"- {_md(r.title)}: {_md(r.reasons(Outcome.EXPECTED_FAIL))}"
                   for r in expected]
+        lines.append("")
+    if cert.baseline_summary is not None:
+        from .report_baseline import headline, items
+
+        summary = cert.baseline_summary
+        lines += ["### Baseline", "", _md(headline(summary)), ""]
+        lines += [f"- **{kind}** {_md(text)}" for kind, text in items(summary)]
+        excused = [*summary.excused, *summary.whole_rule]
+        if excused:
+            lines += ["", f"<details><summary>{len(excused)} excused assertion(s)</summary>", ""]
+            lines += [f"- {_md(e.rule)} [{_md(e.provider or 'target')}] "
+                      f"`{_md(e.assertion.fingerprint)}` {_md(e.assertion.summary())}"
+                      + (" (sampled)" if e.sampled else "") for e in excused]
+            lines += ["", "</details>"]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -3,7 +3,8 @@
 Loaded under the module name :data:`NAME` (see ``conftest.load_fakes``), so that target specs
 such as ``python:subagent_tck_test_fakes:healthy`` work in CLI tests. A fake target's ``behaviour``
 maps ``(rule, provider)`` to what the fake check sees for that rule: ``"break"`` (the target
-violates it), ``"crash"`` (the target raises), ``"refuse"`` (an unexpected TckError),
+violates it), ``"break-also"`` (it violates it in a second assertion too), ``"crash"`` (the
+target raises), ``"refuse"`` (an unexpected TckError),
 ``"protocol"`` (a PROTOCOL_ERROR), ``"reset-step"`` and ``"reset-refusal"`` (the connection
 or the protocol breaks inside a step, or where a refusal is awaited), ``"hang"``, ``"skip"``,
 ``"silent"`` (the check never verifies it), ``"unconsumed"`` (a scripted reply the target
@@ -23,7 +24,6 @@ from subagent_tck.conformance.engine import check as check_module
 from subagent_tck.conformance.engine.check import Check, CheckContext
 from subagent_tck.conformance.engine.runner import Suite
 from subagent_tck.spec import (
-    CONTROLS,
     RULES_BY_ID,
     Capability,
     Component,
@@ -114,9 +114,15 @@ class FakeTarget:
         return self.behaviour.get((rule, name), self.behaviour.get((rule, "*"), "ok"))
 
 
+#: The controls the fake ``spawn`` advertises: those of the fake rules' families (and
+#: outputSchema, which no fake rule judges).
+FAKE_CONTROLS = (Capability.DEPTH_LIMIT, Capability.PERSONA, Capability.TOOL_FILTER,
+                 Capability.OUTPUT_SCHEMA)
+
+
 def default_providers() -> list[ProviderInfo]:
     return [
-        ProviderInfo(name="spawn", capabilities=list(CONTROLS)),
+        ProviderInfo(name="spawn", capabilities=list(FAKE_CONTROLS)),
         ProviderInfo(name="acp", capabilities=[]),
     ]
 
@@ -133,6 +139,11 @@ def fake_check(ctx: CheckContext) -> None:
         elif what == "break":
             ctx.expect(rule, False, f"{rule} broken", expected="a", observed="b",
                        example="state-1")
+        elif what == "break-also":  # the same, and a second assertion of the rule fails too
+            ctx.expect(rule, False, f"{rule} broken", expected="a", observed="b",
+                       example="state-1")
+            ctx.expect(rule, False, f"{rule} broken once more", expected=["a"],
+                       observed=["a", "c"])
         elif what == "crash":
             raise RuntimeError(f"target exploded on {rule}")
         elif what == "refuse":

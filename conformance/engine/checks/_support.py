@@ -43,6 +43,7 @@ from subagent_tck.spec import (
     Edition,
     PresentationMode,
     Preset,
+    Restriction,
     Section,
     StartOutcome,
     StartState,
@@ -188,6 +189,9 @@ def expect_unchanged(
          # who made the requests since: a late one from an earlier step or one of the operation
          "new model requests": [{"agent": r.agent, "messages": len(r.messages)}
                                 for r in ctx.gateway.requests()[before.requests:]]},
+        # the baseline's name for it: which traces a target that runs children on its own
+        # time has left by the moment they are counted is its timing (docs/baseline.md)
+        key=f"{what} left traces",
     )
 
 
@@ -260,7 +264,8 @@ class Composition:
 
 def oracle_presets(presets: Iterable[PresetSpec]) -> dict[str, Preset]:
     """Deployment presets as the oracle reads them."""
-    return {p.name: Preset(p.persona, p.toolFilter, p.outputSchema) for p in presets}
+    return {p.name: Preset(p.persona, p.toolFilter, p.outputSchema, p.spawnPolicy, p.model)
+            for p in presets}
 
 
 def composition(
@@ -322,6 +327,8 @@ def start_state(
     parent_runtime: object = ABSENT,
     deployment_persona: str | None = None,
     variables: Mapping[str, str] | None = None,
+    parent_policies: Sequence[Restriction] = (),
+    parent_model: str | None = None,
 ) -> StartState:
     """The oracle's view of the deployment for a start (providers from the run's target)."""
     return StartState(
@@ -333,6 +340,8 @@ def start_state(
         deployment_persona=deployment_persona,
         parent_header_depth=parent_header,
         parent_runtime_depth=parent_runtime,
+        parent_policies=tuple(parent_policies),
+        parent_model=parent_model,
     )
 
 

@@ -31,6 +31,7 @@ from subagent_tck.spec import (
 from ...core.protocol import DeploymentConfig, ToolSpec
 from ..check import CheckContext, check
 from ..partitions import Partition
+from ._channels import refused
 from ._clauses import said
 from ._names import tool_names
 from ._support import (
@@ -41,7 +42,7 @@ from ._support import (
     snapshot,
     start_request,
 )
-from .tool_filter import build, refused, restriction_st, scope_st, subset
+from .tool_filter import build, restriction_st, scope_st, subset
 
 RULE = "TF-07"
 #: Keys a filter may carry by mistake: another case, a near spelling, another word, spaces.

@@ -3,7 +3,7 @@
 // reads or changes goes through here; delegation (start, resume), the agent loop and the
 // subagent tool component are separate modules that use it.
 
-import { Agent } from './agent.mjs';
+import { Agent, requireModel } from './agent.mjs';
 import { effectiveDepth, isDepth, requireDepth } from './depth.mjs';
 import { Code, TckError } from './errors.mjs';
 import { EventLog, Kind } from './events.mjs';
@@ -24,6 +24,9 @@ export class Host {
     this.mode = config.mode;
     this.hostDepth = requireDepth(config.hostDepth, 'hostDepth');
     this.runtimeContext = config.runtimeContext;
+    // the model top-level agents run on (MO-01); a child without one runs on its parent's
+    this.rootModel = config.model === null ? null : requireModel(config.model,
+      'the deployment\'s model', Code.INVALID_CONFIG);
     this.gateway = gateway;
     this.sections = [];
     if (config.persona !== null) {
@@ -50,6 +53,27 @@ export class Host {
     this.counters = { agent: 0, session: 0, handle: 0 };
     for (const spec of config.tools) this.registry.register(echoTool(spec, Origin.GLOBAL));
     this.root = this.createAgent({ headerDepth: 0 });
+    if (config.permissions !== undefined) {
+      throw new TckError(Code.INVALID_CONFIG, 'this implementation has no permission rules: '
+        + 'restrict a scope with install-restriction, a preset or rootPreset');
+    }
+    if (config.rootPreset !== undefined) this.startRootFrom(config.rootPreset);
+  }
+
+  // The root started from a preset (the `root` restriction channel, docs/driver-api.md#dialect):
+  // the preset's tool filter on the root's scope and its persona as the root's persona section,
+  // as a child composed from it gets them.
+  startRootFrom(name) {
+    const preset = typeof name === 'string' ? this.presets.get(name) : undefined;
+    if (preset === undefined) {
+      throw new TckError(Code.UNKNOWN_PRESET, `no preset ${JSON.stringify(name)} to start the `
+        + 'root from: name one of the deployment\'s presets', { preset: name ?? null });
+    }
+    if (preset.toolFilter !== null) this.root.scope.restrict(preset.toolFilter, this.registry.names());
+    if (preset.persona !== null) {
+      this.root.scope.setSection(PERSONA_SECTION,
+        render(preset.persona, this.variables, 'the root preset persona'));
+    }
   }
 
   // --- ids -------------------------------------------------------------------------------
@@ -70,7 +94,7 @@ export class Host {
     requireDepth(headerDepth, 'delegationDepth');
     if (runtimeDepth !== undefined) requireDepth(runtimeDepth, 'runtime subagentDepth');
     const agent = new Agent({ id: this.nextId('agent'), session: this.nextId('session'),
-      scope: this.newScope(), loadedDepth: headerDepth, runtimeDepth });
+      scope: this.newScope(), loadedDepth: headerDepth, runtimeDepth, model: this.rootModel });
     this.store.putHeader({ session: agent.session, parent: null, delegationDepth: headerDepth,
       descriptor: null });
     this.publish(agent, { depth: this.depthOf(agent) });
@@ -84,6 +108,23 @@ export class Host {
         + 'use an id from root, create_agent, start or resume', { agent: id ?? null });
     }
     return agent;
+  }
+
+  /** The model a stored session runs on: its descriptor's, else its parent session's, else the
+   * deployment's (MO-02 on cold resume). */
+  sessionModel(session) {
+    const seen = new Set();
+    let current = session;
+    while (typeof current === 'string' && !seen.has(current) && this.store.has(current)) {
+      seen.add(current);
+      const header = this.store.header(current);
+      const { descriptor } = header;
+      const model = descriptor !== null && typeof descriptor === 'object' ? descriptor.model
+        : undefined;
+      if (typeof model === 'string') return model;
+      current = header.parent;
+    }
+    return this.rootModel;
   }
 
   liveAgentOf(session) {
@@ -184,6 +225,7 @@ export class Host {
       tools: this.schemasOf(agent).map((schema) => ({ ...schema })),
       messages: agent.history,
       context,
+      model: agent.model,
     };
   }
 

@@ -77,6 +77,9 @@ export const ToolSpec = T.model({
   name: [T.str()],
   description: [T.str(), { default: '' }],
   parameters: [T.dict(), { default: { type: 'object' } }],
+  // the server a tool is served by (protocol 1.3): this implementation has no servers, and
+  // declares no grammar that names one, so it keeps the tool as any other
+  server: [T.any(), { absent: true }],
 });
 
 export const SdkCall = T.model({
@@ -95,6 +98,8 @@ export const PresetSpec = T.model({
   persona: [T.any(), { default: null }],
   toolFilter: [T.any(), { default: null }],
   outputSchema: [T.any(), { default: null }],
+  spawnPolicy: [T.any(), { default: null }],
+  model: [T.any(), { default: null }],
 });
 
 export const SubagentToolConfig = T.model({
@@ -104,6 +109,7 @@ export const SubagentToolConfig = T.model({
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
   agentOptions: [T.any(), { absent: true }],
+  preset: [T.any(), { absent: true }],
 });
 
 export const DeploymentConfig = T.model({
@@ -116,6 +122,11 @@ export const DeploymentConfig = T.model({
   mode: [MODE, { default: 'native' }],
   hostDepth: [T.any(), { default: 1 }],
   runtimeContext: [T.bool(), { default: true }],
+  // the root started from a preset: the `root` restriction channel (docs/driver-api.md#dialect)
+  rootPreset: [T.any(), { absent: true }],
+  // permission rules: a channel this implementation does not declare (refused if given)
+  permissions: [T.any(), { absent: true }],
+  model: [T.any(), { default: null }],
 });
 
 export const StartRequest = T.model({
@@ -127,6 +138,8 @@ export const StartRequest = T.model({
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
   outputSchema: [T.any(), { absent: true }],
+  spawnPolicy: [T.any(), { absent: true }],
+  model: [T.any(), { absent: true }],
 });
 
 export const SessionHeader = T.model({
