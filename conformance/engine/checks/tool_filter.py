@@ -190,13 +190,19 @@ def through_next(ctx: CheckContext, rule: str, names: Sequence[str], restriction
         judge_placed(ctx, rule, names, next_of(ctx, found), what)
 
 
-def drew_if_placed(ctx: CheckContext, rule: str, name: str, restrictions: list[Any]) -> None:
-    """A fixed case's partition ``name`` drawn where the declared channels could put its
-    ``restrictions`` on a scope; where none can, the partition does not exist in this run."""
-    if placements(channels_for(ctx), restrictions):
+def drew_or_not(ctx: CheckContext, rule: str, name: str, judged: bool) -> None:
+    """A fixed case's partition ``name``: drawn if a declared channel carried the case
+    (``judged``), else it does not exist in this run (docs/certify.md#partitions)."""
+    if judged:
         ctx.drew(rule, name)
     else:
         ctx.inapplicable(rule, name)
+
+
+def drew_if_placed(ctx: CheckContext, rule: str, name: str, restrictions: list[Any]) -> None:
+    """:func:`drew_or_not`, judged by whether the declared channels can put ``restrictions``
+    on a scope."""
+    drew_or_not(ctx, rule, name, bool(placements(channels_for(ctx), restrictions)))
 
 
 def drawn_placed(state: st.SearchStrategy[dict[str, Any]], channels: Sequence[Any],

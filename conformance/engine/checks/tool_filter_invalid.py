@@ -38,6 +38,7 @@ from .tool_filter import (
     MODES,
     build,
     drawn_placed,
+    drew_or_not,
     globals_st,
     nothing_carried,
     restriction_st,
@@ -59,14 +60,6 @@ TF07 = (
 NO_OPS: tuple[tuple[dict[str, Any], str], ...] = (
     ({}, "empty-object"), ({"allow": None}, "allow-null"), ({"deny": None}, "deny-null"),
     ({"allow": None, "deny": None}, "both-null"))
-
-
-def drew_or_not(ctx: CheckContext, rule: str, name: str, judged: bool) -> None:
-    """A fixed case's partition: drawn if a declared channel carried it, else not in this run."""
-    if judged:
-        ctx.drew(rule, name)
-    else:
-        ctx.inapplicable(rule, name)
 
 
 @check("TF-07", name="tool-filter-no-op-refused", per_provider=False, partitions=TF07)

@@ -31,6 +31,7 @@ from .tool_filter import (
     ABC,
     MODES,
     drawn_placed,
+    drew_or_not,
     judge_placed,
     nothing_carried,
     restriction_st,
@@ -75,10 +76,7 @@ def live_rule(ctx: CheckContext, rule: str, fixed: dict[str, Any], key: str,
     fixed_placements = placements(channels, [fixed["restriction"]])
     for placement in fixed_placements:
         live(ctx, rule, fixed, placement)
-    if fixed_placements:
-        ctx.drew(rule, partition)
-    else:
-        ctx.inapplicable(rule, partition)
+    drew_or_not(ctx, rule, partition, bool(fixed_placements))
     ctx.for_all(drawn_placed(live_st(key), channels, key="restriction"),
                 lambda t: live(ctx, rule, t[0], t[1]))
     spelled(ctx, rule, channels, later=True, keys=(key,))
@@ -212,10 +210,7 @@ def live_removal(ctx: CheckContext) -> None:
         for placement in placements(others, [fixed[key]]):
             removal_placed(ctx, fixed, placement)
             placed = True
-    if placed:
-        ctx.drew("TF-11", "put-through-another-channel")
-    else:
-        ctx.inapplicable("TF-11", "put-through-another-channel")
+    drew_or_not(ctx, "TF-11", "put-through-another-channel", placed)
 
     def body(state: dict[str, Any]) -> None:
         if live_ones:
