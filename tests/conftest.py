@@ -29,6 +29,8 @@ ONCE = (
     "tests/fuzz/test_campaign.py",
     "tests/fuzz/test_hypofuzz.py",  # HypoFuzz's workers and a real redis-server
     "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
+    # every partition's strategy at many seeds, and the reference certified in both editions
+    "tests/conformance/test_partitions_drawn.py",
     "tests/reports/test_matrix_browser.py",  # the matrix in Debian's chromium (Playwright)
     "tests/conformance/test_jobs.py",  # worker processes started, killed, timed out
     "tests/test_parallel_certificates.py",  # whole runs, one job and two

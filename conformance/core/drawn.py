@@ -59,6 +59,10 @@ class PartitionDrawn(BaseModel):
                                    "that decided the rule and drew no case of it (a run that "
                                    "stopped early, at a failure, or at an operation the "
                                    "target cannot express)")
+    inapplicable_for: list[str] = Field(default_factory=list, description="the runs in which "
+                                        "it does not exist: the run's edition or the "
+                                        "provider's capabilities leave it out (a preset in "
+                                        "request-controls, a control the provider lacks)")
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,10 @@ class DrawnRun:
     #: the rules this run decided
     rules: tuple[str, ...]
     drawn: Mapping[tuple[str, str], Drawing] = field(default_factory=dict)
+    #: the partitions that do not exist in this run (edition, the provider's capabilities)
+    inapplicable: frozenset[tuple[str, str]] = frozenset()
+    #: the rules this run found not applicable (their partitions are not asked of it)
+    skipped: frozenset[str] = frozenset()
 
 
 TARGET_RUN = "target"
@@ -94,12 +102,16 @@ def records(declared: Mapping[str, Sequence[DeclaredPartition]],
     out: dict[str, list[PartitionDrawn]] = {}
     for check, partitions in declared.items():
         for part in partitions:
-            deciding = [r for r in by_check.get(check, ()) if part.rule in r.rules]
-            drawn_for, undrawn_for = [], []
+            deciding = [r for r in by_check.get(check, ())
+                        if part.rule in r.rules and part.rule not in r.skipped]
+            drawn_for, undrawn_for, inapplicable_for = [], [], []
             by: Drawing | None = None
             for run in deciding:
                 label = run.provider if run.provider is not None else TARGET_RUN
                 how = run.drawn.get((part.rule, part.name))
+                if how is None and (part.rule, part.name) in run.inapplicable:
+                    inapplicable_for.append(label)
+                    continue
                 if how is None:
                     undrawn_for.append(label)
                     continue
@@ -109,7 +121,7 @@ def records(declared: Mapping[str, Sequence[DeclaredPartition]],
             out.setdefault(part.rule, []).append(PartitionDrawn(
                 check=check, name=part.name, description=part.description,
                 drawn=bool(drawn_for) and not undrawn_for, by=by, drawn_for=drawn_for,
-                undrawn_for=undrawn_for))
+                undrawn_for=undrawn_for, inapplicable_for=inapplicable_for))
     return out
 
 

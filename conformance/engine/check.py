@@ -177,6 +177,8 @@ class CheckContext:
     shard: int = 0
     #: Markers handed out so far in this check run (``checks/_support.py`` ``marker``).
     markers: int = 0
+    #: The partitions that do not exist in this run (:meth:`inapplicable`).
+    inapplicable_partitions: set[tuple[str, str]] = field(default_factory=set)
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
     #: How a case running now was reached: a hand-written one, cover's, a property's draw.
@@ -295,12 +297,22 @@ class CheckContext:
 
     def drew(self, rule: str, name: str) -> None:
         """Record that the case running now is inside the partition ``name`` of ``rule``."""
+        self._declared(rule, name, "drew")
+        self.drawn[rule, name] = surer(self.drawn.get((rule, name)), self._drawing)
+
+    def inapplicable(self, rule: str, *names: str) -> None:
+        """Record that the partitions ``names`` of ``rule`` do not exist in this run: its
+        edition or the provider's capabilities leave them out (not drawn, and not asked)."""
+        for name in names:
+            self._declared(rule, name, "calls inapplicable")
+            self.inapplicable_partitions.add((rule, name))
+
+    def _declared(self, rule: str, name: str, did: str) -> None:
         declared = [p.name for p in self.check.partitions if p.rule == rule]
         if name not in declared:
             raise CheckDefinitionError(
-                f"check {self.check.name!r} drew partition {rule} {name!r}, which it does not "
+                f"check {self.check.name!r} {did} partition {rule} {name!r}, which it does not "
                 f"declare: declared are {declared or 'none'} (@check(..., partitions=...))")
-        self.drawn[rule, name] = surer(self.drawn.get((rule, name)), self._drawing)
 
     def cover(self, rule: str, body: Callable[[Any], None],
               names: Sequence[str] | None = None) -> None:
@@ -329,10 +341,10 @@ class CheckContext:
             finally:
                 self._drawing = outer
 
-        self.for_all(cover_strategy(parts), run)
+        self.for_all(cover_strategy(parts, self), run)
         for part in parts:
             if part.key not in self.drawn and not any(f.rule == rule for f in self.failures):
-                self.for_all(top_up_strategy(part), run, max_examples=1)
+                self.for_all(top_up_strategy(part, self), run, max_examples=1)
 
     def abort(self) -> NoReturn:
         """Stop this check here (after a failure that makes later steps meaningless)."""
@@ -451,6 +463,9 @@ def run_check(ctx: CheckContext) -> None:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up
         stop_unsupported(ctx, Unsupported("deploy", "the check's fixed case", str(exc)))
+    except CheckDefinitionError as exc:  # the kit's own mistake, never the target's
+        ctx.fail(ctx.check.rules[0], f"the check is defined wrongly: {exc.message}", error=True,
+                 traceback=format_exception(exc))
     except CoreRefused as exc:
         ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
                  error=True, traceback=format_exception(exc),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..core.certificate import RunStatus
-from ..core.drawn import Drawing
+from ..core.drawn import DrawnRun
 from ..core.target import Target
 from .planning import PlannedCheck
 from .scheduling import Shared, Worker, run_one
@@ -179,7 +179,7 @@ class LocalLane:
         try:
             while (job := self._jobs.get()) is not None:
                 began = time.monotonic()
-                drawn: dict[tuple[str, str], Drawing] = {}
+                drawn: list[DrawnRun] = []
                 entry_points: list[str] = []
                 found = run_one(worker, self._planned[job.index], self._given(job.index),
                                 self._shared, job.limit, drawn, entry_points)

@@ -34,7 +34,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
@@ -45,6 +45,16 @@ from ..core.drawn import DeclaredPartition
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
+class Drawer(Protocol):
+    """What a partition's cases may depend on: the check's context."""
+
+    #: the target refuses variable names outside the portable set (drawn names avoid them)
+    portable_variables: bool
+
+
+Cases = SearchStrategy[Any] | Callable[[Drawer], SearchStrategy[Any]]
+
+
 @dataclass(frozen=True)
 class Partition:
     """One part of ``rule``'s domain that a check draws a case of at every seed."""
@@ -52,9 +62,11 @@ class Partition:
     rule: str
     name: str
     doc: str
-    #: Values inside the partition, drawn by :meth:`CheckContext.cover`; None: a hand-written
-    #: case of the check reaches it (recorded with :meth:`CheckContext.drew`).
-    cases: SearchStrategy[Any] | None = field(default=None, compare=False, repr=False)
+    #: Values inside the partition, drawn by :meth:`CheckContext.cover`: a strategy, or a
+    #: function of the check's context that makes one (its names of the portable set only,
+    #: for a target that refuses the others); None: a hand-written case of the check reaches
+    #: it (recorded with :meth:`CheckContext.drew`).
+    cases: Cases | None = field(default=None, compare=False, repr=False)
     #: Whether a value is inside the partition: :meth:`CheckContext.cover` and the kit's tests
     #: hold ``cases`` to it.
     member: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
@@ -91,27 +103,31 @@ def problems(partitions: object, cited: Sequence[str]) -> list[str]:
         seen.add(part.key)
         if not isinstance(part.doc, str) or not part.doc.strip():
             out.append(f"{where}: say what it covers (doc)")
-        if part.cases is not None and not isinstance(part.cases, SearchStrategy):
-            out.append(f"{where}: cases= takes a Hypothesis strategy, not "
-                       f"{type(part.cases).__name__}")
+        if part.cases is not None and not (isinstance(part.cases, SearchStrategy)
+                                           or callable(part.cases)):
+            out.append(f"{where}: cases= takes a Hypothesis strategy (or a function of the "
+                       f"check's context that makes one), not {type(part.cases).__name__}")
         if part.member is not None and part.cases is None:
             out.append(f"{where}: member= tests the values of cases=; give cases= too")
     return out
 
 
-def _paired(part: Partition) -> SearchStrategy[tuple[Partition, Any]]:
-    assert part.cases is not None
-    return part.cases.map(lambda value: (part, value))
+def _paired(part: Partition, drawer: Drawer) -> SearchStrategy[tuple[Partition, Any]]:
+    cases = part.cases
+    assert cases is not None
+    strategy = cases if isinstance(cases, SearchStrategy) else cases(drawer)
+    return strategy.map(lambda value: (part, value))
 
 
-def cover_strategy(parts: Sequence[Partition]) -> SearchStrategy[tuple[Partition, Any]]:
+def cover_strategy(parts: Sequence[Partition],
+                   drawer: Drawer) -> SearchStrategy[tuple[Partition, Any]]:
     """A partition first (``one_of`` over ``parts``), then a value inside it."""
-    return st.one_of(*[_paired(p) for p in parts])
+    return st.one_of(*[_paired(p, drawer) for p in parts])
 
 
-def top_up_strategy(part: Partition) -> SearchStrategy[tuple[Partition, Any]]:
+def top_up_strategy(part: Partition, drawer: Drawer) -> SearchStrategy[tuple[Partition, Any]]:
     """A value inside ``part`` alone: the case a partition the budget missed gets."""
-    return _paired(part)
+    return _paired(part, drawer)
 
 
 def of_rule(partitions: Iterable[Partition], rule: str,

@@ -19,7 +19,7 @@ from subagent_tck.spec import Edition
 
 from ..core.certificate import CheckRun, RunStatus
 from ..core.dialect import channels_of
-from ..core.drawn import Drawing, DrawnRun
+from ..core.drawn import DrawnRun
 from ..core.outcome import Evidence, Outcome
 from ..core.protocol import TargetInfo
 from ..core.target import Target
@@ -133,12 +133,12 @@ def describe(exc: BaseException) -> str:
 
 
 def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Shared,
-            limit: Budget, drawn: dict[tuple[str, str], Drawing],
+            limit: Budget, drawn: list[DrawnRun],
             entry_points: list[str] | None = None) -> Found:
     """Run ``planned`` on ``worker`` within ``limit``: its evidence, status and note; what it
-    drew of its partitions joins ``drawn``, the restriction channels it built its cases
-    through ``entry_points`` (docs/driver-api.md#dialect) (nothing, when it overran: its
-    context is abandoned)."""
+    drew of its partitions joins ``drawn`` (:func:`drew`), the restriction channels it built
+    its cases through ``entry_points`` (docs/driver-api.md#dialect) (nothing, when it overran:
+    its context is abandoned)."""
     ctx = RunContext(
         target=target, check=planned.check, edition=shared.edition, provider=planned.provider,
         providers=list(shared.info.providers), seed=shared.seed,
@@ -163,12 +163,23 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         results = {rule: Evidence(Outcome.ERROR, "", [error(
             planned, rule, f"check {planned.check.name} could not report its result ({head})",
             shared.titles[rule], trace)]) for rule in planned.rules}
-        drawn.update(ctx.drawn)
+        drawn.append(drew(planned, ctx))
         _entered(ctx, entry_points)
         return results, RunStatus.CRASHED, noted(ctx)
-    drawn.update(ctx.drawn)
+    drawn.append(drew(planned, ctx))
     _entered(ctx, entry_points)
     return (*judge(planned, ctx, shared.titles), noted(ctx))
+
+
+def drew(planned: PlannedCheck, ctx: RunContext | None = None) -> DrawnRun:
+    """What a run of ``planned`` drew of its partitions (nothing without ``ctx``: a run that
+    overran or never ran), which partitions did not exist in it and which of its rules it found
+    not applicable (docs/certify.md#partitions)."""
+    key = planned.provider.name if planned.provider else None
+    if ctx is None:
+        return DrawnRun(planned.check.name, key, planned.rules)
+    return DrawnRun(planned.check.name, key, planned.rules, dict(ctx.drawn),
+                    frozenset(ctx.inapplicable_partitions), frozenset(ctx.not_applicable))
 
 
 def _entered(ctx: RunContext, entry_points: list[str] | None) -> None:
@@ -215,7 +226,7 @@ class Books:
         emit(self.handlers, CheckStarted(index, len(self.planned), self.planned[index]))
 
     def finished(self, index: int, found: Found, duration: float,
-                 drawn: Mapping[tuple[str, str], Drawing],
+                 drawn: Sequence[DrawnRun],
                  entry_points: Sequence[str] = ()) -> None:
         """Keep one finished check run: its cells, its entry among the check runs, its
         event. Called in plan order, whatever order the runs finished in."""
@@ -232,7 +243,7 @@ class Books:
                                       entry_points=list(entry_points)))
         self.ran.spans.append(CheckSpan(item.check.name, key, duration,
                                         item.check.supplementary, index))
-        self.ran.drawn.append(DrawnRun(item.check.name, key, item.rules, dict(drawn)))
+        self.ran.drawn.append(drawn[0] if drawn else drew(item))
         emit(self.handlers, CheckFinished(
             index, len(self.planned), item, {r: e.outcome for r, e in results.items()},
             tuple(f for e in results.values() for f in e.failures), duration))
@@ -254,7 +265,7 @@ def run_serially(books: Books, given: Callable[[int], Target]) -> Ran:
             try:
                 books.started(index)
                 began = time.monotonic()
-                drawn: dict[tuple[str, str], Drawing] = {}
+                drawn: list[DrawnRun] = []  # what the run drew: nothing, if it overran
                 entry_points: list[str] = []
                 limit = budget(item, shared, began)
                 if limit is None:

@@ -22,13 +22,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 from ..core.certificate import RunStatus
-from ..core.drawn import Drawing
+from ..core.drawn import DrawnRun
 from ..core.outcome import Evidence, Failure, Outcome
 from ..core.target import Target
 from . import own_tools
@@ -96,7 +96,7 @@ class Done:
     found: Found
     duration: float
     tally: PartTally | None = None
-    drawn: Mapping[tuple[str, str], Drawing] = field(default_factory=dict)
+    drawn: Sequence[DrawnRun] = ()
     #: the restriction channels it built its cases through (docs/driver-api.md#dialect)
     entry_points: tuple[str, ...] = ()
 
@@ -213,7 +213,7 @@ def _run(job: Job, target: Target, suite: Suite, setup: Setup, worker: Worker) -
     watch = Stopwatch() if setup.timings else None
     given = own_tools.hiding(watch.bound(target, job.index) if watch is not None else target,
                              setup.own)
-    drawn: dict[tuple[str, str], Drawing] = {}
+    drawn: list[DrawnRun] = []
     entry_points: list[str] = []
     found = run_one(worker, planned, given, setup.shared, job.limit, drawn, entry_points)
     return Done(job.index, found, time.monotonic() - began,

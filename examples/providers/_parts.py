@@ -66,3 +66,14 @@ class RegistryDispatchResolver(Resolver):
             one = super()._run_calls(scope, {"calls": [call]}, context)
             results.extend(one.content["results"] if not one.is_error else [one.to_json()])
         return ToolResult(content={"results": results})
+
+
+class ModelCallResolver(Resolver):
+    """A resolver whose ``execute`` can tell the model's own tool calls (they carry the call's
+    id) from run_code's SDK calls, which reach it here without one."""
+
+    def _run_calls(
+        self, scope: Scope, arguments: Mapping[str, Any], context: ExecutionContext
+    ) -> ToolResult:
+        inner = ExecutionContext(context.agent, context.signal, context.host)
+        return super()._run_calls(scope, arguments, inner)

@@ -8,7 +8,9 @@ never writes it into the durable record does this.
 ALSO_BREAKS DE-09: resume reads the header back, so a resumed child starts again at depth 0 and
 a cap no longer holds across a restart, which is why DE-01 asks for the durable record. ST-06
 and ST-07: the ``subagent`` tool judges the calling agent's durable depth, so a child at the
-tool's cap is taken for a top-level agent and may start a grandchild.
+tool's cap is taken for a top-level agent and may start a grandchild. DE-06: a live parent's
+stored header rewritten outside the domain is never read again, so its next start goes on from
+the depth in memory instead of failing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from subagent_tck.reference import Agent, ChildStart, Descriptor, Host
 from subagent_tck.spec import TckError, decide_start_depth
 
 BREAKS = "DE-01"
-ALSO_BREAKS = ("DE-09", "ST-06", "ST-07")
+ALSO_BREAKS = ("DE-09", "ST-06", "ST-07", "DE-06")
 
 
 class InMemoryDepthStart(ChildStart):

@@ -3,7 +3,8 @@
 The child's own prompt is right, but the start registers the persona section on the calling
 agent's scope as well, so the parent (and every later request of it) carries the child's role
 instead of the deployment persona. A runtime that registers the section through the context of
-the caller, as well as the child's, behaves like this.
+the caller, as well as the child's, behaves like this. ALSO_BREAKS FR-03: the section is
+registered even when a later setup step fails, so a failed start leaves the parent changed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from subagent_tck.reference import Agent, ChildStart, Host, PromptSection
 from subagent_tck.spec import PERSONA_SECTION
 
 BREAKS = "PE-01"
+ALSO_BREAKS = ("FR-03",)
 
 
 class LeakyPersona(ChildStart):

@@ -115,6 +115,14 @@ def test_drawing_an_undeclared_partition_is_a_check_definition_error() -> None:
         body(context(chk))
 
 
+def test_a_partition_drawn_by_a_check_that_does_not_declare_it_is_an_error_not_a_fail() -> None:
+    ctx = context(Check("undeclared", ("PE-05",), lambda c: c.drew("PE-05", "nowhere"),
+                        partitions=(EXPLICIT,)))
+    run_check(ctx)
+    [failure] = ctx.failures
+    assert failure.error and "defined wrongly" in failure.message
+
+
 def test_a_case_drawn_outside_its_partition_is_a_check_bug_not_a_pass() -> None:
     wrong = Partition("PE-05", "even", "an even number", cases=st.just(3),
                       member=lambda v: v % 2 == 0)
@@ -171,6 +179,33 @@ def test_the_certificate_lists_each_rules_partitions_with_the_runs_that_drew_the
     assert cert.rule("PE-91").partitions == []
     again = Certificate.model_validate_json(cert.model_dump_json())
     assert again.rule("TF-92").partitions == cert.rule("TF-92").partitions
+
+
+def test_a_partition_that_does_not_exist_in_a_run_is_not_asked_of_it(fakes: ModuleType) -> None:
+    def body(ctx: CheckContext) -> None:
+        if ctx.provider is not None and ctx.provider.name == "fork":
+            ctx.inapplicable("TF-91", "spawn-only")
+        drawing(ctx)
+
+    chk = Check("fake-filter", ("TF-91", "TF-92"), body, partitions=DRAWS)
+    providers = [fakes.ProviderInfo(name=n, capabilities=["toolFilter"]) for n in ("spawn", "fork")]
+    suite = Suite(fakes.RULES, {**fakes.CHECKS, "fake-filter": chk})
+    cert = certify(fakes.FakeTarget(providers=providers), RunConfig(), suite=suite)
+    part = next(p for p in cert.rule("TF-91").partitions if p.name == "spawn-only")
+    assert part.drawn and part.drawn_for == ["spawn"] and part.inapplicable_for == ["fork"]
+
+
+def test_a_run_that_timed_out_drew_nothing_and_says_so(fakes: ModuleType) -> None:
+    def body(ctx: CheckContext) -> None:
+        ctx.drew("TF-91", "always")
+        fakes.RELEASE.wait(30)
+
+    chk = Check("fake-filter", ("TF-91", "TF-92"), body, per_provider=False, partitions=DRAWS)
+    suite = Suite(fakes.RULES, {**fakes.CHECKS, "fake-filter": chk})
+    cert = certify(fakes.FakeTarget(), RunConfig(timeout=0.5), suite=suite)
+    fakes.RELEASE.set()
+    parts = {p.name: p for p in cert.rule("TF-91").partitions}
+    assert not parts["always"].drawn and parts["always"].undrawn_for == ["target"]
 
 
 def test_text_and_markdown_say_how_many_partitions_were_drawn_and_name_the_undrawn(

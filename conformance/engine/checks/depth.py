@@ -34,7 +34,9 @@ from subagent_tck.spec import (
 
 from ...core.protocol import AgentRef, RunResult, SessionHeader
 from ...core.target import Deployment
+from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._support import (
     expect_unchanged,
     expected_start,
@@ -69,6 +71,30 @@ TABLE: tuple[tuple[str, object], ...] = (
     ("[]", []),
     ("{}", {}),
 )
+
+#: The class of each value of :data:`TABLE` (docs/rules.md DE "Decision (domain)"); the
+#: oracle says which are outside the domain (:data:`OUT_OF_DOMAIN`).
+CLASS_OF = {
+    "JSON -0": "negative-zero", "JSON -0.0": "negative-zero", "JSON 1.0": "integral-float",
+    "JSON 1e2": "integral-float", "2^53-1": "max-safe", "2^53": "unsafe-integer",
+    "JSON 9007199254740993": "unsafe-integer", "NaN": "non-finite", "Infinity": "non-finite",
+    "-Infinity": "non-finite", "-1": "negative", "0.5": "fractional", "True": "boolean",
+    '"1"': "string", "None": "null", "[]": "list", "{}": "object",
+}
+CLASSES = tuple(dict.fromkeys(CLASS_OF.values()))
+OUT_OF_DOMAIN = tuple(dict.fromkeys(CLASS_OF[n] for n, v in TABLE if not check_depth(v).ok))
+_WORDS = {"negative-zero": "-0 (JSON -0, -0.0)", "integral-float": "an integral float (1.0, "
+          "1e2)", "max-safe": "2^53-1", "unsafe-integer": "an integer past 2^53-1",
+          "non-finite": "NaN or an infinity", "negative": "a negative integer",
+          "fractional": "a fraction", "boolean": "a boolean", "string": "a numeric string",
+          "null": "null", "list": "a list", "object": "an object"}
+
+
+def value_partitions(rule: str, where: str = "", classes: tuple[str, ...] = CLASSES,
+                     words: str = "") -> tuple[Partition, ...]:
+    """One partition of ``rule`` per value class of :data:`TABLE` (prefixed ``where``)."""
+    return tuple(Partition(rule, f"{where}{c}", f"{_WORDS[c]}{words}") for c in classes)
+
 
 _INTEGERS = st.one_of(st.integers(0, 8), st.integers(MAX - 2, MAX + 2))
 
@@ -288,7 +314,14 @@ def _chain_alone(ctx: CheckContext, rule: str, length: int) -> None:
     chain(ctx, rule, ctx.deploy(), length)
 
 
-@check("DE-01", "DE-10", name="depth-derivation")
+DE01 = (
+    Partition("DE-01", "top-level-agent", "the root at depth 0, its header too"),
+    Partition("DE-01", "chain-of-three", "children started one under the other, each reached "
+              "as a parent"),
+)
+
+
+@check("DE-01", "DE-10", name="depth-derivation", partitions=DE01)
 def derivation(ctx: CheckContext) -> None:
     """A top-level agent is at depth 0; a child one deeper than its parent, recorded in its
     session header."""
@@ -298,23 +331,44 @@ def derivation(ctx: CheckContext) -> None:
     ctx.expect("DE-01", root.depth == 0 and (stored is None or header_depth(stored) == 0),
                "the top-level agent's depth", 0,
                {"agent": root.depth, "header": None if stored is None else stored.delegationDepth})
+    ctx.drew("DE-01", "top-level-agent")
     chain(ctx, "DE-01", dep, 3)
+    ctx.drew("DE-01", "chain-of-three")
     ctx.for_all(st.one_of(small_st, st.integers(MAX - 3, MAX - 1)),
                 lambda h: from_parent(ctx, "DE-01", header=h))
     if not any(f.rule == "DE-01" for f in ctx.failures):
         ctx.for_all(length_st, lambda n: _chain_alone(ctx, "DE-01", n))
 
 
-@check("DE-02", "DE-10", name="depth-effective-parent")
+DE02 = (
+    Partition("DE-02", "runtime-deeper", "a runtime depth above the header depth"),
+    Partition("DE-02", "header-deeper", "a header depth above the runtime depth"),
+    Partition("DE-02", "equal", "header and runtime depths equal"),
+)
+
+
+@check("DE-02", "DE-10", name="depth-effective-parent", partitions=DE02)
 def effective_parent(ctx: CheckContext) -> None:
     """The parent's effective depth is the larger of its header and runtime depths."""
     for header, runtime in ((0, 3), (3, 0), (2, 2), (1, 4), (5, 1)):
         from_parent(ctx, "DE-02", header=header, runtime=runtime)
+        ctx.drew("DE-02", "runtime-deeper" if runtime > header
+                 else "header-deeper" if header > runtime else "equal")
     ctx.for_all(st.tuples(small_st, small_st),
                 lambda t: from_parent(ctx, "DE-02", header=t[0], runtime=t[1]))
 
 
-@check("DE-03", "DE-04", name="depth-cap")
+DE03 = (
+    Partition("DE-03", "child-at-the-cap", "a child whose depth equals maxDepth: accepted"),
+    Partition("DE-03", "child-past-the-cap", "a child one or more past maxDepth: refused"),
+    Partition("DE-03", "cap-zero", "maxDepth 0: no child at all"),
+    Partition("DE-03", "from-a-reached-child", "a grandchild under caps below, at and above "
+              "its depth, from a child reached as a parent"),
+    Partition("DE-04", "refused-leaves-nothing", "a refusal for the cap leaves nothing behind"),
+)
+
+
+@check("DE-03", "DE-04", name="depth-cap", partitions=DE03)
 def cap(ctx: CheckContext) -> None:
     """A start is refused iff the child's depth is greater than maxDepth (DE-03), and such a
     refusal leaves nothing behind (DE-04)."""
@@ -324,6 +378,9 @@ def cap(ctx: CheckContext) -> None:
         return
     for header, limit in ((0, 0), (0, 1), (1, 1), (1, 2), (4, 3), (3, 4)):
         from_parent(ctx, "DE-03", header=header, cap=limit)
+        ctx.drew("DE-03", "cap-zero" if limit == 0 else "child-at-the-cap"
+                 if header + 1 == limit else "child-past-the-cap")
+    ctx.drew("DE-04", "refused-leaves-nothing")
     dep = ctx.deploy()
     child = chain(ctx, "DE-03", dep, 1)[0]
     with ctx.step("DE-03", "reaching the child as a parent"):
@@ -332,6 +389,7 @@ def cap(ctx: CheckContext) -> None:
         fields = {"maxDepth": limit}
         attempt(ctx, "DE-03", dep, parent.agent, oracle(ctx, 1, ABSENT, fields),
                 f"a grandchild under maxDepth {limit}", fields)
+    ctx.drew("DE-03", "from-a-reached-child")
     ctx.for_all(st.tuples(small_st, small_st),
                 lambda t: from_parent(ctx, "DE-03", header=t[0], cap=t[1]))
     if not any(f.rule == "DE-03" for f in ctx.failures):
@@ -358,7 +416,14 @@ def capped_under_chain(ctx: CheckContext, length: int, limit: int) -> None:
             f"a start under maxDepth {limit} from the end of a chain of {length}", fields)
 
 
-@check("DE-05", "DE-04", "DE-03", "DE-08", name="depth-cap-domain")
+DE05 = (
+    *value_partitions("DE-05", "cap-", words=" as maxDepth"),
+    Partition("DE-05", "cap-zero", "maxDepth 0: in the domain, the child refused (DE-04)"),
+    Partition("DE-05", "largest-cap", "maxDepth 2^53-1 from a parent at 2^53-2"),
+)
+
+
+@check("DE-05", "DE-04", "DE-03", "DE-08", name="depth-cap-domain", partitions=DE05)
 def cap_domain(ctx: CheckContext) -> None:
     """maxDepth outside the domain is refused with nothing created; inside it, values are read
     as the numbers they are (1.0 is 1, 1e2 is 100)."""
@@ -367,11 +432,46 @@ def cap_domain(ctx: CheckContext) -> None:
             ctx.skip(rule, "the provider does not advertise depthLimit (CA-01, CA-03 judge "
                      "maxDepth sent to it)")
         return
-    for _, value in TABLE:
+    for name, value in TABLE:
         from_parent(ctx, "DE-05", cap=value)
+        ctx.drew("DE-05", f"cap-{CLASS_OF[name]}")
     from_parent(ctx, "DE-05", cap=0)  # in the domain, and a refusal DE-04 judges
+    ctx.drew("DE-05", "cap-zero")
     from_parent(ctx, "DE-05", header=MAX - 1, cap=MAX)
+    ctx.drew("DE-05", "largest-cap")
     ctx.for_all(anything_st, lambda v: from_parent(ctx, "DE-05", cap=v))
+
+
+def replanted(ctx: CheckContext, value: object, root: bool) -> None:
+    """A live parent that already started a child has its own stored header rewritten to
+    ``value`` under it (no resume): its next start reads the header again (docs/rules.md#DE-06:
+    "a parent's header") and, ``value`` outside the domain, is refused with nothing created. The
+    parent is the root, or a child reached as a parent. A target that cannot write a live
+    session's header (UNSUPPORTED_OPERATION) has no such place."""
+    where = "root" if root else "live-parent"
+    dep = ctx.deploy()
+    parent = dep.root() if root else reach(dep, chain(ctx, "DE-06", dep, 1)[0])
+    first = attempt(ctx, "DE-06", dep, parent.agent, oracle(ctx, parent.depth),
+                    f"a first start from the {'root' if root else 'child'}")
+    stored = header_of(dep, parent.session)
+    if first is None or stored is None:
+        if stored is None:  # a root with no stored header keeps its depth nowhere to rewrite
+            ctx.inapplicable("DE-06", *(f"{where}-{c}" for c in OUT_OF_DOMAIN))
+        return
+    header = stored.model_copy(update={"delegationDepth": value})
+    try:
+        dep.put_session_header(header)
+    except Unsupported:
+        ctx.inapplicable("DE-06", *(f"{where}-{c}" for c in OUT_OF_DOMAIN))
+        return
+    if parent.agent not in dep.agents():
+        # the target let the live agent go when its header was written (as a restart would):
+        # it keeps no live parent under a rewritten header, and resume is the place judged
+        ctx.inapplicable("DE-06", *(f"{where}-{c}" for c in OUT_OF_DOMAIN))
+        return
+    what = (f"a second start from the live {'root' if root else 'child'} whose stored header "
+            f"was rewritten to {label(value)} after its first start")
+    attempt(ctx, "DE-06", dep, parent.agent, oracle(ctx, value), what, {}, (value,))
 
 
 def planted(ctx: CheckContext, value: object) -> None:
@@ -399,40 +499,94 @@ def planted(ctx: CheckContext, value: object) -> None:
     attempt(ctx, "DE-06", dep, parent.agent, outcome, f"{what}, resumed", {}, (value,))
 
 
-@check("DE-06", "DE-10", "DE-08", name="depth-stored-domain")
+DE06 = (
+    *value_partitions("DE-06", "created-", words=" as a top-level agent's stored header, read "
+                      "by a start from it"),
+    *value_partitions("DE-06", "resumed-", OUT_OF_DOMAIN, " as the stored header of a session "
+                      "two levels deep, read by its resume (or the start from it)"),
+    *value_partitions("DE-06", "live-parent-", OUT_OF_DOMAIN, " written over the header of a "
+                      "live child after its first start, read by its next start"),
+    *value_partitions("DE-06", "root-", OUT_OF_DOMAIN, " written over the root's header after "
+                      "its first start, read by its next start"),
+)
+
+
+@check("DE-06", "DE-10", "DE-08", name="depth-stored-domain", partitions=DE06)
 def stored_domain(ctx: CheckContext) -> None:
-    """A stored delegationDepth outside the domain is refused (the session does not load, or
-    the start from it fails) with nothing created; stored values inside it are read as the
-    numbers they are."""
-    for _, value in TABLE:
+    """A stored delegationDepth outside the domain, wherever a depth is stored (a top-level
+    agent's header, a session being resumed, a live parent's header rewritten under it), is
+    refused (the session does not load, or the start from it fails) with nothing created;
+    stored values inside it are read as the numbers they are."""
+    for name, value in TABLE:
+        kind = CLASS_OF[name]
         from_parent(ctx, "DE-06", header=value)
+        ctx.drew("DE-06", f"created-{kind}")
         if not check_depth(value).ok:
             planted(ctx, value)
+            ctx.drew("DE-06", f"resumed-{kind}")
+    for where in ("live-parent", "root"):
+        for name, value in TABLE:
+            part = f"{where}-{CLASS_OF[name]}"
+            if CLASS_OF[name] not in OUT_OF_DOMAIN:
+                continue
+            if ("DE-06", part) in ctx.inapplicable_partitions:
+                break  # the target keeps no depth there it can rewrite
+            replanted(ctx, value, root=where == "root")
+            if ("DE-06", part) not in ctx.inapplicable_partitions:
+                ctx.drew("DE-06", part)
     ctx.for_all(anything_st, lambda v: from_parent(ctx, "DE-06", header=v))
 
 
-@check("DE-07", "DE-10", "DE-08", name="depth-runtime-domain")
+DE07 = value_partitions("DE-07", words=" as the parent's runtime subagentDepth")
+
+
+@check("DE-07", "DE-10", "DE-08", name="depth-runtime-domain", partitions=DE07)
 def runtime_domain(ctx: CheckContext) -> None:
     """A runtime subagentDepth outside the domain makes a start from that agent fail with
     nothing created; runtime values inside it are read as the numbers they are."""
-    for _, value in TABLE:
+    for name, value in TABLE:
         from_parent(ctx, "DE-07", runtime=value)
+        ctx.drew("DE-07", CLASS_OF[name])
     ctx.for_all(anything_st, lambda v: from_parent(ctx, "DE-07", runtime=v))
 
 
-@check("DE-08", "DE-10", "DE-03", name="depth-derived-overflow")
+DE08 = (
+    Partition("DE-08", "header-at-max", "a parent whose header is 2^53-1"),
+    Partition("DE-08", "runtime-at-max", "a parent whose runtime depth is 2^53-1"),
+    Partition("DE-08", "one-below-max", "a parent at 2^53-2 (header, or runtime over a lower "
+              "header): its child at 2^53-1"),
+    Partition("DE-08", "largest-cap", "each of these under maxDepth 2^53-1"),
+)
+
+
+@check("DE-08", "DE-10", "DE-03", name="depth-derived-overflow", partitions=DE08)
 def derived_overflow(ctx: CheckContext) -> None:
     """A parent at 2^53-1 (header or runtime) cannot start a child, with or without a cap; a
     parent at 2^53-2 starts one at 2^53-1."""
     caps: list[object] = [ABSENT, MAX] if has_cap(ctx) else [ABSENT]
+    if not has_cap(ctx):
+        ctx.inapplicable("DE-08", "largest-cap")
     for limit in caps:
         from_parent(ctx, "DE-08", header=MAX, cap=limit)
+        ctx.drew("DE-08", "header-at-max")
         from_parent(ctx, "DE-08", header=0, runtime=MAX, cap=limit)
+        ctx.drew("DE-08", "runtime-at-max")
         from_parent(ctx, "DE-08", header=MAX - 1, cap=limit)
         from_parent(ctx, "DE-08", header=MAX - 5, runtime=MAX - 1, cap=limit)
+        ctx.drew("DE-08", "one-below-max")
+    if len(caps) > 1:
+        ctx.drew("DE-08", "largest-cap")
 
 
-@check("DE-09", "DE-04", "DE-03", name="depth-durable-resume")
+DE09 = (
+    Partition("DE-09", "resumed-at-depth-1", "a child at depth 1 resumed, then starts under "
+              "maxDepth 1 and 2"),
+    Partition("DE-09", "resumed-at-depth-2", "its child at depth 2 resumed, then starts under "
+              "maxDepth 2 and 3"),
+)
+
+
+@check("DE-09", "DE-04", "DE-03", name="depth-durable-resume", partitions=DE09)
 def durable_resume(ctx: CheckContext) -> None:
     """Resume restores the header depth: a resumed child at depth 1 under maxDepth 1 cannot
     start a child, and its children are one deeper."""
@@ -458,16 +612,25 @@ def durable_resume(ctx: CheckContext) -> None:
             attempt(ctx, "DE-09", dep, resumed.agent, oracle(ctx, depth, ABSENT, fields),
                     f"a start from the resumed child at depth {depth} under maxDepth {limit}",
                     fields, cap_rule="DE-03" if restored else "DE-09")
+        ctx.drew("DE-09", f"resumed-at-depth-{depth}")
         current = resumed.agent
 
 
-@check("DE-10", name="depth-omitted-cap")
+DE10 = (
+    Partition("DE-10", "deep-parents", "parents at headers 0 to 2^53-2, no maxDepth"),
+    Partition("DE-10", "chain-of-five", "five children under one another, no maxDepth"),
+)
+
+
+@check("DE-10", name="depth-omitted-cap", partitions=DE10)
 def omitted_cap(ctx: CheckContext) -> None:
     """A start without maxDepth is unbounded (the domain checks that still apply are judged by
     DE-06, DE-07 and DE-08, whose starts give no cap either)."""
     for header in (0, 1, 2, 3, 7, 40, 1000, MAX - 2):
         from_parent(ctx, "DE-10", header=header)
+    ctx.drew("DE-10", "deep-parents")
     chain(ctx, "DE-10", ctx.deploy(), 5)
+    ctx.drew("DE-10", "chain-of-five")
     ctx.for_all(st.integers(0, MAX - 1), lambda h: from_parent(ctx, "DE-10", header=h))
     if not any(f.rule == "DE-10" for f in ctx.failures):
         ctx.for_all(length_st, lambda n: _chain_alone(ctx, "DE-10", n))

@@ -18,6 +18,7 @@ from subagent_tck.spec import Edition, ErrorCode, assemble_system_prompt
 from ...core.protocol import DeploymentConfig, PresetSpec, StartRequest
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._framed import carries_framed, composed_or_framed, foreign_personas
 from ._support import (
     OUTPUT_SCHEMA,
@@ -112,7 +113,11 @@ def _judge_refused(
     expect_unchanged(ctx, rule, before, dep, what)
 
 
-@check("EN-01", name="preset-composes", edition=Edition.PRESET_COMPOSITION)
+EN01 = (Partition("EN-01", "two-presets", "two presets, each composing its own persona, "
+                  "filter and output schema, named in capitals a folding lookup loses"),)
+
+
+@check("EN-01", name="preset-composes", edition=Edition.PRESET_COMPOSITION, partitions=EN01)
 def preset_composes(ctx: CheckContext) -> None:
     """A child started with preset P gets P's persona, tool filter and output schema (each as
     far as the provider advertises it); another preset gives another composition."""
@@ -120,6 +125,7 @@ def preset_composes(ctx: CheckContext) -> None:
     # case loses.
     example = replace(EXAMPLE, presets=("P", "Q", "plain"))
     each_case(ctx, ["EN-01"], lambda texts: _preset_composes(ctx, texts), example=example)
+    ctx.drew("EN-01", "two-presets")
 
 
 def _preset_composes(ctx: CheckContext, texts: Vocabulary) -> None:
@@ -146,7 +152,17 @@ def _preset_composes(ctx: CheckContext, texts: Vocabulary) -> None:
         _judge_composed_child(ctx, "EN-01", dep, cfg, request, f"a child of preset {name!r}")
 
 
-@check("EN-02", name="request-overrides-refused", edition=Edition.PRESET_COMPOSITION)
+EN02_CASES = {"a request persona": "request-persona",
+              "an empty request persona": "empty-request-persona",
+              "a request tool filter": "request-filter",
+              "a request persona and tool filter": "request-persona-and-filter",
+              "a request persona beside a preset": "persona-beside-a-preset"}
+EN02 = tuple(Partition("EN-02", part, f"{what}: refused, nothing created")
+             for what, part in EN02_CASES.items())
+
+
+@check("EN-02", name="request-overrides-refused", edition=Edition.PRESET_COMPOSITION,
+       partitions=EN02)
 def request_overrides_refused(ctx: CheckContext) -> None:
     """A new start request carrying ``persona`` or ``toolFilter`` is refused
     (``REQUEST_CONTROLS_REFUSED``), with or without a preset; nothing is created."""
@@ -169,9 +185,17 @@ def _request_overrides_refused(ctx: CheckContext, texts: Vocabulary) -> None:
     for what, extra in cases:
         request = start_request(dep.root().agent, provider_name(ctx), "child task", extra)
         _judge_refused(ctx, "EN-02", dep, cfg, request, what, ErrorCode.REQUEST_CONTROLS_REFUSED)
+        ctx.drew("EN-02", EN02_CASES[what])
 
 
-@check("EN-03", name="request-controls", edition=Edition.REQUEST_CONTROLS)
+EN03_CASES = {"a request persona": "request-persona",
+              "a request tool filter": "request-filter",
+              "a request persona and deny-only filter": "request-persona-and-deny-filter"}
+EN03 = tuple(Partition("EN-03", part, f"{what}: composes the child (refused where the provider "
+                       "lacks the capability)") for what, part in EN03_CASES.items())
+
+
+@check("EN-03", name="request-controls", edition=Edition.REQUEST_CONTROLS, partitions=EN03)
 def request_controls(ctx: CheckContext) -> None:
     """The start request's ``persona`` and ``toolFilter`` compose the child, each gated by the
     provider's capability. The request names no preset: docs/rules.md#editions says a check may
@@ -198,3 +222,4 @@ def _request_controls(ctx: CheckContext, texts: Vocabulary) -> None:
             _judge_refused(
                 ctx, "EN-03", dep, cfg, request, what, ErrorCode.UNSUPPORTED_CAPABILITY
             )
+        ctx.drew("EN-03", EN03_CASES[what])

@@ -35,10 +35,12 @@ from ...core.protocol import (
 )
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._framed import carries_framed, composed_or_framed, prompt_agrees
 from ._support import (
     OUTPUT_SCHEMA,
     as_pairs,
+    capable,
     composition,
     config,
     deploy_or_refusal,
@@ -148,7 +150,11 @@ def _requests(ctx: CheckContext, agent: str, rule: str, at_least: int = 1) -> li
     return requests
 
 
-@check("FR-01", name="first-request-complete")
+FR01 = tuple(Partition("FR-01", f"{m.value}-mode", f"a child composed with every control its "
+                       f"provider advertises, in {m.value} mode") for m in PresentationMode)
+
+
+@check("FR-01", name="first-request-complete", partitions=FR01)
 def first_request_complete(ctx: CheckContext) -> None:
     """The child's first request already carries persona, filtered tool schemas,
     ``structured_output`` for an output schema and ``run_code`` where the mode offers it."""
@@ -179,6 +185,7 @@ def _first_request_complete(ctx: CheckContext, texts: Vocabulary) -> None:
             child.wire(),
             wire_names(first),
         )
+        ctx.drew("FR-01", f"{mode.value}-mode")
 
 
 def _failing_controls(
@@ -198,6 +205,43 @@ def _failing_controls(
         cases.append(("a string output schema", {"outputSchema": {"type": "string"}}))
         cases.append(("a non-schema output schema", {"outputSchema": "nope"}))
     return cases
+
+
+#: The partition of FR-03 each failing control is (:func:`_failing_controls`, in its words).
+FAILING = {"a filter naming an unknown tool": "unknown-tool-in-filter",
+           "a bad persona template": "bad-persona-template",
+           "a string output schema": "string-output-schema",
+           "a non-schema output schema": "non-schema-output-schema"}
+#: A control as a partition's word, and the capability that asks for it.
+CONTROL_WORD = {"persona": "persona", "toolFilter": "filter", "outputSchema": "schema"}
+
+
+def _valid_controls(texts: Vocabulary) -> dict[str, Any]:
+    """A valid value of each control (the deny filter names a global that stays)."""
+    return {"persona": texts.child_persona, "toolFilter": deny_filter(texts),
+            "outputSchema": OUTPUT_SCHEMA}
+
+
+def _paired_failures(ctx: CheckContext, texts: Vocabulary
+                     ) -> list[tuple[str, str, dict[str, Any]]]:
+    """Two controls at once: one valid, one whose setup fails (every ordered pair the provider
+    can be asked for), so a target that sets them up in any order meets a failure after a step
+    that succeeded: ``(partition, what, controls)``."""
+    valid = supported_controls(ctx.provider, _valid_controls(texts))
+    out = []
+    for what, broken in _failing_controls(ctx, texts):
+        (failing,) = broken
+        if what == "a non-schema output schema":
+            continue  # one failing schema is enough beside another control
+        for key, value in valid.items():
+            if key != failing:
+                part = f"valid-{CONTROL_WORD[key]}-failing-{CONTROL_WORD[failing]}"
+                out.append((part, f"a valid {key} beside {what}", {key: value, **broken}))
+    return out
+
+
+PAIRS = tuple(f"valid-{CONTROL_WORD[a]}-failing-{CONTROL_WORD[b]}"
+              for a in CONTROL_WORD for b in CONTROL_WORD if a != b)
 
 
 def _failed_start(
@@ -259,7 +303,14 @@ def _failed_start(
     )
 
 
-@check("FR-02", name="unpublished-setup")
+FR02 = (
+    Partition("FR-02", "composed-child", "a child composed with every control its provider "
+              "advertises: published once, already final"),
+    Partition("FR-02", "failed-start", "a start whose setup fails: never observable"),
+)
+
+
+@check("FR-02", name="unpublished-setup", partitions=FR02)
 def unpublished_setup(ctx: CheckContext) -> None:
     """The child becomes observable once, already final: the ``agent.published`` snapshot is
     the final view and prompt, no event names the child before it; a failed start is never
@@ -317,32 +368,64 @@ def _unpublished_setup(ctx: CheckContext, texts: Vocabulary) -> None:
             sorted(e.name for e in view),
             published[0].data.get("snapshot"),
         )
+    ctx.drew("FR-02", "composed-child")
     failing = _failing_controls(ctx, texts)
     if not failing:
+        ctx.inapplicable("FR-02", "failed-start")
         return
     what, broken = failing[0]
     _failed_start(ctx, "FR-02", texts, what, broken, must_refuse=False)
+    ctx.drew("FR-02", "failed-start")
 
 
-@check("FR-03", name="setup-rollback")
+FR03 = (
+    *(Partition("FR-03", part, f"{what}, alone") for what, part in FAILING.items()),
+    *(Partition("FR-03", part, f"a valid {part.split('-')[1]} beside a failing "
+                f"{part.split('-')[3]}: whichever the target sets up first, a step that "
+                "succeeded is undone") for part in PAIRS),
+)
+
+
+@check("FR-03", name="setup-rollback", partitions=FR03)
 def setup_rollback(ctx: CheckContext) -> None:
     """A setup failure (unknown tool in the filter, bad persona template, invalid output
-    schema) fails the start clearly: nothing published, no model request, parent unchanged."""
+    schema), alone or beside a valid control set up before it, fails the start clearly:
+    nothing published, no model request, parent unchanged."""
     if not _failing_controls(ctx, EXAMPLE):
         ctx.skip("FR-03", NO_SETUP_CONTROL)
         return
+    ctx.inapplicable("FR-03", *(set(FAILING.values()) - {
+        FAILING[w] for w, _ in _failing_controls(ctx, EXAMPLE)}))
+    ctx.inapplicable("FR-03", *(set(PAIRS) - {p for p, _, _ in _paired_failures(ctx, EXAMPLE)}))
     each_case(ctx, ["FR-03"], lambda texts: _setup_rollback(ctx, texts))
 
 
 def _setup_rollback(ctx: CheckContext, texts: Vocabulary) -> None:
     for what, broken in _failing_controls(ctx, texts):
         _failed_start(ctx, "FR-03", texts, what, broken)
+        ctx.drew("FR-03", FAILING[what])
+    for part, what, controls in _paired_failures(ctx, texts):
+        _failed_start(ctx, "FR-03", texts, what, controls)
+        ctx.drew("FR-03", part)
 
 
-@check("FR-04", name="cold-resume")
+FR04 = (
+    Partition("FR-04", "historical-composition", "a child with a persona and an allow filter, "
+              "cold-resumed: its first resumed request carries both"),
+    Partition("FR-04", "descriptor-no-longer-applies", "a descriptor naming a tool that is gone: "
+              "the resume fails, nothing published"),
+    Partition("FR-04", "deny-filter-then-a-new-global", "a child with a deny-only filter, "
+              "cold-resumed, then a global registered: the resumed child is offered it"),
+)
+
+
+@check("FR-04", name="cold-resume", partitions=FR04)
 def cold_resume(ctx: CheckContext) -> None:
     """A cold-resumed child is composed from its descriptor before its first resumed request;
-    a descriptor that no longer applies fails the resume and publishes nothing."""
+    a descriptor that no longer applies fails the resume and publishes nothing; a deny-only
+    filter restored on resume still admits a global registered after it."""
+    if not capable(ctx.provider, Capability.TOOL_FILTER):
+        ctx.inapplicable("FR-04", "descriptor-no-longer-applies", "deny-filter-then-a-new-global")
     each_case(ctx, ["FR-04"], lambda texts: _cold_resume(ctx, texts))
 
 
@@ -382,8 +465,10 @@ def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
         child.sections(),
         sections_of(dep, resumed.agent),
     )
+    ctx.drew("FR-04", "historical-composition")
     if "toolFilter" not in controls:
         return
+    _resumed_deny_filter(ctx, texts)
     # A second child whose allow list names ``doomed``; unregistering it makes its descriptor
     # unappliable (TF-08 at re-installation).
     with ctx.step("FR-04", "starting a second composed child"):
@@ -408,6 +493,31 @@ def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
     parent = dep.root().agent
     expect_unchanged(ctx, "FR-04", before, dep, "a failed resume",
                      unrelated=[parent, resumed.agent])
+    ctx.drew("FR-04", "descriptor-no-longer-applies")
+
+
+def _resumed_deny_filter(ctx: CheckContext, texts: Vocabulary) -> None:
+    """Two controls at once: a child composed with a deny-only filter is cold-resumed, then a
+    global is registered; the resumed child's next request offers it (the restored filter is
+    the same live deny list, docs/rules.md#TF-09, not a snapshot of what it admitted)."""
+    child = _Child(ctx, "FR-04", texts, {"toolFilter": deny_filter(texts)})
+    dep = child.dep
+    with ctx.step("FR-04", "cold-resuming a child with a deny-only filter"):
+        resumed = dep.resume(child.session)
+    with ctx.step("FR-04", f"registering the global {texts.late!r} after the resume"):
+        dep.register_tool(ToolSpec(name=texts.late, description=f"tool {texts.late}"))
+    seen = len(ctx.gateway.requests(resumed.agent))
+    with ctx.step("FR-04", "running a turn of the resumed child"):
+        dep.run_turn(resumed.agent, "resumed task")
+    requests = ctx.gateway.requests(resumed.agent)[seen:]
+    view = expected_view(child.outcome, (*texts.tools, texts.late), child.mode,
+                         installed_over=texts.tools)
+    want = expected_wire(view, child.mode)
+    ctx.expect("FR-04", bool(requests) and wire_names(requests[0]) == want,
+               f"a child resumed with the deny-only filter {deny_filter(texts)} is offered "
+               f"{texts.late!r}, registered after the resume: the restored filter is the "
+               "descriptor's, live", want, wire_names(requests[0]) if requests else None)
+    ctx.drew("FR-04", "deny-filter-then-a-new-global")
 
 
 def _registering(dep: Deployment, name: str, then: ModelReply) -> Any:
@@ -420,7 +530,15 @@ def _registering(dep: Deployment, name: str, then: ModelReply) -> Any:
     return hook
 
 
-@check("FR-05", name="stable-composition")
+FR05 = (
+    Partition("FR-05", "deny-only-child", "a global registered between two requests of a "
+              "deny-only child: offered from then on"),
+    Partition("FR-05", "allow-list-child", "the same for an allow-list child: not offered"),
+    Partition("FR-05", "unfiltered-child", "a child of a provider without toolFilter"),
+)
+
+
+@check("FR-05", name="stable-composition", partitions=FR05)
 def stable_composition(ctx: CheckContext) -> None:
     """Later requests keep the first request's composition and change only as the live registry
     changes: a deny-only child sees a global registered between two requests, an allow-list
@@ -434,8 +552,10 @@ def _stable_composition(ctx: CheckContext, texts: Vocabulary) -> None:
     if ctx.provider is not None and Capability.TOOL_FILTER in ctx.provider.capabilities:
         cases.append(("a deny-only child", {"persona": persona, "toolFilter": deny_filter(texts)}))
         cases.append(("an allow-list child", {"toolFilter": allow_filter(texts)}))
+        ctx.inapplicable("FR-05", "unfiltered-child")
     else:
         cases.append(("an unfiltered child", {"persona": persona}))
+        ctx.inapplicable("FR-05", "deny-only-child", "allow-list-child")
     globals_, late, first = texts.tools, texts.late, texts.tools[0]
     for what, wanted in cases:
         controls = supported_controls(ctx.provider, wanted)
@@ -498,3 +618,4 @@ def _stable_composition(ctx: CheckContext, texts: Vocabulary) -> None:
             later,
             view_pairs(dep.view(result.agent)),
         )
+        ctx.drew("FR-05", what.split(" ", 1)[1].replace(" ", "-"))

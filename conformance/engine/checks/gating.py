@@ -40,6 +40,7 @@ from ...core.protocol import PresetSpec, ProviderInfo, StartRequest
 from ...core.target import Deployment
 from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._clauses import said
 from ._nonce import nonce
 from ._support import (
@@ -94,6 +95,19 @@ def routes(edition: Edition, cap: Capability) -> list[str]:
     if cap in REQUEST_AND_PRESET:
         return [REQUEST, PRESET]
     return [PRESET]
+
+
+#: A capability as a partition name.
+SLUG = {Capability.DEPTH_LIMIT: "depth-limit", Capability.PERSONA: "persona",
+        Capability.TOOL_FILTER: "tool-filter", Capability.OUTPUT_SCHEMA: "output-schema",
+        Capability.SPAWN_POLICY: "spawn-policy", Capability.MODEL_SELECTION: "model-selection"}
+#: Every route a control can be asked by, in some edition.
+ALL_ROUTES = {c: [REQUEST] if c is Capability.DEPTH_LIMIT else [REQUEST, PRESET, DESCRIPTOR]
+              for c in CONTROLS}
+
+
+def route_partition(cap: Capability, route: str) -> str:
+    return f"{SLUG[cap]}-in-{'a' if route != REQUEST else 'the'}-{route}"
 
 
 def missing(provider: ProviderInfo | None) -> list[Capability]:
@@ -179,6 +193,7 @@ def judged(ctx: CheckContext, rule: str, dep: Deployment, action: Any, unsupport
                    sorted(unsupported), {"named": sorted(names), "error": refused.to_json()})
     if "CA-02" in ctx.check.rules:
         expect_unchanged(ctx, "CA-02", before, dep, what)
+        ctx.drew("CA-02", "refusal-leaves-nothing")
 
 
 def descriptor_route(ctx: CheckContext, cap: Capability) -> None:
@@ -203,6 +218,7 @@ def descriptor_route(ctx: CheckContext, cap: Capability) -> None:
         dep.put_session_header(stored.model_copy(update={"descriptor": descriptor}))
     judged(ctx, "CA-01", dep, lambda: dep.resume(result.session), {cap.value},
            f"resuming a child whose descriptor asks {ctx.provider.name} for {cap.value}")
+    ctx.drew("CA-01", route_partition(cap, DESCRIPTOR))
 
 
 @st.composite
@@ -229,7 +245,17 @@ def lacking_or_skip(
     return provider, lacking
 
 
-@check("CA-01", "CA-02", name="gating-unsupported-refused")
+CA01 = (
+    *(Partition("CA-01", route_partition(c, r), f"{c.value} asked by the {r} of a provider "
+                "that does not advertise it") for c in CONTROLS for r in ALL_ROUTES[c]),
+    Partition("CA-01", "max-depth-zero", "maxDepth 0 asked of a provider without depthLimit: "
+              "UNSUPPORTED_CAPABILITY, not DEPTH_EXCEEDED"),
+    Partition("CA-02", "refusal-leaves-nothing", "a gated refusal leaves no run, event, child "
+              "or model request"),
+)
+
+
+@check("CA-01", "CA-02", name="gating-unsupported-refused", partitions=CA01)
 def unsupported_refused(ctx: CheckContext) -> None:
     """A control the provider does not advertise, asked for by the request, a preset or a
     descriptor, is refused with UNSUPPORTED_CAPABILITY naming it, before the provider runs."""
@@ -237,13 +263,20 @@ def unsupported_refused(ctx: CheckContext) -> None:
     if found is None:
         return
     provider, lacking = found
+    ctx.inapplicable("CA-01", *(route_partition(c, r) for c in CONTROLS for r in ALL_ROUTES[c]
+                                if c not in lacking or (r != DESCRIPTOR
+                                                        and r not in routes(ctx.edition, c))))
+    if Capability.DEPTH_LIMIT not in lacking:
+        ctx.inapplicable("CA-01", "max-depth-zero")
     for cap in lacking:
         for route in routes(ctx.edition, cap):
             refusal(ctx, "CA-01", {cap: (route, VALID[cap])},
                     f"{cap.value} asked of {provider.name} by the {route}")
+            ctx.drew("CA-01", route_partition(cap, route))
         if cap is Capability.DEPTH_LIMIT:  # a cap a start from the root would exceed
             refusal(ctx, "CA-01", {cap: (REQUEST, 0)},
                     f"maxDepth 0 asked of {provider.name}, which lacks depthLimit")
+            ctx.drew("CA-01", "max-depth-zero")
         if cap is not Capability.DEPTH_LIMIT:
             descriptor_route(ctx, cap)
     def drawn(asks: dict[Capability, Any]) -> None:
@@ -253,7 +286,11 @@ def unsupported_refused(ctx: CheckContext) -> None:
     ctx.for_all(asks_st(ctx.edition, provider), drawn)
 
 
-@check("CA-03", "CA-01", name="gating-capability-first")
+CA03 = tuple(Partition("CA-03", f"invalid-{SLUG[c]}", f"an invalid {c.value} value asked of a "
+                       "provider that does not advertise it") for c in CONTROLS)
+
+
+@check("CA-03", "CA-01", name="gating-capability-first", partitions=CA03)
 def capability_first(ctx: CheckContext) -> None:
     """An invalid value for a control the provider lacks reports UNSUPPORTED_CAPABILITY, not
     the value's own error (a start accepted outright is CA-01's failure, a silent downgrade)."""
@@ -262,11 +299,15 @@ def capability_first(ctx: CheckContext) -> None:
         return
     provider, lacking = found
     judged_any = False
+    ctx.inapplicable("CA-03", *(f"invalid-{SLUG[c]}" for c in CONTROLS if c not in lacking))
     for cap in lacking:
         route = routes(ctx.edition, cap)[0]
-        judged_any |= refusal(ctx, "CA-03", {cap: (route, INVALID[cap])},
-                              f"the invalid {cap.value} value {INVALID[cap]!r} asked of "
-                              f"{provider.name}")
+        judged = refusal(ctx, "CA-03", {cap: (route, INVALID[cap])},
+                         f"the invalid {cap.value} value {INVALID[cap]!r} asked of "
+                         f"{provider.name}")
+        if judged:
+            ctx.drew("CA-03", f"invalid-{SLUG[cap]}")
+        judged_any |= judged
     if not judged_any:
         ctx.skip("CA-03", "the target refused every invalid preset as configuration, before "
                  "a start could show which check comes first")
@@ -346,7 +387,9 @@ def composed_effect(ctx: CheckContext, cap: Capability) -> None:
                         "must name its model"), model, sent[0].model if sent else None)
         return
     if ctx.edition is not Edition.PRESET_COMPOSITION:
-        return  # a request-controls start names no preset: nothing for a policy to refuse
+        # a request-controls start names no preset: nothing for a policy to refuse
+        ctx.inapplicable("CA-04", "spawn-policy-works")
+        return
     with ctx.step("CA-04", f"{name} advertises spawnPolicy: starting a child with a policy"):
         child = dep.start(start_request(root, name, "policed child",
                                         {"spawnPolicy": {"deny": ["gated"]}}))
@@ -355,11 +398,15 @@ def composed_effect(ctx: CheckContext, cap: Capability) -> None:
             start_request(child.agent, name, "refused grandchild", {"preset": "gated"})),
             said("CA-04", f"{name} advertises spawnPolicy: a child whose policy denies the "
                  "preset gated must not start it"))
-    except Unsupported:
-        return  # the target cannot start from a child: SP-01's checks say so
+    except Unsupported:  # the target cannot start from a child: SP-01's checks say so
+        ctx.inapplicable("CA-04", "spawn-policy-works")
 
 
-@check("CA-04", name="gating-honest-advertising")
+CA04 = tuple(Partition("CA-04", f"{SLUG[c]}-works", f"an advertised {c.value} visibly takes "
+                       "effect") for c in CONTROLS)
+
+
+@check("CA-04", name="gating-honest-advertising", partitions=CA04)
 def honest_advertising(ctx: CheckContext) -> None:
     """Every control the provider advertises visibly works: a provider that advertises one and
     silently ignores it is false advertising."""
@@ -368,11 +415,24 @@ def honest_advertising(ctx: CheckContext) -> None:
     if not advertised:
         ctx.skip("CA-04", "the provider advertises no control")
         return
+    ctx.inapplicable("CA-04", *(f"{SLUG[c]}-works" for c in CONTROLS if c not in advertised))
     for cap in advertised:
         effect(ctx, cap)
+        if ("CA-04", f"{SLUG[cap]}-works") not in ctx.inapplicable_partitions:
+            ctx.drew("CA-04", f"{SLUG[cap]}-works")
 
 
-@check("CA-05", name="gating-no-provider", per_provider=False)
+CA05 = (
+    Partition("CA-05", "unknown-name", "a name no provider has"),
+    Partition("CA-05", "empty-name", "the empty name"),
+    Partition("CA-05", "another-case", "a provider's name in another case"),
+    Partition("CA-05", "extended-name", "a provider's name with a character more"),
+    Partition("CA-05", "with-max-depth", "an unknown provider asked for a cap too"),
+    Partition("CA-05", "removed-provider", "a provider removed before the start"),
+)
+
+
+@check("CA-05", name="gating-no-provider", per_provider=False, partitions=CA05)
 def no_provider(ctx: CheckContext) -> None:
     """A start on a provider name that is not registered fails with NO_PROVIDER and creates
     nothing: a misspelling, another case, an empty name, a provider removed."""
@@ -397,13 +457,17 @@ def no_provider(ctx: CheckContext) -> None:
         if exc is not None:
             expect_unchanged(ctx, "CA-05", before, dep, f"a start on the provider {name!r}")
 
-    names = ["no-such-provider", ""]
+    names = [("no-such-provider", "unknown-name"), ("", "empty-name")]
     if known:
-        names += [n for n in (known[0].upper(), known[0] + "x") if n not in known]
-    for name in names:
+        names += [(n, part) for n, part in ((known[0].upper(), "another-case"),
+                                            (known[0] + "x", "extended-name")) if n not in known]
+    for name, part in names:
         body(name, {})
+        ctx.drew("CA-05", part)
     body("no-such-provider", {"maxDepth": 1})
+    ctx.drew("CA-05", "with-max-depth")
     if known:
         body(known[0], {}, removed=known[0])
+        ctx.drew("CA-05", "removed-provider")
     ctx.for_all(st.text(st.sampled_from("abcdefgklmnopqrs-_"), min_size=1, max_size=10)
                 .filter(lambda n: n not in known), lambda n: body(n, {}))

@@ -26,6 +26,7 @@ from ...core.gateway import call, text
 from ...core.protocol import ModelRequest, PresetSpec, RunResult
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._models import model_names
 from ._support import (
     capable,
@@ -48,6 +49,19 @@ EXAMPLES: tuple[dict[str, Any], ...] = (
                   ("both", 0, "claude-sonnet-4-5-mini", 3), ("none", 1, None, 2)]},
     {"root": "GPT-4o", "presets": ["gpt-4o", "gpt-4o-mini"],
      "children": [("preset", 0, None, 1), ("none", 0, None, 1), ("preset", 1, None, 2)]},
+    # the routes of a request-controls start, which names no preset
+    {"root": "claude-opus-4-1", "presets": [None],
+     "children": [("request", 0, "claude-opus-4-1-mini", 3), ("none", 0, None, 2)]},
+)
+#: Routes a request-controls start cannot take (docs/rules.md, 'edition').
+PRESET_ROUTES = ("preset", "both")
+COMPOSED = (
+    *(Partition("MO-01", f"by-{route}", f"a child's model composed by {what}")
+      for route, what in (("preset", "its preset"), ("request", "its start request"),
+                          ("both", "its preset and its request (the request wins)"),
+                          ("none", "nothing: its parent's"))),
+    Partition("MO-01", "root-keeps-its-model", "the root's requests after its children ran"),
+    Partition("MO-02", "later-requests", "a child's requests after its first"),
 )
 
 
@@ -117,7 +131,7 @@ def root_model(ctx: CheckContext, dep: Deployment, root: str, when: str) -> str 
     return sent[-1].model if sent else None
 
 
-@check("MO-01", "MO-02", name="model-composed")
+@check("MO-01", "MO-02", name="model-composed", partitions=COMPOSED)
 def composed(ctx: CheckContext) -> None:
     """Children composed with a model by preset, request or both, and without one: every
     request names the oracle's model, and the root's requests keep theirs."""
@@ -137,9 +151,16 @@ def composed(ctx: CheckContext) -> None:
             oracle_accepts(outcome, what)
             _, sent = run_child(ctx, dep, root, fields, steps, what)
             judge_requests(ctx, sent, outcome.model, what)
+            ctx.drew("MO-01", f"by-{route}")
+            if steps > 1:
+                ctx.drew("MO-02", "later-requests")
         after = root_model(ctx, dep, root, "after its children")
         ctx.expect("MO-01", after == parent_model, "the root's requests name another model "
                    "once its children ran", parent_model, after)
+        ctx.drew("MO-01", "root-keeps-its-model")
+
+    if ctx.edition is not Edition.PRESET_COMPOSITION:
+        ctx.inapplicable("MO-01", *(f"by-{route}" for route in PRESET_ROUTES))
 
     for example in EXAMPLES:
         if ctx.edition is Edition.PRESET_COMPOSITION or all(
@@ -150,7 +171,10 @@ def composed(ctx: CheckContext) -> None:
     ctx.for_all(case_st(ctx.edition), body)
 
 
-@check("MO-01", "MO-02", name="model-nested")
+@check("MO-01", "MO-02", name="model-nested", partitions=tuple(
+    Partition("MO-01", f"{who}-{how}", f"a {who} {what}")
+    for who in ("child", "grandchild")
+    for how, what in (("composed", "on a model of its own"), ("inherits", "on its parent's"))))
 def nested(ctx: CheckContext) -> None:
     """A child of a child runs on its own composed model, else on its parent's (the child's,
     whether composed or inherited in turn)."""
@@ -164,6 +188,7 @@ def nested(ctx: CheckContext) -> None:
             child, sent = run_child(ctx, dep, root, fields, 1, "a child")
             mine = child_model if child_model is not None else inherited
             judge_requests(ctx, sent, mine, f"a child of model {child_model!r}")
+            ctx.drew("MO-01", "child-inherits" if child_model is None else "child-composed")
             with ctx.step("MO-01", "reaching the child as a parent"):
                 parent = reach(dep, child).agent
             for grand in (models[-1], None):
@@ -171,12 +196,18 @@ def nested(ctx: CheckContext) -> None:
                 what = f"a grandchild of model {grand!r} under a child on {mine!r}"
                 _, sent = run_child(ctx, dep, parent, fields, 1, what)
                 judge_requests(ctx, sent, grand if grand is not None else mine, what)
+                ctx.drew("MO-01", "grandchild-inherits" if grand is None
+                         else "grandchild-composed")
 
     body(["claude-sonnet-4-5", "claude-haiku-4-5", "claude-haiku-4-5-mini"])
     ctx.for_all(model_names(3, 3), body)
 
 
-@check("MO-02", name="model-resumed")
+@check("MO-02", name="model-resumed", partitions=tuple(
+    Partition("MO-02", f"{turn}-of-a-{kind}-model", f"{words} of a child on {what} model")
+    for turn, words in (("later-turn", "a later turn"), ("cold-resume", "a turn after a cold "
+                                                         "resume"))
+    for kind, what in (("composed", "a composed"), ("inherited", "its parent's"))))
 def resumed(ctx: CheckContext) -> None:
     """A child's later turn and its turn after a cold resume name the model of its first
     request, whether that model was composed or its parent's."""
@@ -202,6 +233,9 @@ def resumed(ctx: CheckContext) -> None:
                 seen = again[-1].model if again else None
                 ctx.expect("MO-02", seen == first, f"{how} of a child whose first request "
                            f"named {first!r} names {seen!r}", first, seen)
+                turn = "later-turn" if how == "a later turn" else "cold-resume"
+                kind = "inherited" if composed_model is None else "composed"
+                ctx.drew("MO-02", f"{turn}-of-a-{kind}-model")
 
     body(["claude-sonnet-4-5", "claude-haiku-4-5"])
     ctx.for_all(model_names(2, 2), body)

@@ -14,8 +14,11 @@ deployment persona every child inherits.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from hypothesis import strategies as st
 
 from subagent_tck.spec import (
     PERSONA_SECTION,
@@ -31,7 +34,9 @@ from subagent_tck.spec.persona import NamedText
 from ...core.gateway import call, text
 from ...core.protocol import DeploymentConfig, ModelRequest, PresetSpec
 from ...core.target import Deployment
+from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._framed import (
     foreign_personas,
     framed_as,
@@ -39,6 +44,7 @@ from ._framed import (
     prompt_agrees,
     system_agrees,
 )
+from ._placeholders import DESCRIPTIONS, SHAPES, WHITESPACE, Case, member, shape, shape_cases
 from ._support import (
     as_pairs,
     capable,
@@ -59,7 +65,7 @@ from ._support import (
     start_request,
 )
 from ._template_grammar import classify, judge_named, judge_refusal
-from ._texts import EXAMPLE, Vocabulary, template_cases
+from ._texts import EXAMPLE, Vocabulary, template_cases, vocabularies
 
 #: A deployment persona without placeholders, valid whatever variables a case draws.
 PLAIN_PERSONA = "DEPLOYMENT-PERSONA: a careful generalist."
@@ -113,14 +119,33 @@ def _no_placeholder_reached_a_model(
     )
 
 
-@check("PE-01", name="persona-child-shadow")
+def _blank_child(ctx: Any) -> Any:
+    """Vocabularies whose child persona is whitespace only (a persona all the same)."""
+    blank = st.text(st.sampled_from(WHITESPACE), min_size=1, max_size=8)
+    return st.tuples(vocabularies(ctx.portable_variables), blank).map(
+        lambda t: dataclasses.replace(t[0], child_persona=t[1]))
+
+
+PE01 = (
+    Partition("PE-01", "example-vocabulary", "the hand-written persona, sibling and deployment"),
+    Partition("PE-01", "whitespace-only", "a child persona of whitespace only: it shadows the "
+              "deployment persona as written", cases=_blank_child,
+              member=lambda texts: not texts.child_persona.strip()),
+)
+
+
+@check("PE-01", name="persona-child-shadow", partitions=PE01)
 def child_shadow(ctx: CheckContext) -> None:
     """A child persona replaces the deployment persona in the child's prompt, in its position,
-    and changes neither the parent's prompt nor a sibling's."""
+    and changes neither the parent's prompt nor a sibling's (a persona of whitespace only
+    too)."""
     if not capable(ctx.provider, Capability.PERSONA):
         ctx.skip("PE-01", NO_PERSONA)
         return
     each_case(ctx, ["PE-01"], lambda texts: _child_shadow(ctx, texts))
+    ctx.drew("PE-01", "example-vocabulary")
+    if not any(f.rule == "PE-01" for f in ctx.failures):
+        ctx.cover("PE-01", lambda texts: _child_shadow(ctx, texts))
 
 
 def _child_shadow(ctx: CheckContext, texts: Vocabulary) -> None:
@@ -166,7 +191,16 @@ def _child_shadow(ctx: CheckContext, texts: Vocabulary) -> None:
     )
 
 
-@check("PE-02", name="persona-omitted-inherits")
+PE02 = (
+    Partition("PE-02", "no-persona-asked", "a child with no persona: the deployment's"),
+    Partition("PE-02", "no-deployment-persona", "no persona anywhere: no persona section"),
+    Partition("PE-02", "preset-persona", "a preset's persona, none in the request"),
+    Partition("PE-02", "preset-without-persona", "a preset with a filter and no persona: the "
+              "deployment's"),
+)
+
+
+@check("PE-02", name="persona-omitted-inherits", partitions=PE02)
 def omitted_inherits(ctx: CheckContext) -> None:
     """Without a child persona the child carries the composed persona: the preset's, else the
     deployment's (and no persona section at all when the deployment has none)."""
@@ -180,6 +214,10 @@ def _omitted_inherits(ctx: CheckContext, texts: Vocabulary) -> None:
     cases.append(("no persona asked", config(ctx.edition, tools=tools, texts=texts), {}))
     cases.append(("no persona asked, no deployment persona",
                   config(ctx.edition, tools=tools, texts=texts, persona=None), {}))
+    parts = {"no persona asked": "no-persona-asked",
+             "no persona asked, no deployment persona": "no-deployment-persona",
+             "a preset persona, none in the request": "preset-persona",
+             "a preset without persona": "preset-without-persona"}
     # A start may name a preset only in preset-composition: docs/rules.md#editions says a check
     # may not ask a request-controls start to select a preset.
     presets_selectable = ctx.edition is Edition.PRESET_COMPOSITION
@@ -214,6 +252,8 @@ def _omitted_inherits(ctx: CheckContext, texts: Vocabulary) -> None:
             f"{what}: the child's model receives the composed persona",
             foreign_personas(cfg, outcome.persona),
         )
+        ctx.drew("PE-02", parts.pop(what))
+    ctx.inapplicable("PE-02", *parts.values())  # presets of another edition or capability
 
 
 def _expect_child_persona(
@@ -245,10 +285,20 @@ def _expect_child_persona(
     )
 
 
-@check("PE-03", name="persona-empty-shadows")
+PE03 = (
+    Partition("PE-03", "empty-persona-shadows", "persona: \"\" to a provider with persona: an "
+              "empty section, no deployment persona text anywhere"),
+    Partition("PE-03", "empty-persona-refused", "persona: \"\" to a provider without persona: "
+              "refused, nothing changed"),
+)
+
+
+@check("PE-03", name="persona-empty-shadows", partitions=PE03)
 def empty_shadows(ctx: CheckContext) -> None:
     """An explicit empty persona shadows the deployment persona with an empty section; to a
     provider without ``persona`` it is a persona request all the same, and refused."""
+    capable_ = capable(ctx.provider, Capability.PERSONA)
+    ctx.inapplicable("PE-03", "empty-persona-refused" if capable_ else "empty-persona-shadows")
     each_case(ctx, ["PE-03"], lambda texts: _empty_shadows(ctx, texts))
 
 
@@ -270,6 +320,7 @@ def _empty_shadows(ctx: CheckContext, texts: Vocabulary) -> None:
             "an empty persona to a provider without persona",
         )
         expect_unchanged(ctx, "PE-03", before, dep, "a refused empty persona")
+        ctx.drew("PE-03", "empty-persona-refused")
         return
     oracle_accepts(outcome, "empty persona")
     with ctx.step("PE-03", "starting a child with an empty persona"):
@@ -295,12 +346,25 @@ def _empty_shadows(ctx: CheckContext, texts: Vocabulary) -> None:
             system,
             {"system": req.system, "messages": message_text(req)},
         )
+    ctx.drew("PE-03", "empty-persona-shadows")
 
 
-@check("PE-04", name="persona-one-channel")
+PE04 = (
+    Partition("PE-04", "child-persona", "a child with its own persona: every request"),
+    Partition("PE-04", "inherited-persona", "a child of a provider without persona, inheriting "
+              "the deployment's: every request"),
+    Partition("PE-04", "after-cold-resume", "every message of every request of the child after "
+              "a cold resume"),
+)
+
+
+@check("PE-04", name="persona-one-channel", partitions=PE04)
 def one_channel(ctx: CheckContext) -> None:
     """The system text the model received is exactly the prompt inspection reports, and the
-    persona reaches the model through no other channel (a message, a context notice)."""
+    persona reaches the model through no other channel (a message, a context notice), before
+    and after a cold resume."""
+    own = capable(ctx.provider, Capability.PERSONA)
+    ctx.inapplicable("PE-04", "inherited-persona" if own else "child-persona")
     each_case(ctx, ["PE-04"], lambda texts: _one_channel(ctx, texts))
 
 
@@ -350,6 +414,32 @@ def _one_channel(ctx: CheckContext, texts: Vocabulary) -> None:
             persona_text,
             message_text(req),
         )
+    ctx.drew("PE-04", "child-persona" if persona_capable else "inherited-persona")
+    _after_resume(ctx, dep, child.session, persona_text, searched)
+
+
+def _after_resume(ctx: CheckContext, dep: Deployment, session: str, persona_text: str,
+                  searched: bool) -> None:
+    """The child cold-resumed and given a turn: every request after the resume carries the
+    inspected prompt as its system text and the persona in no message."""
+    try:
+        resumed = dep.resume(session)
+    except Unsupported:  # the target cannot resume: this part of the domain does not exist
+        ctx.inapplicable("PE-04", "after-cold-resume")
+        return
+    seen = len(ctx.gateway.requests(resumed.agent))
+    # not scripted: a target may give the resumed child its old agent id, which the gateway
+    # has bound to the first turn's script (the default reply is a text)
+    with ctx.step("PE-04", "running a turn of the cold-resumed child"):
+        dep.run_turn(resumed.agent, "resumed task")
+    system = assemble_system_prompt(dep.prompt(resumed.agent))
+    for number, req in enumerate(ctx.gateway.requests(resumed.agent)[seen:], 1):
+        ctx.expect("PE-04", req.system == system, f"request {number} after a cold resume: the "
+                   "system text is the inspected sections, assembled", system, req.system)
+        ctx.expect("PE-04", not (searched and persona_text in message_text(req)),
+                   f"request {number} after a cold resume: the persona reaches the model in the "
+                   "system text only (no message carries it)", persona_text, message_text(req))
+    ctx.drew("PE-04", "after-cold-resume")
 
 
 def _template_case(
@@ -422,7 +512,15 @@ def _template_case(
     _no_placeholder_reached_a_model(ctx, "PE-05", texts, marks.literal)
 
 
-@check("PE-05", name="persona-strict-template")
+PE05 = (
+    Partition("PE-05", "inherited", "the deployment persona every child inherits, its variables "
+              "substituted"),
+    *(Partition("PE-05", kind, DESCRIPTIONS[kind], cases=shape_cases(kind), member=member(kind))
+      for kind in SHAPES),
+)
+
+
+@check("PE-05", name="persona-strict-template", partitions=PE05)
 def strict_template(ctx: CheckContext) -> None:
     """Known ``{{variables}}`` are substituted; an unknown ``{{name}}`` is an error naming it;
     a ``{{`` nothing closes and a ``}}`` that closes nothing are sent as written or refused
@@ -430,7 +528,9 @@ def strict_template(ctx: CheckContext) -> None:
     spellings are substituted or refused; no model request ever carries ``{{``."""
     # Every child inherits the deployment persona with its variables substituted.
     each_case(ctx, ["PE-05"], lambda texts: _inherited_template(ctx, texts))
+    ctx.drew("PE-05", "inherited")
     if not capable(ctx.provider, Capability.PERSONA):
+        ctx.inapplicable("PE-05", *SHAPES)
         return
     variables = dict(EXAMPLE.variables)
     for template, what in (
@@ -449,6 +549,17 @@ def strict_template(ctx: CheckContext) -> None:
         lambda state: _template_case(ctx, state[0], dict(state[1].variables), "a drawn persona",
                                      state[1]),
     )
+    if any(f.rule == "PE-05" for f in ctx.failures):
+        return
+    # every shape of the grammar at every seed (docs/certify.md#partitions)
+    ctx.cover("PE-05", lambda case: _shapes(ctx, case))
+
+
+def _shapes(ctx: CheckContext, case: Case) -> None:
+    templates, texts = case
+    for template in templates:
+        kinds = ", ".join(sorted(shape(template, texts.variables))) or "plain prose"
+        _template_case(ctx, template, dict(texts.variables), f"a drawn persona ({kinds})", texts)
 
 
 def _inherited_template(ctx: CheckContext, texts: Vocabulary) -> None:

@@ -21,6 +21,7 @@ from subagent_tck.spec import PERSONA_SECTION, Capability
 
 from ...core.protocol import SectionSpec
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._framed import prompt_agrees
 from ._support import (
     as_pairs,
@@ -69,7 +70,16 @@ def _sections(names: tuple[str, ...] | list[str]) -> list[SectionSpec]:
             for i, n in enumerate(names)]
 
 
-@check(RULE, name="persona-section-order")
+SECTION_ORDER = (
+    Partition(RULE, "namespaced-names", "sections named namespace:name"),
+    Partition(RULE, "persona-name-lookalikes", "sections named like the persona section: "
+              "another case, a prefix, a name sorted before it"),
+    Partition(RULE, "extensions-and-non-ascii", "an extension of the persona section's name, "
+              "a capital, non-ASCII"),
+)
+
+
+@check(RULE, name="persona-section-order", partitions=SECTION_ORDER)
 def section_order(ctx: CheckContext) -> None:
     """With deployment sections of drawn names, the parent's prompt is the persona and then the
     sections in the deployment's order, and a child's persona stands where the deployment
@@ -100,8 +110,9 @@ def section_order(ctx: CheckContext) -> None:
                    f"the child's persona stands where the deployment persona stood, before the "
                    f"sections {list(names)!r}", want_child, got_child)
 
-    for names in EXAMPLES:
+    for names, part in zip(EXAMPLES, SECTION_ORDER, strict=True):
         case(names)
+        ctx.drew(RULE, part.name)
 
     def drawn(names: Any) -> None:
         case(names)

@@ -43,6 +43,7 @@ from ...core.gateway import text
 from ...core.protocol import PresetSpec, SubagentToolConfig
 from ...core.target import Deployment
 from ..check import TARGET_FAULTS, CheckContext, check
+from ..partitions import Partition
 from ._names import MAX_NAME, strangers, tool_names
 from ._support import (
     capable,
@@ -74,6 +75,20 @@ EXAMPLES: tuple[dict[str, Any], ...] = (
     {"presets": ["writer", "writer-2", "café"], "policies": [{"allow": []}, {"deny": ["writer"]}],
      "disposed": [0]},
 )
+
+#: The partition each hand-written case stands for (docs/certify.md#partitions).
+EXAMPLE_PARTS = (
+    ("overlapping-lists-over-twins", "an allow and a deny list that share a name, over case "
+     "twins, prefixes, a non-ASCII and a 64-character name"),
+    ("empty-deny-then-allow-over-case-twins", "deny: [] beside allow lists over names that "
+     "differ only in case"),
+    ("empty-allow-and-a-disposed-policy", "allow: [] (every preset refused), and a disposed "
+     "policy that refuses nothing any more"),
+)
+
+
+def example_partitions(rule: str) -> tuple[Partition, ...]:
+    return tuple(Partition(rule, name, doc) for name, doc in EXAMPLE_PARTS)
 
 
 @st.composite
@@ -133,9 +148,11 @@ def judge_starts(ctx: CheckContext, dep: Deployment, parent: str, presets: list[
 
 
 def each(ctx: CheckContext, body: Any) -> None:
-    """The hand-written cases, then drawn ones unless SP-01 already failed."""
-    for case in EXAMPLES:
+    """The hand-written cases (each one its partition), then drawn ones unless SP-01 already
+    failed."""
+    for case, (part, _) in zip(EXAMPLES, EXAMPLE_PARTS, strict=True):
         body(case)
+        ctx.drew("SP-01", part)
         if any(f.rule == "SP-01" for f in ctx.failures):
             return
     ctx.for_all(case_st(), body)
@@ -145,7 +162,8 @@ def preset_specs(names: list[str]) -> list[PresetSpec]:
     return [PresetSpec(name=name) for name in names]
 
 
-@check("SP-01", name="spawn-policy-live", edition=Edition.PRESET_COMPOSITION)
+@check("SP-01", name="spawn-policy-live", edition=Edition.PRESET_COMPOSITION,
+       partitions=example_partitions("SP-01"))
 def live(ctx: CheckContext) -> None:
     """Policies installed on the root (some disposed again): every preset of the deployment
     started from it, admitted or refused as the remaining policies say."""
@@ -168,7 +186,11 @@ def live(ctx: CheckContext) -> None:
     each(ctx, body)
 
 
-@check("SP-01", name="spawn-policy-composed", edition=Edition.PRESET_COMPOSITION)
+@check("SP-01", name="spawn-policy-composed", edition=Edition.PRESET_COMPOSITION,
+       partitions=(*example_partitions("SP-01"),
+                   Partition("SP-01", "from-the-request", "the policy composed by the start "
+                             "request, beside a preset's"),
+                   Partition("SP-01", "from-the-preset", "the policy composed by the preset")))
 def composed(ctx: CheckContext) -> None:
     """A child composed with a policy (its preset's, or its start request's over the preset's)
     starts every preset as that policy says; the preset also carries a tool filter and a model
@@ -196,11 +218,15 @@ def composed(ctx: CheckContext) -> None:
             parent = reach(dep, child)
         judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
                      f"a child whose {route} composed the policy {policy}", ["tool_a", "tool_b"])
+        ctx.drew("SP-01", f"from-the-{route}")
 
+    # a policy from the preset alone (the hand-written cases below compose it by the request)
+    body({**EXAMPLES[0], "policies": EXAMPLES[0]["policies"][:1]})
     each(ctx, body)
 
 
-@check("SP-01", name="spawn-policy-resumed", edition=Edition.PRESET_COMPOSITION)
+@check("SP-01", name="spawn-policy-resumed", edition=Edition.PRESET_COMPOSITION,
+       partitions=example_partitions("SP-01"))
 def resumed(ctx: CheckContext) -> None:
     """A child composed with a policy and resumed cold gets the policy back from its
     descriptor: the resumed child starts every preset as that policy says."""
@@ -236,6 +262,13 @@ UNKNOWN_EXAMPLES = (
      ["Reviewer", "writer_v2"]),
     (["検索", "café"], {"deny": ["cafe", "検索", "検"]}, ["cafe", "検"]),
 )
+#: The partition each of them stands for.
+UNKNOWN_PARTS = (
+    Partition("SP-01", "unknown-case-twins-and-extensions", "an allow list naming a preset's "
+              "case twin and extension beside a known preset"),
+    Partition("SP-01", "unknown-non-ascii-near-names", "a deny list naming a non-ASCII preset's "
+              "prefix and an accent-stripped name"),
+)
 
 
 def judge_unknown(ctx: CheckContext, dep: Deployment, action: Any, bad: list[str],
@@ -252,7 +285,7 @@ def judge_unknown(ctx: CheckContext, dep: Deployment, action: Any, bad: list[str
     return expect_unchanged(ctx, "SP-01", before, dep, what)
 
 
-@check("SP-01", name="spawn-policy-unknown-live", per_provider=False)
+@check("SP-01", name="spawn-policy-unknown-live", per_provider=False, partitions=UNKNOWN_PARTS)
 def unknown_live(ctx: CheckContext) -> None:
     """A policy installed on a live scope that names presets the deployment lacks is refused,
     listing them all, and nothing is installed: in the preset-composition edition, a preset it
@@ -273,12 +306,15 @@ def unknown_live(ctx: CheckContext) -> None:
                 dep.start(start_request(root, provider, f"unpoliced {marker(ctx, 'sp')}",
                                         {"preset": name}))
 
-    for example in UNKNOWN_EXAMPLES:
+    for example, part in zip(UNKNOWN_EXAMPLES, UNKNOWN_PARTS, strict=True):
         body(example)
+        ctx.drew("SP-01", part.name)
     ctx.for_all(st.composite(unknown_case)(), body)
 
 
-@check("SP-01", name="spawn-policy-unknown-composed")
+@check("SP-01", name="spawn-policy-unknown-composed", partitions=(
+    *UNKNOWN_PARTS, Partition("SP-01", "unknown-in-a-preset", "the policy naming unknown "
+                              "presets composed by a preset")))
 def unknown_composed(ctx: CheckContext) -> None:
     """A child's own policy naming presets the deployment lacks, from its start request (both
     editions) or its preset (refused at configuration or at the start), is refused listing
@@ -311,8 +347,13 @@ def unknown_composed(ctx: CheckContext) -> None:
         judge_unknown(ctx, dep, lambda: dep.start(request), bad,
                       f"a start of the preset {presets[0]!r} whose policy is {policy}")
 
-    for example in UNKNOWN_EXAMPLES:
+    for example, part in zip(UNKNOWN_EXAMPLES, UNKNOWN_PARTS, strict=True):
         body(example)
+        ctx.drew("SP-01", part.name)
+    if ctx.edition is Edition.PRESET_COMPOSITION:
+        ctx.drew("SP-01", "unknown-in-a-preset")
+    else:
+        ctx.inapplicable("SP-01", "unknown-in-a-preset")
     ctx.for_all(st.composite(unknown_case)(), body)
 
 
@@ -375,7 +416,7 @@ class Offered:
                         {"named": named, "offered": offered})
 
 
-@check("SP-02", name="spawn-policy-offered-child")
+@check("SP-02", name="spawn-policy-offered-child", partitions=example_partitions("SP-02"))
 def offered_child(ctx: CheckContext) -> None:
     """A child composed with a policy (its start request's): its first request offers no
     delegation tool that names a preset the policy refuses."""
@@ -400,7 +441,7 @@ def offered_child(ctx: CheckContext) -> None:
     each_offered(ctx, body)
 
 
-@check("SP-02", name="spawn-policy-offered-live")
+@check("SP-02", name="spawn-policy-offered-live", partitions=example_partitions("SP-02"))
 def offered_live(ctx: CheckContext) -> None:
     """The root under policies installed on it: its tool schemas and its next request offer
     no delegation tool that names a preset they refuse."""
@@ -429,8 +470,11 @@ def offered_live(ctx: CheckContext) -> None:
 
 
 def each_offered(ctx: CheckContext, body: Any) -> None:
-    for case in EXAMPLES:
+    for case, (part, _) in zip(EXAMPLES, EXAMPLE_PARTS, strict=True):
         body(case)
-        if ctx.not_applicable or any(f.rule == "SP-02" for f in ctx.failures):
+        if ctx.not_applicable:
+            return
+        ctx.drew("SP-02", part)
+        if any(f.rule == "SP-02" for f in ctx.failures):
             return
     ctx.for_all(case_st(), body)

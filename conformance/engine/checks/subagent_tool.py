@@ -24,6 +24,7 @@ from ...core.gateway import text
 from ...core.protocol import SubagentToolConfig
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._nonce import nonce
 from ._subagent_driver import (
     SECONDARY,
@@ -42,7 +43,11 @@ from ._subagent_driver import (
 # --- ST-01 ---------------------------------------------------------------------------------
 
 
-@check("ST-01", name="subagent-tool-schema")
+ST01 = (Partition("ST-01", "default-name", "the tool loaded under its default name"),
+        Partition("ST-01", "custom-name", "the tool loaded under a custom toolName"))
+
+
+@check("ST-01", name="subagent-tool-schema", partitions=ST01)
 def schema(ctx: CheckContext) -> None:
     """The tool's schema, as listed and as sent on the wire, has exactly description and
     prompt; also under a custom toolName."""
@@ -82,12 +87,19 @@ def schema(ctx: CheckContext) -> None:
                 "a subset of ['description', 'prompt']",
                 required,
             )
+        ctx.drew("ST-01", "default-name" if name == SUBAGENT_TOOL_NAME else "custom-name")
 
 
 # --- ST-02 ---------------------------------------------------------------------------------
 
 
-@check("ST-02", name="subagent-tool-mirrors-provider")
+ST02 = (Partition("ST-02", "provider-first", "provider registered, tool loaded, provider "
+                  "removed and added again"),
+        Partition("ST-02", "tool-first", "tool loaded while its provider is absent, then the "
+                  "provider appears"))
+
+
+@check("ST-02", name="subagent-tool-mirrors-provider", partitions=ST02)
 def mirrors_provider(ctx: CheckContext) -> None:
     """The tool follows its provider: provider first or tool first, removed, added again."""
     info = bound_provider(ctx)
@@ -122,6 +134,7 @@ def mirrors_provider(ctx: CheckContext) -> None:
                    "derived wording when the provider is added again (the same provider: the "
                    "same wording)", wording_of(first),
                    wording_of(again))
+    ctx.drew("ST-02", "provider-first")
     # Tool loaded first, provider registered afterwards (no load-order requirement).
     dep = ctx.deploy()
     root = dep.root().agent
@@ -134,12 +147,18 @@ def mirrors_provider(ctx: CheckContext) -> None:
     expect_presence(dep, root, True, "after its provider appeared")
     turn = Driver(ctx, dep).delegate(root)
     expect_child_ran(ctx, "ST-02", turn, "the tool that appeared with its provider")
+    ctx.drew("ST-02", "tool-first")
 
 
 # --- ST-03 ---------------------------------------------------------------------------------
 
 
-@check("ST-03", name="subagent-tool-wording")
+ST03 = (Partition("ST-03", "own-kind", "the wording of the provider's own kind"),
+        Partition("ST-03", "other-kind-differs", "a provider of the other kind gets other "
+                  "wording"))
+
+
+@check("ST-03", name="subagent-tool-wording", partitions=ST03)
 def wording(ctx: CheckContext) -> None:
     """Description and prompt text follow inheritsParentContext; a provider of the other kind
     gets different wording."""
@@ -166,6 +185,9 @@ def wording(ctx: CheckContext) -> None:
             f"{kind} wording",
             {"text": words, "problems": problems},
         )
+    ctx.drew("ST-03", "own-kind")
+    if other is None:
+        ctx.inapplicable("ST-03", "other-kind-differs")
     theirs = schema_of(dep, root, SECONDARY) if other is not None else None
     if other is not None:
         ctx.expect(
@@ -177,12 +199,20 @@ def wording(ctx: CheckContext) -> None:
             "different wording",
             {"mine": wording_of(mine), "theirs": None if theirs is None else wording_of(theirs)},
         )
+        ctx.drew("ST-03", "other-kind-differs")
 
 
 # --- ST-04 ---------------------------------------------------------------------------------
 
 
-@check("ST-04", name="subagent-tool-distinct-names")
+ST04 = (Partition("ST-04", "duplicate-with-provider", "a second load under a taken name, "
+                  "bound to each provider"),
+        Partition("ST-04", "duplicate-without-provider", "the same while the provider is "
+                  "absent"),
+        Partition("ST-04", "distinct-names-coexist", "two names, each calling its child"))
+
+
+@check("ST-04", name="subagent-tool-distinct-names", partitions=ST04)
 def distinct_names(ctx: CheckContext) -> None:
     """A duplicate toolName fails at load (provider present or not); distinct names coexist."""
     info = bound_provider(ctx)
@@ -200,6 +230,7 @@ def distinct_names(ctx: CheckContext) -> None:
     count = sum(e.name == name for e in dep.view(root))
     ctx.expect("ST-04", count == 1, "loading the tool twice with the same toolName must fail "
                "loudly: the first load must stay, alone", 1, count)
+    ctx.drew("ST-04", "duplicate-with-provider")
     load(ctx, dep, "ST-04", info.name, toolName=SECONDARY)
     with ctx.step("ST-04", f"removing provider {info.name!r}"):
         dep.remove_provider(info.name)
@@ -209,11 +240,13 @@ def distinct_names(ctx: CheckContext) -> None:
         loader(dep, SubagentToolConfig(provider=info.name)),
         f"a second load named {name!r} while the provider is absent",
     )
+    ctx.drew("ST-04", "duplicate-without-provider")
     with ctx.step("ST-04", f"adding provider {info.name!r} again"):
         dep.add_provider(info.name)
     driver = Driver(ctx, dep)
     for tool in (name, SECONDARY):
         expect_child_ran(ctx, "ST-04", driver.delegate(root, tool), f"calling {tool!r}")
+    ctx.drew("ST-04", "distinct-names-coexist")
     # Unloading is not ST-04's subject (docs/rules.md#st-04 speaks of loads only), so what a
     # load after an unload does is not judged here.
 
@@ -227,7 +260,16 @@ _BAD_CAPS: tuple[Any, ...] = (
 )
 
 
-@check("ST-05", name="subagent-tool-mount-gates")
+ST05 = (Partition("ST-05", "cap-outside-the-domain", "maxDepth values outside the domain: "
+                  "the load fails, nothing registered"),
+        Partition("ST-05", "numeric-cap-with-depth-limit", "a numeric cap on a provider with "
+                  "depthLimit"),
+        Partition("ST-05", "numeric-cap-without-depth-limit", "a numeric cap on a provider "
+                  "without depthLimit: refused at mount"),
+        Partition("ST-05", "provider-managed", "provider-managed: no cap sent, host depth 0"))
+
+
+@check("ST-05", name="subagent-tool-mount-gates", partitions=ST05)
 def mount_gates(ctx: CheckContext) -> None:
     """maxDepth outside the domain fails at load; a numeric cap needs depthLimit at mount;
     provider-managed sends no cap."""
@@ -258,11 +300,15 @@ def mount_gates(ctx: CheckContext) -> None:
     ctx.expect("ST-05", not any(seen.values()), "a maxDepth outside the depth domain fails "
                "when the tool loads: the refused load must register nothing",
                "absent", seen)
+    ctx.drew("ST-05", "cap-outside-the-domain")
+    ctx.inapplicable("ST-05", "numeric-cap-without-depth-limit" if has_limit
+                     else "numeric-cap-with-depth-limit")
     # A numeric cap: mounted only on a provider with depthLimit.
     if has_limit:
         load(ctx, dep, "ST-05", info.name, maxDepth=2)
         turn = Driver(ctx, dep).delegate(root)
         expect_child_ran(ctx, "ST-05", turn, "maxDepth 2 on a provider with depthLimit")
+        ctx.drew("ST-05", "numeric-cap-with-depth-limit")
     else:
         ctx.expect_error(
             "ST-05",
@@ -287,9 +333,11 @@ def mount_gates(ctx: CheckContext) -> None:
         seen = presence(dep, root, SUBAGENT_TOOL_NAME)
         ctx.expect("ST-05", not any(seen.values()), "a numeric cap on a provider without "
                    "depthLimit must not mount when the provider appears", "absent", seen)
+        ctx.drew("ST-05", "numeric-cap-without-depth-limit")
     # provider-managed: no cap is sent, so neither the host setting (0) nor CA-01 refuses.
     dep = ctx.deploy(hostDepth=0)
     root = dep.root().agent
     load(ctx, dep, "ST-05", info.name, maxDepth=PROVIDER_MANAGED)
     turn = Driver(ctx, dep).delegate(root)
     expect_child_ran(ctx, "ST-05", turn, "maxDepth 'provider-managed' with the host depth 0")
+    ctx.drew("ST-05", "provider-managed")

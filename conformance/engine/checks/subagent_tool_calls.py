@@ -20,6 +20,7 @@ from subagent_tck.spec import (
 from ...core.gateway import call, text
 from ...core.protocol import ModelReply, ModelRequest
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._nonce import nonce
 from ._subagent_driver import (
     Driver,
@@ -42,7 +43,12 @@ _WORK_DIRECTLY = re.compile(
 # --- ST-06 ---------------------------------------------------------------------------------
 
 
-@check("ST-06", name="subagent-tool-live-default-cap")
+ST06 = (Partition("ST-06", "initial-setting", "the host setting at its initial 1"),
+        Partition("ST-06", "raised-setting", "the setting raised to 2, read at the next call"),
+        Partition("ST-06", "dropped-mid-turn", "the setting dropped to 0 during a turn"))
+
+
+@check("ST-06", name="subagent-tool-live-default-cap", partitions=ST06)
 def live_default_cap(ctx: CheckContext) -> None:
     """Without maxDepth the cap is the host's live setting, initially 1, read at each call."""
     info = bound_provider(ctx)
@@ -74,19 +80,29 @@ def live_default_cap(ctx: CheckContext) -> None:
         )
 
     nested(INITIAL_HOST_DEPTH)
+    ctx.drew("ST-06", "initial-setting")
     with ctx.step("ST-06", "setting the host depth to 2"):
         dep.set_host_depth(2)
     nested(2)
+    ctx.drew("ST-06", "raised-setting")
     with ctx.step("ST-06", "setting the host depth to 1"):
         dep.set_host_depth(1)
     turn = driver.delegate(root, before_call=lambda: dep.set_host_depth(0))
     expect_refused(ctx, "ST-06", turn, "a call after the setting dropped to 0 mid-turn")
+    ctx.drew("ST-06", "dropped-mid-turn")
 
 
 # --- ST-07 ---------------------------------------------------------------------------------
 
 
-@check("ST-07", name="subagent-tool-at-cap-result")
+ST07 = (Partition("ST-07", "call-at-the-cap", "a call at the cap: visible, errored, no child"),
+        Partition("ST-07", "extra-parameters", "calls with the offered schema's parameters "
+                  "beyond description and prompt"),
+        Partition("ST-07", "child-at-the-cap", "a depth-1 child at the cap 1: offered the "
+                  "tool, its call errored"))
+
+
+@check("ST-07", name="subagent-tool-at-cap-result", partitions=ST07)
 def at_cap_result(ctx: CheckContext) -> None:
     """At the cap the tool stays visible and every call it admits gives an errored result, no
     child.
@@ -119,6 +135,7 @@ def at_cap_result(ctx: CheckContext) -> None:
         return turn
 
     turn = at_cap({}, first=True)
+    ctx.drew("ST-07", "call-at-the-cap")
     # the schema the model was offered in the turn's first request, not what the driver lists
     offered = next((t for r in turn.requests[:1] for t in r.tools
                     if t.name == SUBAGENT_TOOL_NAME), None)
@@ -130,11 +147,14 @@ def at_cap_result(ctx: CheckContext) -> None:
     if extras.names:
         for example in extras.examples():
             at_cap(example)
+        ctx.drew("ST-07", "extra-parameters")
 
         def drawn(extra: dict[str, Any]) -> None:
             at_cap(extra)
 
         ctx.for_all(extras.strategy(), drawn)
+    else:
+        ctx.inapplicable("ST-07", "extra-parameters")
     # A child started at the cap (cap 1, child depth 1) is offered the tool too.
     dep = ctx.deploy(hostDepth=5) if own_cap else ctx.deploy()
     root = dep.root().agent
@@ -161,6 +181,7 @@ def at_cap_result(ctx: CheckContext) -> None:
         {"offered": shown, "tool message": results[0].model_dump() if results else None,
          "grandchild ran": bool(ctx.gateway.agents_for(grand))},
     )
+    ctx.drew("ST-07", "child-at-the-cap")
 
 
 # --- ST-08 ---------------------------------------------------------------------------------
@@ -184,7 +205,14 @@ def _notices_of(turn: Turn) -> list[list[str]]:
     return [notices(r.context) for r in turn.requests]
 
 
-@check("ST-08", name="subagent-tool-at-cap-notice")
+ST08 = (Partition("ST-08", "notice-once", "at the cap: one notice, not repeated"),
+        Partition("ST-08", "cap-changed", "a new notice when the cap changes"),
+        Partition("ST-08", "below-the-cap", "no notice below the cap"),
+        Partition("ST-08", "runtime-context-off", "no notice with runtime context off, the "
+                  "guard still refuses"))
+
+
+@check("ST-08", name="subagent-tool-at-cap-notice", partitions=ST08)
 def at_cap_notice(ctx: CheckContext) -> None:
     """At the cap a notice comes once per (cap, depth), from live values; none when runtime
     context is off, where the guard still refuses."""
@@ -219,13 +247,16 @@ def at_cap_notice(ctx: CheckContext) -> None:
     ctx.expect("ST-08", _quiet(again), "a later turn with the "
                "same cap and depth must carry no new notice", [],
                _notices_of(again))
+    ctx.drew("ST-08", "notice-once")
     with ctx.step("ST-08", "setting the host depth to 1"):
         dep.set_host_depth(1)
     expect_notice(driver.turn(deep, text(f"again {nonce(ctx, 'again')}")), 1,
                   "after the cap changed to 1")
+    ctx.drew("ST-08", "cap-changed")
     below = driver.turn(root, text(f"root works {nonce(ctx, 'below')}"))
     ctx.expect("ST-08", _quiet(below), "an agent below the cap "
                "must get no notice", [], _notices_of(below))
+    ctx.drew("ST-08", "below-the-cap")
     with ctx.step("ST-08", "disabling runtime context and setting the host depth to 2"):
         dep.set_runtime_context(False)
         dep.set_host_depth(2)
@@ -233,12 +264,20 @@ def at_cap_notice(ctx: CheckContext) -> None:
     ctx.expect("ST-08", _quiet(quiet), "with runtime context "
                "disabled there is no notice", [], _notices_of(quiet))
     expect_refused(ctx, "ST-08", quiet, "at the cap with runtime context off")
+    ctx.drew("ST-08", "runtime-context-off")
 
 
 # --- ST-09 ---------------------------------------------------------------------------------
 
 
-@check("ST-09", name="subagent-tool-run-lifecycle")
+ST09 = (Partition("ST-09", "completed", "a completed child: its output is the result"),
+        *(Partition("ST-09", f"stopped-{r.value.replace('_', '-')}", f"a child stopped with "
+                    f"{r.value}: an errored result, the run disposed")
+          for r in StopReason if r is not StopReason.COMPLETED),
+        Partition("ST-09", "aborted-by-the-tool", "the tool's abort cancels the child's run"))
+
+
+@check("ST-09", name="subagent-tool-run-lifecycle", partitions=ST09)
 def run_lifecycle(ctx: CheckContext) -> None:
     """Runs are disposed after completed, failed and aborted children; the tool's abort
     cancels the run; a non-completed stop is an errored result naming the reason."""
@@ -279,6 +318,7 @@ def run_lifecycle(ctx: CheckContext) -> None:
     ctx.expect("ST-09", done in turn.content, "a completed run's output is the "
                "tool result", done, turn.content)
     expect_disposed(turn, "completed")
+    ctx.drew("ST-09", "completed")
     for reason in (r for r in StopReason if r is not StopReason.COMPLETED):
         # The reply's text is a nonce (never the reason's word): the rule observes isError, and
         # "how the result's text describes the reason is the runtime's" (docs/rules.md#ST-09).
@@ -295,6 +335,7 @@ def run_lifecycle(ctx: CheckContext) -> None:
             None if message is None else message.model_dump(),
         )
         expect_disposed(turn, reason.value)
+        ctx.drew("ST-09", f"stopped-{reason.value.replace('_', '-')}")
     # The tool's abort signal: abort the caller's turn while the child waits for its model.
     probe = call("probe", {}, "call-probe")
 
@@ -327,3 +368,4 @@ def run_lifecycle(ctx: CheckContext) -> None:
         {"toolResults": [r.model_dump() for r in turn.result.toolResults],
          "tool message": None if turn.tool_message is None else turn.tool_message.model_dump()},
     )
+    ctx.drew("ST-09", "aborted-by-the-tool")

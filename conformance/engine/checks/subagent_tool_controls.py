@@ -13,6 +13,7 @@ from subagent_tck.spec import PROVIDER_MANAGED, Capability, Component, Edition
 
 from ...core.gateway import text
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._nonce import nonce
 from ._subagent_driver import Driver, bound_provider, expect_child_ran, load
 
@@ -20,7 +21,14 @@ GLOBALS = ("read", "write", "search")
 DEPLOYMENT_PERSONA = "DEPLOYMENT-PERSONA of the tool check"
 
 
-@check("EN-03", name="subagent-tool-request-controls", edition=Edition.REQUEST_CONTROLS)
+TOOL_CONTROLS = (
+    Partition("EN-03", "tool-persona", "the tool's configured persona composes its child"),
+    Partition("EN-03", "tool-filter", "the tool's configured filter composes its child"),
+)
+
+
+@check("EN-03", name="subagent-tool-request-controls", edition=Edition.REQUEST_CONTROLS,
+       partitions=TOOL_CONTROLS)
 def tool_request_controls(ctx: CheckContext) -> None:
     """The tool's configured persona and toolFilter compose each child it starts."""
     if Component.SUBAGENT_TOOL not in ctx.target.info().components:
@@ -31,8 +39,12 @@ def tool_request_controls(ctx: CheckContext) -> None:
     persona = f"TOOL-PERSONA {nonce(ctx, 'persona')}: review only."
     if Capability.PERSONA in info.capabilities:
         fields["persona"] = persona
+    else:
+        ctx.inapplicable("EN-03", "tool-persona")
     if Capability.TOOL_FILTER in info.capabilities:
         fields["toolFilter"] = {"deny": ["write"]}
+    else:
+        ctx.inapplicable("EN-03", "tool-filter")
     if not fields:
         ctx.skip("EN-03", "the provider advertises neither persona nor toolFilter (CA-01 "
                  "decides that it refuses them)")
@@ -58,6 +70,7 @@ def tool_request_controls(ctx: CheckContext) -> None:
             persona,
             system,
         )
+        ctx.drew("EN-03", "tool-persona")
     if "toolFilter" in fields:
         offered = sorted(t.name for t in first.tools) if first else None
         ctx.expect(
@@ -69,3 +82,4 @@ def tool_request_controls(ctx: CheckContext) -> None:
             ["read", "search", "..."],
             offered,
         )
+        ctx.drew("EN-03", "tool-filter")

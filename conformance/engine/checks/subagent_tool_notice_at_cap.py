@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ...core.gateway import text
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._nonce import nonce
 from ._subagent_driver import Driver, bound_provider, expect_refused, load
 from .subagent_tool_calls import mentions, notices
@@ -23,7 +24,12 @@ RULE = "ST-08"
 EXAMPLES = (0, 1)
 
 
-@check(RULE, name="subagent-tool-notice-on-the-cap")
+ON_THE_CAP = tuple(Partition(RULE, f"on-the-cap-{cap}", f"an agent at durable depth {cap} under "
+                             f"the live cap {cap}" + (", and one below it" if cap else ""))
+                   for cap in EXAMPLES)
+
+
+@check(RULE, name="subagent-tool-notice-on-the-cap", partitions=ON_THE_CAP)
 def notice_on_the_cap(ctx: CheckContext) -> None:
     """With runtime context on, an agent at durable depth equal to the live cap gets the
     at-cap notice and a refusal; one level below, no notice."""
@@ -59,4 +65,5 @@ def notice_on_the_cap(ctx: CheckContext) -> None:
 
     for cap in EXAMPLES:
         case(cap)
+        ctx.drew(RULE, f"on-the-cap-{cap}")
     ctx.for_all(st.integers(min_value=0, max_value=8), case)

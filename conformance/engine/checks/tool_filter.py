@@ -35,6 +35,7 @@ from ...core.gateway import call, text
 from ...core.protocol import ModelReply, ModelRequest, ToolSpec
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._channels import (
     Change,
     Placement,
@@ -189,6 +190,21 @@ def through_next(ctx: CheckContext, rule: str, names: Sequence[str], restriction
         judge_placed(ctx, rule, names, next_of(ctx, found), what)
 
 
+def drew_or_not(ctx: CheckContext, rule: str, name: str, judged: bool) -> None:
+    """A fixed case's partition ``name``: drawn if a declared channel carried the case
+    (``judged``), else it does not exist in this run (docs/certify.md#partitions)."""
+    if judged:
+        ctx.drew(rule, name)
+    else:
+        ctx.inapplicable(rule, name)
+
+
+def drew_if_placed(ctx: CheckContext, rule: str, name: str, restrictions: list[Any]) -> None:
+    """:func:`drew_or_not`, judged by whether the declared channels can put ``restrictions``
+    on a scope."""
+    drew_or_not(ctx, rule, name, bool(placements(channels_for(ctx), restrictions)))
+
+
 def drawn_placed(state: st.SearchStrategy[dict[str, Any]], channels: Sequence[Any],
                  key: str = "restrictions") -> st.SearchStrategy[tuple[dict[str, Any], Placement]]:
     """Drawn states, each with a placement of its restrictions drawn among the declared
@@ -208,16 +224,29 @@ def nothing_carried(ctx: CheckContext, rule: str, what: str) -> None:
 # --- TF-01..TF-05: resolving a view -------------------------------------------------------
 
 
-@check("TF-01", name="tool-filter-allow-before-deny", per_provider=False)
+TF01 = (
+    Partition("TF-01", "overlapping-lists", "an allow and a deny list that share a name"),
+    Partition("TF-01", "allow-only", "an allow list alone"),
+    Partition("TF-01", "deny-only", "a deny list alone"),
+    Partition("TF-01", "same-names-in-both", "allow and deny list the same names"),
+    Partition("TF-01", "disjoint-lists", "an allow and a deny list with no name in common"),
+    Partition("TF-01", "awkward-names", "names that differ only by case, are prefixes of each "
+              "other, non-ASCII or 64 characters long"),
+)
+
+
+@check("TF-01", name="tool-filter-allow-before-deny", per_provider=False, partitions=TF01)
 def allow_before_deny(ctx: CheckContext) -> None:
     """One restriction admits a global iff the allow list (if any) names it and the deny list
     (if any) does not: allow minus deny. Built through every restriction channel the target
     declares (docs/driver-api.md#dialect), its grammar's spellings drawn too."""
-    fixed = [{"allow": ["alpha", "bravo"], "deny": ["bravo"]}, {"allow": ["alpha", "charlie"]},
-             {"deny": ["charlie"]}, {"allow": ABC, "deny": ABC}, {"allow": ["bravo"],
-                                                                  "deny": ["alpha"]}]
-    for raw in fixed:
+    fixed = [({"allow": ["alpha", "bravo"], "deny": ["bravo"]}, "overlapping-lists"),
+             ({"allow": ["alpha", "charlie"]}, "allow-only"), ({"deny": ["charlie"]}, "deny-only"),
+             ({"allow": ABC, "deny": ABC}, "same-names-in-both"),
+             ({"allow": ["bravo"], "deny": ["alpha"]}, "disjoint-lists")]
+    for raw, part in fixed:
         through_next(ctx, "TF-01", ABC, [raw], f"globals {ABC} under the one restriction {raw}")
+        drew_if_placed(ctx, "TF-01", part, [raw])
     awkward = [{"allow": ["read", "read_file", "検索"], "deny": ["read_file"]},
                {"allow": ["Read", "read_file_v2", "café", "x" * MAX_NAME],
                 "deny": ["read", "read_file_v2"]},
@@ -226,6 +255,7 @@ def allow_before_deny(ctx: CheckContext) -> None:
     for raw in awkward:
         through_next(ctx, "TF-01", AWKWARD, [raw],
                      f"globals {AWKWARD} under the one restriction {raw}")
+    drew_if_placed(ctx, "TF-01", "awkward-names", awkward[:1])
     channels = channels_for(ctx)
     ctx.for_all(drawn_placed(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
                              channels),
@@ -236,7 +266,15 @@ def allow_before_deny(ctx: CheckContext) -> None:
                     "carries")
 
 
-@check("TF-02", name="tool-filter-intersection", per_provider=False)
+TF02 = (
+    Partition("TF-02", "two-restrictions-reordered", "an allow and a deny restriction, "
+              "installed in both orders"),
+    Partition("TF-02", "three-restrictions-reordered", "three restrictions over awkward names, "
+              "installed in another order"),
+)
+
+
+@check("TF-02", name="tool-filter-intersection", per_provider=False, partitions=TF02)
 def intersection(ctx: CheckContext) -> None:
     """Several restrictions intersect, whatever the installation order (single-list
     restrictions, so that allow-versus-deny order inside one restriction plays no part). Built
@@ -256,9 +294,11 @@ def intersection(ctx: CheckContext) -> None:
 
     pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
     body({"globals": ABC, "restrictions": pair}, [1, 0])
+    drew_if_placed(ctx, "TF-02", "two-restrictions-reordered", pair)
     triple = [{"allow": ["read", "Read", "read_file", "検索"]}, {"deny": ["Read"]},
               {"deny": ["read_file_v2", "検索"]}]
     body({"globals": AWKWARD, "restrictions": triple}, [2, 0, 1])
+    drew_if_placed(ctx, "TF-02", "three-restrictions-reordered", triple)
     drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0)).filter(
         lambda s: bool(placements(channels, s["restrictions"])))
     ctx.for_all(drawn.flatmap(lambda s: st.tuples(
@@ -277,26 +317,52 @@ def empty_lists_st(draw: Any) -> dict[str, Any]:
     return {**state, "restrictions": [raw]}
 
 
-@check("TF-03", name="tool-filter-empty-lists", per_provider=False)
+TF03 = (
+    Partition("TF-03", "empty-allow", "allow: [] alone: every global hidden, locals and "
+              "run_code stay"),
+    Partition("TF-03", "empty-deny", "deny: [] alone: nothing hidden"),
+    Partition("TF-03", "both-empty", "allow: [] and deny: []"),
+    Partition("TF-03", "empty-deny-beside-allow", "deny: [] beside a non-empty allow list"),
+    Partition("TF-03", "empty-allow-beside-deny", "allow: [] beside a non-empty deny list"),
+    Partition("TF-03", "awkward-names", "an empty list beside a list of case twins and prefixes, "
+              "with locals named like them"),
+)
+
+
+@check("TF-03", name="tool-filter-empty-lists", per_provider=False, partitions=TF03)
 def empty_lists(ctx: CheckContext) -> None:
     """``allow: []`` hides every global tool while scope-local tools and ``run_code`` stay;
     ``deny: []`` hides nothing."""
-    cases = [[{"allow": []}], [{"deny": []}], [{"allow": [], "deny": []}],
-             [{"allow": ["alpha"], "deny": []}], [{"allow": [], "deny": ["alpha"]}]]
-    for rules in cases:
+    cases = [([{"allow": []}], "empty-allow"), ([{"deny": []}], "empty-deny"),
+             ([{"allow": [], "deny": []}], "both-empty"),
+             ([{"allow": ["alpha"], "deny": []}], "empty-deny-beside-allow"),
+             ([{"allow": [], "deny": ["alpha"]}], "empty-allow-beside-deny")]
+    for rules, part in cases:
         state = {"globals": ABC, "restrictions": rules, "locals": ["lima"],
                  "mode": PresentationMode.BOTH}
         judge_whole(ctx, "TF-03", state, f"globals {ABC}, local lima, mode both, under {rules}")
+        ctx.drew("TF-03", part)
     for rules in ([{"allow": [], "deny": ["read"]}], [{"allow": ["Read"], "deny": []}]):
         state = {"globals": AWKWARD, "restrictions": rules, "locals": ["READ", "read_fil"],
                  "mode": PresentationMode.BOTH}
         judge_whole(ctx, "TF-03", state, f"globals {AWKWARD}, locals READ and read_fil, mode "
                     f"both, under {rules}")
+    ctx.drew("TF-03", "awkward-names")
     ctx.for_all(empty_lists_st(), lambda s: judge_whole(
         ctx, "TF-03", s, "the view with an empty allow or deny list"))
 
 
-@check("TF-04", name="tool-filter-locals-after-filter", per_provider=False)
+TF04 = (
+    Partition("TF-04", "locals-before-an-allow-list", "locals registered before an allow list "
+              "that names none of them"),
+    Partition("TF-04", "locals-after-a-deny-list", "locals registered after a deny list that "
+              "hides every global"),
+    Partition("TF-04", "locals-named-like-globals", "locals that are case twins and extensions "
+              "of allowed globals"),
+)
+
+
+@check("TF-04", name="tool-filter-locals-after-filter", per_provider=False, partitions=TF04)
 def locals_after_filter(ctx: CheckContext) -> None:
     """Scope-local tools are added after the global filter: no restriction hides one, whether
     it was registered before or after the restriction."""
@@ -322,15 +388,27 @@ def locals_after_filter(ctx: CheckContext) -> None:
 
     body({"globals": ["alpha", "bravo"], "restrictions": [{"allow": ["alpha"]}],
           "locals": ["lima"]}, True)
+    ctx.drew("TF-04", "locals-before-an-allow-list")
     body({"globals": ["alpha", "bravo"], "restrictions": [{"deny": ["alpha", "bravo"]}],
           "locals": ["lima", "mike"]}, False)
+    ctx.drew("TF-04", "locals-after-a-deny-list")
     body({"globals": ["read", "read_file"], "restrictions": [{"allow": ["read_file"]}],
           "locals": ["Read", "read_file_v2"]}, True)
+    ctx.drew("TF-04", "locals-named-like-globals")
     drawn = scope_st(restrictions=(1, 3), empty=False, local_count=(1, 3))
     ctx.for_all(st.tuples(drawn, st.booleans()), lambda t: body(t[0], t[1]))
 
 
-@check("TF-05", name="tool-filter-local-shadows-global", per_provider=False)
+TF05 = (
+    Partition("TF-05", "shadow-in-its-scope", "a local named like a global: one entry, the "
+              "local schema and body, in its scope"),
+    Partition("TF-05", "other-scope-keeps-global", "another scope still gets the global"),
+    Partition("TF-05", "shadow-of-a-denied-global", "a local named like a global a deny list "
+              "hides"),
+)
+
+
+@check("TF-05", name="tool-filter-local-shadows-global", per_provider=False, partitions=TF05)
 def local_shadows_global(ctx: CheckContext) -> None:
     """A local named like a global replaces it in that scope (one entry, the local schema, the
     local body), even where a restriction denied the global; other scopes keep the global.
@@ -359,10 +437,12 @@ def local_shadows_global(ctx: CheckContext) -> None:
                    said("TF-05", f"executing bravo in "
                         f"{'the shadowing' if who == agent else 'another'} scope runs the "
                         f"{origin.value} body"), [("bravo", origin.value, who)], new)
+    ctx.drew("TF-05", "shadow-in-its-scope")
     root_view = observe(ctx, "TF-05", dep, root)
     ctx.expect("TF-05", ("bravo", GLOBAL) in root_view,
                said("TF-05", "another scope still gets the global"),
                ("bravo", GLOBAL), sorted(root_view))
+    ctx.drew("TF-05", "other-scope-keeps-global")
     for raw in ({"deny": ["bravo"]}, {"deny": ["alpha", "bravo"]}):
         state = {"globals": ABC, "restrictions": [raw], "locals": ["bravo"]}
         dep2, agent2 = build(ctx, "TF-05", state)
@@ -370,6 +450,7 @@ def local_shadows_global(ctx: CheckContext) -> None:
         ctx.expect("TF-05", got == [("bravo", LOCAL)],
                    said("TF-05", f"a local bravo where {raw} filters the global bravo"),
                    [("bravo", LOCAL)], got)
+        ctx.drew("TF-05", "shadow-of-a-denied-global")
 
     def drawn(state: dict[str, Any]) -> None:
         dep, agent = build(ctx, "TF-05", state)
@@ -393,7 +474,15 @@ def local_shadows_global(ctx: CheckContext) -> None:
 # --- TF-06: run_code ----------------------------------------------------------------------
 
 
-@check("TF-06", name="tool-filter-reserved-run-code", per_provider=False)
+TF06 = (
+    Partition("TF-06", "register-global-run-code", "registering a global named run_code"),
+    Partition("TF-06", "register-local-run-code", "registering a scope-local run_code"),
+    *(Partition("TF-06", f"{m.value}-mode", f"run_code in {m.value} mode under no restriction, "
+                "an allow list, allow: [] and a deny list of every global") for m in MODES),
+)
+
+
+@check("TF-06", name="tool-filter-reserved-run-code", per_provider=False, partitions=TF06)
 def reserved_run_code(ctx: CheckContext) -> None:
     """``run_code`` is offered in ptc and both modes whatever the restrictions, never in native
     mode, and no tool may register or shadow that name."""
@@ -412,6 +501,8 @@ def reserved_run_code(ctx: CheckContext) -> None:
                    [[e.model_dump(mode="json") for e in v] for v in views],
                    [[e.model_dump(mode="json") for e in v] for v in after])
         expect_unchanged(ctx, "TF-06", before, dep, "a refused run_code registration")
+        ctx.drew("TF-06", "register-global-run-code" if where is None
+                 else "register-local-run-code")
 
     def body(state: dict[str, Any]) -> None:
         dep, agent = build(ctx, "TF-06", state)
@@ -427,13 +518,25 @@ def reserved_run_code(ctx: CheckContext) -> None:
             [], [{"allow": ["alpha"]}], [{"allow": []}], [{"deny": ABC}]]
         for rules in cases:
             body({"globals": ABC, "restrictions": rules, "mode": mode})
+        ctx.drew("TF-06", f"{mode.value}-mode")
     ctx.for_all(scope_st(modes=MODES), body)
 
 
 # --- a child started with a filter through the provider under test ------------------------
 
 
-@check("TF-01", "TF-03", "TF-12", name="tool-filter-child-view")
+CHILD_VIEW = (
+    Partition("TF-01", "composed-overlapping-lists", "a child's filter with an allow and a deny "
+              "list that share a name, in native mode"),
+    Partition("TF-01", "composed-awkward-names", "a child's filter over case twins, prefixes and "
+              "non-ASCII names"),
+    Partition("TF-03", "composed-empty-allow", "a child's filter allow: [] in mode both"),
+    Partition("TF-12", "forged-call-of-a-filtered-global", "the child's model calls a global its "
+              "filter hides"),
+)
+
+
+@check("TF-01", "TF-03", "TF-12", name="tool-filter-child-view", partitions=CHILD_VIEW)
 def child_view(ctx: CheckContext) -> None:
     """A child started with a tool filter through the provider (from a preset in the
     preset-composition edition, from the request in request-controls) is offered exactly the
@@ -473,6 +576,7 @@ def child_view(ctx: CheckContext) -> None:
                    said(rule, f"the first request of a child filtered by {raw} in "
                    f"mode {mode.value}"), want, wire)
         if forged:
+            ctx.drew("TF-12", "forged-call-of-a-filtered-global")
             name = forged[0]
             results = [(r.isError, r.code) for r in result.toolResults]
             ran = [i.model_dump(mode="json") for i in dep.invocations() if i.tool == name]
@@ -486,9 +590,12 @@ def child_view(ctx: CheckContext) -> None:
 
     body({"globals": ABC, "filter": {"allow": ["alpha", "bravo"], "deny": ["bravo"]},
           "mode": PresentationMode.NATIVE})
+    ctx.drew("TF-01", "composed-overlapping-lists")
     body({"globals": ABC, "filter": {"allow": []}, "mode": PresentationMode.BOTH})
+    ctx.drew("TF-03", "composed-empty-allow")
     body({"globals": AWKWARD, "filter": {"allow": ["read", "Read", "café", "read_file"],
                                          "deny": ["Read"]}, "mode": PresentationMode.NATIVE})
+    ctx.drew("TF-01", "composed-awkward-names")
     ctx.for_all(globals_st.flatmap(lambda g: st.fixed_dictionaries({
         "globals": st.just(g), "filter": restriction_st(g, empty=True),
         "mode": st.sampled_from((PresentationMode.NATIVE, PresentationMode.BOTH))})), body)

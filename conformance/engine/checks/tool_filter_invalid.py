@@ -18,6 +18,7 @@ from subagent_tck.spec.grammar import Tool
 
 from ...core.dialect import ChannelKind
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._channels import (
     Placement,
     channels_for,
@@ -37,6 +38,7 @@ from .tool_filter import (
     MODES,
     build,
     drawn_placed,
+    drew_or_not,
     globals_st,
     nothing_carried,
     restriction_st,
@@ -46,7 +48,21 @@ from .tool_filter import (
 # --- TF-07, TF-08: invalid restrictions ---------------------------------------------------
 
 
-@check("TF-07", name="tool-filter-no-op-refused", per_provider=False)
+TF07 = (
+    Partition("TF-07", "empty-object", "{}"),
+    Partition("TF-07", "allow-null", "{allow: null}"),
+    Partition("TF-07", "deny-null", "{deny: null}"),
+    Partition("TF-07", "both-null", "{allow: null, deny: null}"),
+    Partition("TF-07", "null-beside-deny", "allow: null beside a deny list: the deny list alone"),
+    Partition("TF-07", "null-beside-allow", "deny: null beside an allow list: the allow list "
+              "alone"),
+)
+NO_OPS: tuple[tuple[dict[str, Any], str], ...] = (
+    ({}, "empty-object"), ({"allow": None}, "allow-null"), ({"deny": None}, "deny-null"),
+    ({"allow": None, "deny": None}, "both-null"))
+
+
+@check("TF-07", name="tool-filter-no-op-refused", per_provider=False, partitions=TF07)
 def no_op_refused(ctx: CheckContext) -> None:
     """A restriction with neither list (``{}``, or both absent or null) is refused with
     INVALID_TOOL_FILTER and nothing is installed; a null beside a real list is absent, not
@@ -54,11 +70,12 @@ def no_op_refused(ctx: CheckContext) -> None:
     operation that carries the restriction refuses it (docs/driver-api.md#dialect)."""
     channels = channels_for(ctx)
     tools = [Tool(n) for n in ABC]
-    for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
+    for raw, part in NO_OPS:
         if validate_restriction(raw, ABC).ok:
             raise AssertionError(f"check bug: the oracle accepts {raw!r}")
         if channels:
             refuse(ctx, "TF-07", next_of(ctx, channels), tools, raw)
+        drew_or_not(ctx, "TF-07", part, bool(channels))
     # Decision (docs/rules.md#TF-07): a list given as null counts as absent, so a null beside a
     # real list leaves the restriction that list alone; a target reading null as [] hides every
     # global behind ``allow: null``. The other list is never empty and the scope has no locals
@@ -72,6 +89,8 @@ def no_op_refused(ctx: CheckContext) -> None:
         found = placements(channels, [partnered])
         if found:
             null_partner(ctx, {"globals": names, "restriction": partnered}, next_of(ctx, found))
+        drew_or_not(ctx, "TF-07", "null-beside-deny" if partnered["allow"] is None
+                    else "null-beside-allow", bool(found))
     ctx.for_all(drawn_placed(null_partner_st(), channels, key="restriction"),
                 lambda t: null_partner(ctx, t[0], t[1]))
     nothing_carried(ctx, "TF-07", "a restriction on a scope, which no declared channel carries")
@@ -126,7 +145,18 @@ def _names_a_local(state: dict[str, Any]) -> bool:
     return bool(named & set(state["locals"]))
 
 
-@check("TF-08", name="tool-filter-unknown-names", per_provider=False)
+TF08 = (
+    Partition("TF-08", "misspelled-global", "a global's name misspelled"),
+    Partition("TF-08", "local-only-name", "a name only a scope-local tool has"),
+    Partition("TF-08", "run-code", "the reserved run_code"),
+    Partition("TF-08", "several-offenders", "valid names beside several offending ones, in both "
+              "lists: every one listed"),
+    Partition("TF-08", "case-twins-and-prefixes", "offenders that are case twins and prefixes "
+              "of valid names, listed as whole tokens"),
+)
+
+
+@check("TF-08", name="tool-filter-unknown-names", per_provider=False, partitions=TF08)
 def unknown_names(ctx: CheckContext) -> None:
     """A restriction naming anything outside the global restrictable set (a misspelling, a
     scope-local-only name, ``run_code``) is refused, the error lists every offending name, and
@@ -135,7 +165,8 @@ def unknown_names(ctx: CheckContext) -> None:
     grammar reads the entries."""
     channels = channels_for(ctx)
 
-    def body(state: dict[str, Any], pick: int | None = None) -> None:
+    def body(state: dict[str, Any], pick: int | None = None) -> bool:
+        """Judge ``state`` through a channel that carries it; whether one did."""
         carrying = [c for c in channels if c.carries(state["restriction"])]
         live = [c for c in carrying if c.kind is ChannelKind.LIVE]
         if live and pick is None and _names_a_local(state):
@@ -150,20 +181,30 @@ def unknown_names(ctx: CheckContext) -> None:
                 bad = offending(channel, state["restriction"], [Tool(n) for n in
                                                                 state["globals"]])
                 refused(ctx, "TF-08", dep, agent, state["restriction"], bad)
-                return
+                return True
             tools = [Tool(n) for n in state["globals"]]
             bad = offending(channel, state["restriction"], tools)
             if bad:  # a grammar may read a stranger as one of its spellings
                 refuse(ctx, "TF-08", channel, tools, state["restriction"], bad)
+                return True
+        return False
 
-    for raw in ({"allow": ["alphaa"]}, {"deny": ["lima"]}, {"allow": [RUN_CODE]},
-                {"allow": ["alpha", "alphaa", "lima"], "deny": [RUN_CODE, "zulu"]}):
-        body({"globals": ABC, "locals": ["lima"], "restriction": raw,
-              "mode": PresentationMode.BOTH})
+    for raw, part in (({"allow": ["alphaa"]}, "misspelled-global"),
+                      ({"deny": ["lima"]}, "local-only-name"), ({"allow": [RUN_CODE]}, "run-code"),
+                      ({"allow": ["alpha", "alphaa", "lima"], "deny": [RUN_CODE, "zulu"]},
+                       "several-offenders")):
+        drew_or_not(ctx, "TF-08", part, body({"globals": ABC, "locals": ["lima"],
+                                              "restriction": raw,
+                                              "mode": PresentationMode.BOTH}))
     # Offending names that are prefixes or case twins of valid ones: the error must list each
     # as a whole token (``rea`` is not listed by a message naming ``read``).
-    body({"globals": ["read", "read_file", "Read"], "locals": ["READ"],
-          "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
-          "mode": PresentationMode.BOTH})
-    ctx.for_all(st.tuples(unknown_names_st(), st.integers(0, 7)), lambda t: body(t[0], t[1]))
+    drew_or_not(ctx, "TF-08", "case-twins-and-prefixes", body(
+        {"globals": ["read", "read_file", "Read"], "locals": ["READ"],
+         "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
+         "mode": PresentationMode.BOTH}))
+
+    def drawn(case: tuple[dict[str, Any], int]) -> None:
+        body(*case)
+
+    ctx.for_all(st.tuples(unknown_names_st(), st.integers(0, 7)), drawn)
     nothing_carried(ctx, "TF-08", "a restriction on a scope, which no declared channel carries")

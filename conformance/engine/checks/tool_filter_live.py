@@ -20,6 +20,7 @@ from subagent_tck.spec.grammar import Tool
 from ...core.dialect import ChannelKind
 from ...core.protocol import ToolSpec
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._channels import Change, Channel, Placement, channels_for, placements, used
 from ._channels import observe_view as observe
 from ._clauses import said
@@ -30,6 +31,7 @@ from .tool_filter import (
     ABC,
     MODES,
     drawn_placed,
+    drew_or_not,
     judge_placed,
     nothing_carried,
     restriction_st,
@@ -64,32 +66,46 @@ def live(ctx: CheckContext, rule: str, state: dict[str, Any], placement: Placeme
                  f"{state['later']} registered later", live_changes(state))
 
 
-def live_rule(ctx: CheckContext, rule: str, fixed: dict[str, Any], key: str) -> None:
+def live_rule(ctx: CheckContext, rule: str, fixed: dict[str, Any], key: str,
+              partition: str) -> None:
     """A live-registry rule through every declared channel: the fixed state through each
-    placement, drawn states through a drawn one, then drawn cases in each channel's own
-    grammar (a server-level or wildcard entry must reach a tool registered later)."""
+    placement (``partition``; inapplicable where no channel carries it), drawn states through a
+    drawn one, then drawn cases in each channel's own grammar (a server-level or wildcard entry
+    must reach a tool registered later)."""
     channels = channels_for(ctx)
-    for placement in placements(channels, [fixed["restriction"]]):
+    fixed_placements = placements(channels, [fixed["restriction"]])
+    for placement in fixed_placements:
         live(ctx, rule, fixed, placement)
+    drew_or_not(ctx, rule, partition, bool(fixed_placements))
     ctx.for_all(drawn_placed(live_st(key), channels, key="restriction"),
                 lambda t: live(ctx, rule, t[0], t[1]))
     spelled(ctx, rule, channels, later=True, keys=(key,))
     nothing_carried(ctx, rule, f"a {key} list on a scope, which no declared channel carries")
 
 
-@check("TF-09", name="tool-filter-live-deny", per_provider=False)
+TF09 = (Partition("TF-09", "later-and-denied-again", "a global registered after a deny list, "
+                  "and a denied one unregistered and registered again"),)
+
+
+@check("TF-09", name="tool-filter-live-deny", per_provider=False, partitions=TF09)
 def live_deny(ctx: CheckContext) -> None:
     """A deny-only restriction admits a global registered after it, unless it names it."""
     live_rule(ctx, "TF-09", {"globals": ["alpha", "bravo"], "restriction": {"deny": ["bravo"]},
-                             "later": ["charlie"], "again": ["bravo"]}, "deny")
+                             "later": ["charlie"], "again": ["bravo"]}, "deny",
+              "later-and-denied-again")
 
 
-@check("TF-10", name="tool-filter-live-allow", per_provider=False)
+TF10 = (Partition("TF-10", "later-and-allowed-again", "a global registered after an allow "
+                  "list, and an allowed one unregistered and registered again"),)
+
+
+@check("TF-10", name="tool-filter-live-allow", per_provider=False, partitions=TF10)
 def live_allow(ctx: CheckContext) -> None:
     """An allow list excludes a global registered after it unless it names it; a named tool
     removed and registered again is visible again."""
     live_rule(ctx, "TF-10", {"globals": ["alpha", "bravo"], "restriction": {"allow": ["alpha",
-                             "bravo"]}, "later": ["charlie"], "again": ["bravo"]}, "allow")
+                             "bravo"]}, "later": ["charlie"], "again": ["bravo"]}, "allow",
+              "later-and-allowed-again")
 
 
 @st.composite
@@ -155,7 +171,20 @@ def removal_placed(ctx: CheckContext, state: dict[str, Any], placement: Placemen
                  [("unregister", name) for name in state["removed"]])
 
 
-@check("TF-11", name="tool-filter-live-removal", per_provider=False)
+TF11 = (
+    Partition("TF-11", "named-by-an-allow-list", "a global an allow list names, unregistered"),
+    Partition("TF-11", "in-mode-both", "a global unregistered in mode both: the registry's view "
+              "stays the registered globals"),
+    Partition("TF-11", "shadowed-by-a-local", "a global a local shadows, unregistered, then the "
+              "local"),
+    Partition("TF-11", "put-through-another-channel", "a global unregistered after a "
+              "restriction put through a channel other than a live one"),
+)
+#: The partitions only a live restriction channel can show (a disposal, a scope's local).
+LIVE_ONLY = ("named-by-an-allow-list", "in-mode-both", "shadowed-by-a-local")
+
+
+@check("TF-11", name="tool-filter-live-removal", per_provider=False, partitions=TF11)
 def live_removal(ctx: CheckContext) -> None:
     """Unregistering a global removes it from every view at once; restrictions that named it
     stay installed (they still filter) and valid (they can be disposed). Through every
@@ -172,9 +201,16 @@ def live_removal(ctx: CheckContext) -> None:
         removal(ctx, {"globals": ABC, "a": {"allow": ["alpha"]}, "b": {"deny": ["alpha"]},
                       "removed": ["charlie"], "mode": "both"})
         shadow_removal(ctx, ["read", "Read", "read_file"], "read")
+        for name in LIVE_ONLY:
+            ctx.drew("TF-11", name)
+    else:
+        ctx.inapplicable("TF-11", *LIVE_ONLY)
+    placed = False
     for key in ("a", "b"):
         for placement in placements(others, [fixed[key]]):
             removal_placed(ctx, fixed, placement)
+            placed = True
+    drew_or_not(ctx, "TF-11", "put-through-another-channel", placed)
 
     def body(state: dict[str, Any]) -> None:
         if live_ones:

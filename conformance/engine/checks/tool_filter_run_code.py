@@ -51,6 +51,7 @@ from subagent_tck.spec import ViewEntry as SpecEntry
 from ...core.protocol import SdkCall, ToolResult, ToolSpec
 from ...core.target import Deployment
 from ..check import REGISTRY, CheckContext, check
+from ..partitions import Partition
 from ._names import strangers, tool_names
 
 RULE = "TF-12"
@@ -259,14 +260,22 @@ EXAMPLES: tuple[dict[str, Any], ...] = (
 )
 
 
-@check(RULE, name=NAME, per_provider=False)
+#: The partition each hand-written case is: its mode, and the live change between two rounds.
+REACH = tuple(Partition(RULE, f"{e['mode'].value}-then-{next(iter(e['later']))}",
+                        f"run_code in {e['mode'].value} mode, then the scope changed live: "
+                        f"{next(iter(e['later']))} {next(iter(e['later'].values()))!r}")
+              for e in EXAMPLES)
+
+
+@check(RULE, name=NAME, per_provider=False, partitions=REACH)
 def run_code_reach(ctx: CheckContext) -> None:
     """run_code executes exactly the tools its SDK binds, which are the visible tools other than
     run_code: each bound name runs the body of its view entry once, with the arguments sent;
     a hidden, unregistered or reserved name (any name in native mode) is UNKNOWN_TOOL and runs
     nothing; the bindings follow live changes."""
-    for example in EXAMPLES:
+    for example, part in zip(EXAMPLES, REACH, strict=True):
         reach(ctx, example)
+        ctx.drew(RULE, part.name)
     if ctx.failures:
         return  # a failing hand-written case decides the rule; shrinking a drawn one adds cost
     ctx.for_all(state_st(), lambda s: reach(ctx, s))

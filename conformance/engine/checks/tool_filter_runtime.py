@@ -32,6 +32,7 @@ from ...core.gateway import call, text
 from ...core.protocol import SectionSpec, StartRequest, ToolSpec
 from ...core.target import Deployment, Target
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._channels import (
     Placement,
     channels_for,
@@ -143,7 +144,11 @@ def forged(ctx: CheckContext, dep: Deployment, agent: str, name: str) -> None:
                 "stopReason": result.stopReason.value})
 
 
-@check("TF-12", name="tool-filter-one-resolver", per_provider=False)
+TF12 = tuple(Partition("TF-12", f"{m.value}-mode", f"schemas, lookup, execution, SDK and a "
+                       f"forged call against the view in {m.value} mode") for m in MODES)
+
+
+@check("TF-12", name="tool-filter-one-resolver", per_provider=False, partitions=TF12)
 def one_resolver(ctx: CheckContext) -> None:
     """Wire schemas, lookup, execution and SDK bindings are one set (the view, presented per
     mode); a name outside it cannot be looked up or executed, directly or by a forged model
@@ -151,6 +156,7 @@ def one_resolver(ctx: CheckContext) -> None:
     for mode in MODES:
         resolver(ctx, {"globals": ABC, "restrictions": [{"deny": ["bravo"]}],
                        "locals": ["charlie", "lima"], "mode": mode})
+        ctx.drew("TF-12", f"{mode.value}-mode")
     ctx.for_all(scope_st(shadows=True, modes=MODES),
                 lambda s: resolver(ctx, s))
 
@@ -208,13 +214,23 @@ def parent_and_child(ctx: CheckContext) -> None:
                    "installed a restriction and a local"), sorted(theirs), sorted(seen))
 
 
-@check("TF-13", name="tool-filter-scope-isolation", per_provider=False)
+TF13 = (
+    Partition("TF-13", "sibling-root-and-registry", "a scope's installs seen from a sibling, the "
+              "root and the global view"),
+    Partition("TF-13", "parent-and-child", "a child's installs seen from its parent and the "
+              "parent's from the child, for a child of every provider"),
+)
+
+
+@check("TF-13", name="tool-filter-scope-isolation", per_provider=False, partitions=TF13)
 def scope_isolation(ctx: CheckContext) -> None:
     """What one scope installs changes no other scope's view: not a sibling's, not the root's,
     not the global view, not a parent's or a child's."""
     isolation(ctx, {"globals": ABC, "restrictions": [{"allow": []}], "locals": ["alpha", "lima"],
                     "mode": PresentationMode.BOTH})
+    ctx.drew("TF-13", "sibling-root-and-registry")
     parent_and_child(ctx)
+    ctx.drew("TF-13", "parent-and-child")
     ctx.for_all(scope_st(shadows=True, modes=MODES),
                 lambda s: isolation(ctx, s))
 
@@ -263,7 +279,11 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
                sorted(seen))
 
 
-@check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False)
+TF14 = (Partition("TF-14", "three-disposed-out-of-order", "three restrictions disposed out of "
+                  "order, each twice, then a registry change"),)
+
+
+@check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False, partitions=TF14)
 def lift_on_dispose(ctx: CheckContext) -> None:
     """Disposing a restriction lifts exactly that one; disposing it again is harmless. Only a
     live restriction can be lifted (docs/driver-api.md#dialect)."""
@@ -275,6 +295,7 @@ def lift_on_dispose(ctx: CheckContext) -> None:
     dispose(ctx, {"globals": ABC, "restrictions": [{"allow": ["alpha", "bravo"]},
                                                    {"deny": ["bravo"]}, {"deny": ["alpha"]}]},
             [1, 0, 2])
+    ctx.drew("TF-14", "three-disposed-out-of-order")
     drawn = scope_st(restrictions=(1, 3))
     ctx.for_all(drawn.flatmap(lambda s: st.tuples(st.just(s), st.permutations(
         range(len(s["restrictions"]))))), lambda t: dispose(ctx, t[0], list(t[1])))
@@ -294,7 +315,11 @@ def in_process(target: Target) -> bool:
     return not (module.startswith("subagent_tck.conformance") and "http" in module)
 
 
-@check("TF-15", name="tool-filter-values-copied", per_provider=False)
+TF15 = (Partition("TF-15", "lists-and-object-changed", "the caller's allow and deny lists and "
+                  "the filter object changed after install"),)
+
+
+@check("TF-15", name="tool-filter-values-copied", per_provider=False, partitions=TF15)
 def values_copied(ctx: CheckContext) -> None:
     """Changing the caller's lists (and dict) after a restriction is installed changes
     nothing."""
@@ -317,16 +342,23 @@ def values_copied(ctx: CheckContext) -> None:
         ctx.expect("TF-15", seen == want,
                    said("TF-15", f"the caller changed its lists after installing "
                    f"{raw}"), sorted(want), sorted(seen))
+    ctx.drew("TF-15", "lists-and-object-changed")
 
 
-@check("TF-16", name="tool-filter-guidance-follows-visibility", per_provider=False)
+TF16 = tuple(Partition("TF-16", f"guided-tool-{label.replace(' ', '-')}", f"the tool a section "
+                       f"guides is {label} in the scope")
+             for label in ("unrestricted", "denied", "not allowed", "allowed"))
+
+
+@check("TF-16", name="tool-filter-guidance-follows-visibility", per_provider=False,
+       partitions=TF16)
 def guidance_follows_visibility(ctx: CheckContext) -> None:
     """A section that guides a tool is left out where the tool is hidden; unrelated prose is
     kept as it is."""
     guide = SectionSpec(name="guide:bravo", text="GUIDE: call bravo for lookups.", guides="bravo")
     prose = SectionSpec(name="notes", text="NOTES: bravo and alpha exist.")
     dep = ctx.deploy(tools=ABC, sections=[guide, prose])
-    agents = {"root": dep.root().agent}
+    agents = {"unrestricted": dep.root().agent}
     for label, raw in (("denied", {"deny": ["bravo"]}), ("not allowed", {"allow": ["alpha"]}),
                        ("allowed", {"allow": ["bravo"]})):
         agents[label] = dep.create_agent().agent
@@ -349,3 +381,4 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
                    said("TF-16", f"bravo is {label}: unrelated prose must stay untouched"),
                    prose.text,
                    {"section": sections.get(prose.name), "system": system})
+        ctx.drew("TF-16", f"guided-tool-{label.replace(' ', '-')}")

@@ -40,6 +40,7 @@ from subagent_tck.spec import (
 
 from ...core.protocol import PresetSpec, StartRequest, ToolSpec
 from ..check import TARGET_FAULTS, CheckContext, check
+from ..partitions import Partition
 from . import _names
 from ._template_grammar import classify, judge_refusal
 from ._texts import variable_name
@@ -82,7 +83,12 @@ def _start(ctx: CheckContext, dep: Any, parent: str, tool_filter: object) -> Any
                                   preset=PRESET))
 
 
-@check("TF-08", name="tool-filter-beyond-the-parent-view")
+BEYOND = (Partition("TF-08", "beyond-the-parent-view", "a parent that hides globals, has locals "
+                   "and is in ptc mode: a filter naming a hidden global is accepted, one naming "
+                   "a parent-local name or run_code refused", cases=_parent_states()),)
+
+
+@check("TF-08", name="tool-filter-beyond-the-parent-view", partitions=BEYOND)
 def filter_beyond_parent_view(ctx: CheckContext) -> None:
     """A child's filter naming a global its parent's restriction hides is accepted; one naming
     a parent's scope-local name or run_code (in the parent's ptc view) is refused, listing it,
@@ -134,13 +140,21 @@ def filter_beyond_parent_view(ctx: CheckContext) -> None:
                 ctx.expect("TF-08", sorted(dep.agents()) == before, "a refused filter starts "
                            "nothing", before, sorted(dep.agents()))
 
-    ctx.for_all(_parent_states(), body)
+    ctx.cover("TF-08", body)
 
 
 # --- DE-09: a stored header deeper than the tree ------------------------------------------
 
 
-@check("DE-09", name="depth-resume-keeps-a-deeper-header")
+DEEPER = (
+    Partition("DE-09", "a-little-deeper", "a stored header 1 to 4 levels deeper than the tree",
+              cases=st.integers(1, 4)),
+    Partition("DE-09", "far-deeper", "a stored header far deeper than the tree",
+              cases=st.integers(5, 10**6)),
+)
+
+
+@check("DE-09", name="depth-resume-keeps-a-deeper-header", partitions=DEEPER)
 def resume_keeps_deeper_header(ctx: CheckContext) -> None:
     """A child whose stored header records a deeper position than its parent's plus one
     resumes at the stored depth."""
@@ -171,7 +185,7 @@ def resume_keeps_deeper_header(ctx: CheckContext) -> None:
                    f"{child.depth - 1}) has the stored depth, not one re-derived from the tree",
                    {"agent": stored, "header": stored}, {"agent": resumed.depth, "header": kept})
 
-    ctx.for_all(st.one_of(st.integers(1, 4), st.integers(5, 10**6)), body)
+    ctx.cover("DE-09", body)
 
 
 # --- PE-05: an empty variable ---------------------------------------------------------------
@@ -193,7 +207,12 @@ def _empty_variable_cases(draw: Any, portable: bool) -> dict[str, Any]:
     return {"persona": "".join(parts), "variables": variables}
 
 
-@check("PE-05", name="persona-empty-variable")
+EMPTY_VARIABLE = (Partition(
+    "PE-05", "empty-value", "a known variable whose value is the empty string, in {{name}} and "
+    "{{ name }} spellings", cases=lambda ctx: _empty_variable_cases(ctx.portable_variables)),)
+
+
+@check("PE-05", name="persona-empty-variable", partitions=EMPTY_VARIABLE)
 def empty_variable(ctx: CheckContext) -> None:
     """A template variable whose value is empty renders as empty text: the deployment persona
     in the root's prompt carries no raw placeholder."""
@@ -217,4 +236,4 @@ def empty_variable(ctx: CheckContext) -> None:
                    "renders as empty text (its placeholder never reaches the prompt)",
                    expected, shown)
 
-    ctx.for_all(_empty_variable_cases(ctx.portable_variables), body)
+    ctx.cover("PE-05", body)

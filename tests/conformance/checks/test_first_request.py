@@ -23,6 +23,8 @@ ZOO = (
     "no_rollback_on_bad_template",
     "resume_without_descriptor",
     "tools_frozen_per_turn",
+    "nested_tool_parameters_flattened",
+    "resume_freezes_deny_filter",
 )
 
 

@@ -30,8 +30,11 @@ ZOO = (
     "empty_persona_ignored",
     "persona_as_second_channel",
     "malformed_placeholder_passthrough",
+    "blank_persona_dropped",
+    "variables_found_on_the_object",
+    "persona_notice_after_resume",
 )
-FAMILY_CHECKS = ("persona", "first_request", "editions")
+FAMILY_CHECKS = ("persona", "first_request", "first_request_schemas", "editions")
 
 
 def zoo(name: str) -> ModuleType:

@@ -31,6 +31,9 @@ from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode
 
 ROOT = Path(__file__).resolve().parents[3]
 CHECK = "tool-filter-run-code-reach"
+#: The check of every call by visibility (conformance/engine/checks/tool_filter_calls.py): it
+#: executes run_code too.
+EXECUTES = "tool-filter-calls-by-visibility"
 EXECUTION_ONLY = ("run_code_reaches_hidden_global", "run_code_runs_global_under_local",
                   "run_code_bindings_frozen")
 SEEDS = (0, 7)
@@ -68,7 +71,9 @@ def test_a_runtime_whose_run_code_strays_from_the_view_fails_tf12_only_by_execut
     rule = cert.rule("TF-12")
     assert rule.outcome is Outcome.FAIL, f"{name} at seed {seed} was not caught"
     checks = {f.check for f in rule.failures}
-    assert checks == {CHECK}, f"{name}: {checks}: the bindings check should find nothing"
+    # the checks that execute run_code find it; the one that reads the bindings finds nothing
+    assert CHECK in checks and checks <= {CHECK, EXECUTES}, (
+        f"{name}: {checks}: the bindings check should find nothing")
     assert not cert.certified and for_certificate(cert) is ExitCode.FAILED
 
 

@@ -20,7 +20,9 @@ TOOL_FILTER = (
     "no_op_filter_accepted", "local_names_accepted", "first_offender_only",
     "deny_freezes_admitted", "allow_admits_later_tools", "stale_allowed_tools",
     "schemas_only_filter", "child_locals_leak_to_parent", "dispose_lifts_all",
-    "deny_skips_unfamiliar_names", "null_list_read_as_empty",
+    "deny_skips_unfamiliar_names", "null_list_read_as_empty", "filter_unknown_keys_ignored",
+    "preset_null_list_read_as_empty", "sdk_only_model_call_runs_global",
+    "model_calls_checked_in_default_mode",
     # a runtime's own grammar, declared (docs/driver-api.md#dialect)
     "server_deny_ignored", "wildcard_prefix_dropped", "declared_folding_ignored",
 )
@@ -28,7 +30,7 @@ DEPTH = (
     "depth_not_recorded", "runtime_overrides_header", "cap_refuses_equal",
     "session_before_cap_check", "cap_not_validated", "malformed_depth_read_as_zero",
     "runtime_depth_unchecked", "no_overflow_check", "resume_forgets_depth",
-    "default_cap_when_omitted",
+    "default_cap_when_omitted", "parent_depth_read_once",
 )
 GATING = (
     "tool_filter_silently_dropped", "descriptor_controls_ungated", "provider_called_before_gate",
