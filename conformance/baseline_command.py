@@ -3,14 +3,15 @@
 ::
 
     subagent-tck baseline write CERT.json --reason TEXT -o FILE
-    subagent-tck baseline update FILE CERT.json [--accept-new --reason TEXT] [-o OUT]
+    subagent-tck baseline update FILE CERT.json [--accept-new --reason TEXT] [--new-catalogue]
+        [-o OUT]
 
 ``write`` excuses exactly the certificate's failing assertions. ``update`` keeps the entries
 still needed with their reasons, drops the stale ones, pins entries of the old format, and
 lists the failing assertions no entry names: it adds them only with ``--accept-new --reason``.
 Exit codes: 0 written (update: nothing left unexcused), 1 update wrote the file but failing
 assertions are left that no entry names, 2 bad input (a file that is not a certificate or not a
-baseline, a baseline for another catalogue, an unknown rule id): nothing is written. Files are
+baseline, a baseline for another catalogue without ``--new-catalogue``, an unknown rule id): nothing is written. Files are
 replaced atomically.
 """
 
@@ -46,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add the failing assertions no entry names, with --reason")
     update.add_argument("--reason", metavar="TEXT", help="the reason of the entries "
                         "--accept-new adds")
+    update.add_argument("--new-catalogue", action="store_true",
+                        help="move a baseline written for another catalogue onto the "
+                        "certificate's (its entries keep their reasons)")
     update.add_argument("-o", "--output", metavar="FILE",
                         help="write there instead of replacing FILE")
     update.set_defaults(run=_update)
@@ -106,7 +110,8 @@ def _update(args: argparse.Namespace) -> int:
     certificate = read_certificate(args.certificate)
     result = update(text, args.baseline, certificate, args.certificate,
                     accept_reason=args.reason if args.accept_new else None,
-                    today=datetime.now(timezone.utc).date())
+                    today=datetime.now(timezone.utc).date(),
+                    new_catalogue=args.new_catalogue)
     target = args.output or args.baseline
     _write_file(target, result.text)
     out = sys.stdout

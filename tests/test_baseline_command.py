@@ -115,6 +115,22 @@ def test_update_pins_an_entry_of_the_old_format_with_its_reason(
     assert certify(tmp_path / "y.json", OFFENDER, 4, "--baseline", str(baseline)) == 0
 
 
+def test_update_moves_a_baseline_of_another_catalogue_on_only_when_told_keeping_its_reasons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
+    certify(cert, OFFENDER, 0)
+    old = ('catalogue_hash = "0000"\n[[expected-fail]]\nrule = "TF-08"\n'
+           'reason = "read in its code"\n')
+    baseline.write_text(old, "utf-8")
+    assert main(["baseline", "update", str(baseline), str(cert)]) == 2
+    assert "--new-catalogue" in capsys.readouterr().err and baseline.read_text("utf-8") == old
+    assert main(["baseline", "update", "--new-catalogue", str(baseline), str(cert)]) == 0
+    text = baseline.read_text("utf-8")
+    assert "read in its code" in text and "assertions = [" in text and '"0000"' not in text
+    assert certify(tmp_path / "y.json", OFFENDER, 5, "--baseline", str(baseline)) == 0
+
+
 def _error_report(path: Path) -> None:
     path.write_text(json.dumps({"verdict": "ERROR", "kit": "subagent-tck"}), "utf-8")
 

@@ -146,11 +146,14 @@ def _covered(entry: BaselineEntry, rule: str, provider: str | None) -> bool:
 
 
 def update(text: str, path: str, certificate: Certificate, source: str, *,
-           accept_reason: str | None, today: date) -> Update:
+           accept_reason: str | None, today: date, new_catalogue: bool = False) -> Update:
     """``text`` (the baseline in ``path``) refreshed from ``certificate`` (see the module doc).
-    Expired entries are kept as they are: renewing one is the reader's decision."""
+    Expired entries are kept as they are: renewing one is the reader's decision. A baseline of
+    another catalogue is refused unless ``new_catalogue`` (the reader moved it on: rule ids are
+    fixed, so each entry keeps its reason and is pinned again against the new certificate)."""
     baseline = parse_baseline(text, path, RULES_BY_ID, legacy=True)
-    _same_catalogue(baseline, certificate, path, source)
+    if not new_catalogue:
+        _same_catalogue(baseline, certificate, path, source)
     found = failing(certificate, source)
     ran = {r.id for r in certificate.rules
            if any(p.outcome.value in ("pass", "fail", "error", "expected-fail")
@@ -219,8 +222,9 @@ def _same_catalogue(baseline: Baseline, certificate: Certificate, path: str,
         raise TckError(ErrorCode.USAGE, f"baseline {path} was written for catalogue "
                        f"{baseline.catalogue_hash}, but {source} is of catalogue "
                        f"{certificate.catalogue_hash}: its rules may mean other things now; "
-                       "write a new baseline from the certificate (`subagent-tck baseline "
-                       "write`) and carry the reasons over")
+                       "read what changed in docs/rules.md, then move the baseline on with "
+                       "`subagent-tck baseline update --new-catalogue` (each entry keeps its "
+                       "reason and is pinned again)")
 
 
 def _rebuild(doc: Any, keep: list[Table], catalogue: str) -> Any:
