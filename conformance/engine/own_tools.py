@@ -18,7 +18,7 @@ judged on it (TF-06, FR-01, ST-02).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME, Edition
@@ -97,7 +97,8 @@ def _refuse_clashes(own: frozenset[str], tools: Collection[ToolSpec]) -> None:
 
 class _HidingDeployment:
     """A deployment whose observations leave out the target's own tools (the other operations
-    pass through unchanged)."""
+    pass through unchanged), read alone or carried by a batch (docs/driver-api.md#batch: the
+    fuzz lockstep sends its reads with the change they follow, fuzz/ahead.py)."""
 
     def __init__(self, inner: Deployment, own: frozenset[str]) -> None:
         self._inner = inner
@@ -112,20 +113,50 @@ class _HidingDeployment:
         self._inner.register_tool(tool, agent)
 
     def view(self, agent: str | None = None) -> list[Any]:
-        return [e for e in self._inner.view(agent) if e.name not in self._own]
+        entries: list[Any] = self._hidden("view", self._inner.view(agent))
+        return entries
 
     def tool_schemas(self, agent: str) -> list[Any]:
-        return [s for s in self._inner.tool_schemas(agent) if s.name not in self._own]
+        schemas: list[Any] = self._hidden("tool_schemas", self._inner.tool_schemas(agent))
+        return schemas
 
     def sdk_bindings(self, agent: str) -> list[str]:
-        return [n for n in self._inner.sdk_bindings(agent) if n not in self._own]
+        names: list[str] = self._hidden("sdk_bindings", self._inner.sdk_bindings(agent))
+        return names
 
     def events(self) -> list[Event]:
-        return [_without(self._own, e) for e in self._inner.events()]
+        events: list[Event] = self._hidden("events", self._inner.events())
+        return events
 
     def observe(self) -> Observation:
-        seen = self._inner.observe()
-        return seen.model_copy(update={"events": [_without(self._own, e) for e in seen.events]})
+        seen: Observation = self._hidden("observe", self._inner.observe())
+        return seen
+
+    def batch(self, calls: Sequence[tuple[str, dict[str, Any]]]
+              ) -> list[tuple[Any, Any]] | None:
+        """The inner deployment's batch, each read's answer hidden as it would be alone; None
+        where it has none (the calls are then made one by one, through this deployment)."""
+        inner = getattr(self._inner, "batch", None)
+        outcomes = inner(calls) if callable(inner) else None
+        if outcomes is None:
+            return None
+        return [(self._hidden(name, result) if error is None else result, error)
+                for (name, _), (result, error) in zip(calls, outcomes, strict=True)]
+
+    def _hidden(self, operation: str, result: Any) -> Any:
+        """``result`` of ``operation`` with the own tools left out (other operations' as
+        given)."""
+        own = self._own
+        if operation in ("view", "tool_schemas"):
+            return [e for e in result if e.name not in own]
+        if operation == "sdk_bindings":
+            return [n for n in result if n not in own]
+        if operation == "events":
+            return [_without(own, e) for e in result]
+        if operation == "observe":
+            return result.model_copy(update={"events": [_without(own, e)
+                                                        for e in result.events]})
+        return result
 
 
 def _without(own: frozenset[str], event: Event) -> Event:

@@ -59,6 +59,8 @@ class Delegation(Refusals):
     #: How the runtime words the refusals of a start the adapter translates by their words:
     #: its depth cap (DEPTH_EXCEEDED), a definition it refuses (traffic_starts.refusal).
     refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {}
+    #: How an agent definition's file name ends (``_write_agent`` writes FILE + this).
+    definition_suffix: ClassVar[str] = ".md"
 
     _lock: threading.RLock
     _ids: itertools.count[int]
@@ -272,7 +274,7 @@ class Delegation(Refusals):
             for file in written:  # the child's stays once it is published
                 if start.published and file == child.file:
                     continue
-                (self.agents_dir / f"{file}.md").unlink(missing_ok=True)
+                (self.agents_dir / f"{file}{self.definition_suffix}").unlink(missing_ok=True)
         if not start.published:
             if start.reached:
                 raise self._unsupported(f"agent as deep as {request.parent} (depth "

@@ -40,16 +40,6 @@ def js_name(name: str) -> str:
                   name)
 
 
-def unique_back(names: dict[str, str]) -> dict[str, str]:
-    """Wire name -> kit name from ``names`` (kit name -> wire name), leaving out a wire name two
-    kit names share: a call of it cannot be told apart, so it reaches the kit under the wire
-    name (a tool no check gave)."""
-    seen: dict[str, list[str]] = {}
-    for kit, wire in names.items():
-        seen.setdefault(wire, []).append(kit)
-    return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}
-
-
 def slug(value: str) -> str:
     """``value`` as part of a file name: lower case, ``[a-z0-9-]``, at most 40 characters."""
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:40] or "preset"

@@ -142,3 +142,38 @@ def test_a_fixed_case_naming_the_targets_own_tool_is_left_out_and_no_check_crash
     crashed = [f.message for r in cert.rules for f in r.failures if "crashed" in f.message]
     assert not crashed, crashed
     assert cert.succeeded, cert.failing()
+
+
+class _Batching:
+    """``inner`` (a deployment) with a batch route: each call answered as it would be alone."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def batch(self, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[Any, Any]]:
+        return [(getattr(self.inner, name)(**arguments), None) for name, arguments in calls]
+
+
+def test_own_tools_are_left_out_of_the_reads_a_batch_carries() -> None:
+    """The fuzz lockstep sends its reads with the change they follow (fuzz/ahead.py): a read
+    carried by a batch is judged as the same read alone would be."""
+
+    class Target(_WithPluginTool):
+        def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+            return _Batching(super().deploy(config, gateway))
+
+    target = own_tools.hiding(Target(ReferenceTarget(), "plugin_route"), ["plugin_route"])
+    deployment = target.deploy(DeploymentConfig(tools=[ToolSpec(name="read")]), Gateway())
+    try:
+        root = deployment.root().agent
+        answers = deployment.batch([  # type: ignore[attr-defined]
+            ("register_tool", {"tool": ToolSpec(name="write")}), ("view", {"agent": root}),
+            ("tool_schemas", {"agent": root}), ("view", {"agent": None})])
+        assert [[e.name for e in result] for result, _ in answers[1:]] == [
+            ["read", "write"]] * 3
+        assert all(error is None for _, error in answers)
+    finally:
+        deployment.close()

@@ -44,6 +44,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
+from subagent_tck.conformance.transports.tool_names import names_back
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
@@ -55,7 +56,6 @@ from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
-    unique_back,
 )
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
@@ -164,7 +164,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         longest server prefix cut (a tool no check gave, or two kit names that meet in one wire
         name)."""
         with self._lock:
-            back = unique_back({name: self._wire_name(name) for name in self.known_tools})
+            back = names_back(self.known_tools, self._wire_name)
         if wire in back:
             return back[wire]
         for server in sorted(self.mcp.names(), key=len, reverse=True):

@@ -35,13 +35,13 @@ FEATURES = ("shell_tool", "unified_exec", "goals", "view_image", "plugins", "rem
 LISTS = {"allow": "enabled_tools", "deny": "disabled_tools"}
 
 
-def instructions(persona: Any, agent: str) -> str:
+def instructions(persona: Any, agent: str, marker: str | None = None) -> str:
     """An agent's ``developer_instructions``: its persona (a value other than a string as
-    JSON), then the marker that attributes its requests, on the persona's last line, so that
-    an empty persona and a written one leave Codex's text around them alike
-    (docs/driver-api.md#model-gateway)."""
+    JSON), then the marker that attributes its requests (or ``marker`` instead: a start's
+    link, traffic_starts.py), on the persona's last line, so that an empty persona and a
+    written one leave Codex's text around them alike (docs/driver-api.md#model-gateway)."""
     text = persona if isinstance(persona, str) else "" if persona is None else json.dumps(persona)
-    return text + agent_marker(agent)
+    return text + (marker or agent_marker(agent))
 
 
 def mcp_server(command: list[str], tool_filter: Any = None) -> dict[str, Any]:
@@ -86,14 +86,14 @@ def config_toml(url: str, command: list[str], developer: str,
 
 
 def agent_toml(name: str, agent: str, persona: Any, command: list[str],
-               tool_filter: Any = None) -> str:
+               tool_filter: Any = None, marker: str | None = None) -> str:
     """A custom agent file: ``name``, a description, the persona as ``developer_instructions``
     (never blank: the marker is there) and, with a tool filter, the MCP server ``tck`` with it
     (Codex documents ``mcp_servers`` in an agent file; 0.171.0 does not apply it, docs/codex.md
     "What Codex does instead")."""
     definition: dict[str, Any] = {
         "name": name, "description": f"subagent-tck agent {agent}",
-        "developer_instructions": instructions(persona, agent)}
+        "developer_instructions": instructions(persona, agent, marker)}
     if tool_filter is not None:
         definition["mcp_servers"] = {SERVER: mcp_server(command, tool_filter)}
     return tomlkit.dumps(definition)

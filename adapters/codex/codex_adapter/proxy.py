@@ -40,7 +40,7 @@ from subagent_tck.conformance.transports.gateway_responses import (
     streaming,
 )
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
@@ -205,9 +205,9 @@ class Route(TrafficRoute):
         model_request = responses_to_request("", body)
         if agent is not None:
             _, system, _ = find_marker(model_request.system)
-            with self.lock:
-                self.last[agent] = model_request.model_copy(update={"agent": agent,
-                                                                    "system": system})
+            # its first request publishes a start's child (traffic_starts.py)
+            self.record(agent, model_request.model_copy(update={"agent": agent,
+                                                                "system": system}))
         try:
             answered = self.post(RESPONSES_PATH, json.dumps(body).encode("utf-8"))
         except OSError as exc:

@@ -49,9 +49,17 @@ from subagent_tck.conformance.transports.gateway_responses import responses_to_r
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    Reasons,
     TrafficDeployment,
-    TrafficTarget,
+    deny_lists,
+    root_preset,
+)
+from subagent_tck.conformance.transports.traffic_refusals import Reasons
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_starts import (
+    Start,
+    parse_token,
+    start_marker,
+    token,
 )
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
@@ -146,21 +154,16 @@ class CodexTarget(TrafficTarget[Proxy]):
 
 def _root_definition(config: DeploymentConfig) -> tuple[Any, Any]:
     """The root's persona and tool filter: the deployment's persona, or the preset it starts
-    from (``rootPreset``), with the permission rules' deny lists added to its filter."""
-    persona, tool_filter = config.persona, None
-    if config.rootPreset is not None:
-        preset = next((p for p in config.presets if p.name == config.rootPreset), None)
-        if preset is None:
-            raise TckError(ErrorCode.UNKNOWN_PRESET, f"no preset {config.rootPreset!r} to start "
-                           "the root from")
-        persona, tool_filter = preset.persona, preset.toolFilter
+    from (``rootPreset``), with the permission rules' deny lists added to its filter (the MCP
+    server's ``disabled_tools`` every agent is under, docs/codex.md "Dialect")."""
+    preset = root_preset(config)
+    persona, tool_filter = (config.persona, None) if preset is None else \
+        (preset.persona, preset.toolFilter)
     if config.permissions is None:
         return persona, tool_filter
-    rules = config.permissions if isinstance(config.permissions, list) else [config.permissions]
-    if not all(isinstance(r, dict) and r.get("allow") is None for r in rules):
-        raise TckError(ErrorCode.INVALID_CONFIG, "Codex's permission rules for every agent are "
-                       "the MCP server's disabled_tools: give deny lists alone")
-    denied = [name for r in rules for name in r.get("deny") or []]
+    denied = [name for entries in deny_lists(config.permissions, "Codex CLI")
+              for name in (entries if isinstance(entries, list) else [] if entries is None
+                           else [entries])]
     combined = dict(tool_filter) if isinstance(tool_filter, dict) else {}
     combined["deny"] = list(combined.get("deny") or []) + denied
     return persona, combined
@@ -173,6 +176,7 @@ class CodexDeployment(TrafficDeployment[Route]):
     tool = SPAWN
     call_prefix = "call_tck_"
     agents_folder = ".codex/agents"  # CODEX_HOME is the project's .codex
+    definition_suffix = ".toml"
     temp_prefix = "tck-codex-"
     unknown_start = StopReason.ERROR
     reasons = Reasons(
@@ -196,6 +200,8 @@ class CodexDeployment(TrafficDeployment[Route]):
         self.codex_home = self.project / ".codex"
         self.runs = Runs(self.project, self.dir / "home", self.codex_home)
         own = probe.own if probe is not None else {}
+        self._refused: dict[int, str] = {}  # a start -> Codex's answer to its spawn_agent call
+        self._ended: dict[int, tuple[StopReason, Any]] = {}  # a start -> its child's end
         route = Route(gateway_url, self._drive, lambda: [t.name for t in self.tools],
                       lambda: own)
         self._mount(proxy, name, route)
@@ -204,15 +210,22 @@ class CodexDeployment(TrafficDeployment[Route]):
         texts = [persona if isinstance(persona, str) else "" if persona is None
                  else json.dumps(persona), *(s.text for s in config.sections)]
         (self.codex_home / "config.toml").write_text(config_toml(
-            self.url, self.mcp.command(), instructions("\n\n".join(t for t in texts if t), ROOT),
+            self.url, self._server(), instructions("\n\n".join(t for t in texts if t), ROOT),
             tool_filter), encoding="utf-8")
         self._write_presets()  # a root turn may call spawn_agent with one
 
     # --- files ---------------------------------------------------------------------------
 
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
-        (self.agents_dir / f"{file}.toml").write_text(
-            agent_toml(file, agent, persona, self.mcp.command(), tool_filter), encoding="utf-8")
+    def _server(self) -> list[str]:
+        """The argv of the MCP server ``tck``, which serves every kit tool (Codex declares no
+        server-level filter entries: traffic_servers.py)."""
+        return self.mcp.commands()[self.mcp.default]
+
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
+        (self.agents_dir / f"{file}{self.definition_suffix}").write_text(
+            agent_toml(file, agent, persona, self._server(), tool_filter, marker),
+            encoding="utf-8")
 
     def _listening(self) -> bool:
         return self.runs.running()
@@ -224,30 +237,34 @@ class CodexDeployment(TrafficDeployment[Route]):
     # --- the start driver ----------------------------------------------------------------
 
     def _drive(self, request: ModelRequest, token: str) -> ModelReply:
-        """The root of a kit ``start``: ``spawn_agent`` with the start's agent (none for a
-        start without a preset: Codex's default role), then ``wait_agent`` until the child
-        reached a final status (Codex ends a session's children when its root's turn ends),
-        then the end."""
+        """The root of a kit ``start`` (Codex has no start from a child: no links):
+        ``spawn_agent`` with the start's agent (none for a start without a preset: Codex's
+        default role), then ``wait_agent`` until the child reached a final status (Codex ends a
+        session's children when its root's turn ends), then the end."""
+        parsed = parse_token(token)
         with self._lock:
-            start = self._starts.get(token)
+            start = self._starts.get(parsed[0]) if parsed is not None and parsed[1] == 0 \
+                else None
         if start is None:
             return ModelReply(text="unknown start", stopReason=self.unknown_start)
         outputs = {m.toolCallId: m for m in request.messages if m.role == "tool"}
-        spawn = start["call"]
+        spawn = start.call_id(0)
         if spawn not in outputs:
-            arguments = {"message": start["prompt"]}
-            if start.get("preset") is not None:
-                arguments["agent_type"] = start["file"]
+            arguments = {"message": start.prompt}
+            if (start.header.descriptor or {}).get("preset") is not None:
+                arguments["agent_type"] = start.child.file
             return ModelReply(toolCalls=[ToolCall(id=spawn, name=SPAWN, arguments=arguments)])
         try:
             child = json.loads(str(outputs[spawn].content))["agent_id"]
         except (ValueError, TypeError, KeyError):
-            start["refused"] = str(outputs[spawn].content)
+            with self._lock:
+                self._refused[start.number] = str(outputs[spawn].content)
             return ModelReply(text="done")
         waits = [i for i in outputs if i.startswith(f"{spawn}-wait-")]
         status = _final(outputs[f"{spawn}-wait-{len(waits)}"].content, child) if waits else None
         if status is not None:
-            start["status"] = status
+            with self._lock:
+                self._ended[start.number] = status
             return ModelReply(text="done")
         return ModelReply(toolCalls=[ToolCall(id=f"{spawn}-wait-{len(waits) + 1}", name=WAIT,
                                               arguments={"targets": [child],
@@ -255,15 +272,20 @@ class CodexDeployment(TrafficDeployment[Route]):
 
     # --- running codex -------------------------------------------------------------------
 
-    def _run_start(self, child: str, token: str) -> Outcome:
+    def _run_start(self, start: Start) -> Outcome:
+        """A ``codex exec`` whose root is the start's driver (:meth:`_drive`); the child's
+        requests carry its own marker (or, without a preset, the root's, which the proxy
+        replaces by the child's)."""
+        mark, child = token(start.number, 0), start.child.agent
         with self.route.lock:
-            self.route.children[token] = child
-        done = self.runs.run(f"start {child} [subagent-tck start={token}]")
-        start = self._starts[token]
-        if "refused" in start:
+            self.route.children[mark] = child
+        done = self.runs.run(f"start {child} {start_marker(mark)}")
+        with self._lock:
+            refused = self._refused.pop(start.number, None)
+            status = self._ended.pop(start.number, None)
+        if refused is not None:
             raise TckError(ErrorCode.SETUP_FAILED, f"Codex refused to spawn the agent: "
-                           f"{start['refused']} ({_warnings(done.stderr)})")
-        status = start.get("status")
+                           f"{refused} ({_warnings(done.stderr)})")
         if status is None:
             return StopReason.ERROR, _tail(done.stderr), self._results(child)
         stop, output = status

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.transports import tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_chat import (
     CHAT_PATH,
@@ -39,7 +40,6 @@ from subagent_tck.conformance.transports.traffic_routes import (
     TrafficProxy,
     TrafficRoute,
     js_name,
-    unique_back,
 )
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
@@ -59,8 +59,8 @@ def wire_name(tool: str) -> str:
 
 
 def names_back(tools: Iterable[str]) -> dict[str, str]:
-    """Wire name -> kit name for ``tools`` (traffic_routes.unique_back)."""
-    return unique_back({tool: wire_name(tool) for tool in tools})
+    """Wire name -> kit name for ``tools`` (tool_names.names_back)."""
+    return tool_names.names_back(tools, wire_name)
 
 
 def _user_text(body: dict[str, Any]) -> str:
