@@ -11,8 +11,8 @@ still needed with their reasons, drops the stale ones, pins entries of the old f
 lists the failing assertions no entry names: it adds them only with ``--accept-new --reason``.
 Exit codes: 0 written (update: nothing left unexcused), 1 update wrote the file but failing
 assertions are left that no entry names, 2 bad input (a file that is not a certificate or not a
-baseline, a baseline for another catalogue without ``--new-catalogue``, an unknown rule id): nothing is written. Files are
-replaced atomically.
+baseline, a baseline for another catalogue without ``--new-catalogue``, an unknown rule id):
+nothing is written. Files are replaced atomically.
 """
 
 from __future__ import annotations
