@@ -160,7 +160,7 @@ def _answers(ctx: CheckContext, dep: Deployment, agent: str,
     names, kind = state["names"], state["call"]
     if kind == "model-call":
         ids = [f"tf-call-{i}" for i in range(len(names))]
-        mark = ctx.gateway.script(marker("tf-call"),
+        mark = ctx.gateway.script(marker(ctx, "tf-call"),
                                   *(call(n, call_id=i) for n, i in zip(names, ids, strict=True)),
                                   text(f"done {nonce(ctx, repr(state))}"))
         with ctx.step(RULE, f"running a turn whose model calls {names}"):
