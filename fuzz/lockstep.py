@@ -310,7 +310,10 @@ class Lockstep:
             sessions,
             tuple(seen.agents),
             len(seen.events),
-            len(self.gateway.exchanges),
+            # every request made, a reply still being computed included: a scripted reply
+            # that acts on the target first (an abort) may let the target's operation return
+            # before the gateway records the exchange, and that request is no change
+            len(self.gateway.requests()),
             len(seen.invocations),
         )
 
@@ -321,8 +324,8 @@ class Lockstep:
             parts = ("sessions", "agents", "events", "model requests", "tool invocations")
             changed = [name for name, a, b in zip(parts, before, after, strict=True) if a != b]
             if before[3] != after[3]:  # name the requests: a late one of an earlier turn shows
-                late = self.gateway.exchanges[before[3]:after[3]]
-                agents = sorted({e.request.agent for e in late})
+                late = self.gateway.requests()[before[3]:after[3]]
+                agents = sorted({r.agent for r in late})
                 changed[changed.index("model requests")] = (
                     f"model requests ({after[3] - before[3]} more, from agent(s) "
                     f"{', '.join(agents)}: a request still arriving from an earlier turn after "
