@@ -42,7 +42,7 @@ from subagent_tck.spec import (
 
 from .lockstep import Lockstep
 from .model import AgentModel, Expect, ScopeModel, SessionModel
-from .rulemap import fault_rule, refusal_rule
+from .rulemap import fault_rule, order_rule, refusal_rule
 from .strategies import depth_value, is_well_formed
 
 _DEPTH_CODES = frozenset({ErrorCode.INVALID_DEPTH, ErrorCode.DEPTH_EXCEEDED})
@@ -380,9 +380,10 @@ def _refused(
     lock: Lockstep, parent: AgentModel, outcome: Any, error: TckError,
     request: Mapping[str, Any], controls_edition: bool, before: tuple[Any, ...],
 ) -> None:
-    if error.code is ErrorCode.INVALID_TEMPLATE and outcome.persona_grammar:
+    if error.code is ErrorCode.INVALID_TEMPLATE and outcome.persona_grammar and outcome.ok:
         # a '{{' nothing closes or a '}}' that closes nothing: literal prose or an error, the
         # implementation's grammar (docs/rules.md#PE-05); refused, it must create nothing
+        # (beside other faults, outcome.codes says where such a refusal may stand)
         lock.unchanged(before, "nothing-created", "FR-03")
         lock.check_all_views()
         return
@@ -394,17 +395,20 @@ def _refused(
             or _other_preset_rule(lock, parent, request, error)
             or refusal_rule(error.code.value, request, controls_edition),
         )
+    deciding = outcome.deciding
+    assert deciding is not None
     if error.code not in outcome.codes:
+        # where several faults apply, the rules fix which code comes first (spec/faults.py):
+        # a gate in the wrong order is the rule of the fault it should have met first
         wanted = sorted(c.value for c in outcome.codes)
         raise lock.diverge(
             "start", f"refused with {error.code.value}; expected {' or '.join(wanted)} "
-            f"({outcome.faults[0].reason})", wanted, error.to_json(),
-            fault_rule(outcome.faults[0], request),
+            f"({deciding.reason})", wanted, error.to_json(),
+            order_rule(deciding, error.code, request),
         )
-    fault = next(f for f in outcome.faults if f.code is error.code)
-    first = outcome.faults[0]
+    fault = next((f for f in outcome.faults if f.code is error.code), deciding)
     lock.unchanged(before, "nothing-created", _nothing_created_rule(
-        first if fault.code is ErrorCode.INVALID_REQUEST else fault))
+        deciding if fault.code is ErrorCode.INVALID_REQUEST else fault))
     lock.check_all_views()
 
 
@@ -542,11 +546,17 @@ def _resume(
     model = lock.model.sessions[session]
     expect, depth = lock.model.expect_resume(model)
     gate = _resume_gate(lock, model)
-    if gate is not None:  # the descriptor's provider is gone, or lacks a control it asks for
-        expect = Expect(expect.codes | gate, False, expect.reason or (
-            f"the descriptor's provider {model.provider!r} "
-            + ("is not registered" if ErrorCode.NOT_RESUMABLE in gate
-               else "does not advertise a control it asks for")))
+    if gate is not None and ErrorCode.INVALID_DEPTH not in expect.codes:
+        # the descriptor's provider is gone, or lacks a control it asks for. A stored depth
+        # outside the domain came first: the session does not load (docs/rules.md#DE-06), so
+        # its descriptor asks for nothing. A control the provider lacks is refused as such
+        # before the descriptor is applied (docs/rules.md#CA-01, #CA-02); a provider gone and
+        # a descriptor that no longer applies are both FR-04's, in either order.
+        gated = ErrorCode.UNSUPPORTED_CAPABILITY in gate
+        why = f"the descriptor's provider {model.provider!r} " + (
+            "does not advertise a control it asks for" if gated else "is not registered")
+        expect = (Expect(gate, False, why) if gated
+                  else Expect(expect.codes | gate, False, expect.reason or why))
         depth = depth if expect.accept else None
     before = lock.snapshot()
     ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))

@@ -23,7 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, Fault, Restriction
+from subagent_tck.spec import (
+    RUN_CODE,
+    STRUCTURED_OUTPUT,
+    ErrorCode,
+    Fault,
+    Restriction,
+    Stage,
+)
 
 from .model import COMPOSED, AgentModel, DeploymentModel, null_lists
 
@@ -151,6 +158,16 @@ def fault_rule(fault: Fault, request: Mapping[str, object]) -> str:
     if code is ErrorCode.INVALID_TEMPLATE:
         return "PE-05"
     return "FR-03"
+
+
+def order_rule(deciding: Fault, given: ErrorCode, request: Mapping[str, object]) -> str:
+    """The rule a refusal with the wrong one of several applicable codes breaks: a setup fault
+    reported where a depth rejection was due is DE-04 (a depth rejection comes before the child
+    is owned, setup after); otherwise the rule of the fault met first (spec/faults.py)."""
+    setup = Fault(given, "").phase is Stage.SETUP
+    if setup and deciding.phase in (Stage.VALUE, Stage.DEPTH):
+        return "DE-04"
+    return fault_rule(deciding, request)
 
 
 def refusal_rule(code: str, request: Mapping[str, object], edition_controls: bool) -> str:

@@ -106,7 +106,8 @@ def judge_start_depth(given: Mapping[str, Any], observed: Any) -> bool:
 
 def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
     """given ``{edition, providers: {name: [capability]}, globals?, presets?, parent?, request}``;
-    observed ``{ok: true, childDepth?}`` or ``{code}`` (any code of an applicable fault)."""
+    observed ``{ok: true, childDepth?}`` or ``{code}`` (a code the rules allow when several
+    faults apply: :attr:`~.start.StartOutcome.codes`)."""
     parent = given.get("parent", {})
     state = StartState(
         edition=Edition(given.get("edition", Edition.PRESET_COMPOSITION.value)),
@@ -124,8 +125,8 @@ def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
         return outcome.ok and observed.get("childDepth", outcome.child_depth) == outcome.child_depth
     code = ErrorCode(observed["code"])
     # the persona's literal braces are the implementation's grammar: refused is as right
-    # as read as prose (docs/rules.md#PE-05)
-    return code in outcome.codes or (code is ErrorCode.INVALID_TEMPLATE
+    # as read as prose (docs/rules.md#PE-05); beside other faults, ``codes`` says where
+    return code in outcome.codes or (outcome.ok and code is ErrorCode.INVALID_TEMPLATE
                                      and bool(outcome.persona_grammar))
 
 

@@ -1,10 +1,10 @@
 """The oracle for one child start: which rejections apply, else the child's depth.
 
 Combines capability gating (CA-01, CA-03, CA-05), the edition's entry points (EN-02), depth
-(DE family) and setup validation (TF-07/TF-08, PE-05, FR-03). The order among rejections is not
-normative except that the capability check should come before value checks (CA-03, a SHOULD):
-``faults`` lists every rejection that applies, in the order a conforming runtime would meet
-them, so a target conforms when it rejects with any code in ``codes``.
+(DE family) and setup validation (TF-07/TF-08, PE-05, FR-03). ``faults`` lists every rejection
+that applies, each with the stage of the start it is met at; which code a refusal must then
+carry is what the rules fix about their order (:mod:`.faults`): ``codes`` what no MUST rule
+forbids, ``preferred`` what CA-03 (a SHOULD) asks besides.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .depth import ABSENT, check_depth, decide_start_depth
 from .errors import ErrorCode
+from .faults import Fault, Stage, acceptable, deciding, preferred
 from .persona import render_template
 from .restriction import validate_restriction
 from .vocabulary import Capability, Edition
@@ -25,13 +26,6 @@ FIELD_CAPABILITY: Mapping[str, Capability] = {
     "toolFilter": Capability.TOOL_FILTER,
     "outputSchema": Capability.OUTPUT_SCHEMA,
 }
-
-
-@dataclass(frozen=True)
-class Fault:
-    code: ErrorCode
-    reason: str
-    capability: Capability | None = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +47,20 @@ class StartOutcome:
 
     @property
     def codes(self) -> frozenset[ErrorCode]:
-        return frozenset(f.code for f in self.faults)
+        """The codes a refusal may carry without breaking a MUST rule (docs/rules.md#CA-01,
+        #CA-02, #DE-04, #EN-02: :func:`.faults.acceptable`); empty when it must succeed."""
+        return acceptable(self.faults, bool(self.persona_grammar))
+
+    @property
+    def preferred(self) -> frozenset[ErrorCode]:
+        """The codes of a refusal that also puts the capability check before the value check
+        (docs/rules.md#CA-03, a SHOULD)."""
+        return preferred(self.faults, bool(self.persona_grammar))
+
+    @property
+    def deciding(self) -> Fault | None:
+        """The fault whose rule fixes the code (None: the start must succeed)."""
+        return deciding(self.faults)
 
 
 @dataclass(frozen=True)
@@ -137,11 +144,14 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         # Only the value's own validity is a second fault (its order is CA-03's, a SHOULD).
         domain = check_depth(max_depth)
         if domain.value is None:
-            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {domain.advice()}"))
+            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {domain.advice()}",
+                                stage=Stage.VALUE))
         max_depth = ABSENT
     depth = decide_start_depth(state.parent_header_depth, state.parent_runtime_depth, max_depth)
     if depth.code is not None:
-        faults.append(Fault(depth.code, depth.reason))
+        own = max_depth is not ABSENT and check_depth(max_depth).value is None
+        faults.append(Fault(depth.code, depth.reason,
+                            stage=Stage.VALUE if own else Stage.DEPTH))
     persona = asked["persona"]
     persona_text: str | None = None
     persona_grammar: tuple[str, ...] = ()
