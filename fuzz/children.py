@@ -500,29 +500,46 @@ def _check_first_request(
         )
 
 
-def plant(
-    lock: Lockstep, session: str, depth: Mapping[str, str], label: str | None = None
-) -> None:
-    """Write a stored header with ``depth`` (DE-06's seam), then cold-resume the session."""
+def _put_depth(lock: Lockstep, session: str, depth: Mapping[str, str]) -> SessionHeader | None:
+    """Store ``depth`` as the session's ``delegationDepth`` (DE-06's seam): the header it had,
+    or None when a malformed JSON request was refused as a whole (nothing stored)."""
     sid = lock.session_id(session)
     found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
     current = found.get(sid)
     if current is None:
         raise lock.diverge("headers", f"session {session} is not listed", sid, sorted(found),
                            "DE-09")
-    value = _value(depth)
-    planted = current.model_copy(update={"delegationDepth": value})
+    planted = current.model_copy(update={"delegationDepth": _value(depth)})
     _, error = lock.call("put_session_header", lambda: lock.deployment.put_session_header(planted))
     if error is not None:
         if error.code is ErrorCode.INVALID_REQUEST and not is_well_formed(depth["json"]):
-            return  # a malformed JSON request refused as a whole: nothing was stored
+            return None
         raise lock.diverge("resume", "put_session_header must store any value unvalidated",
                            "stored", error.to_json(), "DE-06")
     lock.changed()
+    return current
+
+
+def plant(
+    lock: Lockstep, session: str, depth: Mapping[str, str], label: str | None = None
+) -> None:
+    """Write a stored header with ``depth`` (DE-06's seam), then cold-resume the session."""
+    current = _put_depth(lock, session, depth)
+    if current is None:
+        return
     model = lock.model.sessions[session]
     original = model.header
-    model.header = value
+    model.header = _value(depth)
     _resume(lock, session, current, original, label)
+
+
+def rewrite(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
+    """Write a stored header with ``depth`` under the session's live agent, without a resume:
+    its durable depth changes under the same cap, and its next start and ``subagent`` call read
+    it (docs/rules.md#DE-02, #DE-06; ST-07 at the cap). Judged by those later steps."""
+    if _put_depth(lock, session, depth) is not None:
+        model = lock.model.sessions[session]
+        model.header, model.rewritten = _value(depth), True
 
 
 def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] | None:

@@ -124,6 +124,9 @@ class SessionModel:
     composed: bool = False
     #: the provider a child was started on (its descriptor's; a rebind changes it)
     provider: str | None = None
+    #: whether its stored depth was rewritten under its live agent (fuzz/children.py rewrite),
+    #: since that agent was made
+    rewritten: bool = False
 
 
 @dataclass
@@ -320,6 +323,15 @@ class DeploymentModel:
         self, parent: AgentModel, outcome: StartOutcome, label: str, request: Mapping[str, object]
     ) -> AgentModel:
         """Record the child a successful start published."""
+        child, session = self.compose_child(parent, outcome, label, request)
+        self.add_agent(child, session)
+        return child
+
+    def compose_child(
+        self, parent: AgentModel, outcome: StartOutcome, label: str, request: Mapping[str, object]
+    ) -> tuple[AgentModel, SessionModel]:
+        """The child a successful start composes, and its session, recorded nowhere (a
+        ``subagent`` tool's child is disposed once the call returns)."""
         assert outcome.child_depth is not None
         scope = ScopeModel(mode=self.mode)  # every agent starts in the deployment mode
         verdict = (
@@ -349,8 +361,7 @@ class DeploymentModel:
         # the request's own persona / toolFilter (with or without a preset): EN-03 diagnosis
         child.overrides = {k: request[k] for k in ("persona", "toolFilter")
                            if request.get(k) is not None}
-        self.add_agent(child, session)
-        return child
+        return child, session
 
     def expect_resume(self, session: SessionModel) -> tuple[Expect, int | None]:
         """DE-06 (a stored depth outside the domain does not load), FR-04 (a descriptor that
@@ -368,6 +379,7 @@ class DeploymentModel:
         return Expect.ok(), verdict.value
 
     def resume(self, session: SessionModel, label: str) -> AgentModel:
+        session.rewritten = False  # the resumed agent has the stored depth as it is now
         scope = ScopeModel(mode=self.mode)
         if session.tool_filter is not None:
             restriction = validate_restriction(session.tool_filter, self.globals).restriction

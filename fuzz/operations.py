@@ -15,7 +15,7 @@ from typing import Any
 from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
-from .children import create_agent, plant, resume, start
+from .children import create_agent, plant, resume, rewrite, start
 from .lockstep import Lockstep
 from .model import Expect
 from .rulemap import restrict_rule
@@ -23,13 +23,13 @@ from .run_code import run_code
 from .step import Step
 from .subagent import (
     add_provider,
-    call_tool,
     load_tool,
     rebind,
     remove_provider,
     set_host_depth,
     unload_tool,
 )
+from .tool_calls import call_tool
 
 Operation = Callable[..., None]
 
@@ -259,6 +259,7 @@ OPERATIONS: dict[str, Operation] = {
     "create_agent": create_agent,
     "start": start,
     "plant": plant,
+    "rewrite": rewrite,
     "resume": resume,
     "load_tool": load_tool,
     "unload_tool": unload_tool,

@@ -71,12 +71,13 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "resume-depth": ("DE-09",),
     "nothing-changed": ("TF-07", "TF-08", "TF-06", "TF-14"),
     # the subagent tool's component (fuzz/subagent.py) and the requests of a turn
-    "tool-load": ("ST-05", "ST-04"),
+    "tool-load": ("ST-05", "ST-04", "EN-03", "EN-02"),
     "tool-unload": ("ST-04",),
     "provider": ("ST-02", "ST-05"),
     "host-depth": ("ST-06",),
     "tool-schema": ("ST-01", "ST-02", "ST-03"),
     "tool-call": ("ST-07", "ST-06", "ST-09"),
+    "tool-child": ("EN-03", "FR-01", "PE-01", "PE-02", "PE-03"),
     "turn-request": ("FR-05", "FR-01", "PE-05", "TF-05"),
     "notice": ("ST-08",),
     "abort": ("ST-09",),
@@ -115,7 +116,9 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     "remove_provider": ("provider", "tool-schema", *_PRESENTED),
     "add_provider": ("provider", "tool-schema", *_PRESENTED),
     "set_host_depth": ("host-depth",),
-    "call_tool": ("tool-call", "turn-request", "notice", "abort", "tool-schema", *_PRESENTED),
+    "call_tool": ("tool-call", "tool-child", "turn-request", "notice", "abort", "tool-schema",
+                  *_PRESENTED),
+    "rewrite": ("resume", "headers"),
     "rebind": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
 }
 
