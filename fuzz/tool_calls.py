@@ -213,6 +213,11 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
     if aborted and children:
         _check_aborted(lock, agent, name, children[0], message, result, len(unanswered))
         return
+    if outcome.persona_grammar and message is not None and message.isError and not children:
+        # the persona's literal braces are the implementation's grammar: a start refusing
+        # them is as right as one reading them as prose (docs/rules.md#PE-05)
+        lock.check_all_views()
+        return
     if message is None or not children:
         rewritten = lock.model.sessions[caller.session].rewritten
         rule = ("ST-06" if load.max_depth is None and not rewritten else "ST-05" if cap is None

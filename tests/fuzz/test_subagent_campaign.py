@@ -14,12 +14,14 @@ from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.checks._names import is_tool_name
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import machine
 from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.fuzz.lockstep import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.fuzz.strategies import Code, pick_tool_names
-from subagent_tck.spec import Edition
+from subagent_tck.reference import ChildStart, Host
+from subagent_tck.spec import Edition, ErrorCode, TckError
 
 from .conftest import run_steps, zoo_module
 
@@ -130,3 +132,31 @@ def test_a_short_campaign_draws_every_new_step_of_the_tool(
     replies = {s.args.get("reply", "output") for s in seen if s.op == "call_tool"}
     assert replies == {"output", "empty", "silent", "stall"}
     assert any(s.op == "rewrite" for s in seen)
+
+
+class _RefusesLiteralBraces(ChildStart):
+    """A start that refuses a persona's '{{' nothing closes (the JavaScript implementation's
+    reading; the rules leave it to the implementation, docs/rules.md#PE-05)."""
+
+    def compose(self) -> None:
+        super().compose()
+        persona = self.asked["persona"]
+        if isinstance(persona, str) and "{{" in persona and "}}" not in persona:
+            raise TckError(ErrorCode.INVALID_TEMPLATE, "an unclosed '{{' in the persona")
+
+
+class _RefusesLiteralBracesHost(Host):
+    child_start_class = _RefusesLiteralBraces
+
+
+def test_a_tool_whose_persona_the_implementation_refuses_as_grammar_errs_without_a_child() -> None:
+    """Found by the campaign at seed 7 against the JavaScript implementation (request-controls):
+    a tool configured with the persona 'Broken {{' gets an errored result and starts no child,
+    which is as right as a child composed with it as prose."""
+    sequence = steps(_load(provider="fork", max_depth={"json": "2"}, persona="Broken {{"),
+                     _call(stop="max-tokens"))
+    target = ReferenceTarget(host_class=_RefusesLiteralBracesHost, name="literal-braces-refused")
+    try:
+        assert run_steps(target, Setup(REQUEST), sequence) is None
+    finally:
+        target.close()
