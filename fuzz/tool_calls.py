@@ -116,17 +116,15 @@ def _request(lock: Lockstep, load: Load) -> dict[str, Any]:
 
 
 def _child_reply(lock: Lockstep, target: str, n: int, reply: str, stop: StopReason,
-                 abort: bool, unanswered: list[ModelRequest]) -> tuple[Any, ...]:
-    """The scripted answers of the call's child (see :data:`REPLIES`). A request the model
-    does not answer is recorded by no exchange: it is added to ``unanswered``."""
+                 abort: bool) -> tuple[Any, ...]:
+    """The scripted answers of the call's child (see :data:`REPLIES`; the gateway records a
+    request its model did not answer as a failed exchange)."""
     if reply == "silent":
         def silent(request: ModelRequest) -> ModelReply:
-            unanswered.append(request)
             raise NoAnswer(f"the model gives child {n} no answer")
         return (silent,) * _SILENT_ANSWERS
     if reply == "stall":
         def stall(request: ModelRequest) -> ModelReply:
-            unanswered.append(request)
             lock.deployment.abort_turn(target)
             raise NoAnswer(f"the model of child {n} stalled until the call was aborted")
         return (stall,) * _SILENT_ANSWERS
@@ -167,9 +165,8 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
     refused = at_cap or not outcome.ok
     gateway = lock.gateway
     target = lock.agent_id(agent)
-    unanswered: list[ModelRequest] = []
     child_marker = gateway.script(
-        f"<<fz-child-{n}>>", *_child_reply(lock, target, n, reply, reason, abort, unanswered),
+        f"<<fz-child-{n}>>", *_child_reply(lock, target, n, reply, reason, abort),
         required=False)
     call_id = f"fz-call-{n}"
     # the gateway binds an agent to the first marker it saw: one marker per caller, refilled
@@ -211,7 +208,7 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         lock.check_all_views()
         return
     if aborted and children:
-        _check_aborted(lock, agent, name, children[0], message, result, len(unanswered))
+        _check_aborted(lock, agent, name, children[0], message, result)
         return
     if outcome.persona_grammar and message is not None and message.isError and not children:
         # the persona's literal braces are the implementation's grammar: a start refusing
@@ -225,8 +222,7 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         raise lock.diverge("tool-call", f"a call of {name!r} by {agent} below the cap "
                            f"({source}: {cap}) must start the child", {"isError": reason
                            is not StopReason.COMPLETED, "child ran": True}, observed, rule)
-    _check_child(lock, caller, load, outcome,
-                 [*unanswered, *gateway.requests(children[0])][:1])
+    _check_child(lock, caller, load, outcome, gateway.requests(children[0]))
     completed = reason is StopReason.COMPLETED and reply in ("output", "empty")
     content = message.content if isinstance(message.content, str) else str(message.content)
     if message.isError == completed or (reply == "output" and completed
@@ -310,12 +306,11 @@ def check_notices(lock: Lockstep, agent: str, requests: list[ModelRequest]) -> N
 
 
 def _check_aborted(lock: Lockstep, agent: str, name: str, child: str,
-                   message: Any, result: Any, unanswered: int = 0) -> None:
+                   message: Any, result: Any) -> None:
     """ST-09's abort path: the caller's turn was aborted while the child waited for its
     model; the child must make no further request or tool call, every result of the call is
-    errored, and the child is disposed of once the call returned. (``unanswered``: requests
-    of the child its model did not answer, which no exchange records.)"""
-    went_on = len(lock.gateway.requests(child)) + unanswered - 1
+    errored, and the child is disposed of once the call returned."""
+    went_on = len(lock.gateway.requests(child)) - 1
     ran = [i.tool for i in lock._guard("invocations", lock.deployment.invocations)
            if i.agent == child]
     results = [] if result is None else [r.isError for r in result.toolResults]
