@@ -276,6 +276,12 @@ def run_campaign(
         except Flaky as exc:
             result.error = f"the target answered the same steps differently ({_first_run(exc)})"
             result.unsettled = _flaky_rules(exc)
+            if not result.unsettled and stats.raised:
+                # Hypothesis kept no run of it (the re-run drew other steps: the draws follow
+                # the target's answers): the divergences its runs raised name the rules
+                result.error += f"; its runs saw: {stats.raised[0].message[:300]}"
+                result.unsettled = list(dict.fromkeys(
+                    r for finding in stats.raised for r in finding.rules))
             break
         except Unsatisfiable:
             # every example of the round met an operation the target cannot express

@@ -46,7 +46,7 @@ from .code import Code, codes
 from .lexicon import CLASSIC, Lexicon, pick_lexicon
 from .lockstep import Lockstep, Setup
 from .operations import apply
-from .step import Divergence, Step
+from .step import Divergence, Finding, Step
 from .subagent import tools
 from .tool_calls import REPLIES
 from .tool_model import TOOL_NAMES
@@ -65,12 +65,17 @@ class Stats:
     started: float = field(default_factory=time.perf_counter)
     #: (steps run, seconds) when the first divergence was seen, before shrinking
     first_divergence: tuple[int, float] | None = None
+    #: every divergence an example raised (the first ends the campaign, but Hypothesis runs
+    #: that example again): what the runs of a flaky example saw, when Hypothesis keeps no
+    #: exception of them (the re-run drew other steps: the draws follow the target's answers)
+    raised: list[Finding] = field(default_factory=list)
 
     def merge_steps(self, steps: list[Step]) -> None:
         self.steps += len(steps)
         self.operations.update(s.op for s in steps)
 
     def saw(self, divergence: Divergence, steps_before: int) -> None:
+        self.raised.append(divergence.finding)
         if self.first_divergence is None:
             steps = steps_before + len(divergence.steps)
             self.first_divergence = (steps, time.perf_counter() - self.started)
