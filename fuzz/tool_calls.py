@@ -27,13 +27,15 @@ of the turn is compared whole (FR-05), and a notice is never repeated within a t
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from subagent_tck.conformance.core.gateway import call
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, StartRequest
 from subagent_tck.spec import (
     PROVIDER_MANAGED,
     STRUCTURED_OUTPUT,
+    Edition,
     ErrorCode,
     StartOutcome,
     StopReason,
@@ -45,7 +47,7 @@ from subagent_tck.spec import (
 
 from .lockstep import Lockstep
 from .model import AgentModel
-from .rulemap import fault_rule
+from .rulemap import fault_rule, refusal_rule
 from .tool_model import Load, view_rule
 
 #: How the child of a call answers (see the module).
@@ -217,8 +219,9 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         return
     if message is None or not children:
         rewritten = lock.model.sessions[caller.session].rewritten
-        rule = ("ST-06" if load.max_depth is None and not rewritten else "ST-05" if cap is None
-                else "ST-07")
+        rule = _start_rule(lock, caller, request) or (
+            "ST-06" if load.max_depth is None and not rewritten else "ST-05" if cap is None
+            else "ST-07")
         raise lock.diverge("tool-call", f"a call of {name!r} by {agent} below the cap "
                            f"({source}: {cap}) must start the child", {"isError": reason
                            is not StopReason.COMPLETED, "child ran": True}, observed, rule)
@@ -241,6 +244,21 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         raise lock.diverge("tool-call", "the tool's child run must be disposed once the call "
                            "returned", [], leaked, "ST-09")
     lock.check_all_views()
+
+
+def _start_rule(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> str | None:
+    """The start's own rule when the start a call below the cap makes, made directly, is
+    refused too (an omitted cap given a default is DE-10's, not the tool's). Diagnosis only:
+    the lockstep stops at this divergence, so the probe's child does not matter."""
+    sent = StartRequest(parent=lock.agent_id(caller.label), **copy.deepcopy(request))
+    try:
+        lock.deployment.start(sent)
+    except TckError as exc:
+        edition = lock.setup.edition is Edition.REQUEST_CONTROLS
+        return refusal_rule(exc.code.value, request, edition)
+    except Exception:  # no evidence: the tool's rule
+        return None
+    return None
 
 
 def _check_child(lock: Lockstep, caller: AgentModel, load: Load, outcome: StartOutcome,

@@ -50,6 +50,11 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
         "ST-07"),
     "empty_output_as_error": (Setup(), steps(_load(), _call(reply="empty")), 2, "ST-09"),
     "model_failure_as_answer": (Setup(), steps(_load(), _call(reply="silent")), 2, "ST-09"),
+    # the start under a call refused by a default cap no one asked for: the start's rule
+    "default_cap_when_omitted": (Setup(), steps(
+        ("create_agent", {"header": {"json": "3"}, "runtime": None}),
+        _load(max_depth="provider-managed"),
+        ("call_tool", {"agent": "a1", "name": "subagent"})), 3, "DE-10"),
 }
 
 
