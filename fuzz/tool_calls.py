@@ -204,6 +204,10 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
             else:
                 rule = fault_rule(outcome.faults[0], request)
                 why = outcome.faults[0].reason
+                bare = {k: v for k, v in request.items() if k not in load.controls}
+                if (children and load.controls and lock.setup.edition is Edition.REQUEST_CONTROLS
+                        and lock.model.decide_start(caller, bare).ok):
+                    rule = "EN-03"  # the child ran as if the tool had not sent its controls
             raise lock.diverge("tool-call", f"a call of {name!r} by {agent} {why} must give "
                                "an errored tool result and start no child",
                                {"isError": True, "child ran": False}, observed, rule)

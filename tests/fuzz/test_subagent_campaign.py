@@ -50,6 +50,11 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
         "ST-07"),
     "empty_output_as_error": (Setup(), steps(_load(), _call(reply="empty")), 2, "ST-09"),
     "model_failure_as_answer": (Setup(), steps(_load(), _call(reply="silent")), 2, "ST-09"),
+    # a call that must be refused for the tool's own filter ran a child: the controls were
+    # never sent (EN-03), not a filter accepted
+    "tool_controls_not_forwarded": (Setup(REQUEST), steps(
+        _load(max_depth="provider-managed", tool_filter={"allow": ["run_code"]}), _call()),
+        2, "EN-03"),
     # the start under a call refused by a default cap no one asked for: the start's rule
     "default_cap_when_omitted": (Setup(), steps(
         ("create_agent", {"header": {"json": "3"}, "runtime": None}),
