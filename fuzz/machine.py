@@ -347,25 +347,29 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def _load(self, c: Code, name: str, provider: str) -> None:
         """A load: ``maxDepth`` unset, ``'provider-managed'`` or any JSON depth; in the
-        request-controls edition one load in three with a persona, one in three with a
-        toolFilter (docs/rules.md#EN-03; one in twelve each in the other edition, which may
-        refuse them at load); one in four with agentOptions."""
+        request-controls edition one load in two with a persona, one in two with a toolFilter
+        (docs/rules.md#EN-03; one in twelve each in the other edition, which may refuse them
+        at load); one in four with agentOptions."""
         assert self.lock is not None
         choice = c.take(4)
         args: dict[str, Any] = {"name": name, "provider": provider, "max_depth": (
             None if choice == 0 else PROVIDER_MANAGED if choice == 1
             else {"json": fs.pick_header(c).text})}
-        odds = 3 if self.lock.setup.edition is Edition.REQUEST_CONTROLS else 12
-        if c.take(odds) == 0:  # null, the empty persona (PE-03) as often as any other
-            args["persona"] = c.choose((None, "", *self.lexicon.request_personas()))
+        odds = 2 if self.lock.setup.edition is Edition.REQUEST_CONTROLS else 12
+        if c.take(odds) == 0:  # null, or the empty persona (PE-03) twice as often as another
+            args["persona"] = c.choose((None, "", "", *self.lexicon.request_personas()))
         if c.take(odds) == 0:
             args["tool_filter"] = fs.pick_restriction(c, self.lock.model.globals,
                                                       self.lexicon.extra_names)
         if c.take(4) == 0:
             args["agent_options"] = c.choose(fs.agent_options(self.lexicon.title.lower()))
         self._apply("load_tool", **args)
+        # a load with controls is mostly called at once: what its controls compose is seen in
+        # the child's first request (EN-03), which a later call meets only by chance
+        if ("persona" in args or "tool_filter" in args) and c.take(3):
+            self._call(c, name, chosen=True)
 
-    def _call(self, c: Code, name: str) -> None:
+    def _call(self, c: Code, name: str, chosen: bool = False) -> None:
         """A call of a tool the caller sees three times in four; its child answers with a
         drawn stop reason, nothing, no answer at all, or a stall the caller's abort ends, and
         one call in four aborts the caller's turn while the child waits (ST-09)."""
@@ -377,9 +381,21 @@ class FuzzMachine(RuleBasedStateMachine):
                  if self.lock.model.sessions[a.session].rewritten]
         if moved and c.take(3) == 0:
             agent = c.choose(moved)
+        if chosen:  # ``name``, by an agent that sees it when one does
+            model = self.lock.model
+            seeing = [a.label for a in model.agents.values() if name in model.wire(a)]
+            viewing = [a.label for a in model.agents.values()
+                       if any(e.name == name for e in model.view(a))]
+            if seeing:
+                agent = c.choose(seeing)
+            elif viewing:  # offered through run_code only (ptc): the caller's mode changes
+                agent = c.choose(viewing)
+                self._apply("set_mode", agent=agent, mode=c.choose(("native", "both")))
         caller = self.lock.model.agents[agent]
         offered = [n for n in tools(self.lock).loads if n in self.lock.model.wire(caller)]
-        if offered and c.take(4):
+        if chosen:
+            pass
+        elif offered and c.take(4):
             name = c.choose(offered)
         elif not offered and c.take(2):  # nothing to call yet: mostly a load instead
             self._load(c, name, c.choose([p.name for p in self.info.providers]))

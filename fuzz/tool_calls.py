@@ -214,6 +214,8 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         lock.check_all_views()
         return
     if aborted and children:
+        # its first request came before the abort: composed all the same
+        _check_child(lock, caller, load, outcome, gateway.requests(children[0]))
         _check_aborted(lock, agent, name, children[0], message, result)
         return
     if outcome.persona_grammar and message is not None and message.isError and not children:
