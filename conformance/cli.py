@@ -12,7 +12,7 @@
                          [--output FILE] [--report FORMAT=FILE ...] [--timeout S]
                          [--deadline S] [--timings]
                          [--fuzz-budget S] [--fuzz-output-dir DIR]     (its fuzz campaign)
-    subagent-tck fuzz | fuzz-api | serve | openapi ...    (see PLUGGED: other parts' commands)
+    subagent-tck fuzz | fuzz-api | serve | openapi | promises | matrix ...    (see PLUGGED)
 
 Exit codes are :class:`~.exitcode.ExitCode`. Every error that ends a command prints one line,
 ``subagent-tck: error: <message> (code <CODE>)``, on stderr (:mod:`.clierror`), never a
@@ -69,6 +69,12 @@ PLUGGED: dict[str, tuple[str, str]] = {
                 "print the HTTP driver API document"),
     "promises": ("subagent_tck.conformance.promises_command",
                  "check a plugin's promises (what each child gets) on the model wire"),
+    "baseline": ("subagent_tck.conformance.baseline_command",
+                 "write or update a baseline (expected failures) from a certificate"),
+    "diff": ("subagent_tck.conformance.diff_command",
+             "what changed between two certificates (exit 1: something got worse)"),
+    "matrix": ("subagent_tck.conformance.matrix_command",
+               "certificates side by side, as a static site (docs/matrix.md)"),
 }
 
 
@@ -91,7 +97,12 @@ def _explain(args: argparse.Namespace) -> int:
         message = (exc.message.replace(said, said + suggestion, 1) if said in exc.message
                    else exc.message + suggestion)
         raise TckError(exc.code, message) from None
-    sys.stdout.write(render_rule(rule, args.format))
+    from .engine.checks import load_checks
+    from .engine.partitions import explained
+
+    declared = [(c.name, p) for c in load_checks().values() for p in c.partitions
+                if p.rule == rule.id]
+    sys.stdout.write(explained(render_rule(rule, args.format), args.format, declared))
     return ExitCode.CERTIFIED
 
 
@@ -364,7 +375,8 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
     rules.add_argument("--format", choices=RULE_FORMATS, default="text")
     rules.set_defaults(run=_rules)
 
-    explain = sub.add_parser("explain", help="one rule, with its examples")
+    explain = sub.add_parser("explain", help="one rule, with its examples and the partitions "
+                             "of its domain the checks draw")
     explain.add_argument("rule_id", metavar="RULE-ID", help="e.g. TF-01")
     explain.add_argument("--format", choices=RULE_FORMATS, default="text")
     explain.set_defaults(run=_explain)

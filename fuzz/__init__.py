@@ -11,7 +11,8 @@ Imports only :mod:`subagent_tck.spec` and :mod:`subagent_tck.conformance`; nothi
 except the command line, lazily.
 """
 
-from .campaign import DEFAULT_DATABASE, PROFILES, CampaignResult, Profile, replay, run_campaign
+from .campaign import PROFILES, CampaignResult, Profile, replay, run_campaign
+from .database import DEFAULT_DATABASE
 from .lockstep import Lockstep, Setup
 from .machine import FuzzMachine, machine_for
 from .replay import ReplayFile, load_replay

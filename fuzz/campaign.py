@@ -12,6 +12,7 @@ shortest sequence it can find, saved as a :mod:`.replay` file and described step
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -21,26 +22,24 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
-from hypothesis.stateful import run_state_machine_as_test
 from pydantic import BaseModel, Field
 
+from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
+from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
 from .lockstep import Setup
-from .machine import BURST, FuzzMachine, machine_for
+from .machine import BURST, FuzzMachine, database_key, machine_for, state_machine_test
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared
 from .shrink import shrink
 from .step import Divergence, Finding, Step
 
-DEFAULT_DATABASE = os.path.join(".subagent-tck", "fuzz-db")
 DEFAULT_OUTPUT = os.path.join(".subagent-tck", "fuzz")
-#: Part of every database key: bump when the machine's rules change meaning.
-MACHINE_VERSION = "1"
 
 Progress = Callable[[str], None]
 
@@ -97,6 +96,8 @@ class CampaignResult(BaseModel):
     #: for a flaky example: the rules its first run's divergence named (only they are left
     #: undecided; empty when the first run showed no divergence to name them)
     unsettled: list[str] = Field(default_factory=list)
+    #: HypoFuzz's worker processes on this machine (None: the in-process engine)
+    workers: int | None = None
 
     @property
     def diverged(self) -> bool:
@@ -106,7 +107,8 @@ class CampaignResult(BaseModel):
         """A readable account: numbered steps, expected and observed, rules, replay command."""
         if self.finding is None:
             head = "no divergence" if self.error is None else f"error: {self.error}"
-            return (f"{head}: {self.examples} examples, {self.steps} steps in "
+            engine = "" if self.workers is None else f" by {self.workers} HypoFuzz worker(s)"
+            return (f"{head}: {self.examples} examples, {self.steps} steps{engine} in "
                     f"{self.seconds:.1f}s ({self.steps_per_second:.0f} steps/s), "
                     f"{len(self.rules_exercised)} rules exercised")
         f = self.finding
@@ -115,7 +117,9 @@ class CampaignResult(BaseModel):
             f"DIVERGENCE from the spec oracle: {titles[0] if titles else 'no rule (a crash)'}"
             + (f" (the observation also belongs to {', '.join(f.rules[1:])})"
                if len(f.rules) > 1 else ""),
-            f"target {self.target}, seed {self.seed}; a deployment in edition "
+            f"target {self.target}, "
+            + (f"seed {self.seed}" if self.workers is None else "found by HypoFuzz")
+            + "; a deployment in edition "
             f"{self.edition.value if self.edition else '?'}, mode "
             f"{self.mode.value if self.mode else '?'}, global tools {self.tools}; shrunk to "
             f"{len(self.counterexample)} steps:",
@@ -147,43 +151,6 @@ def words_of(setup: Setup, steps: Sequence[Step]) -> list[str]:
 def _short(value: Any, limit: int = 600) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-class _KeyedDatabase(ExampleDatabase):
-    """Prefixes every key with the target's identity, so targets sharing a directory keep
-    their own findings (and a conforming target never deletes another's)."""
-
-    def __init__(self, inner: ExampleDatabase, prefix: bytes) -> None:
-        super().__init__()
-        self.inner = inner
-        self.prefix = prefix
-
-    def save(self, key: bytes, value: bytes) -> None:
-        self.inner.save(self.prefix + key, value)
-
-    def fetch(self, key: bytes) -> Any:
-        return self.inner.fetch(self.prefix + key)
-
-    def delete(self, key: bytes, value: bytes) -> None:
-        self.inner.delete(self.prefix + key, value)
-
-    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
-        self.inner.move(self.prefix + src, self.prefix + dest, value)
-
-
-def open_database(
-    database: str | os.PathLike[str] | ExampleDatabase | None, target_id: str
-) -> ExampleDatabase | None:
-    """The example database for ``target_id``: a directory path or a Hypothesis database
-    (for example a :class:`~hypothesis.database.MultiplexedDatabase`); None: no database."""
-    if database is None:
-        return None
-    inner = (
-        database if isinstance(database, ExampleDatabase)
-        else DirectoryBasedExampleDatabase(os.fspath(database))
-    )
-    prefix = f"subagent-tck-fuzz/{MACHINE_VERSION}/{target_id}/".encode()
-    return _KeyedDatabase(inner, prefix)
 
 
 def _kit_version() -> str:
@@ -252,7 +219,11 @@ def run_campaign(
         f"{limit} examples")
     started = time.perf_counter()
     result = CampaignResult(target=name, profile=chosen.name, seed=seed)
+    key = database_key(machine) if database is not None else b""
     round_number = 0
+    if database is not None and _replay_saved(result, target, database, key, chosen, output_dir,
+                                              name, info, say):
+        limit = 0  # a divergence another campaign saved showed again: settled
     while stats.examples < limit:
         left = budget - (time.perf_counter() - started)
         if left <= 0:
@@ -262,26 +233,18 @@ def run_campaign(
         # to stop, between rounds)
         count = max(1, min(3 * 2 ** min(round_number, 5), limit - stats.examples))
         try:
-            _run_round(machine, seed * 1_000_003 + round_number, count,
+            run_round(machine, seed * 1_000_003 + round_number, count,
                        chosen.steps_per_example, database)
         except Divergence as divergence:
-            found_at = time.perf_counter() - started
-            say(f"fuzz: divergence after {found_at:.1f}s ({divergence.finding.rule or 'crash'}, "
-                f"{len(divergence.steps)} steps); shrinking for up to "
-                f"{chosen.shrink_seconds:.0f}s")
-            shrunk, runs = shrink(target, divergence, seconds=chosen.shrink_seconds, info=info)
-            say(f"fuzz: shrunk to {len(shrunk.steps)} steps in {runs} replays")
-            _found(result, target, shrunk, output_dir, name)
+            say(f"fuzz: divergence after {time.perf_counter() - started:.1f}s")
+            record = settle(result, target, divergence, chosen.shrink_seconds, output_dir, name,
+                            info, say)
+            if database is not None:  # for every campaign sharing the database
+                with contextlib.suppress(Exception):
+                    database.save(key + DIVERGENCE_SUFFIX, record.model_dump_json().encode())
             break
         except Flaky as exc:
-            result.error = f"the target answered the same steps differently ({_first_run(exc)})"
-            result.unsettled = _flaky_rules(exc)
-            if not result.unsettled and stats.raised:
-                # Hypothesis kept no run of it (the re-run drew other steps: the draws follow
-                # the target's answers): the divergences its runs raised name the rules
-                result.error += f"; its runs saw: {stats.raised[0].message[:300]}"
-                result.unsettled = list(dict.fromkeys(
-                    r for finding in stats.raised for r in finding.rules))
+            flaky(result, exc, stats.raised)
             break
         except Unsatisfiable:
             # every example of the round met an operation the target cannot express
@@ -304,13 +267,66 @@ def run_campaign(
     return result
 
 
-def _run_round(
+def _replay_saved(
+    result: CampaignResult, target: Target, database: ExampleDatabase, key: bytes,
+    chosen: Profile, output_dir: str | os.PathLike[str] | None, name: str, info: TargetInfo,
+    say: Progress,
+) -> bool:
+    """Replay the divergences other campaigns saved in the database (their steps), shortest
+    first; settle the first that shows again and say True. One that no longer shows (fixed)
+    is dropped from the database, as Hypothesis drops a fixed example."""
+    try:
+        values = list(database.fetch(key + DIVERGENCE_SUFFIX))
+    except Exception:  # no saved steps to read: the search goes on without them
+        return False
+    records = []
+    for value in values:
+        try:
+            records.append((ReplayFile.model_validate_json(value), value))
+        except ValueError:
+            continue  # written by another version of the kit
+    for record, value in sorted(records, key=lambda pair: len(pair[0].steps)):
+        divergence, _ = replay_steps(target, record)
+        if divergence is not None:
+            say("fuzz: a divergence saved in the database showed again")
+            settle(result, target, divergence, chosen.shrink_seconds, output_dir, name, info,
+                   say)
+            return True
+        with contextlib.suppress(Exception):
+            database.delete(key + DIVERGENCE_SUFFIX, value)
+    return False
+
+
+def settle(
+    result: CampaignResult, target: Target, divergence: Divergence, shrink_seconds: float,
+    output_dir: str | os.PathLike[str] | None, name: str, info: TargetInfo | None,
+    say: Progress,
+) -> ReplayFile:
+    """Shrink a divergence, check that its steps alone show it again, save its replay file
+    (returned)."""
+    say(f"fuzz: divergence ({divergence.finding.rule or 'crash'}, {len(divergence.steps)} "
+        f"steps); shrinking for up to {shrink_seconds:.0f}s")
+    shrunk, runs = shrink(target, divergence, seconds=shrink_seconds, info=info)
+    say(f"fuzz: shrunk to {len(shrunk.steps)} steps in {runs} replays")
+    return _found(result, target, shrunk, output_dir, name)
+
+
+def flaky(result: CampaignResult, exc: Flaky, raised: Sequence[Finding] = ()) -> None:
+    """Record an example whose divergence did not recur. ``raised``: the divergences the
+    example's runs raised, which name its rules where Hypothesis kept no run of it (its
+    re-run drew other steps: the draws follow the target's answers)."""
+    result.error = f"the target answered the same steps differently ({_first_run(exc)})"
+    result.unsettled = _flaky_rules(exc)
+    if not result.unsettled and raised:
+        result.error += f"; its runs saw: {raised[0].message[:300]}"
+        result.unsettled = list(dict.fromkeys(r for finding in raised for r in finding.rules))
+
+
+def run_round(
     machine: type[FuzzMachine], round_seed: int, examples: int, steps: int,
     database: ExampleDatabase | None,
+    phases: Sequence[Phase] = (Phase.explicit, Phase.reuse, Phase.generate),
 ) -> None:
-    class Round(machine):  # type: ignore[valid-type, misc]
-        pass
-
     options = settings(
         max_examples=examples,
         stateful_step_count=max(1, steps // BURST),  # steps counts operations
@@ -321,17 +337,21 @@ def _run_round(
         report_multiple_bugs=False,
         print_blob=False,
         # no Hypothesis shrinking: the campaign shrinks the decoded steps (see .shrink)
-        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        phases=list(phases),
     )
-    run_state_machine_as_test(seed(round_seed)(Round), settings=options)
+    # the machine's own test (not a subclass): its database key is the one HypoFuzz's
+    # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
+    test = state_machine_test(machine, options)
+    test._hypothesis_internal_use_seed = round_seed
+    test()
 
 
 def _found(
     result: CampaignResult, target: Target, divergence: Divergence,
     output_dir: str | os.PathLike[str] | None, target_name: str,
-) -> None:
+) -> ReplayFile:
     """Record the divergence, check that its steps alone show it again, save the replay."""
-    again, _ = replay_steps(target, _replay_file(divergence, target_name, result.seed))
+    again, _ = replay_steps(target, replay_file(divergence, target_name, result.seed))
     if again is None or again.finding != divergence.finding:
         result.error = ("the target is not deterministic: replaying the counterexample showed "
                         + ("no divergence" if again is None else "another divergence"))
@@ -341,14 +361,15 @@ def _found(
     if setup is not None:
         result.edition, result.mode, result.tools = setup.edition, setup.mode, list(setup.tools)
         result.words = words_of(setup, divergence.steps)
-    if output_dir is None:
-        return
-    replay = _replay_file(divergence, target_name, result.seed)
-    path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
-    result.replay_path = str(replay.save(path))
+    replay = replay_file(divergence, target_name, result.seed)
+    if output_dir is not None:
+        path = Path(output_dir) / replay_name(target_name, divergence.finding, result.seed)
+        result.replay_path = str(replay.save(path))
+    return replay
 
 
-def _replay_file(divergence: Divergence, target_name: str, seed: int | None) -> ReplayFile:
+def replay_file(divergence: Divergence, target_name: str, seed: int | None) -> ReplayFile:
+    """A divergence as a replay file (:mod:`.replay`): its set-up, steps and finding."""
     setup = divergence.setup or Setup()
     return ReplayFile(
         kit=_kit_version(), target=target_name, edition=setup.edition, mode=setup.mode,

@@ -75,7 +75,7 @@ def campaign_check(
                         if r in CAMPAIGN_RULES]
             for rule in compared or [CAMPAIGN_RULES[0]]:
                 ctx.fail(rule, f"the fuzz campaign could not finish: {result.error}",
-                         error=True)
+                         error=True, key="the fuzz campaign could not finish")
 
     timeout = (UNCAPPED_TIMEOUT if budget_seconds is None
                else budget_seconds + fuzz.shrink_seconds + _MARGIN_SECONDS)
@@ -118,6 +118,8 @@ def _file_finding(ctx: CheckContext, result: CampaignResult, target_spec: str) -
              example=f"{setup}; shrunk to {len(steps)} step{'' if len(steps) == 1 else 's'}:\n"
              + "\n".join([*lines, *(f"     with {line}" for line in result.words)]),
              error=crash, provider=_provider_of(result, ctx),
+             # the baseline's name for it: what was observed (its values are the draw's)
+             key=f"{'a crash' if crash else 'a divergence'} in {finding.observation}",
              replay=shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
                                 "--target", target_spec]) if result.replay_path else None)
 

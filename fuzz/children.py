@@ -61,7 +61,8 @@ def create_agent(
     expect = lock.model.expect_create_agent(header_value, runtime_value)
     malformed = not is_well_formed(header["json"]) or (
         runtime is not None and not is_well_formed(runtime["json"]))
-    before = lock.snapshot() if expect.may_accept else None
+    before = lock.snapshot_later() if expect.may_accept else None
+    lock.expect([("observe", {}), *lock.all_views_reads()])
     ref, error = lock.call("create_agent", lambda: lock.deployment.create_agent(
         header_depth=header_value,
         runtime_depth=None if runtime_value is ABSENT else runtime_value,
@@ -76,7 +77,7 @@ def create_agent(
                 error.to_json(), rule if expect.may_accept else "DE-01",
             )
         assert before is not None
-        lock.unchanged(before, "nothing-created", rule)
+        lock.unchanged(before(), "nothing-created", rule)
         return
     assert ref is not None
     verdict = check_depth(header_value)
@@ -134,7 +135,10 @@ def start(
         # over a JSON wire the request itself is malformed: any refusal as INVALID_REQUEST too
         faults = (*outcome.faults, Fault(ErrorCode.INVALID_REQUEST, "malformed JSON request"))
         outcome = replace(outcome, faults=faults)
-    before = lock.snapshot()
+    before = lock.snapshot_later()
+    if midturn is None:  # (a mid-turn change is a change of its own, made during the start)
+        lock.expect([("observe", {}), ("sessions", {}), ("agents", {}), ("events", {}),
+                     *lock.all_views_reads(), ("prompt", {"agent": lock.agent_id(parent)})])
     sent = StartRequest(parent=lock.agent_id(parent), **copy.deepcopy(request))
     result, error = lock.call("start", lambda: lock.deployment.start(sent))
     controls_edition = lock.setup.edition is Edition.REQUEST_CONTROLS
@@ -158,10 +162,10 @@ def start(
         if controls_edition and "preset" in request and error.code is ErrorCode.UNKNOWN_PRESET:
             # the request-controls edition defines no preset field (docs/rules.md#EN-03): a
             # target may refuse one (DSH does), and then nothing may change
-            lock.unchanged(before, "nothing-created", None)
+            lock.unchanged(before(), "nothing-created", None)
             lock.check_all_views()
             return
-        _refused(lock, parent_model, outcome, error, request, controls_edition, before)
+        _refused(lock, parent_model, outcome, error, request, controls_edition, before())
         return
     assert result is not None and outcome.child_depth is not None
     if result.depth != outcome.child_depth:
@@ -449,7 +453,7 @@ def _check_snapshot(lock: Lockstep, child: AgentModel, agent_id: str) -> None:
         sections = snapshot.get("prompt")
         if isinstance(sections, list):
             expected_prompt = [[s.name, s.text] for s in lock.model.prompt(child)]
-            if shown is None or lock.model.kit_sections(shown) != expected_prompt:
+            if shown is None or not lock.prompt_agrees(child, shown, expected_prompt):
                 if child.label in lock.model.agents:
                     lock.check_prompt(child.label)  # wrong now too: the prompt's own rule
                 raise lock.diverge(
@@ -500,9 +504,11 @@ def _check_first_request(
         )
 
 
-def _put_depth(lock: Lockstep, session: str, depth: Mapping[str, str]) -> SessionHeader | None:
-    """Store ``depth`` as the session's ``delegationDepth`` (DE-06's seam): the header it had,
-    or None when a malformed JSON request was refused as a whole (nothing stored)."""
+def _put_depth(lock: Lockstep, session: str, depth: Mapping[str, str],
+               resumed: bool = True) -> SessionHeader | None:
+    """Store ``depth`` as the session's ``delegationDepth`` (DE-06's seam; ``resumed``: a
+    resume follows): the header it had, or None when a malformed JSON request was refused as a
+    whole (nothing stored)."""
     sid = lock.session_id(session)
     found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
     current = found.get(sid)
@@ -510,6 +516,8 @@ def _put_depth(lock: Lockstep, session: str, depth: Mapping[str, str]) -> Sessio
         raise lock.diverge("headers", f"session {session} is not listed", sid, sorted(found),
                            "DE-09")
     planted = current.model_copy(update={"delegationDepth": _value(depth)})
+    if resumed:
+        lock.expect([("observe", {})])  # the snapshot before the resume that follows
     _, error = lock.call("put_session_header", lambda: lock.deployment.put_session_header(planted))
     if error is not None:
         if error.code is ErrorCode.INVALID_REQUEST and not is_well_formed(depth["json"]):
@@ -537,7 +545,7 @@ def rewrite(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
     """Write a stored header with ``depth`` under the session's live agent, without a resume:
     its durable depth changes under the same cap, and its next start and ``subagent`` call read
     it (docs/rules.md#DE-02, #DE-06; ST-07 at the cap). Judged by those later steps."""
-    if _put_depth(lock, session, depth) is not None:
+    if _put_depth(lock, session, depth, resumed=False) is not None:
         model = lock.model.sessions[session]
         model.header, model.rewritten = _value(depth), True
 
@@ -575,7 +583,8 @@ def _resume(
         expect = (Expect(gate, False, why) if gated
                   else Expect(expect.codes | gate, False, expect.reason or why))
         depth = depth if expect.accept else None
-    before = lock.snapshot()
+    before = lock.snapshot_later()
+    lock.expect([("observe", {}), *lock.all_views_reads()])
     ref, error = lock.call("resume", lambda: lock.deployment.resume(sid))
     rule = ("DE-06" if ErrorCode.INVALID_DEPTH in expect.codes
             else "CA-01" if ErrorCode.UNSUPPORTED_CAPABILITY in expect.codes else "FR-04")
@@ -592,7 +601,7 @@ def _resume(
                 f"{error.message}", sorted(c.value for c in expect.codes) or "accepted",
                 error.to_json(), rule if expect.codes else wrong,
             )
-        lock.unchanged(before, "nothing-created", rule)
+        lock.unchanged(before(), "nothing-created", rule)
         if restore is not None:
             restored = restore
             lock.call("put_session_header",

@@ -3,7 +3,8 @@
 ::
 
     subagent-tck fuzz --target TARGET [--budget SECONDS] [--max-examples N] [--seed N]
-                      [--profile ci|nightly] [--database DIR | --no-database]
+                      [--profile ci|nightly] [--database DIR|redis://HOST:PORT/DB | --no-database]
+                      [--engine in-process|hypofuzz] [--workers N] [--stall-timeout S]
                       [--replay FILE] [--output-dir DIR]
 
 Exit codes (as ``certify``'s, :class:`~subagent_tck.conformance.core.exitcode.ExitCode`): 0 no
@@ -16,7 +17,9 @@ Progress lines go to stderr; the report goes to stdout. The conformance CLI call
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from subagent_tck.conformance.core.clierror import report_error
@@ -24,7 +27,11 @@ from subagent_tck.conformance.core.exitcode import ExitCode
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import TckError
 
-from .campaign import DEFAULT_DATABASE, DEFAULT_OUTPUT, PROFILES, CampaignResult
+from .campaign import DEFAULT_OUTPUT, PROFILES, CampaignResult
+from .database import DEFAULT_DATABASE
+
+#: The engines that run a campaign: this process, or HypoFuzz's workers.
+ENGINES = ("in-process", "hypofuzz")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,11 +47,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fix every random choice (ci profile: 0; nightly: random, printed)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
                         help="ci: 30 s, fixed seed; nightly: one hour, fresh seed")
-    parser.add_argument("--database", default=DEFAULT_DATABASE, metavar="DIR",
-                        help="Hypothesis example database directory; failures found once are "
-                             f"tried first next time (default {DEFAULT_DATABASE})")
+    parser.add_argument("--database", default=DEFAULT_DATABASE, metavar="DIR|redis://...",
+                        help="Hypothesis example database: a directory or redis://HOST:PORT/DB "
+                             "shared by several machines; failures found once are tried first "
+                             f"next time, by every worker sharing it (default {DEFAULT_DATABASE})")
     parser.add_argument("--no-database", action="store_true",
                         help="use no example database")
+    parser.add_argument("--engine", choices=ENGINES, default=ENGINES[0],
+                        help="in-process: one process, seeded (default); hypofuzz: HypoFuzz's "
+                             "worker processes sharing the database (docs/fuzz.md#hypofuzz)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="hypofuzz: worker processes on this machine (default: its cores)")
+    parser.add_argument("--stall-timeout", type=float, default=None, metavar="S",
+                        help="hypofuzz: a worker that applies no step for S seconds counts as "
+                             "hung, and the campaign stops with an error (default 120)")
     parser.add_argument("--replay", default=None, metavar="FILE",
                         help="re-execute a replay file written by an earlier run")
     parser.add_argument("--output-dir", default=DEFAULT_OUTPUT, metavar="DIR",
@@ -68,9 +84,18 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
     from .campaign import replay, run_campaign
 
-    for name, value in (("--budget", args.budget), ("--max-examples", args.max_examples)):
+    for name, value in (("--budget", args.budget), ("--max-examples", args.max_examples),
+                        ("--workers", args.workers), ("--stall-timeout", args.stall_timeout)):
         if value is not None and value <= 0:
             return report_error(f"{name} must be positive, got {value}", stream=err)
+    if args.engine == "hypofuzz" and not args.replay:
+        problem = _hypofuzz_usage(args)
+        if problem:
+            return report_error(problem, stream=err)
+        return _run_hypofuzz(args, out, err, progress)
+    if args.workers is not None or args.stall_timeout is not None:
+        return report_error("--workers and --stall-timeout belong to --engine hypofuzz",
+                            stream=err)
     target: Target | None = None
     try:
         target = load_target(args.target)
@@ -100,6 +125,37 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                    else "a different divergence showed" if result.diverged
                    else "no divergence any more")
         print(f"replay of {args.replay}: {verdict}", file=out)
+    return _exit_code(result)
+
+
+def _hypofuzz_usage(args: argparse.Namespace) -> str | None:
+    if args.no_database:
+        return ("--engine hypofuzz shares findings through the example database: drop "
+                "--no-database")
+    for option, value in (("--seed", args.seed), ("--max-examples", args.max_examples)):
+        if value is not None:
+            return (f"{option} belongs to the in-process engine: HypoFuzz chooses its own "
+                    "inputs and runs until --budget")
+    return None
+
+
+def _run_hypofuzz(args: argparse.Namespace, out: TextIO, err: TextIO,
+                  progress: Callable[[str], None]) -> int:
+    from .hypofuzz_run import STALL_SECONDS, run_hypofuzz
+
+    try:
+        result = run_hypofuzz(
+            args.target, workers=args.workers or os.cpu_count() or 1,
+            budget_seconds=args.budget, profile=args.profile, database=args.database,
+            output_dir=args.output_dir, progress=progress,
+            stall_seconds=args.stall_timeout or STALL_SECONDS)
+    except TckError as exc:
+        return report_error(exc, stream=err)
+    print(result.report(args.target), file=out)
+    return _exit_code(result)
+
+
+def _exit_code(result: CampaignResult) -> int:
     if result.diverged:
         return int(ExitCode.FAILED)
     if result.error is not None:

@@ -24,8 +24,9 @@ import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from subagent_tck.conformance.core.dialect import unframe
 from subagent_tck.conformance.core.exitcode import TARGET_CODES
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
@@ -51,6 +52,7 @@ from subagent_tck.spec import (
     validate_restriction,
 )
 
+from .ahead import Ahead, Read
 from .lexicon import CLASSIC, Lexicon
 from .model import COMPOSED, AgentModel, DeploymentModel, ScopeModel, SessionModel
 from .rulemap import OBSERVATION_RULES, view_rule
@@ -186,10 +188,18 @@ class Lockstep:
         self.handles: dict[str, str] = {}  # restriction label -> target handle
         #: the subagent tool component's model, once a step touched it (:meth:`tool_model`)
         self.subagent_tools: ToolModel | None = None
+        made: list[Ahead] = []  # reads carried by the next change (fuzz/ahead.py)
+
+        def deploy() -> Deployment:
+            made.append(Ahead(target.deploy(setup.config(), self.gateway)))
+            return cast(Deployment, made[0])
+
         # an UNSUPPORTED_OPERATION answer to an optional operation raises Unsupported (the
         # machine draws another example); to a core one it is a crash (docs/driver-api.md)
-        self.deployment: Deployment = guard(self._guard("deploy", lambda: deployed(
-            lambda: target.deploy(setup.config(), self.gateway), setup.mode)))
+        self.deployment: Deployment = guard(self._guard(
+            "deploy", lambda: deployed(deploy, setup.mode)))
+        self.ahead = made[0]
+        self._before: list[Read] = []
         root = self._guard("root", self.deployment.root)
         self.ids["root"] = root.agent
         self.session_ids["root"] = root.session
@@ -215,6 +225,8 @@ class Lockstep:
         if handler is None:
             raise TckError(ErrorCode.USAGE, f"unknown fuzz operation {step.op!r} in a replay")
         self._verified = False
+        self._before = []
+        self.ahead.plan()
         handler(self, **step.args)
         if step.op not in _READS and not self._verified:
             self._snapshot = None  # the step was accepted: the target changed
@@ -300,8 +312,63 @@ class Lockstep:
         """The fuzzer itself changed the target (a planted header): forget the snapshot."""
         self._snapshot = None
 
+    def snapshot_later(self) -> Callable[[], tuple[Any, ...]]:
+        """:meth:`snapshot` as it is before the next change, taken with it (one round trip
+        with the change where the target serves batches: fuzz/ahead.py)."""
+        if self._snapshot is not None:
+            known = self._snapshot
+            return lambda: known
+        exchanges = self._requests_made()
+        self._before = [("observe", {})]
+
+        def take() -> tuple[Any, ...]:
+            seen = self._guard("observe", lambda: self.ahead.early("observe"))
+            self._snapshot = self._snapshot_of(seen, exchanges)
+            return self._snapshot
+
+        return take
+
+    def read_later(self, name: str, **kwargs: Any) -> Callable[[], Any]:
+        """A read as it answers before the next change, taken with it (see
+        :meth:`snapshot_later`)."""
+        self._before.append((name, kwargs))
+        return lambda: self._guard(name, lambda: self.ahead.early(name, **kwargs))
+
+    def expect(self, after: list[Read]) -> None:
+        """The reads that follow the next change (and those :meth:`snapshot_later` put
+        before it): carried with it where the target serves batches."""
+        self.ahead.plan(self._before, after)
+        self._before = []
+
+    def all_views_reads(self) -> list[Read]:
+        """What :meth:`check_all_views` reads, as the model stands now."""
+        labels = list(self.model.agents)
+        reads: list[Read] = [("view", {"agent": None})]
+        reads += [("view", {"agent": self.ids[label]}) for label in labels[:1] + labels[1:][-3:]]
+        return reads + (self._presentation_reads(labels[0]) if labels else [])
+
+    def scope_views_reads(self, label: str) -> list[Read]:
+        """What :meth:`check_scope_views` reads for ``label``."""
+        reads: list[Read] = [("view", {"agent": self.ids[label]}),
+                             *self._presentation_reads(label), ("view", {"agent": None})]
+        other = next((o for o in self.model.agents if o != label), None)
+        return reads + ([("view", {"agent": self.ids[other]})] if other else [])
+
+    def _presentation_reads(self, label: str) -> list[Read]:
+        agent = self.ids[label]
+        return [("tool_schemas", {"agent": agent}), ("sdk_bindings", {"agent": agent})]
+
     def _take_snapshot(self) -> tuple[Any, ...]:
         seen = self._guard("observe", self.deployment.observe)  # one read, one round trip
+        return self._snapshot_of(seen, self._requests_made())
+
+    def _requests_made(self) -> int:
+        """Every model request made, a reply still being computed included: a scripted reply
+        that acts on the target first (an abort) may let the target's operation return before
+        the gateway records the exchange, and that request is no change of a later step."""
+        return len(self.gateway.requests())
+
+    def _snapshot_of(self, seen: Any, exchanges: int) -> tuple[Any, ...]:
         sessions = tuple(
             (h.session, h.parent, repr(h.delegationDepth), repr(h.descriptor))
             for h in seen.sessions
@@ -310,10 +377,7 @@ class Lockstep:
             sessions,
             tuple(seen.agents),
             len(seen.events),
-            # every request made, a reply still being computed included: a scripted reply
-            # that acts on the target first (an abort) may let the target's operation return
-            # before the gateway records the exchange, and that request is no change
-            len(self.gateway.requests()),
+            exchanges,
             len(seen.invocations),
         )
 
@@ -506,7 +570,7 @@ class Lockstep:
         found = self._guard("prompt", lambda: self.deployment.prompt(target))
         observed = [[s.name, s.text] for s in found]
         expected = [[s.name, s.text] for s in self.model.prompt(self.agent(label))]
-        if self.model.kit_sections(observed) != expected:
+        if not self.prompt_agrees(self.agent(label), observed, expected):
             raise self.diverge(
                 "prompt", f"prompt sections of {label}", expected, observed,
                 self.prompt_rule(label, expected, self.model.kit_sections(observed)),
@@ -516,16 +580,39 @@ class Lockstep:
         """Whether a request's system text is ``agent``'s: the oracle's prompt assembled, or
         that prompt with the runtime's own sections (:meth:`DeploymentModel.kit_sections`)
         where the target's prompt inspection places them now (one channel, docs/rules.md#PE-04:
-        the runtime's text reaches the model the way inspection shows it)."""
+        the runtime's text reaches the model the way inspection shows it). A target that
+        declares a prompt frame may put its own text around it (docs/driver-api.md#dialect)."""
         expected = list(self.model.prompt(agent))
         if system == assemble_system_prompt(expected):
             return True
+        inside = self.framed(agent, system)
+        if inside is not None and inside != system:
+            return self.system_agrees(agent, agent_id, inside)
         found, error = self.call("prompt", lambda: self.deployment.prompt(agent_id))
         if error is not None or not found:
             return False
         kit = {n for n, _ in self.model.kit_sections([[s.name, s.text] for s in found])}
         return system == assemble_system_prompt(
             _with_own(expected, [Section(s.name, s.text) for s in found], kit))
+
+    def prompt_agrees(self, agent: AgentModel, observed: list[list[str]],
+                      expected: list[list[str]]) -> bool:
+        """Whether prompt sections a target showed (inspection, a published snapshot) are
+        ``agent``'s: the expected ones beside the runtime's own, or the whole text of a frame
+        the target declared around their assembly (docs/driver-api.md#dialect)."""
+        if self.model.kit_sections(observed) == expected:
+            return True
+        return len(observed) == 1 and self.framed(agent, str(observed[0][1])) == \
+            assemble_system_prompt([Section(n, t) for n, t in expected])
+
+    def framed(self, agent: AgentModel, system: str) -> str | None:
+        """The text inside the frame the target declared around ``agent``'s system text, or
+        None (no frame declared, or ``system`` not framed so)."""
+        frame = self.info.promptFrame
+        around = None if frame is None else frame.root if agent.kind in ("root", "created") \
+            else frame.child
+        inside = None if around is None else unframe(around, system)
+        return None if inside is None else inside.composed
 
     def prompt_rule(self, label: str, expected: list[list[str]], observed: list[list[str]]) -> str:
         agent = self.agent(label)

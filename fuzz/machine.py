@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from hypothesis import reject
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis import reject, settings
+from hypothesis.internal.reflection import function_digest
+from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, rule
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
@@ -39,6 +40,7 @@ from subagent_tck.spec import (
     Edition,
     PresentationMode,
     StopReason,
+    TckError,
 )
 
 from . import strategies as fs
@@ -69,6 +71,8 @@ class Stats:
     #: that example again): what the runs of a flaky example saw, when Hypothesis keeps no
     #: exception of them (the re-run drew other steps: the draws follow the target's answers)
     raised: list[Finding] = field(default_factory=list)
+    #: steps applied so far in the example under way (a worker's sign of life)
+    applied: int = 0
 
     def merge_steps(self, steps: list[Step]) -> None:
         self.steps += len(steps)
@@ -103,6 +107,13 @@ class FuzzMachine(RuleBasedStateMachine):
     #: the target's own global tools (docs/certify.md#tools-the-target-brings): never a name
     #: the machine gives a tool
     own: ClassVar[frozenset[str]] = frozenset()
+    #: called with a TckError of the target (unreachable, broken, timed out) before it
+    #: propagates: a HypoFuzz worker reports it and stops (fuzz/hypofuzz_target.py), since
+    #: to HypoFuzz any exception is a failure to shrink
+    fatal: ClassVar[Callable[[TckError], None] | None] = None
+    #: called with every divergence before it propagates: a HypoFuzz worker saves its steps
+    #: in the shared database (fuzz/hypofuzz_target.py)
+    found: ClassVar[Callable[[Divergence], None] | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -140,6 +151,9 @@ class FuzzMachine(RuleBasedStateMachine):
                                  self.info)
         except Unsupported:
             reject()  # a set-up the target cannot express (a non-native mode): draw another
+        except TckError as exc:
+            self._fatal(exc)
+            raise
 
     @rule(code=codes(OPERATION_BYTES * BURST))
     def step(self, code: bytes) -> None:
@@ -158,15 +172,27 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def _apply(self, op: str, **args: Any) -> None:
         assert self.lock is not None
+        self.stats.applied += 1
         try:
             apply(self.lock, Step(op=op, args=args))
         except Divergence as divergence:
             self.stats.saw(divergence, self.stats.steps)
+            hook = type(self).found
+            if hook is not None:
+                hook(divergence)
             raise
         except Unsupported:
             # an optional operation the target cannot express (docs/driver-api.md
             # #unsupported-operations): the steps before it were compared; draw another
             reject()
+        except TckError as exc:
+            self._fatal(exc)
+            raise
+
+    def _fatal(self, error: TckError) -> None:
+        hook = type(self).fatal
+        if hook is not None:
+            hook(error)
 
     def _agent(self, index: int) -> str:
         """Agent ``index`` modulo the live ones; indexes 0..3 of 8 all mean the first agent,
@@ -457,6 +483,19 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, Code], None]] = {
     #: only for a target that ships the subagent tool (see machine_for)
     "subagent_tool": FuzzMachine.subagent_tool,
 }
+
+
+def state_machine_test(machine: type[FuzzMachine], options: settings) -> Any:
+    """The Hypothesis test of ``machine`` (the one HypoFuzz collects from its ``TestCase``):
+    its database key is :func:`database_key`'s, whoever runs it."""
+    return get_state_machine_test(machine, settings=options)
+
+
+def database_key(machine: type[FuzzMachine]) -> bytes:
+    """The example database key of ``machine``'s test: the digest HypoFuzz's workers and the
+    in-process campaign both save and replay under (before :mod:`.database`'s target prefix)."""
+    test: Any = get_state_machine_test(machine, settings=settings(database=None))
+    return function_digest(test.hypothesis.inner_test)
 
 
 def machine_for(target: Target, info: TargetInfo | None = None,

@@ -15,6 +15,7 @@ from typing import Any
 from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
+from .ahead import Read
 from .children import create_agent, plant, resume, rewrite, start
 from .lockstep import Lockstep
 from .model import Expect
@@ -45,21 +46,29 @@ def _refusable(expect: Expect) -> bool:
 # --- tools ---------------------------------------------------------------------------------
 
 
+def _after(lock: Lockstep, reads: list[Read], refusable: bool) -> None:
+    """Plan the reads after a change: a snapshot too where it may be refused (fuzz/ahead.py)."""
+    lock.expect([("observe", {}), *reads] if refusable else reads)
+
+
 def register_global(lock: Lockstep, name: str) -> None:
     expect = lock.model.expect_register_global(name)
-    before = lock.snapshot() if _refusable(expect) else None
+    refusable = _refusable(expect)
+    before = lock.snapshot_later() if refusable else None
     spec = ToolSpec(name=name, description=f"global {name}")
+    _after(lock, lock.all_views_reads(), refusable)
     _, error = lock.call("register_tool", lambda: lock.deployment.register_tool(spec, None))
     rule = "TF-06" if name == RUN_CODE else None
     if _expect(lock, "register-global", expect, error, rule):
         lock.model.register_global(name)
     elif before is not None:
-        lock.unchanged(before, "nothing-changed", rule)
+        lock.unchanged(before(), "nothing-changed", rule)
     lock.check_all_views()
 
 
 def unregister_global(lock: Lockstep, name: str) -> None:
     expect = lock.model.expect_unregister_global(name)
+    lock.expect(lock.all_views_reads())
     _, error = lock.call("unregister_tool", lambda: lock.deployment.unregister_tool(name, None))
     _expect(lock, "unregister-global", expect, error, "TF-11")
     if name in lock.model.globals:
@@ -72,6 +81,7 @@ def register_local(lock: Lockstep, agent: str, name: str) -> None:
     expect = lock.model.expect_register_local(model, name)
     spec = ToolSpec(name=name, description=f"local {name} of {agent}")
     target = lock.agent_id(agent)
+    lock.expect(lock.scope_views_reads(agent))
     _, error = lock.call("register_tool", lambda: lock.deployment.register_tool(spec, target))
     elsewhere = any(name in a.scope.locals for a in lock.model.agents.values() if a is not model)
     # a duplicate refused here while only another scope has the name: that scope leaked (TF-13)
@@ -85,6 +95,7 @@ def unregister_local(lock: Lockstep, agent: str, name: str) -> None:
     model = lock.agent(agent)
     expect = lock.model.expect_unregister_local(model, name)
     target = lock.agent_id(agent)
+    lock.expect(lock.scope_views_reads(agent))
     _, error = lock.call("unregister_tool", lambda: lock.deployment.unregister_tool(name, target))
     _expect(lock, "unregister-local", expect, error, "TF-04")
     if name in model.scope.locals:
@@ -98,9 +109,11 @@ def unregister_local(lock: Lockstep, agent: str, name: str) -> None:
 def restrict(lock: Lockstep, agent: str, value: Any, label: str | None = None) -> None:
     model = lock.agent(agent)
     expect, restriction, offending = lock.model.expect_restrict(value)
-    before = lock.snapshot() if _refusable(expect) else None
+    refusable = _refusable(expect)
+    before = lock.snapshot_later() if refusable else None
     target = lock.agent_id(agent)
     sent = copy.deepcopy(value)
+    _after(lock, lock.scope_views_reads(agent), refusable)
     handle, error = lock.call(
         "install_restriction", lambda: lock.deployment.install_restriction(target, sent)
     )
@@ -113,7 +126,7 @@ def restrict(lock: Lockstep, agent: str, value: Any, label: str | None = None) -
     else:
         assert error is not None and before is not None
         lock.check_offending(error, offending)
-        lock.unchanged(before, "nothing-changed", rule)
+        lock.unchanged(before(), "nothing-changed", rule)
     lock.check_scope_views(agent)
 
 
@@ -122,6 +135,7 @@ def dispose(lock: Lockstep, agent: str, restriction: str) -> None:
     expect = lock.model.expect_dispose(model, restriction)
     handle = lock.handles.get(restriction, f"never-issued-{restriction}")
     target = lock.agent_id(agent)
+    lock.expect(lock.scope_views_reads(agent))
     _, error = lock.call(
         "dispose_restriction", lambda: lock.deployment.dispose_restriction(target, handle)
     )
@@ -133,6 +147,7 @@ def dispose(lock: Lockstep, agent: str, restriction: str) -> None:
 
 def set_mode(lock: Lockstep, agent: str, mode: str) -> None:
     target = lock.agent_id(agent)
+    lock.expect(lock.scope_views_reads(agent))
     _, error = lock.call(
         "set_mode", lambda: lock.deployment.set_mode(target, PresentationMode(mode))
     )
@@ -182,9 +197,11 @@ def lookup(lock: Lockstep, agent: str, name: str) -> None:
 def execute(lock: Lockstep, agent: str, name: str) -> None:
     target = lock.agent_id(agent)
     expected = _visible(lock, agent, name)
-    before = len(lock._guard("invocations", lock.deployment.invocations))
+    earlier = lock.read_later("invocations")
+    lock.expect([("invocations", {})])
     arguments: dict[str, Any] = {"probe": len(lock.steps)}
     result, error = lock.call("execute", lambda: lock.deployment.execute(target, name, arguments))
+    before = len(earlier())
     ran = lock._guard("invocations", lock.deployment.invocations)[before:]
     code = error.code.value if error is not None else (result.code if result else None)
     failed = error is not None or (result is not None and result.isError)

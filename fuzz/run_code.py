@@ -42,8 +42,10 @@ def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
     origins = {e.name: e.origin.value for e in lock.model.view(model)}
     calls = [SdkCall(name=name, arguments={"probe": len(lock.steps), "call": n})
              for n, name in enumerate(names)]
-    before = len(lock._guard("invocations", lock.deployment.invocations))
+    earlier = lock.read_later("invocations")
+    lock.expect([("invocations", {})])
     answers = lock._guard("run_code", lambda: _program(lock, target, calls))
+    before = len(earlier())
     if answers is None:  # no run-code operation: not judged here, nor again
         lock.no_run_code = True  # type: ignore[attr-defined]
         return

@@ -24,7 +24,9 @@ ONCE = (
     "tests/http/test_http_zoo.py",
     "tests/fuzz/test_campaign_check.py",  # long campaigns
     "tests/fuzz/test_campaign.py",
+    "tests/fuzz/test_hypofuzz.py",  # HypoFuzz's workers and a real redis-server
     "tests/conformance/checks/test_uncommon_states.py",  # broken targets' states shrunk
+    "tests/reports/test_matrix_browser.py",  # the matrix in Debian's chromium (Playwright)
 )
 #: The once suites that run a real implementation or runtime (Node, npm packages): marked
 #: `once` and `runtime`, tox's `runtimes` environment runs them beside `once`, so the two

@@ -217,7 +217,8 @@ def test_a_baseline_turns_a_known_failure_into_a_pass_of_the_run(
     capsys: pytest.CaptureFixture[str], fakes: ModuleType, tmp_path: Path,
 ) -> None:
     baseline = tmp_path / "baseline.toml"
-    baseline.write_text('[[expected-fail]]\nrule = "TF-92"\nreason = "fixed in 2.0"\n')
+    baseline.write_text('[[expected-fail]]\nrule = "TF-92"\nreason = "fixed in 2.0"\n'
+                        'scope = "rule"\n')
     code, out, _ = run(capsys, "certify", "--target", f"{FAKE}broken_filter",
                        "--baseline", str(baseline))
     assert code == 0 and "expected-fail (baseline): TF-92 (spawn: fixed in 2.0)" in out
@@ -341,3 +342,19 @@ def test_certify_runs_when_the_user_cache_cannot_be_written(
     monkeypatch.chdir(tmp_path)
     assert main(["certify", "--target", "reference", "--rule", "DE-05", "--seed", "1"]) == 0
     assert blocker.read_text() == "a file where the cache directory would go"
+
+
+def test_baseline_write_warns_when_it_excuses_errors_of_the_target(
+    capsys: pytest.CaptureFixture[str], fakes: ModuleType, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from subagent_tck.conformance.core import certificate_file
+
+    known = {**certificate_file.RULES_BY_ID, **{r.id: r for r in fakes.RULES}}
+    monkeypatch.setattr(certificate_file, "RULES_BY_ID", known)  # the fake suite's rules
+    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
+    run(capsys, "certify", "--target", f"{FAKE}crashing", "--report", f"json={cert}")
+    code, out, err = run(capsys, "baseline", "write", str(cert), "--reason", "r", "-o",
+                         str(baseline))
+    assert code == 0 and "excused" in out
+    assert "are errors of the target, not verdicts" in err and "error PROTOCOL_ERROR" in err

@@ -52,6 +52,11 @@ ROOMS: dict[str, str] = {
     "certificate": "core",
     "certificate.schema.json": "core",
     "baseline": "core",
+    "baseline_judge": "core",
+    "baseline_write": "core",
+    "certificate_file": "core",
+    "fingerprint": "core",
+    "diff": "core",
     "exitcode": "core",
     "transport": "core",
     "suggest": "core",
@@ -62,9 +67,16 @@ ROOMS: dict[str, str] = {
     "promises.schema.json": "core",
     "promises_report": "core",
     "unsupported": "core",
+    "dialect": "core",
+    "drawn": "core",
+    "fail_direction": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",
+    "planning": "engine",
+    "scheduling": "engine",
+    "verdicts": "engine",
+    "events": "engine",
     "checks": "engine",
     "seed": "engine",
     "profiles": "engine",
@@ -73,6 +85,8 @@ ROOMS: dict[str, str] = {
     "faults": "engine",
     "timings": "engine",
     "variable_names": "engine",
+    "partitions": "engine",
+    "for_all": "engine",
     # report: the four output formats and the files they are written to.
     "report_files": "report",
     "report_json": "report",
@@ -82,6 +96,14 @@ ROOMS: dict[str, str] = {
     "report_failure": "report",
     "report_stream": "report",
     "report_promises": "report",
+    "report_diff": "report",
+    # the matrix: many certificates side by side, as a static site (docs/matrix.md)
+    "matrix_read": "report",
+    "matrix_model": "report",
+    "matrix_badge": "report",
+    "matrix_site": "report",
+    "matrix_templates": "report",
+    "matrix.schema.json": "report",
     # transports: how the kit reaches a target (built-in, HTTP client and server, cmd:).
     "builtin": "transports",
     "targets": "transports",
@@ -109,6 +131,9 @@ ROOMS: dict[str, str] = {
     "pytest_plugin": TOP,
     "api_fuzz": TOP,
     "promises_command": TOP,
+    "baseline_command": TOP,
+    "diff_command": TOP,
+    "matrix_command": TOP,
 }
 
 ROOM_DOCS = {
@@ -337,7 +362,7 @@ def rewrite_pyproject(text: str) -> str:
     data = sorted({ROOMS[k] for k in ROOMS if k.endswith(".json")})
     for room in data:
         line = f'"{PACKAGE}.{room}" = ["*.json"]\n'
-        if line not in text:
+        if f'\n"{PACKAGE}.{room}" = [' not in text:  # a room's data may list more files
             text = text.replace(f'"{PACKAGE}" = ["*.json", "py.typed"]\n',
                                 f'"{PACKAGE}" = ["*.json", "py.typed"]\n{line}', 1)
     return text

@@ -40,7 +40,11 @@ from subagent_tck.spec import (
     catalogue_hash,
 )
 
-from .outcome import BAD, RAN, Failure, Outcome
+from . import fingerprint
+from .baseline_judge import BaselineSummary, judge
+from .dialect import Dialect, dialect_of
+from .drawn import DeclaredPartition, DrawnRun, PartitionDrawn, records
+from .outcome import BAD, RAN, Evidence, Failure, Outcome
 from .promises_report import PromisesReport
 from .protocol import TargetInfo
 
@@ -94,6 +98,9 @@ class RuleResult(BaseModel):
     providers: list[ProviderOutcome]
     failures: list[Failure] = Field(default_factory=list)
     replay: str | None = Field(None, description="the command that reruns this rule alone")
+    partitions: list[PartitionDrawn] = Field(
+        default_factory=list, description="the partitions of the rule's domain its checks "
+        "declare, and which of their runs drew a case of each (docs/certify.md#partitions)")
 
     def reasons(self, *outcomes: Outcome) -> str:
         """The reasons of its per-provider outcomes (of ``outcomes``, or all), each once:
@@ -135,7 +142,11 @@ class CheckRun(BaseModel):
     status: RunStatus
     duration: float = Field(description="seconds")
     note: str | None = Field(None, description="what the check did, when it says (the fuzz "
-                             "campaign: steps, rules compared)")
+                             "campaign: steps, rules compared; the restriction channels it "
+                             "built its cases through)")
+    entry_points: list[str] = Field(default_factory=list, description="the restriction "
+                                    "channels it built its cases through, as the dialect "
+                                    "section names them (docs/driver-api.md#dialect)")
 
 
 class PhaseTiming(BaseModel):
@@ -242,6 +253,12 @@ class Certificate(BaseModel):
     timings: Timings | None = Field(
         None, description="certify --timings: time per check run, per campaign and per target "
         "operation (docs/certify.md#timings); absent from a run without --timings")
+    dialect: Dialect = Field(description="the runtime's own terms the target declared and how "
+                             "the run used them: restriction channels with their grammar and "
+                             "declared variants, the prompt frame (docs/driver-api.md#dialect)")
+    baseline_summary: BaselineSummary | None = Field(
+        None, description="certify --baseline: the failing assertions it excused, and the "
+        "ones it found new, stale or expired (docs/baseline.md); null: no baseline")
 
     @property
     def certified(self) -> bool:
@@ -348,17 +365,6 @@ def error_report(target_spec: str, code: str, message: str, exit_code: int) -> E
                        error=RunError(code=code, message=message))
 
 
-@dataclass
-class Evidence:
-    """What one check run (or the plan) says about one rule for one provider."""
-
-    outcome: Outcome
-    reason: str = ""
-    failures: list[Failure] = field(default_factory=list)
-    #: not applicable because the target cannot express an operation (UNSUPPORTED_OPERATION)
-    inexpressible: bool = False
-
-
 @dataclass(frozen=True)
 class RunFacts:
     target_spec: str
@@ -378,6 +384,9 @@ class RunFacts:
     target_tools: tuple[str, ...] = ()  # the target's own global tools, not judged
     portable_variables: bool = False  # drawn variable names of [a-z][a-z0-9_]* only
     timings: Timings | None = None  # certify --timings
+    #: per check, the partitions it declares; per check run, what it drew of them
+    partitions: Mapping[str, Sequence[DeclaredPartition]] = field(default_factory=dict)
+    drawn: Sequence[DrawnRun] = ()
 
 
 def kit_version() -> str:
@@ -410,32 +419,25 @@ def merge(evidence: Sequence[Evidence]) -> Evidence:
                     any(e.inexpressible for e in evidence))
 
 
-def _apply_baseline(rule: Rule, key: str | None, cell: Evidence, baseline: Baseline | None,
-                    fails_somewhere: bool) -> Evidence:
-    """A listed failure is expected-fail. A listed pass is unexpected-pass, except that an
-    entry without ``provider`` lists the rule as a whole: while the rule still fails for some
-    provider (or target-wide), its passing results stay passes."""
-    entry = baseline.match(rule.id, key) if baseline is not None else None
-    if entry is None:
-        return cell
-    if cell.outcome == Outcome.NOT_RUN:  # a baseline lists failures: it never excuses a not-run
-        assert baseline is not None
-        note = (f"baseline {baseline.path} {entry.where} lists it as expected to fail, but it "
-                "did not run, so the entry decides nothing")
-        return Evidence(Outcome.NOT_RUN, f"{cell.reason}; {note}" if cell.reason else note,
-                        cell.failures)
-    if cell.outcome in (Outcome.FAIL, Outcome.ERROR):
-        return Evidence(Outcome.EXPECTED_FAIL, entry.reason, cell.failures)
-    if cell.outcome == Outcome.PASS and entry.provider is None and fails_somewhere:
-        return cell
-    if cell.outcome == Outcome.PASS:
-        assert baseline is not None
-        message = (f"listed in baseline {baseline.path} ({entry.where}: {entry.reason!r}) as "
-                   "expected to fail, but it passed: remove the entry")
-        failure = Failure(rule=rule.id, check="baseline", title=rule.title, message=message,
-                          expected="fail", observed="pass", provider=key)
-        return Evidence(Outcome.UNEXPECTED_PASS, message, [failure])
-    return cell
+def with_assertion(failure: Failure) -> Failure:
+    """``failure`` with its assertion (docs/baseline.md#the-fingerprint): a failure the runner
+    made (a timeout, a crash) has none yet, and is one of the check as a whole."""
+    if failure.assertion is not None:
+        return failure
+    made = fingerprint.make(failure.rule, failure.check, failure.message, failure.expected,
+                            failure.observed, error=failure.error)
+    return failure.model_copy(update={"assertion": made})
+
+
+def _apply_baseline(facts: RunFacts, rules: Sequence[Rule],
+                    merged: Mapping[tuple[str, str | None], Evidence],
+                    ) -> tuple[dict[tuple[str, str | None], Evidence], BaselineSummary | None]:
+    """Every cell with the baseline applied (:mod:`.baseline_judge`), judged on the run's
+    date, and what the baseline excused, found new, stale or expired."""
+    if facts.baseline is None:
+        return dict(merged), None
+    return judge(facts.baseline, merged, {r.id: r.title for r in rules},
+                 facts.started_at.date())
 
 
 def replay_command(target_spec: str, rule_id: str, seed: int, edition: Edition,
@@ -498,13 +500,12 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
              promises: PromisesReport | None = None) -> Certificate:
     """Decide every outcome and verdict of a run from the evidence its checks gathered (and
     the promises checked with ``--promises``: one not kept fails the run)."""
-    by_id = {rule.id: rule for rule in rules}
     merged = {key: merge(evidence) for key, evidence in table.items()}
-    failing_rules = {rule_id for (rule_id, _), cell in merged.items()
-                     if cell.outcome in (Outcome.FAIL, Outcome.ERROR)}
-    cells = {key: _apply_baseline(by_id[key[0]], key[1], cell, facts.baseline,
-                                  key[0] in failing_rules)
-             for key, cell in merged.items()}
+    made: dict[int, Failure] = {}  # one failure filed in several cells stays one
+    for cell in merged.values():
+        cell.failures = [made.setdefault(id(f), with_assertion(f)) for f in cell.failures]
+    cells, summary = _apply_baseline(facts, rules, merged)
+    drawn = records(facts.partitions, facts.drawn)
     results = []
     for rule in rules:
         mine = [(key, cell) for (rule_id, key), cell in cells.items() if rule_id == rule.id]
@@ -521,10 +522,12 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
             failures=list({id(f): f for _, c in mine for f in c.failures}.values()),
             replay=replay_command(facts.target_spec, rule.id, facts.seed, facts.edition,
                                   facts.profile, facts.providers) if failing else None,
+            partitions=drawn.get(rule.id, []),
         ))
     verdicts = _verdicts(facts, rules, cells)
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
               or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results)
+              or (summary is not None and bool(summary.expired))  # a SHOULD rule's too
               or (promises is not None and not promises.kept))
     judged = any(c.outcome in RAN for c in cells.values())
     if failed:
@@ -551,8 +554,20 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         counts=counts, inexpressible=inexpressible, rules=results, checks=facts.runs,
         interrupted=facts.interrupted, stopped_early=facts.stopped_early,
         target_tools=list(facts.target_tools), portable_variables=facts.portable_variables,
-        promises=promises, timings=facts.timings,
+        promises=promises, timings=facts.timings, baseline_summary=summary,
+        dialect=dialect_of(facts.info.restrictionChannels, facts.info.promptFrame,
+                           facts.edition, _entry_points(facts.runs)),
     )
+
+
+def _entry_points(runs: Sequence[CheckRun]) -> dict[str, list[str]]:
+    """Per check run (``check`` or ``check [provider]``), the channels it built through."""
+    out: dict[str, list[str]] = {}
+    for run in runs:
+        if run.entry_points:
+            name = run.check if run.provider is None else f"{run.check} [{run.provider}]"
+            out.setdefault(name, []).extend(run.entry_points)
+    return out
 
 
 def json_schema() -> str:

@@ -6,7 +6,8 @@ code      name                 meaning
 0         CERTIFIED            every advertised capability of every provider is certified (a
                                partial run, ``--rule``: every selected rule passed)
 1         FAILED               some capability (or a provider's core rules) failed, a MUST rule
-                               did not run, a baseline entry passed unexpectedly, or
+                               did not run, the baseline is stale or expired or left a
+                               failing assertion unnamed, or
                                nothing was judged (every rule not applicable: NOT-RUN)
 2         USAGE                bad command line, target spec, rule id, edition or baseline
 3         TARGET_BROKEN        the target was unreachable, or every failure is an error: the

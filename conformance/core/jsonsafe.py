@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime
+from datetime import date, datetime
 from enum import Enum
 from typing import Any
 
@@ -31,8 +31,8 @@ def _order(value: Any) -> str:
 
 def plain(value: Any) -> Any:
     """``value`` as a JSON-ready value: models dumped (in Python mode, so a lone surrogate in a
-    key survives), tuples as lists, sets sorted, keys as strings, enums by value, datetimes in
-    ISO form, non-finite floats by :func:`non_finite`."""
+    key survives), tuples as lists, sets sorted, keys as strings, enums by value, datetimes and
+    dates in ISO form, non-finite floats by :func:`non_finite`."""
     if isinstance(value, BaseModel):
         return plain(value.model_dump(mode="python"))
     if isinstance(value, dict):
@@ -45,6 +45,8 @@ def plain(value: Any) -> Any:
         return plain(value.value)
     if isinstance(value, datetime):
         return _DATETIME.dump_python(value, mode="json")
+    if isinstance(value, date):  # a baseline entry's until
+        return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
         return non_finite(value)
     return value

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .fingerprint import Assertion
 
 
 class Outcome(str, Enum):
@@ -44,3 +47,18 @@ class Failure(BaseModel):
     transcript: list[dict[str, Any]] = Field(default_factory=list)
     example: str | None = None  # the (shrunk) drawn state, when Hypothesis found it
     replay: str | None = None  # a command that reproduces this failure alone, when it has one
+    #: which assertion failed and how, the same at every seed where the target behaves the
+    #: same: what a baseline names (docs/baseline.md#the-fingerprint)
+    assertion: Assertion | None = None
+
+
+@dataclass
+class Evidence:
+    """What one check run (or the plan) says about one rule for one provider; merged, a
+    rule's result for one provider (a *cell*), which a baseline may relabel."""
+
+    outcome: Outcome
+    reason: str = ""
+    failures: list[Failure] = field(default_factory=list)
+    #: not applicable because the target cannot express an operation (UNSUPPORTED_OPERATION)
+    inexpressible: bool = False

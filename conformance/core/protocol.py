@@ -18,7 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-PROTOCOL_VERSION = "1.2"  # 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION
+from .dialect import PromptFrame, RestrictionChannel
+
+#: 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION, 1.3 the dialect a target
+#: declares (docs/driver-api.md#dialect): restriction channels, filter grammar, prompt frame
+PROTOCOL_VERSION = "1.3"
 
 
 class _Model(BaseModel):
@@ -40,6 +44,11 @@ class ToolSpec(_Model):
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    #: The server (group) the tool is served by, for a target whose declared filter grammar
+    #: has server-level entries (docs/driver-api.md#dialect): an adapter serves each server's
+    #: tools under that name. Unset: the adapter's own; sent only when set (typed ``Any`` so
+    #: that the wire leaves it out, as it does an absent raw field).
+    server: Any = None
 
 
 class SectionSpec(_Model):
@@ -79,6 +88,14 @@ class DeploymentConfig(_Model):
     mode: PresentationMode = PresentationMode.NATIVE  # every agent's initial presentation mode
     hostDepth: Any = 1  # the live host depth setting (ST-06)
     runtimeContext: bool = True  # ST-08
+    #: The name of a preset the root agent is started from: its persona and tool filter on the
+    #: root's scope, as a main agent run from an agent definition (the ``root`` restriction
+    #: channel, docs/driver-api.md#dialect). Sent only when set, to a target declaring it.
+    rootPreset: Any = None
+    #: Restrictions ``{allow?, deny?}`` every agent's scope of the deployment is under, as a
+    #: runtime's permission rules (the ``permission`` channel, docs/driver-api.md#dialect). Sent
+    #: only when set, to a target declaring it.
+    permissions: Any = None
 
 
 # --- observations ------------------------------------------------------------------------
@@ -97,6 +114,11 @@ class TargetInfo(_Model):
     editions: list[Edition] = Field(default_factory=lambda: [Edition.PRESET_COMPOSITION])
     components: list[Component] = Field(default_factory=list)
     providers: list[ProviderInfo]
+    #: The entry points through which the target puts a restriction on a scope
+    #: (docs/driver-api.md#dialect); null: the live one alone (``install-restriction``).
+    restrictionChannels: list[RestrictionChannel] | None = None
+    #: The runtime's own text around the composed system text of its agents; null: none.
+    promptFrame: PromptFrame | None = None
 
 
 class AgentRef(_Model):

@@ -9,8 +9,10 @@
         ctx.expect("TF-01", observed == expected, "allow minus deny", expected, observed)
 
 A check runs once per provider it applies to (``per_provider=True``, the default: ``ctx.provider``
-is set) or once for the target (``per_provider=False``). Misuse is refused when the check is
-defined: an unknown rule id, a duplicate name, a rule the check does not cite.
+is set) or once for the target (``per_provider=False``). It declares the partitions of its
+rules' domains (``partitions=``, :mod:`.partitions`) and records each one it draws a case of.
+Misuse is refused when the check is defined: an unknown rule id, a duplicate name, a rule the
+check does not cite, a partition of a rule it does not cite (docs/certify.md#partitions).
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from typing import Any, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
+from ..core import fingerprint
 from ..core.certificate import PORTABLE_VARIABLE_PATTERN
+from ..core.dialect import DEFAULT_CHANNELS, PromptFrame, RestrictionChannel
+from ..core.drawn import Drawing, surer
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
 from ..core.jsonsafe import plain
@@ -33,11 +38,14 @@ from ..core.protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from ..core.target import Deployment, Target
 from ..core.unsupported import CoreRefused, Unsupported
 from .faults import TargetFault, deploy_guarded
+from .for_all import SHRINK_RUNS as SHRINK_RUNS
+from .for_all import Abort as _Abort
+from .for_all import Inexpressible as Inexpressible
+from .for_all import run_property
+from .partitions import Partition, cover_strategy, of_rule, problems, top_up_strategy
 from .timings import format_exception
 
 CheckFunction = Callable[["CheckContext"], None]
-#: Body runs a property may spend shrinking its first failure (see ``CheckContext.for_all``).
-SHRINK_RUNS = 16
 T = TypeVar("T")
 
 
@@ -63,15 +71,19 @@ class Check:
     supplementary: bool = False
     #: Seconds this check may take when that is more than the run's ``--timeout``.
     timeout: float | None = None
+    #: The partitions of its rules' domains it draws a case of at every seed (:mod:`.partitions`).
+    partitions: tuple[Partition, ...] = ()
 
 
 REGISTRY: dict[str, Check] = {}
 
 
 def check(
-    *rules: str, name: str | None = None, per_provider: bool = True, edition: Edition | None = None
+    *rules: str, name: str | None = None, per_provider: bool = True, edition: Edition | None = None,
+    partitions: Sequence[Partition] = (),
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check deciding ``rules``. Raises :class:`CheckDefinitionError` on misuse."""
+    """Register a check deciding ``rules`` that draws ``partitions`` of their domains. Raises
+    :class:`CheckDefinitionError` on misuse."""
     if not rules:
         raise CheckDefinitionError("a check must cite at least one rule id, e.g. @check('TF-01')")
     unknown = [r for r in rules if r not in RULES_BY_ID]
@@ -80,6 +92,9 @@ def check(
             f"@check cites unknown rule id(s) {', '.join(unknown)}: use ids of docs/rules.md "
             "(`subagent-tck rules` lists them)"
         )
+    wrong = problems(partitions, rules)
+    if wrong:
+        raise CheckDefinitionError(f"@check({', '.join(repr(r) for r in rules)}): {wrong[0]}")
 
     def register(function: CheckFunction) -> CheckFunction:
         check_name = name or function.__name__.replace("_", "-")
@@ -91,7 +106,8 @@ def check(
                 "this one a distinct stable name"
             )
         REGISTRY[check_name] = Check(
-            check_name, tuple(rules), function, per_provider, edition, (function.__doc__ or "")
+            check_name, tuple(rules), function, per_provider, edition, (function.__doc__ or ""),
+            partitions=tuple(partitions),
         )
         return function
 
@@ -106,21 +122,11 @@ def _same_place(one: CheckFunction, other: CheckFunction) -> bool:
         getattr(other, "__module__", None), getattr(other, "__qualname__", None))
 
 
-class _Abort(Exception):
-    """Ends a check early after a failure that makes its remaining steps meaningless."""
-
-
 #: Template variable names every runtime the kit has met accepts. The rules fix no grammar for
 #: variable names (docs/rules.md#PE-05 asks the child persona for the deployment persona's
 #: semantics, whatever they are); the checks draw names of the oracle's wider grammar, and a
 #: target may refuse a deployment naming one outside this set (DSH: docs/dsh.md).
 PORTABLE_VARIABLE = re.compile(PORTABLE_VARIABLE_PATTERN)
-
-
-class Inexpressible(Exception):
-    """The target refused to set up a drawn deployment it may refuse (a variable name outside
-    :data:`PORTABLE_VARIABLE`): the case says nothing about the rules, and a property
-    (:meth:`CheckContext.for_all`) draws another instead."""
 
 
 @dataclass
@@ -149,8 +155,28 @@ class CheckContext:
     #: :data:`PORTABLE_VARIABLE` before the checks ran (:mod:`.variable_names`): drawn cases
     #: name variables of that set only, so that they are about the rules, not the grammar.
     portable_variables: bool = False
+    #: The entry points through which the target puts a restriction on a scope, as it
+    #: declared them (docs/driver-api.md#dialect): the TF checks build their cases through them.
+    channels: tuple[RestrictionChannel, ...] = DEFAULT_CHANNELS
+    #: The runtime's own text around the composed system text (docs/driver-api.md#dialect).
+    frame: PromptFrame | None = None
+    #: The entry points this check built its cases through, in the order first used: the
+    #: check run's note names them, and the certificate's dialect section.
+    entry_points: list[str] = field(default_factory=list)
+    #: How many fixed cases the check has put through a channel so far: each goes through the
+    #: next channel that can carry it (``checks/_channels.py``), so every one gets cases.
+    placed: int = 0
+    #: The partitions of the check's rules it drew a case of, and how surely
+    #: (docs/certify.md#partitions).
+    drawn: dict[tuple[str, str], Drawing] = field(default_factory=dict)
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
+    #: How a case running now was reached: a hand-written one, cover's, a property's draw.
+    _drawing: Drawing = Drawing.EXAMPLE
+    #: The state a property drew for the case now running (a one-item tuple), or empty: a
+    #: failure recorded inside is of a drawn case, its values named by their role
+    #: (docs/baseline.md#the-fingerprint).
+    drawn_state: tuple[Any, ...] = ()
 
     # --- deployments ------------------------------------------------------------------
 
@@ -204,12 +230,14 @@ class CheckContext:
         observed: Any = None,
         *,
         example: str | None = None,
+        key: str | None = None,
     ) -> bool:
-        """Record that ``rule`` was exercised; a false ``condition`` is a failure."""
+        """Record that ``rule`` was exercised; a false ``condition`` is a failure. ``key``
+        names the assertion in a baseline instead of the message (docs/baseline.md)."""
         self._cited(rule)
         self.exercised.add(rule)
         if not condition:
-            self.fail(rule, message, expected, observed, example=example)
+            self.fail(rule, message, expected, observed, example=example, key=key)
         return condition
 
     def fail(
@@ -224,28 +252,79 @@ class CheckContext:
         traceback: str | None = None,
         provider: str | None = None,
         replay: str | None = None,
+        key: str | None = None,
     ) -> None:
         """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
         after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
-        context's provider (a campaign that found the failure elsewhere)."""
+        context's provider (a campaign that found the failure elsewhere). ``key`` names the
+        assertion in a baseline instead of ``message``: the kit's words for it, without text
+        the target supplied (docs/baseline.md#the-fingerprint)."""
         self._cited(rule)
         self.exercised.add(rule)
+        expected, observed = _jsonable(expected), _jsonable(observed)
+        case: fingerprint.Case = ("campaign" if self.check.supplementary
+                                  else "drawn" if self.drawn_state else "fixed")
         self.failures.append(
             Failure(
                 rule=rule,
                 check=self.check.name,
                 title=RULES_BY_ID[rule].title,
                 message=message,
-                expected=_jsonable(expected),
-                observed=_jsonable(observed),
+                expected=expected,
+                observed=observed,
                 provider=provider or (self.provider.name if self.provider else None),
                 error=error,
                 transcript=self.gateway.transcript(),
                 example=example,
                 traceback=traceback,
                 replay=replay,
+                assertion=fingerprint.make(
+                    rule, self.check.name, message, expected, observed, error=error, case=case,
+                    state=self.drawn_state[0] if self.drawn_state else None, key=key,
+                    channels=self.entry_points),
             )
         )
+
+    def drew(self, rule: str, name: str) -> None:
+        """Record that the case running now is inside the partition ``name`` of ``rule``."""
+        declared = [p.name for p in self.check.partitions if p.rule == rule]
+        if name not in declared:
+            raise CheckDefinitionError(
+                f"check {self.check.name!r} drew partition {rule} {name!r}, which it does not "
+                f"declare: declared are {declared or 'none'} (@check(..., partitions=...))")
+        self.drawn[rule, name] = surer(self.drawn.get((rule, name)), self._drawing)
+
+    def cover(self, rule: str, body: Callable[[Any], None],
+              names: Sequence[str] | None = None) -> None:
+        """Run ``body`` on values of every partition of ``rule`` that has cases (of ``names``
+        only, when given), at every seed: drawn over the partitions first, then inside one,
+        with the profile's budget; then one case of its own for each partition the budget
+        missed (unless the rule already failed: its verdict is made)."""
+        parts = of_rule(self.check.partitions, rule, names)
+        if not parts:
+            raise CheckDefinitionError(f"check {self.check.name!r} covers {rule}, but declares "
+                                       "no partition of it with cases=")
+
+        def run(pair: tuple[Partition, Any]) -> None:
+            part, value = pair
+            if part.member is not None and not part.member(value):
+                raise AssertionError(f"check bug: partition {rule} {part.name!r} drew {value!r}, "
+                                     "which is not inside it")
+            outer, self._drawing = self._drawing, Drawing.COVER
+            try:
+                body(value)
+            except _Abort:  # a failure ended the case: it was drawn all the same
+                self.drew(rule, part.name)
+                raise
+            else:
+                self.drew(rule, part.name)
+            finally:
+                self._drawing = outer
+
+        self.for_all(cover_strategy(parts), run)
+        for part in parts:
+            if part.key not in self.drawn and not any(f.rule == rule for f in self.failures):
+                self.for_all(top_up_strategy(part), run, max_examples=1)
 
     def abort(self) -> NoReturn:
         """Stop this check here (after a failure that makes later steps meaningless)."""
@@ -283,109 +362,26 @@ class CheckContext:
                   _jsonable(result))
         return None
 
-    def for_all(self, strategy: Any, body: Callable[[Any], None]) -> None:
+    def for_all(self, strategy: Any, body: Callable[[Any], None],
+                max_examples: int | None = None) -> None:
         """Run ``body`` on states drawn by the Hypothesis ``strategy`` (seeded by the run's
-        seed, ``max_examples`` from the profile). The first failing state is shrunk and its
-        failures, with the shrunk state as ``example``, are the ones recorded."""
-        from hypothesis import HealthCheck, Phase, given, reject, settings
-        from hypothesis import seed as seeded
-        from hypothesis.errors import Unsatisfiable
-
-        kept = self.failures
-        found: list[Failure] = []
-        # Shrinking runs the body on ever smaller states; past SHRINK_RUNS runs after the first
-        # failure the body runs no more (the smallest failure so far is kept, other states
-        # pass), and a state that failed before fails again without running (Hypothesis replays
-        # its final one).
-        failing: dict[str, list[Failure]] = {}
-        shrink_runs = [0]
-
-        class _Found(Exception):
-            pass
-
-        class _Spent(BaseException):
-            pass
-
-        # a case whose operation the target cannot express ends the property (not a case to
-        # draw around: every case of the rule's scenario needs that operation)
-        stopped: list[Unsupported] = []
-
-        class _Stopped(BaseException):
-            pass
-
-        @settings(
-            max_examples=self.max_examples,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-            print_blob=False,
-            # no explain phase: once a state fails, Hypothesis would trace every later run
-            # line by line (sys.settrace before 3.12), which made checks over a slow target
-            # many times slower; the failure is reported from the kit's own record
-            phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-        )
-        @seeded(self.seed)
-        @given(strategy)
-        def prop(state: Any) -> None:
-            key = repr(state)
-            trial = failing.get(key)
-            spent = False
-            if trial is None and failing:
-                shrink_runs[0] += 1
-                spent = shrink_runs[0] > SHRINK_RUNS
-            if trial is None and not spent:
-                self.close()
-                self.failures = []
-                refused = False
-                try:
-                    body(state)
-                except _Abort:
-                    pass
-                except Inexpressible:
-                    refused = True
-                except Unsupported as exc:
-                    stopped.append(exc)
-                finally:
-                    trial, self.failures = self.failures, kept
-                if refused:
-                    reject()  # a case the target may refuse to set up: draw another
-                trial = [f if f.example else f.model_copy(update={"example": repr(state)})
-                         for f in trial]
-                if stopped:
-                    if not found:  # what this case found before the refusal is kept
-                        found[:] = trial
-                    raise _Stopped()
-                if trial:
-                    failing[key] = trial
-            if trial:
-                found[:] = trial
-            if spent:
-                # The budget is spent: end the search here (a BaseException passes through
-                # Hypothesis's engine untouched; counting the state as failing would let the
-                # shrinker go on through a large state choice by choice, for minutes). The
-                # smallest real failure so far (``found``) is the one recorded.
-                raise _Spent()
-            if trial:
-                # One place: Hypothesis tells failures apart by where they rise.
-                raise _Found()
-
+        seed, ``max_examples`` from the profile unless given). The first failing state is
+        shrunk and its failures, with the shrunk state as ``example``, are the ones recorded.
+        A partition its cases reach counts as drawn by chance (:meth:`cover` draws them
+        surely)."""
+        outer = self._drawing
+        if outer is Drawing.EXAMPLE:
+            self._drawing = Drawing.CHANCE
         try:
-            prop()
-        except (_Found, _Spent):
-            kept.extend(found)
-        except _Stopped:
-            kept.extend(found)
-            raise stopped[0] from None
-        except Unsatisfiable:
-            pass  # every drawn case was one the target may refuse; the explicit ones ran
+            run_property(self, strategy, body, max_examples or self.max_examples)
         finally:
-            self.failures = kept
-            self.close()
+            self._drawing = outer
 
     def target_fault(self, rule: str, what: str, exc: TckError) -> NoReturn:
         """Record that the connection or the protocol broke while doing ``what``: an error
         of the target (exit code 3), never a verdict on ``rule``; the check stops here."""
-        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True)
+        self.fail(rule, f"{what}: {fault_text(exc)}", observed=exc.to_json(), error=True,
+                  key=what)
         raise _Abort() from exc
 
     @contextmanager
@@ -397,7 +393,8 @@ class CheckContext:
         except TckError as exc:
             if exc.code in TARGET_FAULTS:
                 self.target_fault(rule, what, exc)
-            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json())
+            self.fail(rule, f"{what} was refused: {exc.message}", "accepted", exc.to_json(),
+                      key=f"{what} was refused")
             raise _Abort() from exc
 
 
@@ -441,14 +438,15 @@ def run_check(ctx: CheckContext) -> None:
     except TargetFault as broken:  # never a verdict: the check ends as an error of the target
         ctx.fail(ctx.check.rules[0], f"{broken.operation}: {fault_text(broken.error)}",
                  observed=broken.error.to_json(), error=True,
-                 traceback=format_exception(broken.error))
+                 traceback=format_exception(broken.error), key=broken.operation)
     except Unsupported as exc:
         stop_unsupported(ctx, exc)
     except Inexpressible as exc:  # a fixed case the target may refuse to set up
         stop_unsupported(ctx, Unsupported("deploy", "the check's fixed case", str(exc)))
     except CoreRefused as exc:
         ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
-                 error=True, traceback=format_exception(exc))
+                 error=True, traceback=format_exception(exc),
+                 key=f"UNSUPPORTED_OPERATION for the core operation {exc.operation}")
     except TckError as exc:
         rule = ctx.check.rules[0]
         fault = exc.code in TARGET_FAULTS
@@ -458,10 +456,11 @@ def run_check(ctx: CheckContext) -> None:
             observed=exc.to_json(),
             error=fault,
             traceback=format_exception(exc),
+            key="the target failed" if fault else "unexpected refusal",
         )
     except Exception as exc:
         rule = ctx.check.rules[0]
         ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
-                 traceback=format_exception(exc))
+                 traceback=format_exception(exc), key=f"the check crashed: {type(exc).__name__}")
     finally:
         ctx.close()

@@ -57,10 +57,12 @@ def pytest_nodeid(rule_id: str) -> str:
 
 def decisive(cert: Certificate) -> set[str]:
     """The rule ids that make the run fail (the exit code's reasons): every rule a verdict
-    names as blocking, and every unexpected pass. A JUnit failure or error is exactly one of
-    these, so the file and the exit code always agree."""
+    names as blocking, every unexpected pass, and every rule of an expired baseline entry. A
+    JUnit failure or error is exactly one of these, so the file and the exit code always
+    agree."""
     ids = {item.split(" ", 1)[0] for v in cert.verdicts for item in v.blocking}
-    return ids | {r.id for r in cert.rules if r.outcome == Outcome.UNEXPECTED_PASS}
+    expired = {e.rule for e in cert.baseline_summary.expired} if cert.baseline_summary else set()
+    return ids | expired | {r.id for r in cert.rules if r.outcome == Outcome.UNEXPECTED_PASS}
 
 
 def _durations(cert: Certificate) -> dict[str, float]:
@@ -102,6 +104,12 @@ def to_element(cert: Certificate) -> ET.Element:
         ET.SubElement(props, "property", name="stopped_early", value=cert.stopped_early)
     if cert.target_tools:
         ET.SubElement(props, "property", name="target_tools", value=" ".join(cert.target_tools))
+    for number, line in enumerate(cert.dialect.lines(), 1):  # the dialect section
+        ET.SubElement(props, "property", name=f"dialect.{number}", value=line.strip())
+    if cert.baseline_summary is not None:  # what the baseline excused, found new, stale...
+        ET.SubElement(props, "property", name="baseline", value=cert.baseline_summary.path)
+        for name, count in cert.baseline_summary.counts().items():
+            ET.SubElement(props, "property", name=f"baseline.{name}", value=str(count))
     for v in cert.verdicts:
         ET.SubElement(props, "property",
                       name=f"verdict.{v.provider}.{v.capability.value if v.capability else 'core'}",

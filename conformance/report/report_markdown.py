@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from ..core.certificate import Certificate, RuleResult, Verdict, portable_note
+from ..core.drawn import judged
 from ..core.outcome import Outcome
 from ..core.untrusted import for_html, for_markdown_inline, markdown_fence
 
@@ -86,6 +87,7 @@ def render(cert: Certificate) -> str:
                      f"{_md(', '.join(v.blocking))} |")
     counts = " · ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
     lines += ["", f"Rules: {counts}", ""]
+    lines += _partitions(cert)
     if cert.target_tools:
         lines += ["**The target's own global tools** (left out of what is judged, never "
                   f"called): {_md(', '.join(cert.target_tools))}.", ""]
@@ -93,6 +95,10 @@ def render(cert: Certificate) -> str:
         lines += [f"**Variable names**: {portable_note(lambda p: f'`{p}`')}.", ""]
     if cert.stopped_early:
         lines += [f"**Stopped early**: {_md(cert.stopped_early)}.", ""]
+    lines += ["**Dialect** (the runtime's own terms, docs/driver-api.md#dialect):", ""]
+    lines += [f"- {_md(line.strip())}" if not line.startswith("  ") else f"  - {_md(line.strip())}"
+              for line in cert.dialect.lines()]
+    lines.append("")
     if cert.selected_rules is not None:
         lines += [f"Partial run ({_md('--rule ' + ' '.join(cert.selected_rules))}): it never "
                   "certifies.", ""]
@@ -123,7 +129,41 @@ def render(cert: Certificate) -> str:
         lines += [f"- {_md(r.title)}: {_md(r.reasons(Outcome.EXPECTED_FAIL))}"
                   for r in expected]
         lines.append("")
+    if cert.baseline_summary is not None:
+        from .report_baseline import headline, items
+
+        summary = cert.baseline_summary
+        lines += ["### Baseline", "", _md(headline(summary)), ""]
+        lines += [f"- **{kind}** {_md(text)}" for kind, text in items(summary)]
+        excused = [*summary.excused, *summary.whole_rule]
+        if excused:
+            lines += ["", f"<details><summary>{len(excused)} excused assertion(s)</summary>", ""]
+            lines += [f"- {_md(e.rule)} [{_md(e.provider or 'target')}] "
+                      f"`{_md(e.assertion.fingerprint)}` {_md(e.assertion.summary())}"
+                      + (" (sampled)" if e.sampled else "") for e in excused]
+            lines += ["", "</details>"]
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _partitions(cert: Certificate) -> list[str]:
+    """How many declared partitions the run drew, per rule folded, the undrawn ones named
+    (docs/certify.md#partitions)."""
+    rows = [(r, judged(r.partitions)) for r in cert.rules]
+    rows = [(r, parts) for r, parts in rows if parts]
+    if not rows:
+        return []
+    total = sum(len(parts) for _, parts in rows)
+    drawn = sum(p.drawn for _, parts in rows for p in parts)
+    out = [f"Partitions: {drawn} of {total} drawn", "", "<details>",
+           "<summary>Partitions of each rule's domain the run drew</summary>", "",
+           "| rule | drawn | undrawn (runs that did not draw it) |", "|---|---|---|"]
+    for result, parts in rows:
+        undrawn = "; ".join(f"{p.name} ({', '.join(p.undrawn_for)})" for p in parts
+                            if not p.drawn)
+        out.append(f"| {_md(result.id)} | {sum(p.drawn for p in parts)} of {len(parts)} | "
+                   f"{_md(undrawn)} |")
+    return [*out, "", "</details>", ""]
 
 
 def render_error(target_spec: str, message: str, kind: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import IO
 
 from ..core.certificate import Certificate
-from ..engine.runner import Event, RunFinished
+from ..engine.events import Event, RunFinished
 
 
 class StreamReporter:

@@ -32,10 +32,11 @@ from ..core.certificate import (
     Verdict,
     portable_note,
 )
+from ..core.drawn import summary
 from ..core.exitcode import ExitCode, for_certificate
 from ..core.outcome import Failure, Outcome
 from ..core.untrusted import for_rich_markup, for_terminal
-from ..engine.runner import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
+from ..engine.events import CheckFinished, CheckStarted, Event, RunFinished, RunStarted
 from ..engine.seed import run_replay
 from .report_failure import failure_lines, traceback_lines
 
@@ -162,6 +163,8 @@ def write_text(cert: Certificate, console: Console) -> None:
         _line(console, Text(f"variable names: {portable_note()}"))
     if cert.stopped_early:
         _line(console, Text(f"stopped early: {cert.stopped_early}", style="bold"))
+    for line in cert.dialect.lines():  # the target's text (via, frame): escaped by _line
+        _line(console, Text(f"dialect: {line}"))
     console.print()
     for provider, capabilities in cert.capabilities.items():
         advertised = " ".join(c.value for c in capabilities) or "no controls"
@@ -170,6 +173,9 @@ def write_text(cert: Certificate, console: Console) -> None:
         console.print()
     counts = ", ".join(f"{n} {o}" for o, n in cert.counts.items() if n)
     _line(console, Text(f"rules: {counts}"))
+    drawn = summary((r.id, r.partitions) for r in cert.rules)
+    if drawn:
+        _line(console, Text(drawn))
     for run in cert.checks:
         if run.note:
             _line(console, Text(f"{run.check}: {run.note}"))
@@ -180,6 +186,15 @@ def write_text(cert: Certificate, console: Console) -> None:
     if expected:
         _line(console, Text("expected-fail (baseline): " + ", ".join(
             f"{r.id} ({r.reasons(Outcome.EXPECTED_FAIL)})" for r in expected)))
+    if cert.baseline_summary is not None:
+        from .report_baseline import excused_by_rule, headline, items
+
+        judged = cert.baseline_summary
+        _line(console, Text(headline(judged), style="" if judged.holds else "bold red"))
+        if judged.excused or judged.whole_rule:
+            _line(console, Text(f"  excused: {excused_by_rule(judged)}"))
+        for kind, text in items(judged):
+            _line(console, Text(f"  {kind}: {text}", style="" if kind == "unseen" else "red"))
     unsupported = cert.inexpressible_summary()
     if unsupported:
         _line(console, Text(unsupported))

@@ -28,6 +28,7 @@ from subagent_tck import reference as ref
 from subagent_tck.reference.host import COMPONENT_MODULE
 from subagent_tck.spec import (
     ABSENT,
+    PERSONA_SECTION,
     Capability,
     Component,
     Edition,
@@ -38,6 +39,7 @@ from subagent_tck.spec import (
     TckError,
 )
 
+from ..core.dialect import ChannelKind, RestrictionChannel
 from ..core.gateway import Gateway
 from ..core.protocol import (
     AgentRef,
@@ -64,6 +66,10 @@ from ..core.protocol import (
 )
 
 ProviderSource = Iterable[ref.Provider] | Callable[[], Iterable[ref.Provider]]
+#: The entry points the reference puts a restriction on a scope through
+#: (docs/driver-api.md#dialect): live restrictions, a child's composition, the root's preset.
+CHANNELS = (RestrictionChannel(kind=ChannelKind.LIVE), RestrictionChannel(kind=ChannelKind.CHILD),
+            RestrictionChannel(kind=ChannelKind.ROOT))
 
 
 def _version() -> str:
@@ -175,6 +181,21 @@ class ReferenceDeployment:
 
     def root(self) -> AgentRef:
         return self._ref(self._root)
+
+    def start_root_from(self, preset: Any) -> None:
+        """The root agent started from ``preset`` (``DeploymentConfig.rootPreset``, the ``root``
+        restriction channel, docs/driver-api.md#dialect): the preset's tool filter installed on
+        the root's scope and its persona as the root's persona section, as a child composed
+        from it would get them."""
+        known = self.host.presets.get(preset) if isinstance(preset, str) else None
+        if known is None:
+            raise TckError(ErrorCode.UNKNOWN_PRESET, f"no preset {preset!r} to start the root "
+                           "from: name one of the deployment's presets")
+        if known.tool_filter is not None:
+            self.host.restrict(self._root.id, known.tool_filter)
+        if known.persona is not None:
+            self.host.add_section(ref.PromptSection(PERSONA_SECTION, known.persona),
+                                  self._root.id)
 
     def create_agent(
         self, *, header_depth: Any = 0, runtime_depth: Any = None, has_runtime_depth: bool = False
@@ -393,6 +414,7 @@ class ReferenceTarget:
             editions=[Edition.PRESET_COMPOSITION, Edition.REQUEST_CONTROLS],
             components=self.components(),
             providers=[_provider_info(p) for p in self.make_providers()],
+            restrictionChannels=list(CHANNELS),
         )
 
     def make_host(
@@ -422,6 +444,10 @@ class ReferenceTarget:
         return host
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> ReferenceDeployment:
+        if "permissions" in config.model_fields_set:
+            raise TckError(ErrorCode.INVALID_CONFIG, "the reference has no permission rules: it "
+                           "restricts a scope live (install-restriction), from a preset or as "
+                           "the root's preset (rootPreset); docs/driver-api.md#dialect")
         temp_dir = tempfile.mkdtemp(prefix="subagent-tck-") if self.store == "file" else None
         path = ":memory:" if temp_dir is None else os.path.join(temp_dir, "sessions.sqlite")
         providers = self.make_providers()
@@ -432,7 +458,14 @@ class ReferenceTarget:
                 shutil.rmtree(temp_dir, ignore_errors=True)
             raise
         catalogue = {p.name: p for p in providers}
-        return self.deployment_class(host, catalogue, temp_dir, config.tools)
+        deployment = self.deployment_class(host, catalogue, temp_dir, config.tools)
+        if "rootPreset" in config.model_fields_set:
+            try:
+                deployment.start_root_from(config.rootPreset)
+            except BaseException:
+                deployment.close()
+                raise
+        return deployment
 
     def close(self) -> None:
         """Deployments are closed by their owners; the target holds nothing."""

@@ -237,8 +237,20 @@ def validate(adapter: TypeAdapter[Any], value: Any) -> Any:
     in the OpenAPI document); the value is then built leniently so that raw fields keep what
     :func:`loads` read (``-0.0``, doubles beyond 2^53, non-finite numbers).
     """
-    adapter.validator.validate_json(_text(value), strict=True)
+    text = _text(value)
+    seen = (id(adapter), text)
+    if seen not in _STRICT_OK:  # the same answer text again (a view after a change that left
+        # it as it was): its JSON types were checked already
+        adapter.validator.validate_json(text, strict=True)
+        if len(_STRICT_OK) >= _STRICT_KEPT:
+            _STRICT_OK.clear()
+        _STRICT_OK[seen] = adapter  # kept alive with its entry: its id stays its own
     return adapter.validator.validate_python(value)
+
+
+#: Texts whose JSON types passed the strict check, per adapter, at most _STRICT_KEPT of them.
+_STRICT_OK: dict[tuple[int, str], TypeAdapter[Any]] = {}
+_STRICT_KEPT = 4096
 
 
 def _text(value: Any) -> str:

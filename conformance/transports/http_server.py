@@ -51,12 +51,14 @@ from .gateway_server import GatewayClient, model_connections
 from .httpd import Answer, HttpServer, Request, foreign
 from .loopback import LOOPBACK, bind, is_loopback_host
 from .wire import (
+    BATCH_SEGMENT,
     BY_SEGMENT,
     CONFIG_ADAPTER,
     GATEWAY_FIELD,
     READY_WORD,
     VERSION_HEADER,
     Malformed,
+    batch_calls,
     dumps,
     error_status,
     loads,
@@ -105,6 +107,14 @@ def _body(data: bytes) -> Any:
 def _not_a_route(request: Request, status: int = 404) -> TckError:
     return TckError(ErrorCode.PROTOCOL_ERROR, f"{request.method} {request.path} is not a route "
                     f"of driver protocol {PROTOCOL_VERSION}: see docs/driver-api.md")
+
+
+def _operation(segment: str) -> Any:
+    operation = BY_SEGMENT.get(segment)
+    if operation is None:
+        raise TckError(ErrorCode.PROTOCOL_ERROR, f"there is no operation {segment!r} "
+                       "in driver protocol " + PROTOCOL_VERSION, {"operation": segment})
+    return operation
 
 
 class DriverApp:
@@ -248,10 +258,9 @@ class DriverApp:
     def _operate(self, request: Request, ident: str, segment: str) -> Answer:
         if request.method != "POST":
             return _refusal(_not_a_route(request), 405)
-        operation = BY_SEGMENT.get(segment)
-        if operation is None:
-            raise TckError(ErrorCode.PROTOCOL_ERROR, f"there is no operation {segment!r} "
-                           "in driver protocol " + PROTOCOL_VERSION, {"operation": segment})
+        if segment == BATCH_SEGMENT:
+            return self._batch(ident, _body(request.body))
+        operation = _operation(segment)
         deployment = self._deployment(ident)
         body = _body(request.body)
         kwargs = operation.decode_arguments({} if body is EMPTY else body)
@@ -261,6 +270,26 @@ class DriverApp:
             return _refusal(exc)
         except Exception as exc:
             return _crash(exc)
+
+    def _batch(self, ident: str, body: Any) -> Answer:
+        """Several calls in one request, in order, each answered as it would be alone
+        (docs/driver-api.md#batch): a refusal or a crash of one does not stop the next."""
+        calls = batch_calls(body)
+        deployment = self._deployment(ident)
+        results: list[dict[str, Any]] = []
+        for segment, arguments in calls:
+            try:
+                operation = _operation(segment)
+                kwargs = operation.decode_arguments(arguments)
+                results.append({"result": getattr(deployment, operation.name)(**kwargs)})
+            except TckError as exc:
+                results.append({"error": exc.to_json()})
+            except Exception as exc:
+                results.append({"error": {
+                    "code": ErrorCode.PROTOCOL_ERROR.value,
+                    "message": f"the target crashed: {type(exc).__name__}: {exc}",
+                    "details": {"traceback": traceback.format_exc(limit=20)}}})
+        return _answer({"results": results})
 
     @staticmethod
     def _guarded(work: Callable[[], Any], status: int = 200) -> Answer:

@@ -26,7 +26,7 @@ import contextlib
 import inspect
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -49,6 +49,7 @@ from ..core.transport import TransportError
 from .connections import BodyTooLarge, Connections, Cut, NotHttp, Overrun, Unreachable
 from .gateway_server import GatewayServer
 from .wire import (
+    BATCH_SEGMENT,
     DEPLOYMENT_PATH,
     DEPLOYMENTS_PATH,
     GATEWAY_FIELD,
@@ -107,6 +108,8 @@ class HttpTarget:
         self._lock = threading.Lock()
         self._gateway: GatewayServer | None = None
         self._closed = False
+        #: whether the target serves the optional batch route (None: not asked yet)
+        self.batches: bool | None = None
 
     # --- requests ------------------------------------------------------------------------
 
@@ -137,6 +140,13 @@ class HttpTarget:
                 content: bytes | None = None) -> Any:
         """Send one request (``payload`` encoded, or ``content`` as it is); the parsed JSON
         answer (None for an empty one), or TckError."""
+        status, data = self.exchange(method, path, payload, what=what, content=content)
+        return self._interpret(status, data, what)
+
+    def exchange(self, method: str, path: str, payload: Any = _NOTHING, *, what: str,
+                 content: bytes | None = None) -> tuple[int, bytes]:
+        """Send one request; its status and body as they came (a TckError when no HTTP answer
+        came: unreachable, cut, timed out, too large, not HTTP)."""
         if self._closed:
             raise TckError(ErrorCode.USAGE, f"the HTTP target {self.base_url} is closed")
         if payload is not _NOTHING:
@@ -187,7 +197,7 @@ class HttpTarget:
             raise TransportError(ErrorCode.TARGET_UNREACHABLE, f"the connection to the target "
                                  f"broke during {what}: {type(exc).__name__}: {exc}"
                                  f"{self._hint(0.5)}", "reset") from None
-        return self._interpret(status, data, what)
+        return status, data
 
     def _broken(self, what: str, did: str, kind: str | None = None) -> TckError:
         """PROTOCOL_ERROR: the target ``did`` something off the protocol; a
@@ -196,6 +206,23 @@ class HttpTarget:
         if kind is not None:
             return TransportError(ErrorCode.PROTOCOL_ERROR, message, kind)
         return TckError(ErrorCode.PROTOCOL_ERROR, message)
+
+    def refusal(self, error: Any, status: int, what: str) -> TckError:
+        """The TckError of a parsed 4xx error body: the target's refusal, or PROTOCOL_ERROR
+        when the body is not ``{code, message, details}``, its code unknown or the kit's."""
+        try:
+            wire = _WireError.model_validate(error)
+        except ValidationError:
+            return self._broken(what, f"answered HTTP {status} without a JSON error body "
+                                f"{{code, message, details}}: {_snippet(dumps(error))}")
+        try:
+            code = ErrorCode(wire.code)
+        except ValueError:
+            return self._broken(what, f"refused with the unknown error code {wire.code!r} "
+                                f"({wire.message}); use a code of docs/driver-api.md")
+        if code in KIT_CODES:
+            return self._broken(what, f"answered HTTP {status} {code.value}: {wire.message}")
+        return TckError(code, wire.message, wire.details)
 
     def _interpret(self, status: int, data: bytes, what: str) -> Any:
         if 200 <= status < 300:
@@ -208,20 +235,11 @@ class HttpTarget:
                                    f"standard JSON ({exc}): {_snippet(data)}") from None
         if 400 <= status < 500:
             try:
-                error = _WireError.model_validate(loads(data))
-            except (Malformed, ValidationError):
+                body = loads(data)
+            except Malformed:
                 raise self._broken(what, f"answered HTTP {status} without a JSON error body "
                                    f"{{code, message, details}}: {_snippet(data)}") from None
-            try:
-                code = ErrorCode(error.code)
-            except ValueError:
-                raise self._broken(what, f"refused with the unknown error code {error.code!r} "
-                                   f"({error.message}); use a code of docs/driver-api.md") \
-                    from None
-            if code in KIT_CODES:
-                raise self._broken(what, f"answered HTTP {status} {code.value}: "
-                                   f"{error.message}")
-            raise TckError(code, error.message, error.details)
+            raise self.refusal(body, status, what)
         if status >= 500:
             detail = data.decode("utf-8", "replace")[:500]
             with contextlib.suppress(Malformed, ValidationError):
@@ -310,6 +328,10 @@ class HttpDeployment:
         data = self.target.request("POST", f"{self._path}/{operation.segment}",
                                    _NOTHING if body is None else body, what=operation.segment,
                                    content=content)
+        return self._result(operation, data, before)
+
+    def _result(self, operation: Operation, data: Any, before: int) -> Any:
+        """The Python result of an operation's answer, judged (docs/driver-api.md#errors)."""
         if operation.returns_nothing:
             return None
         try:
@@ -329,6 +351,47 @@ class HttpDeployment:
                                       ": its agents must use gatewayUrl as their model")
         return result
 
+    def batch(self, calls: Sequence[tuple[str, dict[str, Any]]]
+              ) -> list[tuple[Any, TckError | None]] | None:
+        """Several operations in one request (``(name, keyword arguments)``, Python names),
+        each answered as it would be alone: ``(result, None)`` or ``(None, its refusal)``, in
+        order (docs/driver-api.md#batch). None when the target has no batch route (then it
+        ran nothing: send the calls one by one); a target that breaks the protocol in any
+        entry raises, as that call alone would."""
+        if self.target.batches is False:
+            return None
+        operations = [OPERATIONS[name] for name, _ in calls]
+        body = {"calls": [{"operation": op.segment, "arguments": op.bind((), arguments)}
+                          for op, (_, arguments) in zip(operations, calls, strict=True)]}
+        before = len(self.gateway.exchanges)
+        what = f"{BATCH_SEGMENT} ({', '.join(op.segment for op in operations)})"
+        status, data = self.target.exchange("POST", f"{self._path}/{BATCH_SEGMENT}", body,
+                                            what=what)
+        if status in (404, 405) and self.target.batches is None and _no_route(data):
+            self.target.batches = False  # an adapter without the optional route
+            return None
+        answer = self.target._interpret(status, data, what)
+        results = answer.get("results") if isinstance(answer, dict) else None
+        if not isinstance(results, list) or len(results) != len(calls):
+            raise self.target._broken(what, f"answered the batch of {len(calls)} calls with "
+                                      f"{_snippet(dumps(answer))}, not {{\"results\": [...]}} "
+                                      "with one entry per call")
+        self.target.batches = True
+        out: list[tuple[Any, TckError | None]] = []
+        for operation, entry in zip(operations, results, strict=True):
+            if isinstance(entry, dict) and set(entry) == {"error"}:
+                error = self.target.refusal(entry["error"], 422, operation.segment)
+                if error.code in KIT_CODES:  # a crash, a kit code, a malformed error body
+                    raise error
+                out.append((None, error))
+            elif isinstance(entry, dict) and set(entry) == {"result"}:
+                out.append((self._result(operation, entry["result"], before), None))
+            else:
+                raise self.target._broken(what, f"answered a batch entry with "
+                                          f"{_snippet(dumps(entry))}, not {{\"result\": ...}} "
+                                          "or {\"error\": {code, message, details}}")
+        return out
+
     def close(self) -> None:
         if self._closed:
             return
@@ -339,6 +402,15 @@ class HttpDeployment:
         finally:
             if server is not None:
                 server.unmount(self.gateway_url)
+
+
+def _no_route(data: bytes) -> bool:
+    """Whether a 404/405 body is the protocol's "no such operation" (PROTOCOL_ERROR)."""
+    try:
+        body = loads(data)
+    except Malformed:
+        return False
+    return isinstance(body, dict) and body.get("code") == ErrorCode.PROTOCOL_ERROR.value
 
 
 def agents_in(result: Any) -> set[str]:

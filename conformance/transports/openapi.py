@@ -19,10 +19,12 @@ from pydantic import BaseModel, TypeAdapter
 
 from ..core.protocol import PROTOCOL_VERSION, DeploymentConfig, ErrorBody, TargetInfo
 from .wire import (
+    BATCH_SEGMENT,
     DEPLOYMENT_PATH,
     DEPLOYMENTS_PATH,
     GATEWAY_FIELD,
     INFO_PATH,
+    MAX_BATCH,
     OPERATIONS,
     camel,
 )
@@ -75,6 +77,37 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _pascal(name: str) -> str:
     return "".join(part.title() for part in name.split("_"))
+
+
+def _batch(schemas: _Schemas, id_parameter: dict[str, Any],
+           errors: dict[str, Any]) -> dict[str, Any]:
+    """The optional batch route (docs/driver-api.md#batch)."""
+    call = {"type": "object", "title": "BatchCall", "additionalProperties": False,
+            "required": ["operation"], "properties": {
+                "operation": {"type": "string", "description": "An operation's path segment "
+                              "(register-tool, view, ...); not batch itself."},
+                "arguments": {"type": "object", "description": "Its arguments, as the "
+                              "operation's own route takes them (default: none)."}}}
+    body = {"type": "object", "title": "BatchRequest", "additionalProperties": False,
+            "required": ["calls"], "properties": {"calls": {
+                "type": "array", "maxItems": MAX_BATCH, "items": schemas.named("BatchCall", call)}}}
+    entry = {"title": "BatchEntry", "oneOf": [
+        {"type": "object", "additionalProperties": False, "required": ["result"],
+         "properties": {"result": {"description": "The operation's result."}}},
+        {"type": "object", "additionalProperties": False, "required": ["error"],
+         "properties": {"error": schemas.of(ErrorBody)}}]}
+    answer = {"type": "object", "title": "BatchResults", "additionalProperties": False,
+              "required": ["results"], "properties": {"results": {
+                  "type": "array", "items": schemas.named("BatchEntry", entry)}}}
+    return {
+        "operationId": "batch",
+        "summary": "Several operations in one request, in order, each answered as it would be "
+                   "alone (optional: a target may answer 404 and be driven call by call).",
+        "parameters": [id_parameter],
+        "requestBody": {"required": True, **_json(schemas.named("BatchRequest", body))},
+        "responses": {"200": {"description": "One entry per call, in order.",
+                              **_json(schemas.named("BatchResults", answer))}, **errors},
+    }
 
 
 def document() -> dict[str, Any]:
@@ -135,6 +168,8 @@ def document() -> dict[str, Any]:
         if operation.observes:
             entry["x-observes"] = True
         paths[operation.path] = {"post": entry}
+
+    paths[f"{DEPLOYMENT_PATH}/{BATCH_SEGMENT}"] = {"post": _batch(schemas, id_parameter, errors)}
 
     schemas.components["TaggedNumber"] = {
         "title": "TaggedNumber", "type": "object", "additionalProperties": False,

@@ -49,6 +49,14 @@ DEPLOYMENT_PATH = f"{PREFIX}/deployments/{{id}}"
 #: The body field of ``POST /v1/deployments`` that carries the model gateway's base URL.
 GATEWAY_FIELD = "gatewayUrl"
 
+#: The operation segment of several operations in one request: ``POST
+#: /v1/deployments/{id}/batch`` with ``{"calls": [{"operation": SEGMENT, "arguments": {...}},
+#: ...]}``, answered ``{"results": [{"result": ...} | {"error": {code, message, details}}]}``,
+#: each entry what the call alone would have answered (docs/driver-api.md#batch). Optional: a
+#: target without it answers 404 as for any unknown operation, and is driven call by call.
+BATCH_SEGMENT = "batch"
+#: The most calls one batch may carry.
+MAX_BATCH = 256
 #: Deployment methods that only observe and never wait for the model: the fuzz compares them
 #: around a refusal.
 OBSERVERS = frozenset(
@@ -237,6 +245,27 @@ def deployment_operations(protocol: type = Deployment) -> dict[str, Operation]:
 OPERATIONS: dict[str, Operation] = deployment_operations()
 BY_SEGMENT: dict[str, Operation] = {op.segment: op for op in OPERATIONS.values()}
 
+def batch_calls(body: Any) -> list[tuple[str, Any]]:
+    """The ``(segment, arguments)`` of a batch body; a body that is not ``{"calls": [...]}``
+    with at most :data:`MAX_BATCH` entries, each ``{"operation": string, "arguments"?:
+    object}``, is INVALID_REQUEST as a whole (nothing runs)."""
+    calls = body.get("calls") if isinstance(body, dict) and set(body) == {"calls"} else None
+    if not isinstance(calls, list):
+        raise TckError(ErrorCode.INVALID_REQUEST, 'the body of batch must be {"calls": '
+                       '[{"operation": "<segment>", "arguments": {...}}, ...]}')
+    if len(calls) > MAX_BATCH:
+        raise TckError(ErrorCode.INVALID_REQUEST, f"a batch carries at most {MAX_BATCH} calls, "
+                       f"not {len(calls)}: send several")
+    out = []
+    for index, call in enumerate(calls):
+        if (not isinstance(call, dict) or not isinstance(call.get("operation"), str)
+                or not set(call) <= {"operation", "arguments"}):
+            raise TckError(ErrorCode.INVALID_REQUEST, f"call {index} of the batch is not "
+                           '{"operation": "<segment>", "arguments": {...}}')
+        out.append((call["operation"], call.get("arguments", {})))
+    return out
+
+
 INFO_ADAPTER: TypeAdapter[TargetInfo] = TypeAdapter(TargetInfo)
 CONFIG_ADAPTER: TypeAdapter[DeploymentConfig] = TypeAdapter(DeploymentConfig)
 
@@ -285,9 +314,10 @@ def error_status(code: ErrorCode) -> int:
 KIT_CODES = TARGET_CODES | {ErrorCode.USAGE}
 
 __all__ = [
-    "BY_SEGMENT", "CONFIG_ADAPTER", "DEPLOYMENTS_PATH", "DEPLOYMENT_PATH", "GATEWAY_FIELD",
-    "INFO_ADAPTER", "INFO_PATH", "KIT_CODES", "MAX_BODY", "OBSERVERS", "OPERATIONS", "PREFIX",
-    "READY_WORD", "VERSION_HEADER", "Argument", "Malformed", "Operation", "camel",
-    "check_protocol", "deployment_operations", "dumps", "error_status", "from_json", "kebab",
-    "loads", "major", "to_json", "validate", "validation_summary",
+    "BATCH_SEGMENT", "BY_SEGMENT", "CONFIG_ADAPTER", "DEPLOYMENTS_PATH", "DEPLOYMENT_PATH",
+    "GATEWAY_FIELD", "INFO_ADAPTER", "INFO_PATH", "KIT_CODES", "MAX_BATCH", "MAX_BODY",
+    "OBSERVERS", "OPERATIONS", "PREFIX", "READY_WORD", "VERSION_HEADER", "Argument",
+    "Malformed", "Operation", "batch_calls", "camel", "check_protocol", "deployment_operations",
+    "dumps", "error_status", "from_json", "kebab", "loads", "major", "to_json", "validate",
+    "validation_summary",
 ]

@@ -3,7 +3,8 @@
 Loaded under the module name :data:`NAME` (see ``conftest.load_fakes``), so that target specs
 such as ``python:subagent_tck_test_fakes:healthy`` work in CLI tests. A fake target's ``behaviour``
 maps ``(rule, provider)`` to what the fake check sees for that rule: ``"break"`` (the target
-violates it), ``"crash"`` (the target raises), ``"refuse"`` (an unexpected TckError),
+violates it), ``"break-also"`` (it violates it in a second assertion too), ``"crash"`` (the
+target raises), ``"refuse"`` (an unexpected TckError),
 ``"protocol"`` (a PROTOCOL_ERROR), ``"reset-step"`` and ``"reset-refusal"`` (the connection
 or the protocol breaks inside a step, or where a refusal is awaited), ``"hang"``, ``"skip"``,
 ``"silent"`` (the check never verifies it), ``"unconsumed"`` (a scripted reply the target
@@ -133,6 +134,11 @@ def fake_check(ctx: CheckContext) -> None:
         elif what == "break":
             ctx.expect(rule, False, f"{rule} broken", expected="a", observed="b",
                        example="state-1")
+        elif what == "break-also":  # the same, and a second assertion of the rule fails too
+            ctx.expect(rule, False, f"{rule} broken", expected="a", observed="b",
+                       example="state-1")
+            ctx.expect(rule, False, f"{rule} broken once more", expected=["a"],
+                       observed=["a", "c"])
         elif what == "crash":
             raise RuntimeError(f"target exploded on {rule}")
         elif what == "refuse":

@@ -318,3 +318,35 @@ def test_an_in_process_target_gets_equal_copies_of_names_never_the_kits_own_obje
     (_, executed), (_, removed) = seen
     assert executed == tool_name and executed is not tool_name
     assert removed == provider and removed is not provider
+
+
+def test_the_root_started_from_a_preset_carries_its_filter_and_persona(gateway: Gateway) -> None:
+    target = reference_target()
+    config = CONFIG.model_copy(update={"rootPreset": "rev"})
+    dep = target.deploy(config, gateway)
+    try:
+        root = dep.root().agent
+        assert {e.name for e in dep.view(root)} == {"a"}
+        first = dep.prompt(root)[0]
+        assert (first.name, first.text) == (PERSONA_SECTION, "Reviewer.")
+    finally:
+        dep.close()
+
+
+@pytest.mark.parametrize(("update", "code"), [
+    ({"permissions": [{"deny": ["a"]}]}, ErrorCode.INVALID_CONFIG),
+    ({"rootPreset": "nobody"}, ErrorCode.UNKNOWN_PRESET),
+    ({"rootPreset": 7}, ErrorCode.UNKNOWN_PRESET),
+    ({"rootPreset": "bad", "presets": [PresetSpec(name="bad", toolFilter={"deny": ["z"]})]},
+     ErrorCode.INVALID_TOOL_FILTER),
+])
+def test_a_root_preset_that_cannot_be_applied_or_permission_rules_refuse_the_deployment(
+        gateway: Gateway, update: dict[str, Any], code: ErrorCode) -> None:
+    with pytest.raises(TckError) as refused:
+        reference_target().deploy(CONFIG.model_copy(update=update), gateway)
+    assert refused.value.code is code
+
+
+def test_the_reference_declares_the_live_child_and_root_channels() -> None:
+    channels = reference_target().info().restrictionChannels or []
+    assert [c.kind.value for c in channels] == ["live", "child", "root"]

@@ -92,7 +92,7 @@ def test_a_baselined_failure_is_an_expected_failure(
     pytester: pytest.Pytester, fakes: ModuleType,
 ) -> None:
     baseline = pytester.makefile(".toml", baseline='[[expected-fail]]\nrule = "TF-92"\n'
-                                                   'reason = "known"\n')
+                                                   'reason = "known"\nscope = "rule"\n')
     result = pytester.runpytest(f"--subagent-tck-target={FAKE}broken_filter",
                                 f"--subagent-tck-baseline={baseline}", "-k", "TF-92")
     result.assert_outcomes(xfailed=1, deselected=len(fakes.RULES) - 1)

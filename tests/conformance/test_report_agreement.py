@@ -121,8 +121,8 @@ def test_a_partial_run_of_rules_that_apply_nowhere_passes_nothing(fakes: ModuleT
 def test_a_baseline_entry_for_a_rule_that_did_not_run_is_named_and_stays_failing(
     fakes: ModuleType,
 ) -> None:
-    baseline = parse_baseline('[[expected-fail]]\nrule = "TF-91"\nreason = "later"\n',
-                              "tck-baseline.toml")
+    baseline = parse_baseline('[[expected-fail]]\nrule = "TF-91"\nreason = "later"\n'
+                              'scope = "rule"\n', "tck-baseline.toml")
     cert = run(fakes, {("TF-91", "spawn"): "silent"}, baseline=baseline)
     result = cert.rule("TF-91")
     assert result.outcome == Outcome.NOT_RUN and for_certificate(cert) == ExitCode.FAILED

@@ -24,7 +24,8 @@ MIXED = {("TF-92", "spawn"): "break", ("CA-91", "acp"): "protocol", ("DE-91", "a
 def mixed(fakes: ModuleType) -> Certificate:
     """Failing TF-92 (fail), CA-91 (error), PE-91 (expected-fail), EN-92 (not-applicable)."""
     behaviour = {**MIXED, ("PE-91", "spawn"): "break"}
-    baseline = parse_baseline('[[expected-fail]]\nrule = "PE-91"\nreason = "persona later"\n')
+    baseline = parse_baseline('[[expected-fail]]\nrule = "PE-91"\nreason = "persona later"\n'
+                              'scope = "rule"\n')
     return certify(fakes.FakeTarget(behaviour),
                    RunConfig(target_spec="python:m:f", baseline=baseline))
 
@@ -124,7 +125,10 @@ def test_markdown_has_a_summary_table_and_failures_folded(mixed: Certificate) ->
     assert text.startswith("## ❌ subagent-tck: FAILED python:m:f")
     assert "| spawn | toolFilter | ❌ FAILED | TF-92 fail |" in text
     assert "| spawn | depthLimit | ✅ CERTIFIED |  |" in text
-    assert text.count("<details>") == text.count("</details>") == 2  # TF-92 and CA-91
+    # TF-92, CA-91, and the baseline's excused assertions
+    assert text.count("<details>") == text.count("</details>") == 3
+    assert "<details><summary>1 excused assertion(s)</summary>" in text
+    assert "- PE-91 [spawn] `" in text and "fake-persona \\[fixed\\]: PE-# broken" in text
     assert "<summary><b>TF-92 fake-92</b> (MUST, fail: spawn)</summary>" in text
     assert "```\nsubagent-tck certify --target python:m:f --rule TF-92 --seed 0\n```" in text
     assert "### Expected failures (baseline)\n\n- PE-91 fake-91: spawn: persona later" in text

@@ -63,6 +63,25 @@ def test_a_usage_mistake_exits_2(
     assert fuzz(*argv, "--output-dir", str(tmp_path)) == 2
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--engine", "hypofuzz", "--seed", "1"], "--seed belongs to the in-process engine"),
+    (["--engine", "hypofuzz", "--max-examples", "3"], "--max-examples belongs to the in-process"),
+    (["--engine", "hypofuzz", "--no-database"], "drop --no-database"),
+    (["--engine", "hypofuzz", "--workers", "0"], "--workers must be positive"),
+    (["--workers", "2"], "belong to --engine hypofuzz"),
+    (["--stall-timeout", "5"], "belong to --engine hypofuzz"),
+    # a Redis that cannot be reached at the start: the command that starts one (port 1: closed)
+    (["--database", "redis://127.0.0.1:1/0", "--max-examples", "1"], "redis-server --port"),
+    (["--engine", "hypofuzz", "--database", "redis://127.0.0.1:1/0"], "redis-server --port"),
+])
+def test_a_mistake_with_the_engine_or_the_shared_database_exits_2_naming_the_fix(
+    at_root: Path, tmp_path: Path, argv: list[str], said: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert fuzz("--target", "reference", *argv, "--output-dir", str(tmp_path)) == 2
+    assert said in capsys.readouterr().err
+
+
 def test_a_replay_file_of_another_version_is_a_usage_error(
     at_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

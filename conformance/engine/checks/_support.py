@@ -188,6 +188,9 @@ def expect_unchanged(
          # who made the requests since: a late one from an earlier step or one of the operation
          "new model requests": [{"agent": r.agent, "messages": len(r.messages)}
                                 for r in ctx.gateway.requests()[before.requests:]]},
+        # the baseline's name for it: which traces a target that runs children on its own
+        # time has left by the moment they are counted is its timing (docs/baseline.md)
+        key=f"{what} left traces",
     )
 
 

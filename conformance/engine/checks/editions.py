@@ -18,11 +18,10 @@ from subagent_tck.spec import Edition, ErrorCode, assemble_system_prompt
 from ...core.protocol import DeploymentConfig, PresetSpec, StartRequest
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ._framed import carries_framed, composed_or_framed, foreign_personas
 from ._support import (
     OUTPUT_SCHEMA,
     as_pairs,
-    carries_composition,
-    composed_in,
     config,
     each_case,
     expect_unchanged,
@@ -66,9 +65,11 @@ def _judge_composed_child(
     # As FR-01 judges it (composed_in): the composed sections stand in order; a runtime's own
     # guidance sections between them (TF-16) are not the rule's concern (docs/rules.md#en-01).
     inspected = sections_of(dep, child.agent)
+    composed = expected_sections(cfg, outcome)
+    foreign = foreign_personas(cfg, outcome.persona)
     ctx.expect(
         rule,
-        composed_in(inspected, sections),
+        composed_or_framed(ctx, inspected, composed, foreign=foreign),
         f"{what}: the child's prompt carries the composed persona",
         sections,
         inspected,
@@ -86,7 +87,7 @@ def _judge_composed_child(
     ctx.expect(
         rule,
         bool(requests) and wire_names(requests[0]) == wire
-        and carries_composition(requests[0].system, inspected, sections),
+        and carries_framed(ctx, requests[0].system, inspected, composed, foreign=foreign),
         f"{what}: the child's first request carries the composition",
         {"system": system, "tools": wire},
         {"system": requests[0].system, "tools": wire_names(requests[0])} if requests else None,

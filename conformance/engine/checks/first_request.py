@@ -18,6 +18,7 @@ from subagent_tck.spec import (
     Capability,
     ErrorCode,
     PresentationMode,
+    Section,
     StartOutcome,
     TckError,
     validate_restriction,
@@ -34,11 +35,10 @@ from ...core.protocol import (
 )
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ._framed import carries_framed, composed_or_framed, prompt_agrees
 from ._support import (
     OUTPUT_SCHEMA,
     as_pairs,
-    carries_composition,
-    composed_in,
     composition,
     config,
     deploy_or_refusal,
@@ -123,7 +123,10 @@ class _Child:
         self.agent, self.session = result.agent, result.session
 
     def sections(self) -> list[list[str]]:
-        return as_pairs(expected_sections(self.cfg, self.outcome))
+        return as_pairs(self.composed())
+
+    def composed(self) -> tuple[Section, ...]:
+        return expected_sections(self.cfg, self.outcome)
 
     def system(self) -> str:
         return expected_system(self.cfg, self.outcome)
@@ -163,7 +166,7 @@ def _first_request_complete(ctx: CheckContext, texts: Vocabulary) -> None:
         inspected = sections_of(child.dep, child.agent)
         ctx.expect(
             "FR-01",
-            carries_composition(first.system, inspected, child.sections()),
+            carries_framed(ctx, first.system, inspected, child.composed()),
             f"mode {mode.value}: the first request's system text carries the composed persona "
             "and sections (as prompt inspection reports them)",
             {"composed": child.sections(), "system": child.system()},
@@ -301,7 +304,8 @@ def _unpublished_setup(ctx: CheckContext, texts: Vocabulary) -> None:
         view = expected_view(outcome, texts.tools, cfg.mode)
         ctx.expect(
             "FR-02",
-            prompt is not None and composed_in(prompt, expected_prompt),
+            prompt is not None and composed_or_framed(ctx, prompt,
+                                                      expected_sections(cfg, outcome)),
             "at publication the child's prompt is already final",
             expected_prompt,
             published[0].data.get("snapshot"),
@@ -359,7 +363,7 @@ def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
         inspected = sections_of(dep, resumed.agent)
         ctx.expect(
             "FR-04",
-            carries_composition(first.system, inspected, child.sections()),
+            carries_framed(ctx, first.system, inspected, child.composed()),
             "the first resumed request carries the historical persona",
             {"composed": child.sections(), "system": child.system()},
             {"inspected": inspected, "system": first.system},
@@ -373,7 +377,7 @@ def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
         )
     ctx.expect(
         "FR-04",
-        sections_of(dep, resumed.agent) == child.sections(),
+        prompt_agrees(ctx, sections_of(dep, resumed.agent), child.composed()),
         "prompt inspection of the resumed child reports the historical persona",
         child.sections(),
         sections_of(dep, resumed.agent),
@@ -457,7 +461,8 @@ def _stable_composition(ctx: CheckContext, texts: Vocabulary) -> None:
         system = requests[0].system
         ctx.expect(
             "FR-05",
-            carries_composition(system, sections_of(dep, result.agent), composed),
+            carries_framed(ctx, system, sections_of(dep, result.agent),
+                           expected_sections(cfg, outcome)),
             f"{what}: the first request carries the composed prompt",
             {"composed": composed},
             {"inspected": sections_of(dep, result.agent), "system": system},

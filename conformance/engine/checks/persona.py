@@ -32,6 +32,13 @@ from ...core.gateway import call, text
 from ...core.protocol import DeploymentConfig, ModelRequest, PresetSpec
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ._framed import (
+    foreign_personas,
+    framed_as,
+    inspected_one,
+    prompt_agrees,
+    system_agrees,
+)
 from ._support import (
     as_pairs,
     capable,
@@ -141,6 +148,7 @@ def _child_shadow(ctx: CheckContext, texts: Vocabulary) -> None:
         f"the child's prompt carries its persona as {PERSONA_SECTION} in the deployment "
         "persona's position",
         "the child's model receives the child persona in place of the deployment persona",
+        foreign_personas(cfg, outcome.persona),
     )
     ctx.expect(
         "PE-01",
@@ -204,6 +212,7 @@ def _omitted_inherits(ctx: CheckContext, texts: Vocabulary) -> None:
             ctx, "PE-02", dep, child.agent, expected_sections(cfg, outcome),
             f"{what}: the child's prompt carries the composed persona",
             f"{what}: the child's model receives the composed persona",
+            foreign_personas(cfg, outcome.persona),
         )
 
 
@@ -215,17 +224,21 @@ def _expect_child_persona(
     expected: Sequence[NamedText],
     claim: str,
     model_claim: str | None = None,
+    foreign: Sequence[str] = (),
 ) -> None:
     """The child's prompt inspection gives the oracle's ``expected`` sections (``claim``)
-    and, with ``model_claim``, its first model request's system text is their assembly."""
+    and, with ``model_claim``, its first model request's system text is their assembly; for a
+    target that declares a prompt frame, inside the frame, with none of the ``foreign`` texts
+    (other agents' personas) in the frame's own text (docs/driver-api.md#dialect)."""
     observed = sections_of(dep, child)
-    ctx.expect(rule, observed == as_pairs(expected), claim, as_pairs(expected), observed)
+    ctx.expect(rule, prompt_agrees(ctx, observed, expected, foreign=foreign), claim,
+               as_pairs(expected), observed)
     if model_claim is None:
         return
     requests = ctx.gateway.requests(child)
     ctx.expect(
         rule,
-        bool(requests) and requests[0].system == assemble_system_prompt(expected),
+        bool(requests) and system_agrees(ctx, requests[0].system, expected, foreign=foreign),
         model_claim,
         assemble_system_prompt(expected),
         requests[0].system if requests else None,
@@ -265,6 +278,7 @@ def _empty_shadows(ctx: CheckContext, texts: Vocabulary) -> None:
     _expect_child_persona(
         ctx, "PE-03", dep, child.agent, expected,
         f"the child's prompt has an empty {PERSONA_SECTION} in the deployment persona's place",
+        foreign=foreign_personas(cfg, outcome.persona),
     )
     requests = ctx.gateway.requests(child.agent)
     ctx.expect("PE-03", bool(requests), "the child made a model request", ">= 1", len(requests))
@@ -275,7 +289,8 @@ def _empty_shadows(ctx: CheckContext, texts: Vocabulary) -> None:
     for number, req in enumerate(requests, 1):
         ctx.expect(
             "PE-03",
-            req.system == system and not (searched and shadowed in message_text(req)),
+            system_agrees(ctx, req.system, expected, foreign=[shadowed])
+            and not (searched and shadowed in message_text(req)),
             f"request {number} of the child carries no deployment persona text",
             system,
             {"system": req.system, "messages": message_text(req)},
@@ -309,7 +324,7 @@ def _one_channel(ctx: CheckContext, texts: Vocabulary) -> None:
     persona_names = [s.name for s in inspected if s.name == PERSONA_SECTION]
     ctx.expect(
         "PE-04",
-        len(persona_names) == 1,
+        len(persona_names) == 1 or inspected_one(ctx, inspected),
         f"prompt inspection reports exactly one {PERSONA_SECTION} section",
         1,
         len(persona_names),
@@ -323,7 +338,7 @@ def _one_channel(ctx: CheckContext, texts: Vocabulary) -> None:
     for number, req in enumerate(requests, 1):
         ctx.expect(
             "PE-04",
-            req.system == system,
+            framed_as(ctx, req.system, system),
             f"request {number}: the system text is the inspected sections, assembled",
             system,
             req.system,
@@ -397,7 +412,7 @@ def _template_case(
         expected = expected_sections(cfg, outcome)
         ctx.expect(
             "PE-05",
-            observed == as_pairs(expected),
+            prompt_agrees(ctx, observed, expected),
             f"{what}: known variables are substituted in the child's persona"
             + (", and what no brace pair opens or closes is kept as written, never partly "
                "substituted" if marks.literal else ""),
@@ -447,7 +462,7 @@ def _inherited_template(ctx: CheckContext, texts: Vocabulary) -> None:
     expected = expected_sections(cfg, outcome)
     ctx.expect(
         "PE-05",
-        sections_of(dep, child.agent) == as_pairs(expected),
+        prompt_agrees(ctx, sections_of(dep, child.agent), expected),
         "the inherited deployment persona has its variables substituted",
         as_pairs(expected),
         sections_of(dep, child.agent),

@@ -21,6 +21,7 @@ from subagent_tck.spec import PERSONA_SECTION, Capability
 
 from ...core.protocol import SectionSpec
 from ..check import CheckContext, check
+from ._framed import prompt_agrees
 from ._support import (
     as_pairs,
     capable,
@@ -85,7 +86,7 @@ def section_order(ctx: CheckContext) -> None:
         root = dep.root().agent
         want_root = as_pairs(deployment_sections(cfg))
         got_root = sections_of(dep, root)
-        ctx.expect(RULE, got_root == want_root,
+        ctx.expect(RULE, prompt_agrees(ctx, got_root, deployment_sections(cfg), "root"),
                    f"the top-level agent's prompt is the persona, then the sections "
                    f"{list(names)!r} in the deployment's order", want_root, got_root)
         request = start_request(root, provider_name(ctx), "child task", comp.fields)
@@ -95,7 +96,7 @@ def section_order(ctx: CheckContext) -> None:
             child = dep.start(request)
         want_child = as_pairs(expected_sections(cfg, outcome))
         got_child = sections_of(dep, child.agent)
-        ctx.expect(RULE, got_child == want_child,
+        ctx.expect(RULE, prompt_agrees(ctx, got_child, expected_sections(cfg, outcome)),
                    f"the child's persona stands where the deployment persona stood, before the "
                    f"sections {list(names)!r}", want_child, got_child)
 

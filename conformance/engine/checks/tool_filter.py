@@ -13,6 +13,7 @@ Live registry, resolver, isolation and dispose rules are in :mod:`.tool_filter_r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -25,28 +26,37 @@ from subagent_tck.spec import (
     Origin,
     PresentationMode,
     StopReason,
-    validate_restriction,
     wire_tool_names,
 )
 from subagent_tck.spec import ViewEntry as SpecEntry
+from subagent_tck.spec.grammar import Tool
 
 from ...core.gateway import call, text
 from ...core.protocol import ModelReply, ModelRequest, ToolSpec
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ._channels import (
+    Change,
+    Placement,
+    channels_for,
+    inexpressible,
+    judge_tools,
+    next_of,
+    placement_st,
+    placements,
+)
+from ._channels import observe_view as observe
 from ._clauses import said
-from ._names import MAX_NAME, strangers, tool_names
+from ._grammar_cases import spelled
+from ._names import MAX_NAME, tool_names
 from ._nonce import nonce
 from ._support import (
     composition,
-    duplicate_names,
     expect_unchanged,
     marker,
-    missing_names,
     oracle_view,
     snapshot,
     start_request,
-    view_set,
 )
 
 #: Hand-written globals of the explicit cases (they run at every seed). Drawn cases take
@@ -123,16 +133,6 @@ def local_spec(name: str) -> ToolSpec:
                     parameters={"type": "object", "properties": {"local": {"type": "string"}}})
 
 
-def observe(ctx: CheckContext, rule: str, dep: Deployment, agent: str | None) -> frozenset[Any]:
-    """The agent's view as a set; more than one entry of a name fails ``rule``."""
-    entries = dep.view(agent)
-    dup = duplicate_names(entries)
-    ctx.expect(rule, not dup,
-               said(rule, f"the view offers {dup} more than once: one entry per name"),
-               "one entry per name", [e.model_dump(mode="json") for e in entries])
-    return view_set(entries)
-
-
 def build(ctx: CheckContext, rule: str, state: dict[str, Any]) -> tuple[Deployment, str]:
     """Deploy the state's globals and mode; register its locals and install its restrictions
     on the root agent."""
@@ -165,58 +165,107 @@ def judge_whole(ctx: CheckContext, rule: str, state: dict[str, Any], what: str) 
     ctx.expect(rule, seen == want, said(rule, what), sorted(want), sorted(seen))
 
 
+def judge_placed(ctx: CheckContext, rule: str, names: Sequence[str], placement: Placement,
+                 what: str, changes: Sequence[Change] = ()) -> None:
+    """The view of ``placement``'s scope over globals ``names`` (once ``changes`` are made)
+    against the oracle of its channels' grammars."""
+    judge_tools(ctx, rule, [Tool(n) for n in names], placement, what, changes)
+
+
+def through_each(ctx: CheckContext, rule: str, names: Sequence[str], restrictions: list[Any],
+                 what: str, changes: Sequence[Change] = ()) -> None:
+    """A check's one fixed case through every placement the declared channels can make of
+    it."""
+    for placement in placements(channels_for(ctx), restrictions):
+        judge_placed(ctx, rule, names, placement, what, changes)
+
+
+def through_next(ctx: CheckContext, rule: str, names: Sequence[str], restrictions: list[Any],
+                 what: str) -> None:
+    """One of a check's several fixed cases through the next placement the declared channels
+    can make of it (:func:`._channels.next_of`)."""
+    found = placements(channels_for(ctx), restrictions)
+    if found:
+        judge_placed(ctx, rule, names, next_of(ctx, found), what)
+
+
+def drawn_placed(state: st.SearchStrategy[dict[str, Any]], channels: Sequence[Any],
+                 key: str = "restrictions") -> st.SearchStrategy[tuple[dict[str, Any], Placement]]:
+    """Drawn states, each with a placement of its restrictions drawn among the declared
+    channels (a state no channel can carry is drawn again)."""
+    return state.flatmap(lambda s: st.tuples(st.just(s), placement_st(
+        channels, s[key] if isinstance(s[key], list) else [s[key]]))).filter(
+        lambda t: t[1] is not None)
+
+
+def nothing_carried(ctx: CheckContext, rule: str, what: str) -> None:
+    """A rule none of whose cases a declared channel could carry: not applicable, as a
+    situation the target cannot express (docs/driver-api.md#dialect)."""
+    if rule not in ctx.exercised and not any(f.rule == rule for f in ctx.failures):
+        inexpressible(ctx, what)
+
+
 # --- TF-01..TF-05: resolving a view -------------------------------------------------------
 
 
 @check("TF-01", name="tool-filter-allow-before-deny", per_provider=False)
 def allow_before_deny(ctx: CheckContext) -> None:
     """One restriction admits a global iff the allow list (if any) names it and the deny list
-    (if any) does not: allow minus deny."""
+    (if any) does not: allow minus deny. Built through every restriction channel the target
+    declares (docs/driver-api.md#dialect), its grammar's spellings drawn too."""
     fixed = [{"allow": ["alpha", "bravo"], "deny": ["bravo"]}, {"allow": ["alpha", "charlie"]},
              {"deny": ["charlie"]}, {"allow": ABC, "deny": ABC}, {"allow": ["bravo"],
                                                                   "deny": ["alpha"]}]
     for raw in fixed:
-        state = {"globals": ABC, "restrictions": [raw]}
-        judge_whole(ctx, "TF-01", state, f"globals {ABC} under the one restriction {raw}")
+        through_next(ctx, "TF-01", ABC, [raw], f"globals {ABC} under the one restriction {raw}")
     awkward = [{"allow": ["read", "read_file", "検索"], "deny": ["read_file"]},
                {"allow": ["Read", "read_file_v2", "café", "x" * MAX_NAME],
                 "deny": ["read", "read_file_v2"]},
                {"deny": ["read", "mcp__github__create_issue", "検索"]}, {"allow": ["read_file"]},
                {"allow": AWKWARD, "deny": ["Read", "get_weather", "x" * MAX_NAME]}]
     for raw in awkward:
-        judge_whole(ctx, "TF-01", {"globals": AWKWARD, "restrictions": [raw]},
-                    f"globals {AWKWARD} under the one restriction {raw}")
-    ctx.for_all(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
-                lambda s: judge_whole(ctx, "TF-01", s, "the view under one restriction"))
+        through_next(ctx, "TF-01", AWKWARD, [raw],
+                     f"globals {AWKWARD} under the one restriction {raw}")
+    channels = channels_for(ctx)
+    ctx.for_all(drawn_placed(scope_st(restrictions=(1, 1), empty=False, local_count=(0, 0)),
+                             channels),
+                lambda t: judge_placed(ctx, "TF-01", t[0]["globals"], t[1],
+                                       "the view under one restriction"))
+    spelled(ctx, "TF-01", channels)
+    nothing_carried(ctx, "TF-01", "one restriction on a scope, which no declared channel "
+                    "carries")
 
 
 @check("TF-02", name="tool-filter-intersection", per_provider=False)
 def intersection(ctx: CheckContext) -> None:
     """Several restrictions intersect, whatever the installation order (single-list
-    restrictions, so that allow-versus-deny order inside one restriction plays no part)."""
+    restrictions, so that allow-versus-deny order inside one restriction plays no part). Built
+    through every way the declared channels can stack restrictions on one scope: several live
+    ones, a child's or the root's own with permission rules, permission rules alone."""
+    channels = channels_for(ctx)
 
-    def body(state: dict[str, Any], order: list[int]) -> None:
-        judge_whole(ctx, "TF-02", state, "the view under several restrictions")
-        dep = ctx.deploy(tools=state["globals"])
-        agent = dep.create_agent().agent
-        permuted = [state["restrictions"][i] for i in order]
-        for raw in permuted:
-            with ctx.step("TF-02", f"installing the valid restriction {raw}"):
-                dep.install_restriction(agent, raw)
-        seen, want = observe(ctx, "TF-02", dep, agent), expected(state)
-        ctx.expect("TF-02", seen == want,
-                   said("TF-02", f"the same restrictions installed in the order "
-                   f"{permuted}"), sorted(want), sorted(seen))
+    def body(state: dict[str, Any], order: list[int], pick: int | None = None) -> None:
+        rules = state["restrictions"]
+        permuted = [rules[i] for i in order]
+        for what, put_ in (("the view under several restrictions", rules),
+                           (f"the same restrictions put in the order {permuted}", permuted)):
+            found = placements(channels, put_)
+            if found:
+                placement = next_of(ctx, found) if pick is None else found[pick % len(found)]
+                judge_placed(ctx, "TF-02", state["globals"], placement, what)
 
     pair = [{"allow": ["alpha", "bravo"]}, {"deny": ["bravo"]}]
     body({"globals": ABC, "restrictions": pair}, [1, 0])
     triple = [{"allow": ["read", "Read", "read_file", "検索"]}, {"deny": ["Read"]},
               {"deny": ["read_file_v2", "検索"]}]
     body({"globals": AWKWARD, "restrictions": triple}, [2, 0, 1])
-    drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0))
+    drawn = scope_st(restrictions=(2, 3), both=False, empty=False, local_count=(0, 0)).filter(
+        lambda s: bool(placements(channels, s["restrictions"])))
     ctx.for_all(drawn.flatmap(lambda s: st.tuples(
-        st.just(s), st.permutations(range(len(s["restrictions"]))))),
-        lambda t: body(t[0], list(t[1])))
+        st.just(s), st.permutations(range(len(s["restrictions"]))), st.integers(0, 7))),
+        lambda t: body(t[0], list(t[1]), t[2]))
+    nothing_carried(ctx, "TF-02", "several restrictions on one scope, which no declared "
+                    "channel (or pair of channels) stacks")
 
 
 @st.composite
@@ -379,122 +428,6 @@ def reserved_run_code(ctx: CheckContext) -> None:
         for rules in cases:
             body({"globals": ABC, "restrictions": rules, "mode": mode})
     ctx.for_all(scope_st(modes=MODES), body)
-
-
-# --- TF-07, TF-08: invalid restrictions ---------------------------------------------------
-
-
-def refused(ctx: CheckContext, rule: str, dep: Deployment, agent: str, raw: object,
-            offending: tuple[str, ...] = ()) -> None:
-    """``raw`` must be refused with INVALID_TOOL_FILTER listing ``offending``, nothing
-    installed and nothing else changed."""
-    views = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    before = snapshot(dep, ctx.gateway)
-    exc = ctx.expect_error(rule, ErrorCode.INVALID_TOOL_FILTER,
-                           lambda: dep.install_restriction(agent, raw),
-                           said(rule, f"installing the restriction {raw!r}"))
-    if exc is not None and offending:
-        missing = missing_names(exc, offending)
-        ctx.expect(rule, not missing, said(rule, f"the error for {raw!r} does not list {missing}"),
-                   list(offending), exc.to_json())
-    after = {a: observe(ctx, rule, dep, a) for a in (agent, None)}
-    ctx.expect(rule, after == views, said(rule, f"the refused restriction {raw!r} changed a view"),
-               {str(k): sorted(v) for k, v in views.items()},
-               {str(k): sorted(v) for k, v in after.items()})
-    expect_unchanged(ctx, rule, before, dep, f"the refused restriction {raw!r}")
-
-
-@check("TF-07", name="tool-filter-no-op-refused", per_provider=False)
-def no_op_refused(ctx: CheckContext) -> None:
-    """A restriction with neither list (``{}``, or both absent or null) is refused with
-    INVALID_TOOL_FILTER and nothing is installed; a null beside a real list is absent, not
-    an empty list (the Decision of docs/rules.md#TF-07)."""
-    dep = ctx.deploy(tools=ABC)
-    root = dep.root().agent
-    for raw in ({}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}):
-        if validate_restriction(raw, ABC).ok:
-            raise AssertionError(f"check bug: the oracle accepts {raw!r}")
-        refused(ctx, "TF-07", dep, root, raw)
-    # Decision (docs/rules.md#TF-07): a list given as null counts as absent, so a null beside a
-    # real list leaves the restriction that list alone; a target reading null as [] hides every
-    # global behind ``allow: null``. The other list is never empty and the scope has no locals
-    # and no run_code, so that TF-03, TF-04 and TF-06 play no part. Fixed partners at every
-    # seed, then drawn ones.
-    partners: list[tuple[list[str], dict[str, list[str] | None]]] = [
-        (ABC, {"allow": None, "deny": ["alpha"]}),
-        (ABC, {"allow": ["bravo", "charlie"], "deny": None}),
-        (AWKWARD, {"deny": ["read", "検索"], "allow": None})]
-    for names, partnered in partners:
-        null_partner(ctx, {"globals": names, "restriction": partnered})
-    ctx.for_all(null_partner_st(), lambda s: null_partner(ctx, s))
-
-
-@st.composite
-def null_partner_st(draw: Any) -> dict[str, Any]:
-    """A scope with one valid restriction whose other list is given as null."""
-    state = draw(scope_st(restrictions=(0, 0), local_count=(0, 0)))
-    raw: dict[str, Any] = draw(restriction_st(state["globals"], both=False))
-    raw["deny" if "allow" in raw else "allow"] = None
-    return {**state, "restriction": dict(sorted(raw.items()))}
-
-
-def null_partner(ctx: CheckContext, state: dict[str, Any]) -> None:
-    """``state``'s restriction (one list and a null) is installed and acts as its list alone:
-    one scope gets it, a second scope the same list without the null key, and the two views
-    must agree. Judged against the target's own reading of the list (not the oracle's view), so
-    a target that misreads the list itself fails TF-01 and not this."""
-    raw = state["restriction"]
-    alone = {k: v for k, v in raw.items() if v is not None}
-    if not validate_restriction(raw, state["globals"]).ok:
-        raise AssertionError(f"check bug: the oracle refuses {raw!r}")
-    dep, agent = build(ctx, "TF-07", {**state, "restrictions": []})
-    other = dep.create_agent().agent
-    with ctx.step("TF-07", f"installing {raw!r}: a null list counts as absent"):
-        dep.install_restriction(agent, raw)
-    with ctx.step("TF-07", f"installing {alone!r} on a second scope"):
-        dep.install_restriction(other, alone)
-    seen, want = observe(ctx, "TF-07", dep, agent), observe(ctx, "TF-07", dep, other)
-    ctx.expect("TF-07", seen == want,
-               said("TF-07", f"the view under {raw!r} differs from the view under {alone!r}: a "
-                    "list given as null counts as absent"), sorted(want), sorted(seen))
-
-
-@st.composite
-def unknown_names_st(draw: Any) -> dict[str, Any]:
-    """Globals, scope-local-only names, and a restriction naming at least one stranger: a
-    misspelled global, a local-only name or ``run_code``."""
-    names = draw(globals_st)
-    locals_ = draw(tool_names(0, 3, avoid=names))
-    others = [*strangers(names, avoid=locals_), *locals_, RUN_CODE]
-    raw = draw(restriction_st(sorted({*names, *others}), empty=True))
-    if not validate_restriction(raw, names).offending:
-        key = draw(st.sampled_from(sorted(raw)))
-        raw[key] = [*raw[key], draw(st.sampled_from(others))]
-    return {"globals": names, "locals": locals_, "restriction": raw,
-            "mode": draw(st.sampled_from(MODES))}
-
-
-@check("TF-08", name="tool-filter-unknown-names", per_provider=False)
-def unknown_names(ctx: CheckContext) -> None:
-    """A restriction naming anything outside the global restrictable set (a misspelling, a
-    scope-local-only name, ``run_code``) is refused, the error lists every offending name, and
-    nothing is installed."""
-
-    def body(state: dict[str, Any]) -> None:
-        dep, agent = build(ctx, "TF-08", {**state, "restrictions": []})
-        verdict = validate_restriction(state["restriction"], state["globals"])
-        refused(ctx, "TF-08", dep, agent, state["restriction"], verdict.offending)
-
-    for raw in ({"allow": ["alphaa"]}, {"deny": ["lima"]}, {"allow": [RUN_CODE]},
-                {"allow": ["alpha", "alphaa", "lima"], "deny": [RUN_CODE, "zulu"]}):
-        body({"globals": ABC, "locals": ["lima"], "restriction": raw,
-              "mode": PresentationMode.BOTH})
-    # Offending names that are prefixes or case twins of valid ones: the error must list each
-    # as a whole token (``rea`` is not listed by a message naming ``read``).
-    body({"globals": ["read", "read_file", "Read"], "locals": ["READ"],
-          "restriction": {"allow": ["read", "rea", "READ"], "deny": ["read_fil", RUN_CODE]},
-          "mode": PresentationMode.BOTH})
-    ctx.for_all(unknown_names_st(), body)
 
 
 # --- a child started with a filter through the provider under test ------------------------

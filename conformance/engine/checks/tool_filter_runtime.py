@@ -1,6 +1,6 @@
-"""Checks of the tool filter, part two: the live registry (TF-09..TF-11), the one resolver
-(TF-12), scope isolation (TF-13), dispose (TF-14), copied values (TF-15) and guidance that
-follows visibility (TF-16).
+"""Checks of the tool filter, part two: the one resolver (TF-12), scope isolation (TF-13),
+dispose (TF-14), copied values (TF-15) and guidance that follows visibility (TF-16); the live
+registry (TF-09..TF-11) is :mod:`.tool_filter_live`.
 
 As in :mod:`.tool_filter`, expectations come from the spec oracle, views are compared as sets,
 and drawn states keep other TF rules out of the outcome: the live-registry checks use
@@ -27,12 +27,19 @@ from subagent_tck.spec import (
 )
 from subagent_tck.spec import ViewEntry as SpecEntry
 
+from ...core.dialect import ChannelKind
 from ...core.gateway import call, text
 from ...core.protocol import SectionSpec, StartRequest, ToolSpec
 from ...core.target import Deployment, Target
 from ..check import CheckContext, check
+from ._channels import (
+    Placement,
+    channels_for,
+    inexpressible,
+    used,
+)
+from ._channels import observe_view as observe
 from ._clauses import said
-from ._names import tool_names
 from ._nonce import nonce
 from ._support import marker, oracle_view
 from .tool_filter import (
@@ -40,136 +47,8 @@ from .tool_filter import (
     GLOBAL,
     MODES,
     build,
-    observe,
-    restriction_st,
     scope_st,
-    subset,
 )
-
-# --- TF-09..TF-11: the registry is live ---------------------------------------------------
-
-
-@st.composite
-def live_st(draw: Any, key: str) -> dict[str, Any]:
-    """Globals, one ``key``-only restriction, names registered later, names registered
-    again after being unregistered."""
-    names = draw(tool_names(1, 5))
-    fresh = draw(tool_names(1, 4, avoid=names))
-    return {"globals": names, "restriction": {key: draw(subset(names))},
-            "later": draw(subset(fresh)), "again": draw(subset(names, 0))}
-
-
-def live(ctx: CheckContext, rule: str, state: dict[str, Any]) -> None:
-    dep = ctx.deploy(tools=state["globals"])
-    agent = dep.root().agent
-    with ctx.step(rule, f"installing {state['restriction']}"):
-        dep.install_restriction(agent, state["restriction"])
-    current = list(state["globals"])
-    with ctx.step(rule, "unregistering and registering global tools"):
-        for name in state["again"]:
-            dep.unregister_tool(name)
-            current.remove(name)
-            dep.register_tool(ToolSpec(name=name, description=f"tool {name} again"))
-            current.append(name)
-        for name in state["later"]:
-            dep.register_tool(ToolSpec(name=name, description=f"tool {name}"))
-            current.append(name)
-    seen = observe(ctx, rule, dep, agent)
-    want = oracle_view(current, [state["restriction"]], valid_over=state["globals"])
-    ctx.expect(rule, seen == want,
-               said(rule, f"{state['restriction']} installed, then {state['again']} "
-               f"registered again and {state['later']} registered later"), sorted(want),
-               sorted(seen))
-
-
-@check("TF-09", name="tool-filter-live-deny", per_provider=False)
-def live_deny(ctx: CheckContext) -> None:
-    """A deny-only restriction admits a global registered after it, unless it names it."""
-    live(ctx, "TF-09", {"globals": ["alpha", "bravo"], "restriction": {"deny": ["bravo"]},
-                        "later": ["charlie"], "again": ["bravo"]})
-    ctx.for_all(live_st("deny"), lambda s: live(ctx, "TF-09", s))
-
-
-@check("TF-10", name="tool-filter-live-allow", per_provider=False)
-def live_allow(ctx: CheckContext) -> None:
-    """An allow list excludes a global registered after it unless it names it; a named tool
-    removed and registered again is visible again."""
-    live(ctx, "TF-10", {"globals": ["alpha", "bravo"], "restriction": {"allow": ["alpha",
-                        "bravo"]}, "later": ["charlie"], "again": ["bravo"]})
-    ctx.for_all(live_st("allow"), lambda s: live(ctx, "TF-10", s))
-
-
-@st.composite
-def removal_st(draw: Any) -> dict[str, Any]:
-    names = draw(tool_names(2, 6))
-    return {"globals": names, "a": draw(restriction_st(names, both=False)),
-            "b": draw(restriction_st(names, both=False)), "removed": draw(subset(names)),
-            "mode": draw(st.sampled_from([m.value for m in MODES]))}
-
-
-def shadow_removal(ctx: CheckContext, names: list[str], shadowed: str) -> None:
-    """A global shadowed by a scope's local, unregistered, then the local unregistered: the
-    global stays gone from that scope too."""
-    dep = ctx.deploy(tools=names)
-    agent = dep.create_agent().agent
-    with ctx.step("TF-11", f"shadowing {shadowed} with a local, then unregistering the global "
-                  "and the local"):
-        dep.register_tool(ToolSpec(name=shadowed, description=f"local {shadowed}"), agent)
-        dep.unregister_tool(shadowed)
-        dep.unregister_tool(shadowed, agent)
-    seen = observe(ctx, "TF-11", dep, agent)
-    want = oracle_view([n for n in names if n != shadowed], [])
-    ctx.expect("TF-11", seen == want,
-               said("TF-11", f"the global {shadowed} unregistered while a local "
-               "shadowed it, then the local unregistered"), sorted(want), sorted(seen))
-
-
-def removal(ctx: CheckContext, state: dict[str, Any]) -> None:
-    """Restrictions installed, globals unregistered: every view as the oracle's, in the
-    state's presentation mode (the registry's own view has no ``run_code`` in any mode,
-    docs/rules.md#TF-06: it belongs to a scope's presentation)."""
-    names = state["globals"]
-    mode = PresentationMode(state.get("mode", "native"))
-    dep = ctx.deploy(tools=names, mode=mode)
-    root, a, b = dep.root().agent, dep.create_agent().agent, dep.create_agent().agent
-    with ctx.step("TF-11", "installing valid restrictions"):
-        handle = dep.install_restriction(a, state["a"])
-        dep.install_restriction(b, state["b"])
-    with ctx.step("TF-11", f"unregistering {state['removed']}"):
-        for name in state["removed"]:
-            dep.unregister_tool(name)
-    left = [n for n in names if n not in state["removed"]]
-    for who, rules in ((None, []), (root, []), (a, [state["a"]]), (b, [state["b"]])):
-        seen = observe(ctx, "TF-11", dep, who)
-        want = oracle_view(left, rules, mode=PresentationMode.NATIVE if who is None else mode,
-                           valid_over=names)
-        ctx.expect("TF-11", seen == want, said("TF-11", f"the view of {who or 'the registry'} once "
-                   f"{state['removed']} is unregistered (restrictions {rules}, mode "
-                   f"{mode.value})"), sorted(want), sorted(seen))
-    with ctx.step("TF-11", "disposing a restriction that named an unregistered tool"):
-        dep.dispose_restriction(a, handle)
-    seen, want = observe(ctx, "TF-11", dep, a), oracle_view(left, [], mode=mode)
-    ctx.expect("TF-11", seen == want,
-               said("TF-11", "disposed after the removal"), sorted(want), sorted(seen))
-
-
-@check("TF-11", name="tool-filter-live-removal", per_provider=False)
-def live_removal(ctx: CheckContext) -> None:
-    """Unregistering a global removes it from every view at once; restrictions that named it
-    stay installed (they still filter) and valid (they can be disposed)."""
-    removal(ctx, {"globals": ABC, "a": {"allow": ["alpha", "bravo"]}, "b": {"deny": ["charlie"]},
-                  "removed": ["bravo"]})
-    # the same in mode both: the registry's view stays the registered globals
-    removal(ctx, {"globals": ABC, "a": {"allow": ["alpha"]}, "b": {"deny": ["alpha"]},
-                  "removed": ["charlie"], "mode": "both"})
-    shadow_removal(ctx, ["read", "Read", "read_file"], "read")
-
-    def body(state: dict[str, Any]) -> None:
-        removal(ctx, state)
-        shadow_removal(ctx, state["globals"], state["removed"][0])
-
-    ctx.for_all(removal_st(), body)
-
 
 # --- TF-12: one resolver ------------------------------------------------------------------
 
@@ -386,7 +265,13 @@ def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:
 
 @check("TF-14", name="tool-filter-lift-on-dispose", per_provider=False)
 def lift_on_dispose(ctx: CheckContext) -> None:
-    """Disposing a restriction lifts exactly that one; disposing it again is harmless."""
+    """Disposing a restriction lifts exactly that one; disposing it again is harmless. Only a
+    live restriction can be lifted (docs/driver-api.md#dialect)."""
+    live_ones = [c for c in channels_for(ctx) if c.kind is ChannelKind.LIVE]
+    if not live_ones:
+        inexpressible(ctx, "lifting a restriction, which only a live one (dispose-restriction) "
+                      "can be")
+    used(ctx, Placement(((live_ones[0], {}),)))
     dispose(ctx, {"globals": ABC, "restrictions": [{"allow": ["alpha", "bravo"]},
                                                    {"deny": ["bravo"]}, {"deny": ["alpha"]}]},
             [1, 0, 2])

@@ -50,6 +50,27 @@ export class Host {
     this.counters = { agent: 0, session: 0, handle: 0 };
     for (const spec of config.tools) this.registry.register(echoTool(spec, Origin.GLOBAL));
     this.root = this.createAgent({ headerDepth: 0 });
+    if (config.permissions !== undefined) {
+      throw new TckError(Code.INVALID_CONFIG, 'this implementation has no permission rules: '
+        + 'restrict a scope with install-restriction, a preset or rootPreset');
+    }
+    if (config.rootPreset !== undefined) this.startRootFrom(config.rootPreset);
+  }
+
+  // The root started from a preset (the `root` restriction channel, docs/driver-api.md#dialect):
+  // the preset's tool filter on the root's scope and its persona as the root's persona section,
+  // as a child composed from it gets them.
+  startRootFrom(name) {
+    const preset = typeof name === 'string' ? this.presets.get(name) : undefined;
+    if (preset === undefined) {
+      throw new TckError(Code.UNKNOWN_PRESET, `no preset ${JSON.stringify(name)} to start the `
+        + 'root from: name one of the deployment\'s presets', { preset: name ?? null });
+    }
+    if (preset.toolFilter !== null) this.root.scope.restrict(preset.toolFilter, this.registry.names());
+    if (preset.persona !== null) {
+      this.root.scope.setSection(PERSONA_SECTION,
+        render(preset.persona, this.variables, 'the root preset persona'));
+    }
   }
 
   // --- ids -------------------------------------------------------------------------------

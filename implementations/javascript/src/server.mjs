@@ -3,6 +3,7 @@
 //   POST   /v1/deployments                  a DeploymentConfig plus gatewayUrl -> 201 {deployment}
 //   POST   /v1/deployments/{id}/{operation} the operation's arguments -> its result
 //   DELETE /v1/deployments/{id}             close it
+//   POST   /v1/deployments/{id}/batch       {calls: [{operation, arguments}]} -> {results: [...]}
 // Bodies are read as JavaScript reads JSON, with the tagged non-finite numbers undone; a body
 // that is not standard JSON (a raw NaN token included) is 400 INVALID_REQUEST before anything
 // runs. Refusals are 4xx JSON bodies {code, message, details}; only a crash of this runtime is
@@ -17,9 +18,12 @@ import { GatewayClient } from './gateway.mjs';
 import { CATALOGUE, info } from './providers.mjs';
 import { Malformed, dumps, errorBody, loads } from './wire.mjs';
 
-export const PROTOCOL_VERSION = '1.1'; // 1.1 added the run-code operation
+// 1.1 added the run-code operation, 1.3 the dialect (docs/driver-api.md#dialect)
+export const PROTOCOL_VERSION = '1.3';
 export const VERSION_HEADER = 'x-subagent-tck-protocol';
 export const MAX_BODY = 8 * 1024 * 1024;
+/** The most calls one batch may carry (docs/driver-api.md#batch). */
+export const MAX_BATCH = 256;
 export const VERSION = '0.1.0';
 /** No body at all: allowed where an operation requires no argument (JSON null is not). */
 const EMPTY = Symbol('empty body');
@@ -32,6 +36,9 @@ export function targetInfo() {
     editions: ['preset-composition', 'request-controls'],
     components: ['subagent-tool'],
     providers: CATALOGUE.map(info),
+    // where a restriction can be put (docs/driver-api.md#dialect): a running agent's scope, a
+    // child's composition, the root's preset
+    restrictionChannels: [{ kind: 'live' }, { kind: 'child' }, { kind: 'root' }],
   };
 }
 
@@ -100,23 +107,54 @@ export class DriverServer {
         return send(response, 200, null);
       }
       requireMethod(request, url, 'POST');
-      const { operations } = this;
-      const operation = Object.hasOwn(operations, parts[3]) ? operations[parts[3]] : undefined;
-      if (operation === undefined) {
-        throw new TckError(Code.PROTOCOL_ERROR, `there is no operation ${parts[3]} in driver `
-          + `protocol ${PROTOCOL_VERSION}`, { operation: parts[3] });
+      if (parts[3] === 'batch') {
+        const calls = batchCalls(await readBody(request));
+        return send(response, 200, await this.#batch(this.#deployment(ident), calls));
       }
+      const operation = this.#operation(parts[3]);
       const deployment = this.#deployment(ident);
       const body = await readBody(request);
-      const args = decodeArguments(parts[3], operation, body === EMPTY ? {} : body);
-      const result = await operation.handler(deployment, args);
-      return send(response, 200, result === undefined ? null : result);
+      return send(response, 200, await this.#run(deployment, parts[3], operation,
+        body === EMPTY ? {} : body));
     } catch (error) {
       if (error instanceof TckError) {
         return send(response, error.status ?? statusOf(error.code), errorBody(error));
       }
       throw error;
     }
+  }
+
+  #operation(segment) {
+    const { operations } = this;
+    const operation = Object.hasOwn(operations, segment) ? operations[segment] : undefined;
+    if (operation === undefined) {
+      throw new TckError(Code.PROTOCOL_ERROR, `there is no operation ${segment} in driver `
+        + `protocol ${PROTOCOL_VERSION}`, { operation: segment });
+    }
+    return operation;
+  }
+
+  async #run(deployment, segment, operation, body) {
+    const args = decodeArguments(segment, operation, body);
+    const result = await operation.handler(deployment, args);
+    return result === undefined ? null : result;
+  }
+
+  /** Each call in order, answered as it would be alone: a refusal or a crash of one is its
+   * entry, and the next call runs (docs/driver-api.md#batch). */
+  async #batch(deployment, calls) {
+    const results = [];
+    for (const { operation: segment, arguments: body } of calls) {
+      try {
+        results.push({ result: await this.#run(deployment, segment, this.#operation(segment),
+          body) });
+      } catch (error) {
+        results.push({ error: error instanceof TckError ? errorBody(error)
+          : { code: Code.PROTOCOL_ERROR, message: `the runtime crashed: ${error?.stack ?? error}`,
+            details: {} } });
+      }
+    }
+    return { results };
   }
 
   #deployment(ident) {
@@ -151,6 +189,31 @@ export class DriverServer {
     this.#deployments.set(ident, deployment);
     return { deployment: ident };
   }
+}
+
+/** The calls of a batch body; anything but {calls: [{operation, arguments?}, ...]} is refused
+ * whole, before any call runs. */
+function batchCalls(body) {
+  const calls = body !== null && typeof body === 'object' && !Array.isArray(body)
+    && Object.keys(body).length === 1 ? body.calls : undefined;
+  if (!Array.isArray(calls)) {
+    throw new TckError(Code.INVALID_REQUEST, 'the body of batch must be {"calls": '
+      + '[{"operation": "<segment>", "arguments": {...}}, ...]}');
+  }
+  if (calls.length > MAX_BATCH) {
+    throw new TckError(Code.INVALID_REQUEST, `a batch carries at most ${MAX_BATCH} calls, not `
+      + `${calls.length}: send several`);
+  }
+  return calls.map((call, index) => {
+    if (call === null || typeof call !== 'object' || Array.isArray(call)
+        || typeof call.operation !== 'string'
+        || Object.keys(call).some((key) => key !== 'operation' && key !== 'arguments')) {
+      throw new TckError(Code.INVALID_REQUEST, `call ${index} of the batch is not `
+        + '{"operation": "<segment>", "arguments": {...}}');
+    }
+    return { operation: call.operation, arguments: Object.hasOwn(call, 'arguments')
+      ? call.arguments : {} };
+  });
 }
 
 function segments(pathname) {

@@ -77,6 +77,9 @@ export const ToolSpec = T.model({
   name: [T.str()],
   description: [T.str(), { default: '' }],
   parameters: [T.dict(), { default: { type: 'object' } }],
+  // the server a tool is served by (protocol 1.3): this implementation has no servers, and
+  // declares no grammar that names one, so it keeps the tool as any other
+  server: [T.any(), { absent: true }],
 });
 
 export const SdkCall = T.model({
@@ -116,6 +119,10 @@ export const DeploymentConfig = T.model({
   mode: [MODE, { default: 'native' }],
   hostDepth: [T.any(), { default: 1 }],
   runtimeContext: [T.bool(), { default: true }],
+  // the root started from a preset: the `root` restriction channel (docs/driver-api.md#dialect)
+  rootPreset: [T.any(), { absent: true }],
+  // permission rules: a channel this implementation does not declare (refused if given)
+  permissions: [T.any(), { absent: true }],
 });
 
 export const StartRequest = T.model({

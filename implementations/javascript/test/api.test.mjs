@@ -13,8 +13,8 @@ describe('the driver API', () => {
   test('info lists both editions, the subagent-tool component and three providers', async () => {
     const { status, body, version } = await w.driver.raw('GET', '/v1/info');
     assert.equal(status, 200);
-    assert.equal(version, '1.1');
-    assert.equal(body.protocol, '1.1');
+    assert.equal(version, '1.3');
+    assert.equal(body.protocol, '1.3');
     assert.deepEqual(body.editions, ['preset-composition', 'request-controls']);
     assert.deepEqual(body.components, ['subagent-tool']);
     assert.deepEqual(body.providers.map((p) => p.name), ['spawn', 'fork', 'acp']);
@@ -29,6 +29,40 @@ describe('the driver API', () => {
       assert.equal(answer.status, status, `${method} ${path}`);
       assert.equal(answer.body.code, 'PROTOCOL_ERROR');
     }
+  });
+
+  test('a batch answers each call as it would be alone, in order, a refusal not stopping the '
+    + 'next', async () => {
+    const path = `/v1/deployments/${w.dep.id}/batch`;
+    const { status, body } = await w.driver.raw('POST', path, { calls: [
+      { operation: 'register-tool', arguments: { tool: { name: 'batched' } } },
+      { operation: 'register-tool', arguments: { tool: { name: 'batched' } } },
+      { operation: 'view', arguments: { agent: null } },
+      { operation: 'no-such-op' },
+      { operation: 'unregister-tool', arguments: { name: 'batched' } },
+      { operation: 'view' },
+    ] });
+    assert.equal(status, 200);
+    assert.equal(body.results.length, 6);
+    assert.deepEqual(body.results[0], { result: null });
+    assert.equal(body.results[1].error.code, 'DUPLICATE_TOOL');
+    assert.ok(body.results[2].result.some((e) => e.name === 'batched'));
+    assert.equal(body.results[3].error.code, 'PROTOCOL_ERROR');
+    assert.deepEqual(body.results[4], { result: null });
+    assert.ok(!body.results[5].result.some((e) => e.name === 'batched'));
+  });
+
+  test('a batch of the wrong shape is refused whole: nothing runs', async () => {
+    const path = `/v1/deployments/${w.dep.id}/batch`;
+    const before_ = await w.dep.op('view', { agent: null });
+    for (const body of [{}, { calls: {} }, { calls: [{ arguments: {} }] },
+      { calls: [{ operation: 'register-tool', arguments: { tool: { name: 'never' } } }, 5] },
+      { calls: [], extra: 1 }, { calls: Array(257).fill({ operation: 'view' }) }]) {
+      const answer = await w.driver.raw('POST', path, body);
+      assert.equal(answer.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.equal(answer.body.code, 'INVALID_REQUEST');
+    }
+    assert.deepEqual(await w.dep.op('view', { agent: null }), before_);
   });
 
   test('a raw NaN token is malformed: 400 INVALID_REQUEST and nothing changes', async () => {

@@ -194,3 +194,40 @@ describe('guidance sections (TF-16)', () => {
     }
   });
 });
+
+describe('the root started from a preset (rootPreset, docs/driver-api.md#dialect)', () => {
+  const presets = [{ name: 'lead', persona: 'LEAD {{team}}', toolFilter: { deny: ['bravo'] } }];
+
+  test('carries the preset\'s tool filter and persona on the root\'s scope', async () => {
+    const w = await world({ tools: ABC, presets, variables: { team: 'blue' }, rootPreset: 'lead' });
+    try {
+      assert.deepEqual(names(await w.dep.op('view', { agent: w.root })),
+        ['alpha:global', 'charlie:global']);
+      const prompt = await w.dep.op('prompt', { agent: w.root });
+      assert.deepEqual(prompt.map((s) => s.text), ['LEAD blue']);
+    } finally {
+      await w.done();
+    }
+  });
+
+  test('an unknown preset, an invalid filter and permission rules are refused', async () => {
+    const w = await world({ tools: ABC, presets });
+    try {
+      const refusal = async (config) => {
+        try {
+          await w.driver.deploy(w.gateway, config);
+          return 'accepted';
+        } catch (error) {
+          return error.body.code;
+        }
+      };
+      assert.equal(await refusal({ tools: ABC, presets, rootPreset: 'nobody' }), 'UNKNOWN_PRESET');
+      assert.equal(await refusal({ tools: ABC, rootPreset: 'bad',
+        presets: [{ name: 'bad', toolFilter: { allow: ['zulu'] } }] }), 'INVALID_TOOL_FILTER');
+      assert.equal(await refusal({ tools: ABC, permissions: [{ deny: ['alpha'] }] }),
+        'INVALID_CONFIG');
+    } finally {
+      await w.done();
+    }
+  });
+});

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.engine.checks import tool_filter
+from subagent_tck.conformance.engine.checks import tool_filter_invalid
 from subagent_tck.conformance.transports.builtin import reference_target
 
 from .tiny_runner import checks_of, run
@@ -15,7 +15,8 @@ TF_RULES = {f"TF-{n:02d}" for n in range(1, 17)}
 
 
 def test_every_tool_filter_check_passes_on_the_reference_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("tool_filter", "tool_filter_runtime"),
+    verdicts = run(reference_target(), checks_of("tool_filter", "tool_filter_invalid",
+                                                 "tool_filter_live", "tool_filter_runtime"),
                    max_examples=3)
     assert not verdicts.bad(), verdicts.explain()
     passed = {rule for (rule, _, _), outcome in verdicts.outcomes.items() if outcome == "pass"}
@@ -37,6 +38,11 @@ def test_views_are_compared_as_sets_so_a_reversed_order_conforms() -> None:
     assert_conforms("reversed_view_order", "TF")
 
 
+@pytest.mark.parametrize("name", ["permission_rules", "permission_rules_variants"])
+def test_permission_rules_in_a_declared_grammar_and_its_variants_conform(name: str) -> None:
+    assert_conforms(name, "TF")
+
+
 def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> None:
     from subagent_tck.conformance.engine.checks._support import missing_names
     from subagent_tck.spec import ErrorCode, TckError
@@ -53,7 +59,7 @@ def test_drawn_unknown_name_filters_always_name_a_stranger() -> None:
     from subagent_tck.spec import validate_restriction
 
     @settings(max_examples=30, database=None)
-    @given(tool_filter.unknown_names_st())
+    @given(tool_filter_invalid.unknown_names_st())
     def prop(state: dict) -> None:
         verdict = validate_restriction(state["restriction"], state["globals"])
         assert verdict.offending

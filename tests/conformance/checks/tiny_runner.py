@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import Phase, settings
 
+from subagent_tck.conformance.core.dialect import channels_of
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Failure
 from subagent_tck.conformance.core.protocol import DeploymentConfig
@@ -96,7 +97,9 @@ def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | N
             chk, provider, planned, name = item.check, item.provider, item.rules, item.check.name
             ctx = _Context(target=target, check=chk, edition=edition, provider=provider,
                            providers=list(info.providers), seed=seed,
-                           max_examples=max_examples)
+                           max_examples=max_examples,
+                           channels=channels_of(info.restrictionChannels),
+                           frame=info.promptFrame)
             run_check(ctx)
             left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
             key = provider.name if provider else None

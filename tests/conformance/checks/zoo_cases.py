@@ -21,6 +21,8 @@ TOOL_FILTER = (
     "deny_freezes_admitted", "allow_admits_later_tools", "stale_allowed_tools",
     "schemas_only_filter", "child_locals_leak_to_parent", "dispose_lifts_all",
     "deny_skips_unfamiliar_names", "null_list_read_as_empty",
+    # a runtime's own grammar, declared (docs/driver-api.md#dialect)
+    "server_deny_ignored", "wildcard_prefix_dropped", "declared_folding_ignored",
 )
 DEPTH = (
     "depth_not_recorded", "runtime_overrides_header", "cap_refuses_equal",

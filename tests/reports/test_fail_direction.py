@@ -1,0 +1,214 @@
+"""Which way a control failed (docs/matrix.md#which-way-a-control-failed): read from the
+failing assertion's values, with hints only where the values cannot tell.
+
+The explicit examples are the failures every broken target of the zoo (examples/providers/)
+gives at seed 0 for the rule it breaks (``fixtures/zoo_failures.json``, made by certifying each
+entry with ``--rule BREAKS --seed 0``; two values of 100 kB left out), each entry with the
+direction its bug fails in, decided by reading the bug: a control that lets the child have more
+is open, one that withholds or refuses is closed. The properties draw the values themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from subagent_tck.conformance.core.fail_direction import HINTS, Direction, classify, worst
+from subagent_tck.conformance.engine.checks import load_checks
+from subagent_tck.spec import RULES_BY_ID, ErrorCode
+
+ZOO = json.loads((Path(__file__).parent / "fixtures" / "zoo_failures.json")
+                 .read_text(encoding="utf-8"))
+OPEN, CLOSED = Direction.OPEN, Direction.CLOSED
+#: Each broken zoo entry: which way its bug lets the control fail.
+BUGS: dict[str, Direction] = {
+    # more than allowed reaches the child: tools past a filter, starts past a gate or a cap,
+    # raw placeholders, another persona, a child that keeps running
+    "abort_not_bridged": OPEN, "allow_admits_later_tools": OPEN,
+    "background_flag_skips_cap": OPEN, "cap_mounted_without_depth_limit": OPEN,
+    "cap_not_validated": OPEN, "case_insensitive_allow": OPEN,
+    "child_locals_leak_to_parent": OPEN, "deny_before_allow": OPEN,
+    "deny_skips_unfamiliar_names": OPEN, "depth_not_recorded": OPEN,
+    "descriptor_controls_ungated": OPEN, "dispose_lifts_all": OPEN,
+    "duplicate_tool_name_replaces": OPEN, "empty_persona_ignored": OPEN,
+    "empty_variable_left_raw": OPEN, "fallback_provider": OPEN,
+    "filter_checked_against_parent_view": OPEN, "global_wins_over_local": OPEN,
+    "leaks_run_on_error": OPEN, "local_names_accepted": OPEN,
+    "lower_case_variables_only": OPEN, "malformed_depth_read_as_zero": OPEN,
+    "malformed_placeholder_passthrough": OPEN, "no_op_filter_accepted": OPEN,
+    "no_overflow_check": OPEN, "no_rollback_on_bad_template": OPEN,
+    "partial_output_as_success": OPEN, "persona_after_publish": OPEN,
+    "persona_as_second_channel": OPEN, "persona_leaks_to_parent": OPEN,
+    "preset_lookup_falls_back": OPEN, "provider_called_before_gate": OPEN,
+    "provider_matched_by_identity": OPEN, "request_filter_dropped": OPEN,
+    "request_persona_accepted": OPEN, "resume_forgets_depth": OPEN,
+    "resume_rederives_depth": OPEN, "resume_without_descriptor": OPEN,
+    "run_code_bindings_frozen": OPEN, "run_code_in_global_view": OPEN,
+    "run_code_reaches_hidden_global": OPEN, "run_code_registrable": OPEN,
+    "run_code_runs_global_under_local": OPEN, "runtime_depth_unchecked": OPEN,
+    "runtime_overrides_header": OPEN, "schemas_only_filter": OPEN,
+    "session_before_cap_check": OPEN, "shadow_restore_resurrects_global": OPEN,
+    "stale_allowed_tools": OPEN, "stale_view_after_dispose": OPEN,
+    "tool_controls_not_forwarded": OPEN, "tool_exposes_provider_param": OPEN,
+    "tool_filter_silently_dropped": OPEN, "tool_ignores_live_depth": OPEN,
+    "tool_outlives_provider": OPEN, "tool_registered_before_provider": OPEN,
+    "union_of_restrictions": OPEN,
+    # less: tools hidden, valid starts refused, a persona dropped, a refusal misreported,
+    # guidance wrong (the guard holds)
+    "allow_filters_locals": CLOSED, "at_cap_hides_tool": CLOSED,
+    "cap_decided_before_gate": CLOSED, "cap_refuses_equal": CLOSED,
+    "default_cap_when_omitted": CLOSED, "deny_freezes_admitted": CLOSED,
+    "empty_allow_hides_locals": CLOSED, "first_offender_only": CLOSED,
+    "ignores_output_schema": CLOSED, "notice_on_every_request": CLOSED,
+    "notice_only_past_cap": CLOSED, "null_list_read_as_empty": CLOSED,
+    "omitted_persona_dropped": CLOSED, "run_code_after_first_request": CLOSED,
+    "sdk_bindings_cached": CLOSED, "sections_sorted_by_name": CLOSED,
+    "tool_lookup_by_identity": CLOSED, "tools_frozen_per_turn": CLOSED,
+    "wording_ignores_fork": CLOSED,
+}
+
+
+def direction_of(failures: list[dict[str, Any]]) -> Direction | None:
+    return worst(classify(f["rule"], f["check"], f["expected"], f["observed"], f["error"])
+                 .direction for f in failures)
+
+
+def test_every_broken_zoo_entry_has_a_direction_decided_by_reading_its_bug() -> None:
+    assert sorted(BUGS) == sorted(ZOO)
+
+
+@pytest.mark.parametrize("entry", sorted(ZOO))
+def test_a_broken_zoo_entry_fails_in_the_direction_of_its_bug(entry: str) -> None:
+    assert direction_of(ZOO[entry]) == BUGS[entry], [
+        (f["check"], classify(f["rule"], f["check"], f["expected"], f["observed"]).basis)
+        for f in ZOO[entry]]
+
+
+def test_every_hint_names_a_registered_check_that_judges_guidance_only() -> None:
+    registry = load_checks()
+    assert set(HINTS) <= set(registry), sorted(set(HINTS) - set(registry))
+    for name in HINTS:
+        assert set(registry[name].rules) <= {"ST-03", "ST-08"}, name
+
+
+def test_an_error_of_the_target_has_no_direction() -> None:
+    reading = classify("TF-01", "tool-filter-allow-before-deny", ["a"], ["a", "b"], error=True)
+    assert reading.direction is None
+    assert worst([None, None]) is None
+
+
+# --- properties: the values decide ---------------------------------------------------------
+
+NAMES = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Zs", "Cc")),
+                min_size=1, max_size=12)
+ORIGINS = st.sampled_from(["global", "local", "reserved"])
+VIEWS = st.dictionaries(NAMES, ORIGINS, min_size=1, max_size=8)
+CODES = st.sampled_from([c.value for c in ErrorCode])
+RULES = st.sampled_from(sorted(RULES_BY_ID))
+CHECK = "a-check-of-no-hint"
+
+
+def view(entries: dict[str, str]) -> list[list[str]]:
+    return [[name, origin] for name, origin in sorted(entries.items())]
+
+
+@given(RULES, VIEWS, NAMES, ORIGINS)
+def test_a_view_with_a_tool_more_than_expected_failed_open(
+        rule: str, entries: dict[str, str], extra: str, origin: str) -> None:
+    expected = {k: v for k, v in entries.items() if k != extra}
+    observed = {**expected, extra: origin}
+    assert classify(rule, CHECK, view(expected), view(observed)).direction == OPEN
+
+
+@given(RULES, VIEWS, st.data())
+def test_a_view_with_a_tool_less_than_expected_failed_closed(
+        rule: str, entries: dict[str, str], data: st.DataObject) -> None:
+    missing = data.draw(st.sampled_from(sorted(entries)))
+    observed = {k: v for k, v in entries.items() if k != missing}
+    assert classify(rule, CHECK, view(entries), view(observed)).direction == CLOSED
+
+
+@given(RULES, st.lists(CODES, min_size=1, max_size=3), st.dictionaries(
+    st.sampled_from(["agent", "session", "depth", "output"]), st.integers() | NAMES))
+def test_an_acceptance_where_a_refusal_was_due_failed_open(
+        rule: str, codes: list[str], accepted: dict[str, Any]) -> None:
+    for expected in (codes[0], codes, f"an {codes[0]} error", {"isError": True}):
+        assert classify(rule, CHECK, expected, accepted).direction == OPEN
+        assert classify(rule, CHECK, expected, None).direction == OPEN
+
+
+@given(RULES, CODES, CODES, NAMES)
+def test_a_refusal_is_closed_whether_or_not_one_was_due(
+        rule: str, due: str, given_code: str, message: str) -> None:
+    body = {"code": given_code, "message": message}
+    assert classify(rule, CHECK, due, body).direction == CLOSED
+    assert classify(rule, CHECK, {"childDepth": 1}, body).direction == CLOSED
+    assert classify(rule, CHECK, "accepted", {"tool message": {"isError": True}}).direction \
+        == CLOSED
+
+
+@given(st.sampled_from([r for r in RULES_BY_ID if r.startswith("DE-")]),
+       st.integers(0, 2**53), st.integers(1, 2**53))
+def test_a_depth_shallower_than_expected_failed_open_and_deeper_closed(
+        rule: str, depth: int, gap: int) -> None:
+    assert classify(rule, CHECK, depth + gap, depth).direction == OPEN
+    assert classify(rule, CHECK, depth, depth + gap).direction == CLOSED
+    assert classify(rule, CHECK, {"agent": depth + gap, "header": depth + gap},
+                    {"agent": depth, "header": depth + gap}).direction == OPEN
+
+
+@given(st.sampled_from([r for r in RULES_BY_ID if not r.startswith("DE-")]),
+       st.sampled_from(["probe calls", "child model requests", "sessions added"]),
+       st.integers(0, 100), st.integers(1, 100))
+def test_a_count_higher_than_expected_failed_open_and_lower_closed(
+        rule: str, key: str, count: int, more: int) -> None:
+    assert classify(rule, CHECK, {key: count}, {key: count + more}).direction == OPEN
+    assert classify(rule, CHECK, {key: count + more}, {key: count}).direction == CLOSED
+    # a depth is a depth in any family when its key says so
+    assert classify(rule, CHECK, {"childDepth": count + more},
+                    {"childDepth": count}).direction == OPEN
+
+
+@given(RULES, st.lists(NAMES, min_size=1, max_size=6), NAMES)
+def test_text_with_words_more_than_expected_failed_open_and_with_fewer_closed(
+        rule: str, words: list[str], extra: str) -> None:
+    persona = " ".join(words)
+    grown = f"{persona} {{{{{extra}}}}}"  # a raw placeholder left in
+    assert classify(rule, CHECK, persona, grown).direction == OPEN
+    assert classify(rule, CHECK, grown, persona).direction == CLOSED
+    assert classify(rule, CHECK, [["persona", persona]], [["persona", ""]]).direction == CLOSED
+
+
+@given(RULES, st.dictionaries(NAMES, st.booleans(), min_size=1, max_size=5), st.data())
+def test_a_flag_set_that_should_not_be_failed_open(
+        rule: str, flags: dict[str, bool], data: st.DataObject) -> None:
+    key = data.draw(st.sampled_from(sorted(flags)))
+    cleared, raised = {**flags, key: False}, {**flags, key: True}
+    assert classify(rule, CHECK, cleared, raised).direction == OPEN
+    assert classify(rule, CHECK, raised, cleared).direction == CLOSED
+
+
+@given(RULES, VIEWS)
+def test_the_same_facts_in_another_order_failed_closed(rule: str,
+                                                       entries: dict[str, str]) -> None:
+    reading = classify(rule, CHECK, view(entries), list(reversed(view(entries))))
+    assert reading.direction == CLOSED
+    assert reading.basis.startswith("values: nothing beyond")
+
+
+@given(st.sampled_from(sorted(HINTS)), RULES, VIEWS, VIEWS)
+def test_a_hinted_check_is_closed_whatever_its_values(check: str, rule: str,
+                                                      a: dict[str, str],
+                                                      b: dict[str, str]) -> None:
+    reading = classify(rule, check, view(a), view(b))
+    assert reading.direction == CLOSED and reading.basis.startswith("hint:")
+
+
+def test_a_cell_is_open_when_any_assertion_is() -> None:
+    assert worst([CLOSED, None, OPEN]) == OPEN
+    assert worst([CLOSED, None]) == CLOSED
