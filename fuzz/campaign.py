@@ -141,10 +141,10 @@ class CampaignResult(BaseModel):
 
 def words_of(setup: Setup, steps: Sequence[Step]) -> list[str]:
     """The deployment's words a reader of ``steps`` needs: the presets they name, and the
-    variables when a persona is composed (a start, a prompt read)."""
+    variables when a persona is composed (a start, a prompt read, a turn's request)."""
     controls = [s.args.get("controls") for s in steps if s.op == "start"]
     presets = [c.get("preset") for c in controls if isinstance(c, dict)]
-    persona = any(s.op in ("start", "prompt") for s in steps)
+    persona = any(s.op in ("start", "prompt", "call_tool") for s in steps)
     return setup.lexicon.explain(presets, persona)
 
 

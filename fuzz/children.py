@@ -96,7 +96,7 @@ def create_agent(
     lock.ids[label] = ref.agent
     lock.session_ids[label] = ref.session
     agent = AgentModel(label, label, ScopeModel(mode=lock.setup.mode), runtime=runtime_value,
-                       kind="created")
+                       kind="created", model=lock.model.root_model)
     lock.model.add_agent(agent, SessionModel(label, header_value))
     lock.check_all_views()
 
@@ -110,6 +110,8 @@ def _nothing_created_rule(fault: Fault) -> str:
         return "CA-05"
     if fault.code is ErrorCode.REQUEST_CONTROLS_REFUSED:
         return "EN-02"
+    if fault.code in (ErrorCode.SPAWN_DENIED, ErrorCode.INVALID_SPAWN_POLICY):
+        return "SP-01"
     return "FR-03"
 
 
@@ -251,6 +253,7 @@ class MidTurn:
             raise lock.diverge(
                 "turn-request", f"{child.label} asked for a tool call and got its result, but "
                 "made no further request in its turn", "a second request", [], "FR-05")
+        lock.check_models(child, later, "MO-02")
         wire = sorted(model.wire(child))
         system = assemble_system_prompt(model.prompt(child))
         for number, request in enumerate(later, 2):
@@ -486,6 +489,7 @@ def _check_first_request(
             "first-request-tools", f"the first request of {child.label} lacks its final tools",
             wire, tools, "FR-01",
         )
+    lock.check_models(child, requests[:1], "MO-01")
     system = assemble_system_prompt(lock.model.prompt(child))
     if published and lock.system_agrees(child, agent_id, first.system):
         return
@@ -556,7 +560,8 @@ def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] 
         return None
     return lock.tool_model().gate_resume(session.provider, {
         "persona": session.persona, "toolFilter": session.tool_filter,
-        "outputSchema": session.output_schema})
+        "outputSchema": session.output_schema, "spawnPolicy": session.spawn_policy,
+        "model": session.model})
 
 
 def resume(lock: Lockstep, session: str, label: str | None = None) -> None:

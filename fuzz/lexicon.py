@@ -14,7 +14,13 @@ The fuzzer used to write every deployment with the same words (``read``, ``{{pro
   with an output schema, a deny list, an undefined variable, a deny list naming ``ghost``, nothing,
   a spaced placeholder of the empty variable, and a name with a capital letter; plus a name that
   is no preset;
-- two sections, the second guiding a tool; a prompt; a provider name.
+- two sections, the second guiding a tool; a prompt; a provider name;
+- two presets of the newer controls (docs/rules.md#SP-01, docs/rules.md#MO-01): a *captain*
+  that composes everything at once (a persona, a deny filter, a spawn policy that refuses the
+  first preset, a model) and a *mini* with a model alone; and three model names: the
+  deployment's, the captain's and the mini's (a start's own model is drawn among them). The new
+  fields reach the target only where a provider advertises their capability
+  (:meth:`Lexicon.preset_specs`).
 
 Variable names stay in ``[a-z][a-z0-9_]*``: the deterministic checks draw the whole grammar of
 names and find a target that refuses some (docs/certify.md#generated-cases); here a name is a
@@ -28,13 +34,13 @@ and what a replay file without a ``lexicon`` ran with.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from subagent_tck.conformance.core.certificate import PORTABLE_VARIABLE_PATTERN
-from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, Preset
+from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, Capability, Preset
 
 from .code import Code
 
@@ -79,6 +85,11 @@ class Lexicon(BaseModel):
     title: str = Field(default="Reviewer", description="a word personas are written with")
     prompt: str = Field(default="Do the task.", description="the prompt of every start")
     provider: str = Field(default="nowhere", description="a provider name no target ships")
+    captain: str = Field(default="captain", description="a preset composing everything at once")
+    mini: str = Field(default="mini", description="a preset with a model alone")
+    models: tuple[str, str, str] = Field(
+        default=("tck-large", "tck-small", "tck-small-mini"),
+        description="model names: the deployment's, the captain's, the mini's")
 
     @model_validator(mode="after")
     def _distinct(self) -> Lexicon:
@@ -93,10 +104,12 @@ class Lexicon(BaseModel):
         if len(set(self.variables)) != 3 or not all(
                 _PORTABLE.fullmatch(v) for v in self.variables):
             problems.append("the three variables must be distinct names in [a-z][a-z0-9_]*")
-        names = [n.casefold() for n in (*self.presets, self.missing)]
-        if len(set(names)) != len(names) or not all(self.presets) or not self.missing:
-            problems.append("the preset names and missing must be non-empty and differ "
-                            "(ignoring case)")
+        names = [n.casefold() for n in (*self.presets, self.missing, self.captain, self.mini)]
+        if len(set(names)) != len(names) or not all(names):
+            problems.append("the preset names, missing, captain and mini must be non-empty and "
+                            "differ (ignoring case)")
+        if len(set(self.models)) != 3 or not all(self.models):
+            problems.append("the three model names must be non-empty and differ")
         if len(set(self.sections)) != 2 or not all(self.sections):
             problems.append("the two section names must be non-empty and differ")
         if not self.provider or not self.field or "{" in self.value + self.title + self.prompt:
@@ -145,7 +158,10 @@ class Lexicon(BaseModel):
         return ((house, "Answer briefly.", None),
                 (guide, f"Look facts up with the {web} tool.", web))
 
-    def preset_specs(self) -> dict[str, Preset]:
+    def preset_specs(self, advertised: Collection[Capability] = ()) -> dict[str, Preset]:
+        """The presets by name; the captain's spawn policy and the models only when some
+        provider of the target advertises their capability (``advertised``): a target without
+        them is never sent a field it does not know."""
         read, write, search, _, web = self.tools
         valued, empty, undefined = self.variables
         by_role = {
@@ -160,7 +176,19 @@ class Lexicon(BaseModel):
             "lead": Preset(f"Lead of {{{{ {empty} }}}}."),
             "auditor": Preset(f"Auditor of {{{{{valued}}}}}.", {"deny": [web]}),
         }
-        return {name: by_role[role] for name, role in zip(self.presets, PRESET_ROLES, strict=True)}
+        specs = {name: by_role[role]
+                 for name, role in zip(self.presets, PRESET_ROLES, strict=True)}
+        policy = ({"deny": [self.presets[0]]} if Capability.SPAWN_POLICY in advertised
+                  else None)
+        models = self.models if Capability.MODEL_SELECTION in advertised else (None,) * 3
+        specs[self.captain] = Preset(f"Captain of {{{{{valued}}}}}.", {"deny": [web]}, None,
+                                     policy, models[1])
+        specs[self.mini] = Preset(None, None, None, None, models[2])
+        return specs
+
+    def deployment_model(self, advertised: Collection[Capability] = ()) -> str | None:
+        """The model the root runs on (only where a provider advertises modelSelection)."""
+        return self.models[0] if Capability.MODEL_SELECTION in advertised else None
 
     def request_personas(self) -> tuple[str, ...]:
         """Request personas: plain, empty (PE-03), templated (one variable is the empty
@@ -172,14 +200,19 @@ class Lexicon(BaseModel):
 
     def explain(self, presets: Sequence[object], persona: bool) -> list[str]:
         """What a reader of a finding needs of these words: each preset the steps name (its
-        definition, or that there is none) and, when a persona is involved, the variables."""
-        specs = self.preset_specs()
+        definition, or that there is none; a spawn policy and a model are sent only where a
+        provider advertises them) and, when a persona is involved, the variables."""
+        specs = self.preset_specs(tuple(Capability))
         lines = []
         for name in dict.fromkeys(p for p in presets if isinstance(p, str)):
             spec = specs.get(name)
+            newer = "" if spec is None else "".join(
+                f", {key} {value!r}" for key, value in (("spawnPolicy", spec.spawn_policy),
+                                                         ("model", spec.model))
+                if value is not None)
             lines.append(f"preset {name!r}: no such preset" if spec is None else (
                 f"preset {name!r}: persona {spec.persona!r}, toolFilter {spec.tool_filter!r}, "
-                f"outputSchema {spec.output_schema!r}"))
+                f"outputSchema {spec.output_schema!r}{newer}"))
         if persona or any(isinstance(p, str) and p in specs for p in presets):
             lines.append(f"variables {self.variable_values()!r} ({self.variables[2]!r} undefined)")
         return lines
@@ -201,6 +234,15 @@ def _tool(code: Code) -> str:
 def _variable(code: Code) -> str:
     first, second = _word(code), _word(code)
     return code.choose((first, f"{first}_{second}", f"{first}{code.take(10)}", f"{first}_"))
+
+
+def _model(code: Code) -> str:
+    """A model name in one of the vendors' spellings (dashes, dots, a provider prefix, a tag)."""
+    first, second = _word(code), _word(code)
+    number = code.take(10)
+    return code.choose((f"{first}-{number}", f"{first}-{second}-{number}.{code.take(10)}",
+                        f"{second}/{first}-{number}", f"{first}:{number}b",
+                        f"{first.capitalize()}-{number}"))
 
 
 def _label(code: Code) -> str:
@@ -246,4 +288,7 @@ def pick_lexicon(code: Code) -> Lexicon:
         "prompt": f"{_word(code).capitalize()} the {_word(code)}.",
         "provider": f"{_word(code)}-{_word(code)}-provider",
     }
+    # drawn last, so that every word drawn before the newer controls came stays as it was
+    fields["captain"], fields["mini"] = _distinct(code, 2, _label, presets)
+    fields["models"] = tuple(_distinct(code, 3, _model))
     return Lexicon(**fields)

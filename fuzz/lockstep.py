@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -41,6 +41,7 @@ from subagent_tck.conformance.core.unsupported import Unsupported, deployed, gua
 from subagent_tck.spec import (
     PERSONA_SECTION,
     RUN_CODE,
+    Capability,
     Edition,
     ErrorCode,
     PresentationMode,
@@ -73,8 +74,12 @@ class Setup:
     persona: str = CLASSIC.persona
     lexicon: Lexicon = CLASSIC
 
-    def config(self) -> DeploymentConfig:
+    def config(self, advertised: Collection[Capability] = ()) -> DeploymentConfig:
+        """The deployment; the newer controls (a spawn policy, models) only where a provider
+        advertises them (``advertised``)."""
+        model = self.lexicon.deployment_model(advertised)
         return DeploymentConfig(
+            **({} if model is None else {"model": model}),
             edition=self.edition,
             persona=self.persona,
             variables=self.lexicon.variable_values(),
@@ -84,8 +89,10 @@ class Setup:
                 PresetSpec(
                     name=name, persona=p.persona, toolFilter=p.tool_filter,
                     outputSchema=p.output_schema,
+                    **{k: v for k, v in (("spawnPolicy", p.spawn_policy), ("model", p.model))
+                       if v is not None},
                 )
-                for name, p in self.lexicon.preset_specs().items()
+                for name, p in self.lexicon.preset_specs(advertised).items()
             ],
             mode=self.mode,
             tools=[ToolSpec(name=name, description=f"global {name}") for name in self.tools],
@@ -168,6 +175,8 @@ class Lockstep:
     def __init__(self, target: Target, setup: Setup, info: TargetInfo | None = None) -> None:
         info = info or target.info()
         self.setup = setup
+        #: every capability a provider of the target advertises
+        self.advertised = frozenset(c for p in info.providers for c in p.capabilities)
         self.gateway = Gateway()
         self.steps: list[Step] = []
         self._snapshot: tuple[Any, ...] | None = None
@@ -175,12 +184,14 @@ class Lockstep:
         self.model = DeploymentModel(
             edition=setup.edition,
             providers={p.name: frozenset(p.capabilities) for p in info.providers},
-            presets=setup.lexicon.preset_specs(),
+            presets=setup.lexicon.preset_specs(self.advertised),
             variables=setup.lexicon.variable_values(),
             persona=setup.persona,
             sections=setup.lexicon.section_specs(),
             mode=setup.mode,
+            root_model=setup.lexicon.deployment_model(self.advertised),
         )
+        self.policy_handles: dict[str, str] = {}  # spawn policy label -> target handle
         self.provider_names = [p.name for p in info.providers]
         self.info = info
         self.ids: dict[str, str] = {}  # agent label -> target agent id
@@ -191,7 +202,7 @@ class Lockstep:
         made: list[Ahead] = []  # reads carried by the next change (fuzz/ahead.py)
 
         def deploy() -> Deployment:
-            made.append(Ahead(target.deploy(setup.config(), self.gateway)))
+            made.append(Ahead(target.deploy(setup.config(self.advertised), self.gateway)))
             return cast(Deployment, made[0])
 
         # an UNSUPPORTED_OPERATION answer to an optional operation raises Unsupported (the
@@ -207,7 +218,8 @@ class Lockstep:
         for name in setup.tools:
             self.model.register_global(name)
         self.model.add_agent(
-            AgentModel("root", "root", ScopeModel(mode=setup.mode)), SessionModel("root", 0)
+            AgentModel("root", "root", ScopeModel(mode=setup.mode),
+                       model=self.model.root_model), SessionModel("root", 0)
         )
 
     def close(self) -> None:
@@ -644,6 +656,18 @@ class Lockstep:
                 return "TF-16"
             return "PE-01"
         return "PE-01"
+
+    def check_models(self, agent: AgentModel, requests: list[Any], rule: str) -> None:
+        """MO-01 (a child's first request), MO-02 (its later ones, a resumed child's): every
+        request names the agent's model, where a rule judges it (:attr:`AgentModel.model_judged`:
+        the provider that runs it advertises modelSelection)."""
+        if not agent.model_judged:
+            return
+        for request in requests:
+            if request.model != agent.model:
+                raise self.diverge(
+                    "model", f"a request of {agent.label} names the model {request.model!r}",
+                    agent.model, request.model, rule)
 
     def check_offending(self, error: TckError, offending: tuple[str, ...]) -> None:
         """TF-08: the error lists every offending name (in ``details`` or the message)."""

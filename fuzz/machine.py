@@ -3,8 +3,9 @@
 Each example deploys the target once (:meth:`FuzzMachine.deploy` draws the edition, the initial
 presentation mode, the initial global tools, and which operations this example uses) and then
 runs steps. Each step is one driver operation (:data:`OPERATIONS`: a global or scope-local tool
-registered or removed, a restriction installed or disposed, a mode change, a read, an agent
-created, a child started, a session resumed with or without a planted header) turned into a
+registered or removed, a restriction installed or disposed, a spawn policy installed or
+disposed, a mode change, a read, an agent created, a child started, a session resumed with or
+without a planted header) turned into a
 :class:`~.step.Step` and applied by the :class:`~.lockstep.Lockstep`, which compares the target
 with the spec oracle after every step (rule ids per observation: :mod:`.rulemap`).
 
@@ -36,6 +37,7 @@ from subagent_tck.conformance.engine import own_tools
 from subagent_tck.spec import (
     PROVIDER_MANAGED,
     RUN_CODE,
+    Capability,
     Component,
     Edition,
     PresentationMode,
@@ -252,6 +254,26 @@ class FuzzMachine(RuleBasedStateMachine):
             handle = issued[c.take(16) % len(issued)]
         self._apply("dispose", agent=label, restriction=handle)
 
+    def policies(self) -> tuple[str, ...]:
+        """The preset names a spawn policy lists: the deployment's, and names that are none of
+        them (the missing preset, a case variant of the first)."""
+        words = self.lexicon
+        return (*words.presets, words.captain, words.mini)
+
+    def spawn_policy(self, c: Code) -> None:
+        """A spawn policy installed on a scope (mostly), or one disposed (SP-01)."""
+        assert self.lock is not None
+        agent = self._agent(c.take(8))
+        issued = sorted(self.lock.model.agents[agent].policies_issued)
+        if issued and c.take(4) == 0:
+            self._apply("dispose_policy", agent=agent, policy=c.choose(issued))
+            return
+        words = self.lexicon
+        value = fs.pick_restriction(c, self.policies(),
+                                    (words.missing, words.presets[0].swapcase()))
+        self._apply("install_policy", agent=agent, value=value,
+                    label=self.lock.model.new_label(f"{agent}.p"))
+
     def set_mode(self, c: Code) -> None:
         self._apply("set_mode", agent=self._agent(c.take(8)), mode=c.choose(_MODES))
 
@@ -309,9 +331,19 @@ class FuzzMachine(RuleBasedStateMachine):
         max_depth = fs.pick_optional_depth(c, absent_in=2)
         if max_depth is not None:
             controls["maxDepth"] = {"json": max_depth.text}
-        preset = c.choose((None, None, None, *self.lexicon.presets, self.lexicon.missing))
+        preset = c.choose((None, None, None, *self.lexicon.presets, self.lexicon.missing,
+                           self.lexicon.captain, self.lexicon.mini))
         if preset is not None:
             controls["preset"] = preset
+        # the newer controls (SP-01, MO-01), mostly where a provider advertises them; one start
+        # in sixteen elsewhere, so that their refusal is judged too (CA-01)
+        advertised = self.lock.advertised
+        if c.take(4 if Capability.SPAWN_POLICY in advertised else 16) == 0:
+            words = self.lexicon
+            controls["spawnPolicy"] = fs.pick_restriction(
+                c, self.policies(), (words.missing, words.presets[0].swapcase()))
+        if c.take(3 if Capability.MODEL_SELECTION in advertised else 16) == 0:
+            controls["model"] = c.choose((*self.lexicon.models, "", None))
         persona = fs.pick_persona(c, self.lexicon.request_personas())
         tool_filter = fs.pick_restriction(
             c, self.lock.model.globals, self.lexicon.extra_names) if c.take(3) == 1 else None
@@ -480,6 +512,8 @@ OPERATIONS: dict[str, Callable[[FuzzMachine, Code], None]] = {
     "create_agent": FuzzMachine.create_agent,
     "start": FuzzMachine.start,
     "resume": FuzzMachine.resume,
+    #: only for a target whose providers advertise spawnPolicy (see machine_for)
+    "spawn_policy": FuzzMachine.spawn_policy,
     #: only for a target that ships the subagent tool (see machine_for)
     "subagent_tool": FuzzMachine.subagent_tool,
 }
@@ -514,6 +548,8 @@ def machine_for(target: Target, info: TargetInfo | None = None,
     TargetMachine.stats = Stats()
     TargetMachine.own = own_tools.of(target)
     ships_tool = Component.SUBAGENT_TOOL in info.components
+    policies = any(Capability.SPAWN_POLICY in p.capabilities for p in info.providers)
     TargetMachine.operations = tuple(op for op in OPERATIONS
-                                     if ships_tool or op != "subagent_tool")
+                                     if (ships_tool or op != "subagent_tool")
+                                     and (policies or op != "spawn_policy"))
     return TargetMachine

@@ -2,10 +2,12 @@
 
 State (all keyed by the fuzzer's own labels, never by the target's ids): the ordered global
 registry, the live agents with their scopes (restrictions by label, locals, presentation mode,
-persona), and the sessions with their durable header depth and composition. Expectations come
-from the pure oracle functions of :mod:`subagent_tck.spec`: :func:`resolve_view` (TF-01..TF-06),
-:func:`validate_restriction` (TF-07, TF-08), :func:`decide_start` (CA, DE, EN, FR-03, PE-05),
-:func:`check_depth` (DE-05..DE-07) and :func:`resolve_sections` (PE-01..PE-03).
+persona, spawn policies by label, the model their requests name), and the sessions with their
+durable header depth and composition. Expectations come from the pure oracle functions of
+:mod:`subagent_tck.spec`: :func:`resolve_view` (TF-01..TF-06), :func:`validate_restriction`
+(TF-07, TF-08), :func:`validate_spawn_policy` (SP-01), :func:`decide_start` (CA, DE, EN, FR-03,
+PE-05, SP-01, MO-01), :func:`check_depth` (DE-05..DE-07) and :func:`resolve_sections`
+(PE-01..PE-03).
 
 Points the rules leave to the driver protocol are modelled as the protocol's error codes say
 (``DUPLICATE_TOOL``, ``RESERVED_NAME``); where a target may choose (refusing a bad header depth
@@ -35,11 +37,13 @@ from subagent_tck.spec import (
     ViewEntry,
     check_depth,
     decide_start,
+    parse_policies,
     render_template,
     resolve_sections,
     resolve_view,
     sdk_binding_names,
     validate_restriction,
+    validate_spawn_policy,
     wire_tool_names,
 )
 
@@ -108,6 +112,14 @@ class AgentModel:
     preset: str | None = None
     #: the request's own persona / toolFilter beside that preset (EN-03 diagnosis)
     overrides: Mapping[str, object] = field(default_factory=dict)
+    #: the spawn policies of its scope by label (a composed one under COMPOSED, SP-01), and
+    #: every label ever issued (disposing one again is harmless)
+    policies: dict[str, Restriction] = field(default_factory=dict)
+    policies_issued: set[str] = field(default_factory=set)
+    #: the model its requests name (MO-01), and whether a rule judges it: a child whose
+    #: provider advertises modelSelection (MO rules bind only that capability's providers)
+    model: str | None = None
+    model_judged: bool = False
 
 
 @dataclass
@@ -127,6 +139,11 @@ class SessionModel:
     #: whether its stored depth was rewritten under its live agent (fuzz/children.py rewrite),
     #: since that agent was made
     rewritten: bool = False
+    #: the child's own spawn policy and model as composed (its descriptor's), and the model
+    #: its first request named (its parent's when none was composed: MO-02 on resume)
+    spawn_policy: object = None
+    model: str | None = None
+    runs_on: str | None = None
 
 
 @dataclass
@@ -141,6 +158,8 @@ class DeploymentModel:
     #: deployment sections after the persona: (name, text, the tool it guides or None)
     sections: Sequence[tuple[str, str, str | None]]
     mode: PresentationMode
+    #: the model top-level agents run on (MO-01; None: the deployment names none)
+    root_model: str | None = None
     globals: list[str] = field(default_factory=list)
     #: name -> step of its latest registration; every name that was ever global
     registered_at: dict[str, int] = field(default_factory=dict)
@@ -253,6 +272,24 @@ class DeploymentModel:
         if restriction is not None:
             agent.scope.disposed[label] = (restriction, self.step)
 
+    # --- spawn policies (SP-01) -------------------------------------------------------------
+
+    def expect_spawn_policy(self, value: object
+                            ) -> tuple[Expect, Restriction | None, tuple[str, ...]]:
+        verdict = validate_spawn_policy(value, self.presets)
+        if verdict.restriction is None:
+            assert verdict.code is not None
+            return Expect.refuse(verdict.code, reason=verdict.reason), None, verdict.offending
+        return Expect.ok(), verdict.restriction, ()
+
+    def expect_dispose_policy(self, agent: AgentModel, label: str) -> Expect:
+        if label in agent.policies_issued:
+            return Expect.ok()  # installed, or already disposed: harmless
+        return Expect.refuse(
+            ErrorCode.UNKNOWN_RESTRICTION, reason="a handle this scope never issued",
+            may_accept=True,
+        )
+
     # --- what a scope sees ----------------------------------------------------------------
 
     def view(self, agent: AgentModel | None) -> tuple[ViewEntry, ...]:
@@ -314,6 +351,8 @@ class DeploymentModel:
             deployment_persona=self.persona,
             parent_header_depth=self.sessions[parent.session].header,
             parent_runtime_depth=parent.runtime,
+            parent_policies=tuple(parent.policies.values()),
+            parent_model=parent.model,
         )
 
     def decide_start(self, parent: AgentModel, request: Mapping[str, object]) -> StartOutcome:
@@ -361,7 +400,21 @@ class DeploymentModel:
         # the request's own persona / toolFilter (with or without a preset): EN-03 diagnosis
         child.overrides = {k: request[k] for k in ("persona", "toolFilter")
                            if request.get(k) is not None}
+        if outcome.spawn_policy is not None:
+            child.policies[COMPOSED] = self._policy(outcome.spawn_policy)
+        provider = self.providers.get(str(request["provider"]), frozenset())
+        child.model, child.model_judged = outcome.model, Capability.MODEL_SELECTION in provider
+        composed = request.get("model")
+        preset = self.presets.get(str(request.get("preset"))) if "preset" in request else None
+        if composed is None and preset is not None:
+            composed = preset.model
+        session.spawn_policy, session.runs_on = outcome.spawn_policy, outcome.model
+        session.model = None if composed is None else str(composed)
         return child, session
+
+    def _policy(self, value: object) -> Restriction:
+        """A composed policy the oracle accepted (valid over the presets)."""
+        return parse_policies([value], self.presets)[0]
 
     def expect_resume(self, session: SessionModel) -> tuple[Expect, int | None]:
         """DE-06 (a stored depth outside the domain does not load), FR-04 (a descriptor that
@@ -390,6 +443,11 @@ class DeploymentModel:
         if session.output_schema is not None:
             scope.locals.append(STRUCTURED_OUTPUT)
         agent = AgentModel(label, session.label, scope, session.persona, kind="resumed")
+        if session.spawn_policy is not None:
+            agent.policies[COMPOSED] = self._policy(session.spawn_policy)
+        agent.model = session.runs_on if session.composed else self.root_model
+        provider = self.providers.get(str(session.provider), frozenset())
+        agent.model_judged = session.composed and Capability.MODEL_SELECTION in provider
         self.add_agent(agent, session)
         return agent
 

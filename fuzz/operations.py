@@ -19,6 +19,7 @@ from .ahead import Read
 from .children import create_agent, plant, resume, rewrite, start
 from .lockstep import Lockstep
 from .model import Expect
+from .policies import dispose_policy, install_policy
 from .rulemap import restrict_rule
 from .run_code import run_code
 from .step import Step
@@ -285,6 +286,8 @@ OPERATIONS: dict[str, Operation] = {
     "set_host_depth": set_host_depth,
     "call_tool": call_tool,
     "rebind": rebind,
+    "install_policy": install_policy,
+    "dispose_policy": dispose_policy,
 }
 
 

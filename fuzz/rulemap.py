@@ -60,9 +60,9 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "create-agent": ("DE-06", "DE-07"),
     "start": (
         "CA-01", "CA-05", "EN-02", "EN-03", "DE-03", "DE-05", "DE-06", "DE-07", "DE-08", "DE-10",
-        "TF-07", "TF-08", "PE-05", "FR-03",
+        "TF-07", "TF-08", "PE-05", "FR-03", "SP-01",
     ),
-    "nothing-created": ("DE-04", "CA-02", "FR-03", "EN-02", "CA-05"),
+    "nothing-created": ("DE-04", "CA-02", "FR-03", "EN-02", "CA-05", "SP-01"),
     "start-depth": ("DE-01", "DE-02"),
     "published": ("FR-02",),
     "first-request-tools": ("FR-01", "EN-01", "EN-03"),
@@ -81,6 +81,10 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "turn-request": ("FR-05", "FR-01", "PE-05", "TF-05"),
     "notice": ("ST-08",),
     "abort": ("ST-09",),
+    # spawn policies and models (fuzz/policies.py; a start's first and later requests)
+    "spawn-policy": ("SP-01",),
+    "spawn-policy-offending": ("SP-01",),
+    "model": ("MO-01", "MO-02"),
     "crash": (),
 }
 
@@ -107,7 +111,7 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     "start": (
         "start", "nothing-created", "start-depth", "published", "first-request-tools",
         "first-request-system", "turn-request", "register-global", "unregister-global",
-        *_PRESENTED,
+        "model", *_PRESENTED,
     ),
     "plant": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
     "resume": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
@@ -117,9 +121,11 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     "add_provider": ("provider", "tool-schema", *_PRESENTED),
     "set_host_depth": ("host-depth",),
     "call_tool": ("tool-call", "tool-child", "turn-request", "notice", "abort", "tool-schema",
-                  *_PRESENTED),
+                  "model", *_PRESENTED),
     "rewrite": ("resume", "headers"),
     "rebind": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
+    "install_policy": ("spawn-policy", "spawn-policy-offending", "nothing-changed"),
+    "dispose_policy": ("spawn-policy",),
 }
 
 
@@ -160,16 +166,22 @@ def fault_rule(fault: Fault, request: Mapping[str, object]) -> str:
         return "TF-08" if "TF-08" in fault.reason else "FR-03"
     if code is ErrorCode.INVALID_TEMPLATE:
         return "PE-05"
+    if code in (ErrorCode.SPAWN_DENIED, ErrorCode.INVALID_SPAWN_POLICY):
+        return "SP-01"
+    if code is ErrorCode.INVALID_REQUEST and fault.reason.startswith("model"):
+        return "MO-01"  # a model that is no name (docs/rules.md#MO-01, its Decision)
     return "FR-03"
 
 
 def order_rule(deciding: Fault, given: ErrorCode, request: Mapping[str, object]) -> str:
     """The rule a refusal with the wrong one of several applicable codes breaks: a setup fault
     reported where a depth rejection was due is DE-04 (a depth rejection comes before the child
-    is owned, setup after); otherwise the rule of the fault met first (spec/faults.py)."""
+    is owned, setup after; SP-01 for a spawn-policy refusal); otherwise the rule of the fault
+    met first (spec/faults.py)."""
     setup = Fault(given, "").phase is Stage.SETUP
     if setup and deciding.phase in (Stage.VALUE, Stage.DEPTH):
-        return "DE-04"
+        # a spawn-policy refusal creates nothing as a depth rejection does (docs/rules.md#SP-01)
+        return "SP-01" if deciding.code is ErrorCode.SPAWN_DENIED else "DE-04"
     return fault_rule(deciding, request)
 
 
@@ -189,6 +201,10 @@ def refusal_rule(code: str, request: Mapping[str, object], edition_controls: boo
         return "PE-05"
     if code == ErrorCode.NO_PROVIDER.value:
         return "CA-05"
+    if code in (ErrorCode.SPAWN_DENIED.value, ErrorCode.INVALID_SPAWN_POLICY.value):
+        return "SP-01"
+    if code == ErrorCode.INVALID_REQUEST.value and request.get("model") is not None:
+        return "MO-01"  # a model name refused as malformed
     return "FR-03"
 
 

@@ -185,6 +185,7 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
     requests = gateway.requests(target)[seen:]
     if requests:
         _caller_request_rule(lock, caller, requests[0])
+        lock.check_models(caller, requests, "MO-02")
     check_notices(lock, agent, requests)
     found = [m for r in requests for m in r.messages if m.role == "tool"
              and m.toolCallId == call_id]

@@ -1,7 +1,9 @@
 """A live agent: its scope, its session, its depths and its conversation (DE-01, DE-02).
 
-``depth`` is the validated durable header depth; ``runtime_depth`` is the raw runtime
-``subagentDepth`` (or :data:`spec.ABSENT`), validated at every start from this agent (DE-07).
+``model`` is the model its requests name: the deployment's for a top-level agent, the composed
+one or its parent's for a child (MO-01). ``depth`` is the validated durable header depth;
+``runtime_depth`` is the raw runtime ``subagentDepth`` (or :data:`spec.ABSENT`), validated at
+every start from this agent (DE-07).
 An agent is observable (in lookups, session lists, events) only once ``published`` (FR-02).
 """
 
@@ -31,3 +33,5 @@ class Agent:
     structured_output: Any = None
     #: Number of messages already persisted as completed turns.
     persisted: int = 0
+    #: The model every request of this agent names (MO-01; None: none named).
+    model: str | None = None

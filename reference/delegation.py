@@ -9,11 +9,14 @@
    except for maxDepth, where null is a value outside the depth domain);
 5. ``gate_capabilities``: UNSUPPORTED_CAPABILITY for every control asked by request or preset,
    before any value check and before the provider is called (CA-01..03);
+   ``check_spawn_policy``: SPAWN_DENIED when the parent's spawn policies refuse the preset
+   (SP-01; a start that names no preset is outside every policy);
 6. ``decide_depth``: :func:`spec.decide_start_depth` over ``maxDepth``, the parent's *stored*
    header and its runtime depth (DE-01..03, DE-05..08, DE-10);
 7. ``setup_unpublished``: a private agent with scope gets the tool filter as a restriction, the
    persona as a scoped ``deployment:persona-prefix`` section, ``structured_output`` for an output
-   schema, and its seed messages; any failure runs ``rollback`` and re-raises (FR-03);
+   schema, its own spawn policy, its model (the composed one, else its parent's: MO-01) and its
+   seed messages; any failure runs ``rollback`` and re-raises (FR-03);
 8. ``publish``: the header (delegationDepth, descriptor) is stored, the agent becomes visible and
    ``agent.published`` records the view and prompt it has at that moment (FR-01, FR-02).
 
@@ -40,7 +43,9 @@ from subagent_tck.spec import (
     Preset,
     StopReason,
     TckError,
+    admits_preset,
     decide_start_depth,
+    model_problem,
     read_json_number,
 )
 
@@ -98,7 +103,12 @@ class DelegationHost(ProviderHost, Protocol):
 
     def restore_messages(self, agent: Agent) -> None: ...
 
-REQUEST_KEYS = ("provider", "prompt", "maxDepth", "preset", "persona", "toolFilter", "outputSchema")
+    def session_model(self, session: str | None) -> str | None:
+        """The model a stored session runs on (MO-02 on cold resume)."""
+        ...
+
+REQUEST_KEYS = ("provider", "prompt", "maxDepth", "preset", "persona", "toolFilter", "outputSchema",
+                "spawnPolicy", "model")
 
 
 def structured_output_tool(agent: Agent, schema: Mapping[str, Any]) -> Tool:
@@ -113,8 +123,8 @@ def structured_output_tool(agent: Agent, schema: Mapping[str, Any]) -> Tool:
 
 
 class Composition:
-    """Applies persona, tool filter and output schema to an unpublished agent (shared by
-    :class:`ChildStart` and :class:`Resume`)."""
+    """Applies persona, tool filter, output schema, spawn policy and model to an unpublished
+    agent (shared by :class:`ChildStart` and :class:`Resume`)."""
 
     host: DelegationHost
 
@@ -146,6 +156,24 @@ class Composition:
         agent.scope.add_local(structured_output_tool(agent, schema))
         return schema
 
+    def install_spawn_policy(self, agent: Agent, value: object) -> dict[str, Any] | None:
+        """Install the child's own spawn policy over the deployment's presets (SP-01)."""
+        if value is ABSENT:
+            return None
+        agent.scope.restrict_spawn(value, self.host.presets)  # validated: a mapping of lists
+        return filter_json(cast("Mapping[str, Any]", value))
+
+    def install_model(self, agent: Agent, value: object, inherited: str | None) -> str | None:
+        """The model the child runs on: the composed one, else ``inherited`` (MO-01)."""
+        if value is ABSENT:
+            agent.model = inherited
+            return None
+        problem = model_problem(value)
+        if problem:
+            raise TckError(ErrorCode.INVALID_REQUEST, problem + "; name a model or leave it out")
+        agent.model = cast(str, value)
+        return agent.model
+
     def rollback(self, agent: Agent) -> None:
         """Drop everything setup made: the agent was never published, so nothing is seen."""
         self.host.discard(agent)
@@ -171,6 +199,7 @@ class ChildStart(Composition):
         self.check_edition()
         self.compose()
         self.gate_capabilities()
+        self.check_spawn_policy()
         self.decide_depth()
         child = self.create_private_agent()
         try:
@@ -245,6 +274,8 @@ class ChildStart(Composition):
             "persona": pick("persona", preset.persona),
             "toolFilter": pick("toolFilter", preset.tool_filter),
             "outputSchema": pick("outputSchema", preset.output_schema),
+            "spawnPolicy": pick("spawnPolicy", preset.spawn_policy),
+            "model": pick("model", preset.model),
         }
 
     def gate_capabilities(self) -> None:
@@ -252,6 +283,17 @@ class ChildStart(Composition):
             capability = FIELD_CAPABILITY[key]
             if value is not ABSENT and not self.provider.supports(capability):
                 raise unsupported(self.provider, capability, key)
+
+    def check_spawn_policy(self) -> None:
+        """The parent's spawn policies must admit the preset (SP-01)."""
+        name = self.preset_name
+        if name is not None and not admits_preset(self.parent.scope.spawn_policies(), name):
+            raise TckError(
+                ErrorCode.SPAWN_DENIED,
+                f"the spawn policies of agent {self.parent.id} refuse the preset {name!r} "
+                "(SP-01); start a preset they admit, or dispose of the policy",
+                {"preset": name, "agent": self.parent.id},
+            )
 
     def decide_depth(self) -> None:
         header = self.host.store.header(self.parent.session)
@@ -280,8 +322,11 @@ class ChildStart(Composition):
         tool_filter = self.install_tool_filter(child, self.asked["toolFilter"])
         persona = self.install_persona(child, self.asked["persona"])
         schema = self.install_output_schema(child, self.asked["outputSchema"])
+        policy = self.install_spawn_policy(child, self.asked["spawnPolicy"])
+        model = self.install_model(child, self.asked["model"], self.parent.model)
         self.seed_messages(child)
-        return Descriptor(self.provider.name, self.preset_name, persona, tool_filter, schema)
+        return Descriptor(self.provider.name, self.preset_name, persona, tool_filter, schema,
+                          policy, model)
 
     def seed_messages(self, child: Agent) -> None:
         child.messages = list(self.provider.seed(self.host, self.parent))
@@ -322,6 +367,7 @@ class Resume(Composition):
             provider=None if provider is None else provider.name,
             session=self.session,
         )
+        agent.model = self.host.session_model(self.session)  # a top-level session's (MO-02)
         try:
             if descriptor is not None:
                 self.apply(agent, descriptor)
@@ -346,6 +392,8 @@ class Resume(Composition):
             "persona": descriptor.persona,
             "toolFilter": descriptor.tool_filter,
             "outputSchema": descriptor.output_schema,
+            "spawnPolicy": descriptor.spawn_policy,
+            "model": descriptor.model,
         }
         for key, value in asked.items():
             capability = FIELD_CAPABILITY[key]
@@ -361,6 +409,10 @@ class Resume(Composition):
             self.install_tool_filter(agent, given(descriptor.tool_filter))
             self.install_persona(agent, given(descriptor.persona))
             self.install_output_schema(agent, given(descriptor.output_schema))
+            self.install_spawn_policy(agent, given(descriptor.spawn_policy))
+            header = self.host.store.header(self.session)
+            self.install_model(agent, given(descriptor.model),
+                               self.host.session_model(header.parent))
         except TckError as exc:
             raise TckError(
                 ErrorCode.NOT_RESUMABLE,

@@ -1,10 +1,11 @@
 """The descriptor: the durable record of how a child was composed (FR-04).
 
 It is stored in the child's session header at publication and read back on cold resume, where
-its persona, tool filter and output schema are re-applied while the resumed child is still
-unpublished. Keys follow the wire names: ``provider``, ``preset``, ``persona``, ``toolFilter``,
-``outputSchema``; a control that was not composed is left out (``persona: ""`` is kept: an
-explicit empty persona, PE-03).
+its persona, tool filter, output schema, spawn policy and model are re-applied while the
+resumed child is still unpublished. Keys follow the wire names: ``provider``, ``preset``,
+``persona``, ``toolFilter``, ``outputSchema``, ``spawnPolicy``, ``model``; a control that was not
+composed is left out (``persona: ""`` is kept: an explicit empty persona, PE-03; a child that runs
+on its parent's model has no ``model``: it is its parent's again on resume, docs/rules.md#MO-02).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class Descriptor:
     persona: str | None = None
     tool_filter: Mapping[str, Any] | None = None
     output_schema: Mapping[str, Any] | None = None
+    spawn_policy: Mapping[str, Any] | None = None
+    model: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"provider": self.provider}
@@ -61,6 +64,10 @@ class Descriptor:
             data["toolFilter"] = dict(self.tool_filter)
         if self.output_schema is not None:
             data["outputSchema"] = dict(self.output_schema)
+        if self.spawn_policy is not None:
+            data["spawnPolicy"] = dict(self.spawn_policy)
+        if self.model is not None:
+            data["model"] = self.model
         return data
 
     @classmethod
@@ -73,11 +80,14 @@ class Descriptor:
             or not isinstance(data.get("persona"), (str, type(None)))
             or not isinstance(data.get("toolFilter"), (Mapping, type(None)))
             or not isinstance(data.get("outputSchema"), (Mapping, type(None)))
+            or not isinstance(data.get("spawnPolicy"), (Mapping, type(None)))
+            or not isinstance(data.get("model"), (str, type(None)))
         ):
             raise TckError(
                 ErrorCode.NOT_RESUMABLE,
                 f"session {session}: the stored descriptor is malformed; it needs a provider "
-                "name and optional preset, persona, toolFilter, outputSchema",
+                "name and optional preset, persona, toolFilter, outputSchema, spawnPolicy, "
+                "model",
                 {"session": session},
             )
         return cls(
@@ -86,4 +96,6 @@ class Descriptor:
             data.get("persona"),
             data.get("toolFilter"),
             data.get("outputSchema"),
+            data.get("spawnPolicy"),
+            data.get("model"),
         )

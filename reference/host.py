@@ -7,6 +7,8 @@ the fix, leaving the state as it was. Parts can be swapped by subclassing: ``chi
 observable only through :meth:`publish` (FR-02); top-level agents are published at creation
 (depth from their header, DE-01). Every new agent, child or not, starts in the deployment's
 presentation mode (``mode``); nothing of a parent's scope carries over to a child (flat, TF-13).
+Top-level agents run on the deployment's model (``root_model``, MO-01); spawn policies are
+installed on a scope and validated against the deployment's presets (SP-01).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from subagent_tck.spec import (
     TckError,
     assemble_system_prompt,
     check_depth,
+    model_problem,
 )
 
 from .agent import Agent
@@ -78,6 +81,7 @@ class Host:
         runtime_context: bool = True,
         mode: PresentationMode | str = PresentationMode.NATIVE,
         max_steps: int = 16,
+        root_model: object = None,
     ) -> None:
         try:
             self.edition = Edition(edition)
@@ -92,6 +96,11 @@ class Host:
         if persona is not None and not isinstance(persona, str):
             raise TckError(ErrorCode.INVALID_CONFIG, "the deployment persona is a string template")
         self.variables: dict[str, str] = variables
+        if root_model is not None and model_problem(root_model):
+            raise TckError(ErrorCode.INVALID_CONFIG,
+                           f"the deployment's model: {model_problem(root_model)}")
+        #: The model top-level agents run on (MO-01); None: requests name no model.
+        self.root_model: str | None = None if root_model is None else str(root_model)
         self.default_mode = parse_mode(mode)
         self._host_depth = _depth_setting(host_depth, "host depth setting")
         self.runtime_context = bool(runtime_context)
@@ -152,6 +161,7 @@ class Host:
         depth = _depth_setting(header_depth, "header delegationDepth")
         scope_mode = self.default_mode if mode is None else parse_mode(mode)
         agent = self.new_agent(depth=depth, runtime_depth=runtime_depth, mode=scope_mode)
+        agent.model = self.root_model
         self.publish(agent, None, None)
         return agent
 
@@ -267,6 +277,26 @@ class Host:
     def dispose_restriction(self, agent: str, handle: str) -> None:
         self.agent(agent).scope.dispose(handle)
 
+    def install_spawn_policy(self, agent: str, value: object) -> str:
+        """Install a spawn policy over the deployment's presets in the agent's scope (SP-01)."""
+        return self.agent(agent).scope.restrict_spawn(value, self.presets)
+
+    def dispose_spawn_policy(self, agent: str, handle: str) -> None:
+        self.agent(agent).scope.dispose_spawn(handle)
+
+    def session_model(self, session: str | None) -> str | None:
+        """The model a stored session runs on: its descriptor's, else its parent session's,
+        else the deployment's (a top-level session; MO-02 on cold resume)."""
+        seen: set[str] = set()
+        while session is not None and session not in seen and self.store.has(session):
+            seen.add(session)
+            header = self.store.header(session)
+            model = (header.descriptor or {}).get("model")
+            if isinstance(model, str):
+                return model
+            session = header.parent
+        return self.root_model
+
     def set_mode(self, agent: str, mode: PresentationMode | str) -> None:
         scope = self.agent(agent).scope
         scope.mode = parse_mode(mode)
@@ -372,6 +402,7 @@ class Host:
             self.resolver.schemas(agent.scope),
             tuple(agent.messages),
             tuple(context),
+            agent.model,
         )
 
     # --- presets and providers -------------------------------------------------------------

@@ -1,9 +1,9 @@
 """The model interface of the agent loop, and a scripted recording model for tests.
 
 A :class:`ModelRequest` carries the assembled system text (PE-04), the wire tool schemas of the
-scope (per presentation mode: ``ptc`` carries only ``run_code``), the messages, and the runtime
-``context`` notices contributed by hooks (ST-08). A :class:`ModelReply` is text or tool calls,
-with a :class:`spec.StopReason`.
+scope (per presentation mode: ``ptc`` carries only ``run_code``), the messages, the runtime
+``context`` notices contributed by hooks (ST-08) and the ``model`` the agent runs on (MO-01). A
+:class:`ModelReply` is text or tool calls, with a :class:`spec.StopReason`.
 """
 
 from __future__ import annotations
@@ -69,6 +69,8 @@ class ModelRequest:
     tools: tuple[ToolSchema, ...]
     messages: tuple[Message, ...]
     context: tuple[str, ...] = ()
+    #: The model the agent runs on (MO-01; None: it names none).
+    model: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,14 @@ restrictable set when installed (TF-07, TF-08: ``INVALID_TOOL_FILTER`` with ever
 in ``details["offending"]``; nothing installed), their values are copied (TF-15), and each is
 lifted by disposing its handle; disposing twice is harmless (TF-14). A local tool named
 ``run_code`` is refused (TF-06); a local may share a global's name and then shadows it (TF-05).
+Spawn policies (``{allow?, deny?}`` over preset names, docs/rules.md#SP-01) are kept the same
+way beside the restrictions: validated against the deployment's presets when installed
+(``INVALID_SPAWN_POLICY``, every unknown name in ``details["offending"]``), lifted by handle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from subagent_tck.spec import (
     ErrorCode,
@@ -19,6 +22,7 @@ from subagent_tck.spec import (
     Restriction,
     TckError,
     validate_restriction,
+    validate_spawn_policy,
 )
 
 from .prompt import PromptSection
@@ -51,7 +55,8 @@ class Scope:
         self.mode = mode
         self._locals: dict[str, ResolvedTool] = {}
         self._restrictions: dict[str, Restriction] = {}
-        self._issued: set[str] = set()
+        self._policies: dict[str, Restriction] = {}
+        self._issued: dict[str, str] = {}  # handle -> what it lifts
         self._next_handle = 1
         self._sections: list[PromptSection] = []
 
@@ -94,25 +99,51 @@ class Scope:
 
     def install(self, restriction: Restriction) -> str:
         """Install an already validated restriction; returns its handle."""
-        handle = f"{self.id}/r{self._next_handle}"
+        return self._issue(self._restrictions, restriction, "restriction")
+
+    def _issue(self, table: dict[str, Restriction], value: Restriction, what: str) -> str:
+        handle = f"{self.id}/{what[0]}{self._next_handle}"
         self._next_handle += 1
-        self._restrictions[handle] = restriction
-        self._issued.add(handle)
+        table[handle] = value
+        self._issued[handle] = what
         return handle
 
     def dispose(self, handle: str) -> bool:
         """Lift exactly one restriction; True if it was installed. A handle never issued by this
         scope is UNKNOWN_RESTRICTION; a second dispose is harmless (TF-14)."""
-        if not isinstance(handle, str) or handle not in self._issued:
+        return self._lift(self._restrictions, handle, "restriction")
+
+    def _lift(self, table: dict[str, Restriction], handle: object, what: str) -> bool:
+        if not isinstance(handle, str) or self._issued.get(handle) != what:
             raise TckError(
                 ErrorCode.UNKNOWN_RESTRICTION,
-                f"scope {self.id} never issued restriction handle {handle!r}; "
+                f"scope {self.id} never issued {what} handle {handle!r}; "
                 "use the handle returned when it was installed",
             )
-        return self._restrictions.pop(handle, None) is not None
+        return table.pop(handle, None) is not None
 
     def restrictions(self) -> tuple[Restriction, ...]:
         return tuple(self._restrictions.values())
+
+    # --- spawn policies (SP-01) --------------------------------------------------------------
+
+    def restrict_spawn(self, value: object, presets: Collection[str]) -> str:
+        """Validate ``{allow?, deny?}`` over the deployment's preset names and install it."""
+        verdict = validate_spawn_policy(value, presets)
+        if verdict.restriction is None:
+            raise TckError(
+                ErrorCode.INVALID_SPAWN_POLICY,
+                verdict.reason,
+                {"offending": list(verdict.offending)},
+            )
+        return self._issue(self._policies, verdict.restriction, "spawn policy")
+
+    def dispose_spawn(self, handle: str) -> bool:
+        """Lift exactly one spawn policy (a second dispose is harmless)."""
+        return self._lift(self._policies, handle, "spawn policy")
+
+    def spawn_policies(self) -> tuple[Restriction, ...]:
+        return tuple(self._policies.values())
 
     # --- scoped prompt sections (PE-01) ----------------------------------------------------
 

@@ -17,9 +17,12 @@ naming it (ST-09).
 Configuration (``load_subagent_tool(host, config)``): ``provider`` (required), ``toolName``
 (default ``subagent``), ``maxDepth`` (a depth, ``'provider-managed'``, or unset/null: the live
 host setting), ``persona`` and ``toolFilter`` (request-controls edition only, each needing the
-provider's capability; refused in preset-composition with REQUEST_CONTROLS_REFUSED), and
-``agentOptions`` (``{model?}``). The reference runs every agent on the host's one model
-interface, so ``agentOptions.model`` is validated and kept but selects nothing here.
+provider's capability; refused in preset-composition with REQUEST_CONTROLS_REFUSED),
+``agentOptions`` (``{model?}``: the children's model, which needs ``modelSelection`` at mount,
+MO-01) and ``preset`` (the one preset its children are started with, UNKNOWN_PRESET at load when
+the deployment has none of that name). The model never chooses a preset: it chooses a tool, and
+the tool's wording names none (docs/rules.md#SP-02, its Decision); a call the caller's spawn
+policies refuse is an errored result (SPAWN_DENIED) and starts nothing (SP-01).
 
 A host may swap the tool class (``Host.subagent_tool_class``), which is how the zoo breaks one
 step: wording, parameters, mount, guard, notice or the run.
@@ -60,7 +63,8 @@ if TYPE_CHECKING:
 COMPONENT = "subagent-tool"
 #: Emitted when a provider appears but the tool cannot be mounted on it.
 MOUNT_FAILED = "subagent-tool.mount-failed"
-CONFIG_KEYS = ("provider", "toolName", "maxDepth", "persona", "toolFilter", "agentOptions")
+CONFIG_KEYS = ("provider", "toolName", "maxDepth", "persona", "toolFilter", "agentOptions",
+               "preset")
 
 FRESH_DESCRIPTION = (
     "Delegate a self-contained task to a child agent and get its final answer back. The child "
@@ -96,6 +100,7 @@ class SubagentToolConfig:
     persona: str | None = None
     tool_filter: Mapping[str, Any] | None = None
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    preset: str | None = None
 
     @classmethod
     def parse(cls, raw: object, edition: Edition) -> SubagentToolConfig:
@@ -133,9 +138,12 @@ class SubagentToolConfig:
             verdict = validate_restriction(tool_filter, named)
             if verdict.code is not None:
                 raise TckError(verdict.code, f"toolFilter: {verdict.reason}")
+        preset = raw.get("preset")
+        if preset is not None and (not isinstance(preset, str) or not preset):
+            raise _config_error("preset must be the name of one of the deployment's presets")
         return cls(
             provider, name, _parse_max_depth(raw.get("maxDepth")), persona, tool_filter,
-            _parse_agent_options(raw.get("agentOptions")),
+            _parse_agent_options(raw.get("agentOptions")), preset,
         )
 
 
@@ -213,6 +221,7 @@ class SubagentTool:
             Capability.DEPTH_LIMIT: isinstance(self.config.max_depth, int),
             Capability.PERSONA: self.config.persona is not None,
             Capability.TOOL_FILTER: self.config.tool_filter is not None,
+            Capability.MODEL_SELECTION: self.config.agent_options.get("model") is not None,
         }
         for capability, needed in needs.items():
             if needed and not provider.supports(capability):
@@ -332,6 +341,10 @@ class SubagentTool:
             request["persona"] = self.config.persona
         if self.config.tool_filter is not None:
             request["toolFilter"] = self.config.tool_filter
+        if self.config.preset is not None:
+            request["preset"] = self.config.preset
+        if self.config.agent_options.get("model") is not None:
+            request["model"] = self.config.agent_options["model"]
         return request
 
     def call(self, arguments: Mapping[str, Any], context: ExecutionContext) -> ToolResult:
@@ -375,6 +388,13 @@ def _loads(host: Host) -> dict[str, SubagentTool]:
 def load_subagent_tool(host: Host, config: Mapping[str, Any]) -> SubagentTool:
     """Validate, refuse a duplicate name (ST-04), load and, if its provider exists, mount."""
     parsed = SubagentToolConfig.parse(config, host.edition)
+    if parsed.preset is not None and parsed.preset not in host.presets:
+        raise TckError(
+            ErrorCode.UNKNOWN_PRESET,
+            f"the subagent tool's preset {parsed.preset!r} is not defined by the deployment; "
+            "define it first or drop the option",
+            {"preset": parsed.preset},
+        )
     loads = _loads(host)
     if parsed.tool_name in loads:
         raise TckError(

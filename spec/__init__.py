@@ -18,6 +18,7 @@ from .depth import (
 from .errors import ErrorCode, TckError
 from .faults import Fault, Stage
 from .judge import judge
+from .model_selection import child_model, model_problem
 from .persona import (
     Section,
     TemplateVerdict,
@@ -26,8 +27,22 @@ from .persona import (
     render_template,
     resolve_sections,
 )
-from .restriction import Restriction, RestrictionVerdict, validate_restriction
+from .restriction import (
+    Restriction,
+    RestrictionVerdict,
+    validate_restriction,
+    validate_spawn_policy,
+)
 from .rule import Example, Rule, Source
+from .spawn_policy import (
+    admits_preset,
+    name_token,
+    named_refused,
+    offered_text,
+    parse_policies,
+    refused_presets,
+    words,
+)
 from .start import FIELD_CAPABILITY, Preset, StartOutcome, StartState, decide_start
 from .subagent_tool import ToolLoad, decide_tool_call, decide_tool_load, mounts, tool_cap
 from .view import (
@@ -63,12 +78,13 @@ __all__ = [
     "MAX_SAFE_INTEGER", "PERSONA_SECTION", "PROVIDER_MANAGED", "RULES_BY_ID", "RUN_CODE",
     "STRUCTURED_OUTPUT", "SUBAGENT_TOOL_NAME", "SUBAGENT_TOOL_PARAMETERS", "Capability",
     "Component", "DepthProblem", "DepthVerdict", "Edition", "ErrorCode", "Example", "Family",
-    "Fault", "Level", "Origin", "PresentationMode", "Preset", "Restriction",
-    "RestrictionVerdict", "Rule", "Section", "Source", "Stage", "StartDepth", "StartOutcome",
-    "StartState", "StopReason", "TckError", "TemplateVerdict", "ToolLoad", "ViewEntry",
-    "assemble_system_prompt", "catalogue_hash", "check_depth", "check_depth_json",
+    "Fault", "Level", "Origin", "PresentationMode", "Preset", "Restriction", "RestrictionVerdict",
+    "Rule", "Section", "Source", "Stage", "StartDepth", "StartOutcome", "StartState", "StopReason",
+    "TckError", "TemplateVerdict", "ToolLoad", "ViewEntry", "admits_preset",
+    "assemble_system_prompt", "catalogue_hash", "check_depth", "check_depth_json", "child_model",
     "compose_persona", "decide_start", "decide_start_depth", "decide_tool_call",
-    "decide_tool_load", "get_rule", "judge", "mounts",
-    "offers_run_code", "read_json_number", "render_template", "resolve_sections",
-    "resolve_view", "sdk_binding_names", "tool_cap", "validate_restriction", "wire_tool_names",
+    "decide_tool_load", "get_rule", "judge", "model_problem", "mounts", "name_token",
+    "named_refused", "offered_text", "offers_run_code", "parse_policies", "read_json_number",
+    "refused_presets", "render_template", "resolve_sections", "resolve_view", "sdk_binding_names",
+    "tool_cap", "validate_restriction", "validate_spawn_policy", "wire_tool_names", "words",
 ]

@@ -34,6 +34,8 @@ class ErrorCode(str, Enum):
     DUPLICATE_TOOL_NAME = "DUPLICATE_TOOL_NAME"  # ST-04: two subagent tools with one toolName
     INVALID_CONFIG = "INVALID_CONFIG"  # a malformed configuration value (ST-05 and others)
     INVALID_REQUEST = "INVALID_REQUEST"  # malformed input: wrong type, missing field
+    SPAWN_DENIED = "SPAWN_DENIED"  # SP-01: the scope's spawn policies refuse the preset
+    INVALID_SPAWN_POLICY = "INVALID_SPAWN_POLICY"  # SP-01: a malformed policy, unknown presets
     #: The runtime has no counterpart for an optional operation (docs/driver-api.md#errors):
     #: the rules whose scenario needs it are not applicable there, never failed or passed.
     UNSUPPORTED_OPERATION = "UNSUPPORTED_OPERATION"

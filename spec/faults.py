@@ -19,10 +19,14 @@ order the stages:
   rule forbids) admits it beside ``UNSUPPORTED_CAPABILITY``, :func:`preferred` (CA-03) does not.
 - ``DEPTH``: the parent's stored or runtime depth outside the domain, the derived depth past
   2^53-1, the cap exceeded (docs/rules.md#DE-03, #DE-06 .. #DE-08). A depth rejection comes
-  before the child is owned (docs/rules.md#DE-04), so before every setup fault.
+  before the child is owned (docs/rules.md#DE-04), so before every setup fault. A start the
+  parent's spawn policies refuse (``SPAWN_DENIED``) creates nothing as DE-04 says
+  (docs/rules.md#SP-01): the same stage. No rule orders ``VALUE`` and ``DEPTH`` between them:
+  either's code is acceptable where both apply.
 - ``SETUP``: the composition does not apply (a persona that does not render, a filter naming an
   unknown tool or none, an output schema that is no object schema: docs/rules.md#FR-03,
-  #PE-05, #TF-07, #TF-08). The rules give setup no order: any of their codes.
+  #PE-05, #TF-07, #TF-08; a child's own spawn policy or model that is not valid: #SP-01,
+  #MO-01). The rules give setup no order: any of their codes.
 
 Two stages stand beside every other: ``EDITION``, a persona or toolFilter in a preset-composition
 start request, is refused with ``REQUEST_CONTROLS_REFUSED`` or the code of another rejection
@@ -67,7 +71,11 @@ _STAGE_OF: dict[ErrorCode, Stage] = {
     ErrorCode.UNSUPPORTED_CAPABILITY: Stage.GATE,
     ErrorCode.INVALID_DEPTH: Stage.DEPTH,
     ErrorCode.DEPTH_EXCEEDED: Stage.DEPTH,
+    ErrorCode.SPAWN_DENIED: Stage.DEPTH,
 }
+#: Stages no rule orders among themselves (docs/rules.md#DE-04, #SP-01): their rejections
+#: come before the child is owned; ``VALUE`` differs only beside the gate (CA-03).
+_BEFORE_OWNERSHIP = frozenset({Stage.VALUE, Stage.DEPTH})
 #: Stages whose codes stand beside those of the ordered stages.
 _BESIDE = (Stage.EDITION, Stage.MALFORMED)
 
@@ -111,7 +119,10 @@ def _codes(faults: Sequence[Fault], grammar: bool, should: bool) -> frozenset[Er
         if not should:  # CA-03 (a SHOULD) orders the gate before maxDepth's value check
             codes.update(f.code for f in ordered if f.phase is Stage.VALUE)
     elif first is not None:
-        codes.update(f.code for f in ordered if f.phase is first)
+        # maxDepth's own value and the depth and spawn-policy rejections are all met before
+        # the child is owned; no rule orders them among themselves
+        tier = _BEFORE_OWNERSHIP if first in _BEFORE_OWNERSHIP else {first}
+        codes.update(f.code for f in ordered if f.phase in tier)
     if grammar and codes and first in (None, Stage.SETUP):
         codes.add(ErrorCode.INVALID_TEMPLATE)
     return frozenset(codes)

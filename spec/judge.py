@@ -13,8 +13,14 @@ from typing import Any
 from .depth import ABSENT, check_depth, check_depth_json, decide_start_depth
 from .errors import ErrorCode
 from .persona import Section, compose_persona, render_template, resolve_sections
-from .restriction import Restriction, validate_restriction
+from .restriction import (
+    Restriction,
+    RestrictionVerdict,
+    validate_restriction,
+    validate_spawn_policy,
+)
 from .rule import Example
+from .spawn_policy import named_refused, parse_policies
 from .start import Preset, StartState, decide_start
 from .view import Origin, resolve_view, sdk_binding_names, wire_tool_names
 from .vocabulary import Capability, Edition, PresentationMode
@@ -70,7 +76,29 @@ def judge_wire(given: Mapping[str, Any], observed: Any) -> bool:
 def judge_restriction(given: Mapping[str, Any], observed: Any) -> bool:
     """given ``{globals, restriction}``; observed ``{ok: true}`` or ``{code, offending?}``
     (every offending name must be listed)."""
-    verdict = validate_restriction(given["restriction"], given.get("globals", ()))
+    return _judge_installed(validate_restriction(given["restriction"], given.get("globals", ())),
+                            observed)
+
+
+def judge_spawn_policy(given: Mapping[str, Any], observed: Any) -> bool:
+    """given ``{presets: [name], policy}``; observed ``{ok: true}`` or ``{code, offending?}``
+    (every unknown preset must be listed)."""
+    return _judge_installed(validate_spawn_policy(given["policy"], given.get("presets", ())),
+                            observed)
+
+
+def _policies(given: Mapping[str, Any]) -> tuple[Restriction, ...]:
+    return parse_policies(given.get("policies", ()), given.get("presets", ()))
+
+
+def judge_offered(given: Mapping[str, Any], observed: Any) -> bool:
+    """given ``{presets: [name], policies: [...]}``; observed the delegation tools the scope's
+    model is offered, ``[{name, description?, parameters?}]``: none may name a refused preset
+    (SP-02)."""
+    return not named_refused(observed, _policies(given), given.get("presets", ()))
+
+
+def _judge_installed(verdict: RestrictionVerdict, observed: Any) -> bool:
     if observed.get("ok"):
         return verdict.ok
     if verdict.code is None or observed.get("code") != verdict.code.value:
@@ -105,24 +133,31 @@ def judge_start_depth(given: Mapping[str, Any], observed: Any) -> bool:
 
 
 def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
-    """given ``{edition, providers: {name: [capability]}, globals?, presets?, parent?, request}``;
-    observed ``{ok: true, childDepth?}`` or ``{code}`` (a code the rules allow when several
-    faults apply: :attr:`~.start.StartOutcome.codes`)."""
+    """given ``{edition, providers: {name: [capability]}, globals?, presets?, parent?, request}``
+    (``parent``: ``{header?, runtime?, policies?, model?}``, its spawn policies raw over the
+    presets); observed ``{ok: true, childDepth?, model?}`` or ``{code}`` (a code the rules allow
+    when several faults apply: :attr:`~.start.StartOutcome.codes`)."""
     parent = given.get("parent", {})
+    presets = given.get("presets", {})
     state = StartState(
         edition=Edition(given.get("edition", Edition.PRESET_COMPOSITION.value)),
         providers={k: [Capability(c) for c in v] for k, v in given["providers"].items()},
         global_names=given.get("globals", ()),
         presets={
-            k: Preset(v.get("persona"), v.get("toolFilter"), v.get("outputSchema"))
-            for k, v in given.get("presets", {}).items()
+            k: Preset(v.get("persona"), v.get("toolFilter"), v.get("outputSchema"),
+                      v.get("spawnPolicy"), v.get("model"))
+            for k, v in presets.items()
         },
         parent_header_depth=parent.get("header", 0),
         parent_runtime_depth=parent.get("runtime", ABSENT),
+        parent_policies=_policies({"presets": presets, "policies": parent.get("policies", ())}),
+        parent_model=parent.get("model"),
     )
     outcome = decide_start(state, given["request"])
     if observed.get("ok"):
-        return outcome.ok and observed.get("childDepth", outcome.child_depth) == outcome.child_depth
+        return (outcome.ok
+                and observed.get("childDepth", outcome.child_depth) == outcome.child_depth
+                and observed.get("model", outcome.model) == outcome.model)
     code = ErrorCode(observed["code"])
     # the persona's literal braces are the implementation's grammar: refused is as right
     # as read as prose (docs/rules.md#PE-05); beside other faults, ``codes`` says where
@@ -165,6 +200,8 @@ JUDGES: Mapping[str, Callable[[Mapping[str, Any], Any], bool]] = {
     "start": judge_start,
     "persona": judge_persona,
     "sections": judge_sections,
+    "spawn-policy": judge_spawn_policy,
+    "offered": judge_offered,
 }
 
 

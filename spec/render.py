@@ -38,6 +38,8 @@ _FAMILY_TITLES = {
     Family.FR: ("First-request consistency", "every provider"),
     Family.EN: ("Entry points by edition", "the edition each rule names"),
     Family.ST: ("The model-facing subagent tool", "component `subagent-tool`"),
+    Family.SP: ("Spawn policy", "capability `spawnPolicy`"),
+    Family.MO: ("Model selection", "capability `modelSelection`"),
 }
 
 _DOCUMENTS = {
@@ -50,6 +52,9 @@ _DOCUMENTS = {
     "003_245c1cf8a71a40fd.txt": ("the design note of a third-party DSH plugin that routes twelve "
                                  "roles through one delegate tool (DSH 0.2.0-rc.2)"),
     "RULES.md": "a Decision of this catalogue",
+    "runtimes": ("the subagent documentation of the runtimes people delegate with: Claude Code "
+                 "(an agent definition's tools, disallowedTools and model; Agent(type) "
+                 "permission rules) and opencode (an agent's permission.task and model)"),
 }
 
 _WIDTH = 92

@@ -1,7 +1,9 @@
 """Tool restrictions: what one restriction admits and when it is valid (TF-01, TF-03, TF-07, TF-08).
 
 A restriction is ``{allow?, deny?}`` over the names of global tools. A list given as ``null``
-counts as absent (docs/rules.md, TF "Decision").
+counts as absent (docs/rules.md, TF "Decision"). A spawn policy is the same shape over preset
+names (docs/rules.md#SP-01: allow before deny, validated when installed as TF-08 validates a
+filter), so it is a :class:`Restriction` too, validated by :func:`validate_spawn_policy`.
 """
 
 from __future__ import annotations
@@ -49,11 +51,37 @@ class RestrictionVerdict:
         return self.code is None
 
 
-def _names(value: object, key: str) -> tuple[list[str] | None, str]:
+@dataclass(frozen=True)
+class _Words:
+    """How a list validator speaks: a tool filter over tool names, a spawn policy over preset
+    names (SP-01 validates a policy as TF-07/TF-08 validate a filter)."""
+
+    code: ErrorCode
+    what: str  # "a tool filter"
+    items: str  # "tool names"
+    no_op: str  # the rule a filter with neither list breaks
+    unknown: str  # "the tool filter names tools that are not registered global tools: "
+    unknown_rule: str  # "TF-08"
+    fix: str  # what to do about unknown names
+
+
+_FILTER = _Words(
+    ErrorCode.INVALID_TOOL_FILTER, "a tool filter", "tool names", "TF-07",
+    "the tool filter names tools that are not registered global tools: ", "TF-08",
+    "fix the spelling, or register the tool globally first",
+)
+_POLICY = _Words(
+    ErrorCode.INVALID_SPAWN_POLICY, "a spawn policy", "preset names", "SP-01",
+    "the spawn policy names presets the deployment does not define: ", "SP-01",
+    "fix the spelling (preset names are case-sensitive), or define the preset first",
+)
+
+
+def _names(value: object, key: str, items: str = "tool names") -> tuple[list[str] | None, str]:
     if value is None:
         return None, ""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        return None, f"{key} must be a list of tool names, got {type(value).__name__}"
+        return None, f"{key} must be a list of {items}, got {type(value).__name__}"
     bad = [item for item in value if not isinstance(item, str)]
     if bad:
         return None, f"{key} must hold only strings, got {bad[0]!r}"
@@ -69,11 +97,24 @@ def validate_restriction(value: object, global_names: Collection[str]) -> Restri
     is not a registered global tool, such as a misspelling, a scope-local-only name or the
     reserved ``run_code`` (TF-08), in which case ``offending`` lists every such name.
     """
+    return _validate(value, global_names, _FILTER)
+
+
+def validate_spawn_policy(value: object, preset_names: Collection[str]) -> RestrictionVerdict:
+    """Judge a raw spawn policy ``{allow?, deny?}`` over preset names against the presets the
+    deployment defines (docs/rules.md#SP-01), as :func:`validate_restriction` judges a tool
+    filter: refused with ``INVALID_SPAWN_POLICY`` when malformed, with neither list, or naming a
+    preset that does not exist (names are case-sensitive; ``offending`` lists every such name).
+    """
+    return _validate(value, preset_names, _POLICY)
+
+
+def _validate(value: object, known_names: Collection[str], words: _Words) -> RestrictionVerdict:
     if not isinstance(value, Mapping):
         return RestrictionVerdict(
             None,
-            ErrorCode.INVALID_TOOL_FILTER,
-            "a tool filter must be an object with an allow and/or a deny list",
+            words.code,
+            f"{words.what} must be an object with an allow and/or a deny list",
         )
     # Decision (docs/rules.md is silent): a key other than allow/deny is a misspelling that would
     # make the filter look effective while it is not, the mistake TF-07 exists to catch.
@@ -81,23 +122,21 @@ def validate_restriction(value: object, global_names: Collection[str]) -> Restri
     if extra:
         return RestrictionVerdict(
             None,
-            ErrorCode.INVALID_TOOL_FILTER,
-            f"a tool filter takes only allow and deny, not {', '.join(extra)} (TF-07)",
+            words.code,
+            f"{words.what} takes only allow and deny, not {', '.join(extra)} ({words.no_op})",
         )
-    allow, allow_problem = _names(value.get("allow"), "allow")
-    deny, deny_problem = _names(value.get("deny"), "deny")
+    allow, allow_problem = _names(value.get("allow"), "allow", words.items)
+    deny, deny_problem = _names(value.get("deny"), "deny", words.items)
     if allow_problem or deny_problem:
-        return RestrictionVerdict(
-            None, ErrorCode.INVALID_TOOL_FILTER, allow_problem or deny_problem
-        )
+        return RestrictionVerdict(None, words.code, allow_problem or deny_problem)
     if allow is None and deny is None:
         return RestrictionVerdict(
             None,
-            ErrorCode.INVALID_TOOL_FILTER,
-            "a tool filter with neither allow nor deny changes nothing (TF-07); "
-            "give allow: [...] or deny: [...], or drop the filter",
+            words.code,
+            f"{words.what} with neither allow nor deny changes nothing ({words.no_op}); "
+            f"give allow: [...] or deny: [...], or drop the {words.what.rsplit(' ', 1)[1]}",
         )
-    known = set(global_names)
+    known = set(known_names)
     offending: list[str] = []
     for name in [*(allow or ()), *(deny or ())]:
         if name not in known and name not in offending:
@@ -105,10 +144,8 @@ def validate_restriction(value: object, global_names: Collection[str]) -> Restri
     if offending:
         return RestrictionVerdict(
             None,
-            ErrorCode.INVALID_TOOL_FILTER,
-            "the tool filter names tools that are not registered global tools: "
-            + ", ".join(offending)
-            + " (TF-08); fix the spelling, or register the tool globally first",
+            words.code,
+            words.unknown + ", ".join(offending) + f" ({words.unknown_rule}); {words.fix}",
             tuple(offending),
         )
     return RestrictionVerdict(Restriction.of(allow, deny))

@@ -11,7 +11,7 @@ from .vocabulary import Capability, Component, Edition, Family, Level
 #: Which oracle judges an example (see :mod:`subagent_tck.spec.judge`); ``None``: narrative.
 OracleKind = Literal[
     "view", "wire", "restriction", "depth", "depth-json", "start-depth", "start", "persona",
-    "sections",
+    "sections", "spawn-policy", "offered",
 ]
 
 
@@ -50,7 +50,7 @@ class Rule(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str = Field(pattern=r"^(TF|PE|DE|CA|FR|EN|ST)-\d\d$")
+    id: str = Field(pattern=r"^(TF|PE|DE|CA|FR|EN|ST|SP|MO)-\d\d$")
     slug: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     family: Family
     level: Level

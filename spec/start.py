@@ -1,22 +1,26 @@
 """The oracle for one child start: which rejections apply, else the child's depth.
 
-Combines capability gating (CA-01, CA-03, CA-05), the edition's entry points (EN-02), depth
-(DE family) and setup validation (TF-07/TF-08, PE-05, FR-03). ``faults`` lists every rejection
-that applies, each with the stage of the start it is met at; which code a refusal must then
-carry is what the rules fix about their order (:mod:`.faults`): ``codes`` what no MUST rule
-forbids, ``preferred`` what CA-03 (a SHOULD) asks besides.
+Combines capability gating (CA-01, CA-03, CA-05), the edition's entry points (EN-02), the
+parent's spawn policies (SP-01), depth (DE family) and setup validation (TF-07/TF-08, PE-05,
+FR-03, a child's own spawn policy and model). ``faults`` lists every rejection that applies,
+each with the stage of the start it is met at; which code a refusal must then carry is what the
+rules fix about their order (:mod:`.faults`): ``codes`` what no MUST rule forbids, ``preferred``
+what CA-03 (a SHOULD) asks besides. An unadvertised control is refused whatever its value
+(CA-01).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .depth import ABSENT, check_depth, decide_start_depth
 from .errors import ErrorCode
 from .faults import Fault, Stage, acceptable, deciding, preferred
+from .model_selection import child_model, model_problem
 from .persona import render_template
-from .restriction import validate_restriction
+from .restriction import Restriction, validate_restriction, validate_spawn_policy
+from .spawn_policy import admits_preset
 from .vocabulary import Capability, Edition
 
 #: Which request field asks for which capability (CA-01).
@@ -25,6 +29,8 @@ FIELD_CAPABILITY: Mapping[str, Capability] = {
     "persona": Capability.PERSONA,
     "toolFilter": Capability.TOOL_FILTER,
     "outputSchema": Capability.OUTPUT_SCHEMA,
+    "spawnPolicy": Capability.SPAWN_POLICY,
+    "model": Capability.MODEL_SELECTION,
 }
 
 
@@ -40,6 +46,10 @@ class StartOutcome:
     #: closes, a ``}}`` that closes nothing: docs/rules.md#PE-05): read as literal prose in
     #: ``persona``; a target may refuse the start with ``INVALID_TEMPLATE`` for them instead.
     persona_grammar: tuple[str, ...] = ()
+    #: The child's own spawn policy (raw, valid over the deployment's presets), or None.
+    spawn_policy: object = None
+    #: The model every request of the child carries (MO-01): composed, else the parent's.
+    model: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -48,7 +58,8 @@ class StartOutcome:
     @property
     def codes(self) -> frozenset[ErrorCode]:
         """The codes a refusal may carry without breaking a MUST rule (docs/rules.md#CA-01,
-        #CA-02, #DE-04, #EN-02: :func:`.faults.acceptable`); empty when it must succeed."""
+        #CA-02, #DE-04, #EN-02, #SP-01: :func:`.faults.acceptable`); empty when it must
+        succeed."""
         return acceptable(self.faults, bool(self.persona_grammar))
 
     @property
@@ -70,6 +81,10 @@ class Preset:
     persona: str | None = None
     tool_filter: object = None
     output_schema: object = None
+    #: ``{allow?, deny?}`` over preset names for the child's own scope (SP-01).
+    spawn_policy: object = None
+    #: The model the child runs on (MO-01).
+    model: object = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,10 @@ class StartState:
     deployment_persona: str | None = None
     parent_header_depth: object = 0
     parent_runtime_depth: object = ABSENT
+    #: The spawn policies on the parent's scope now (installed and composed, SP-01).
+    parent_policies: Sequence[Restriction] = ()
+    #: The model the parent's requests carry (MO-01; None: it reports none).
+    parent_model: str | None = None
 
 
 def _valid_output_schema(schema: object) -> bool:
@@ -92,7 +111,8 @@ def _valid_output_schema(schema: object) -> bool:
 
 def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutcome:
     """Judge a start request ``{provider, prompt, maxDepth?, preset?, persona?, toolFilter?,
-    outputSchema?}`` against ``state``. A key that is absent (not ``None``) is not asked for."""
+    outputSchema?, spawnPolicy?, model?}`` against ``state``. A key that is absent (not
+    ``None``) is not asked for."""
     faults: list[Fault] = []
     provider = request.get("provider")
     if not isinstance(provider, str) or provider not in state.providers:
@@ -117,16 +137,12 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
     # as null counts as absent (docs/rules.md, TF "Decision"), except maxDepth, where null is a
     # value outside the depth domain (DE-05).
     request = {k: v for k, v in request.items() if v is not None or k == "maxDepth"}
-    asked = {
-        "maxDepth": request.get("maxDepth", ABSENT),
-        "persona": request.get("persona", preset.persona if preset.persona is not None else ABSENT),
-        "toolFilter": request.get(
-            "toolFilter", preset.tool_filter if preset.tool_filter is not None else ABSENT
-        ),
-        "outputSchema": request.get(
-            "outputSchema", preset.output_schema if preset.output_schema is not None else ABSENT
-        ),
-    }
+    from_preset = {"persona": preset.persona, "toolFilter": preset.tool_filter,
+                   "outputSchema": preset.output_schema, "spawnPolicy": preset.spawn_policy,
+                   "model": preset.model}
+    asked = {"maxDepth": request.get("maxDepth", ABSENT)}
+    for key, value in from_preset.items():
+        asked[key] = request.get(key, ABSENT if value is None else value)
     for key, value in asked.items():
         if value is not ABSENT and FIELD_CAPABILITY[key] not in caps:
             cap = FIELD_CAPABILITY[key]
@@ -137,6 +153,11 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                     cap,
                 )
             )
+    name = request.get("preset")
+    if isinstance(name, str) and not admits_preset(state.parent_policies, name):
+        # after the gate (CA-03 orders only the gate first), before anything is created
+        faults.append(Fault(ErrorCode.SPAWN_DENIED,
+                            f"the parent's spawn policies refuse the preset {name!r}"))
     max_depth = asked["maxDepth"]
     if max_depth is not ABSENT and Capability.DEPTH_LIMIT not in caps:
         # A cap the provider does not advertise is refused, never applied (CA-01): a start
@@ -166,16 +187,23 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
                 faults.append(Fault(rendered.code, rendered.reason))
             persona_text = rendered.text
             persona_grammar = rendered.grammar
-    tool_filter = asked["toolFilter"]
-    if tool_filter is not ABSENT:
-        verdict = validate_restriction(tool_filter, state.global_names)
-        if verdict.code is not None:
-            faults.append(Fault(verdict.code, verdict.reason))
+    tool_filter, policy = asked["toolFilter"], asked["spawnPolicy"]
+    for value, validate, known in ((tool_filter, validate_restriction, state.global_names),
+                                   (policy, validate_spawn_policy, state.presets)):
+        if value is not ABSENT:
+            verdict = validate(value, known)
+            if verdict.code is not None:
+                faults.append(Fault(verdict.code, verdict.reason))
     schema = asked["outputSchema"]
     if schema is not ABSENT and not _valid_output_schema(schema):
         faults.append(
             Fault(ErrorCode.INVALID_OUTPUT_SCHEMA, "an output schema must be an object schema")
         )
+    model = asked["model"]
+    if model is not ABSENT and model_problem(model):
+        # a model's validity is checked with the composition (MO-01's Decision: a non-empty
+        # string); the rules give it no order among setup faults (:mod:`.faults`)
+        faults.append(Fault(ErrorCode.INVALID_REQUEST, model_problem(model), stage=Stage.SETUP))
     if faults:  # the persona's literal braces may be refused beside any other fault
         return StartOutcome(tuple(faults), persona_grammar=persona_grammar)
     return StartOutcome(
@@ -185,4 +213,6 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         None if tool_filter is ABSENT else tool_filter,
         None if schema is ABSENT else schema,
         persona_grammar,
+        None if policy is ABSENT else policy,
+        child_model(model, state.parent_model),
     )

@@ -23,6 +23,8 @@ class Family(str, Enum):
     FR = "FR"  # first-request consistency
     EN = "EN"  # entry points by edition
     ST = "ST"  # the model-facing subagent tool
+    SP = "SP"  # spawn policy
+    MO = "MO"  # model selection
 
 
 class Capability(str, Enum):
@@ -32,6 +34,8 @@ class Capability(str, Enum):
     PERSONA = "persona"
     TOOL_FILTER = "toolFilter"
     OUTPUT_SCHEMA = "outputSchema"
+    SPAWN_POLICY = "spawnPolicy"
+    MODEL_SELECTION = "modelSelection"
     # Descriptive only: whether the child sees the parent's conversation. Not a control.
     INHERITS_PARENT_CONTEXT = "inheritsParentContext"
 
@@ -42,6 +46,8 @@ CONTROLS: Final = (
     Capability.PERSONA,
     Capability.TOOL_FILTER,
     Capability.OUTPUT_SCHEMA,
+    Capability.SPAWN_POLICY,
+    Capability.MODEL_SELECTION,
 )
 
 

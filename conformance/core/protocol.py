@@ -61,10 +61,16 @@ class SectionSpec(_Model):
 
 
 class PresetSpec(_Model):
+    """A deployment-owned composition. ``spawnPolicy`` (raw ``{allow?, deny?}`` over preset
+    names) is what the child's own scope may start (docs/rules.md#SP-01); ``model`` (raw) the
+    model it runs on (docs/rules.md#MO-01). Each travels only when set."""
+
     name: str
     persona: Any = None
     toolFilter: Any = None
     outputSchema: Any = None
+    spawnPolicy: Any = None
+    model: Any = None
 
 
 class SubagentToolConfig(_Model):
@@ -75,7 +81,10 @@ class SubagentToolConfig(_Model):
     maxDepth: Any = None  # unset: the host's live depth setting (ST-06)
     persona: Any = None
     toolFilter: Any = None
-    agentOptions: Any = None  # default per-child options, {model?}
+    agentOptions: Any = None  # default per-child options, {model?}: the children's model
+    #: The one preset this load starts its children with (raw; unset: none). The model never
+    #: chooses a preset: it chooses a tool (docs/rules.md#SP-02, its Decision).
+    preset: Any = None
 
 
 class DeploymentConfig(_Model):
@@ -96,6 +105,10 @@ class DeploymentConfig(_Model):
     #: runtime's permission rules (the ``permission`` channel, docs/driver-api.md#dialect). Sent
     #: only when set, to a target declaring it.
     permissions: Any = None
+    #: The model the root (and every top-level agent) runs on, as the runtime names it (raw;
+    #: unset: the runtime's own choice). A child composed without a model runs on its
+    #: parent's (docs/rules.md#MO-01).
+    model: Any = None
 
 
 # --- observations ------------------------------------------------------------------------
@@ -105,6 +118,10 @@ class ProviderInfo(_Model):
     name: str
     capabilities: list[Capability]  # the controls it advertises
     inheritsParentContext: bool = False
+    #: The target's own tool through which an agent's model starts this provider's children,
+    #: choosing the preset by an argument (Claude Code's ``Agent``, opencode's ``task``), or
+    #: None. What it offers a scope is judged like the ``subagent`` tool's (docs/rules.md#SP-02).
+    delegationTool: str | None = None
 
 
 class TargetInfo(_Model):
@@ -165,8 +182,8 @@ class SessionHeader(_Model):
     """A durable session header. ``delegationDepth`` is raw stored data (DE-06: a malformed
     value can exist and must be refused when read). ``descriptor`` is how a child was composed
     (FR-04), in wire names: ``{"provider": name, "preset"?: name, "persona"?: template,
-    "toolFilter"?: {"allow"?, "deny"?}, "outputSchema"?: schema}``; top-level sessions have
-    none."""
+    "toolFilter"?: {"allow"?, "deny"?}, "outputSchema"?: schema, "spawnPolicy"?: {"allow"?,
+    "deny"?}, "model"?: name}``; top-level sessions have none."""
 
     session: str
     parent: str | None = None
@@ -251,7 +268,9 @@ def _pairs(value: Any) -> list[list[str]] | None:
 
 
 class StartRequest(_Model):
-    """A child start. Unset controls are absent; set ones are sent as given (raw)."""
+    """A child start. Unset controls are absent; set ones are sent as given (raw).
+    ``spawnPolicy`` and ``model`` compose the child in both editions (docs/rules.md#SP-01,
+    docs/rules.md#MO-01), over its preset's."""
 
     parent: str
     provider: Any
@@ -261,10 +280,13 @@ class StartRequest(_Model):
     persona: Any = None
     toolFilter: Any = None
     outputSchema: Any = None
+    spawnPolicy: Any = None
+    model: Any = None
 
     def controls(self) -> dict[str, Any]:
         """The controls this request asks for (set fields only)."""
-        keys = ("maxDepth", "preset", "persona", "toolFilter", "outputSchema")
+        keys = ("maxDepth", "preset", "persona", "toolFilter", "outputSchema", "spawnPolicy",
+                "model")
         return {k: getattr(self, k) for k in keys if k in self.model_fields_set}
 
 

@@ -89,6 +89,16 @@ class Deployment(Protocol):
     def dispose_restriction(self, agent: str, handle: str) -> None:
         """Lift one restriction; disposing again is harmless (TF-14)."""
 
+    def install_spawn_policy(self, agent: str, policy: Any) -> str:
+        """Install a raw spawn policy ``{allow?, deny?}`` over preset names in the agent's
+        scope: from then on it may start only the presets every policy of its scope admits
+        (docs/rules.md#SP-01). A policy naming a preset the deployment does not define is
+        refused (INVALID_SPAWN_POLICY, every such name in ``details.offending``). Returns its
+        handle."""
+
+    def dispose_spawn_policy(self, agent: str, handle: str) -> None:
+        """Lift one spawn policy; disposing again is harmless."""
+
     def set_mode(self, agent: str, mode: PresentationMode) -> None: ...
 
     def view(self, agent: str | None = None) -> list[ViewEntry]:

@@ -33,6 +33,7 @@ MAX_MESSAGE_CHARS = 500
 _RUN_CODE = "run_code (the ptc and both presentation modes)"
 _RESTRICTIONS = "live tool restrictions of a running agent"
 _PROVIDERS = "removing and adding providers while a deployment runs"
+_POLICIES = "spawn policies installed on a running agent's scope"
 
 #: Operations a target may answer with UNSUPPORTED_OPERATION whatever their arguments, and what
 #: a target that does cannot express (wire names, docs/driver-api.md#routes).
@@ -42,6 +43,8 @@ OPTIONAL: dict[str, str] = {
     "resume": "cold resume of a stored session",
     "install-restriction": _RESTRICTIONS,
     "dispose-restriction": _RESTRICTIONS,
+    "install-spawn-policy": _POLICIES,
+    "dispose-spawn-policy": _POLICIES,
     "execute": "host-driven tool execution outside a model turn",
     "sdk-bindings": _RUN_CODE,
     "run-code": _RUN_CODE,

@@ -115,6 +115,7 @@ class GatewayModel:
                 for m in request.messages
             ],
             context=list(request.context),
+            model=request.model,
         )
         reply = self.gateway.complete(wire)
         return ref.ModelReply(
@@ -270,6 +271,12 @@ class ReferenceDeployment:
 
     def dispose_restriction(self, agent: str, handle: str) -> None:
         self.host.dispose_restriction(agent, handle)
+
+    def install_spawn_policy(self, agent: str, policy: Any) -> str:
+        return self.host.install_spawn_policy(agent, policy)
+
+    def dispose_spawn_policy(self, agent: str, handle: str) -> None:
+        self.host.dispose_spawn_policy(agent, handle)
 
     def set_mode(self, agent: str, mode: PresentationMode) -> None:
         self.host.set_mode(agent, mode)
@@ -432,11 +439,13 @@ class ReferenceTarget:
             host_depth=config.hostDepth,
             runtime_context=config.runtimeContext,
             mode=config.mode,
+            root_model=config.model,
         )
         try:
             for preset in config.presets:
                 host.add_preset(
-                    preset.name, Preset(preset.persona, preset.toolFilter, preset.outputSchema)
+                    preset.name, Preset(preset.persona, preset.toolFilter, preset.outputSchema,
+                                        preset.spawnPolicy, preset.model)
                 )
         except BaseException:
             host.close()

@@ -445,6 +445,15 @@ class TrafficDeployment(ABC, Generic[R]):
         raise self._unsupported("live restriction of a running agent's tools",
                                 self.reasons["install_restriction"])
 
+    def install_spawn_policy(self, agent: str, policy: Any) -> str:
+        raise self._unsupported("spawn policies installed on a running agent",
+                                "an agent's spawn policy is part of its definition, written "
+                                "before it starts")
+
+    def dispose_spawn_policy(self, agent: str, handle: str) -> None:
+        raise self._unsupported("spawn policies installed on a running agent",
+                                "an agent's spawn policy is part of its definition")
+
     def dispose_restriction(self, agent: str, handle: str) -> None:
         raise self._unsupported("live restriction of a running agent's tools",
                                 "nothing to dispose")
@@ -552,6 +561,14 @@ class TrafficDeployment(ABC, Generic[R]):
             if preset.outputSchema is not None:
                 raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} "
                                "does not advertise outputSchema")
+        for field, capability in (("spawnPolicy", Capability.SPAWN_POLICY),
+                                  ("model", Capability.MODEL_SELECTION)):
+            # not mapped onto the runtime yet (docs/driver-api.md#spawn-policies-and-models):
+            # refused as the unadvertised control it is here, never dropped (CA-01)
+            if controls.get(field) is not None or getattr(preset, field, None) is not None:
+                raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} "
+                               f"does not advertise {capability.value}",
+                               {"capability": capability.value})
         if request.parent != ROOT:
             raise self._unsupported(*self.reasons["start"])
         return preset

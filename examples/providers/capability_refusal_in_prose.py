@@ -29,6 +29,8 @@ FIELD = {
     Capability.PERSONA: "persona",
     Capability.TOOL_FILTER: "toolFilter",
     Capability.OUTPUT_SCHEMA: "outputSchema",
+    Capability.SPAWN_POLICY: "spawnPolicy",
+    Capability.MODEL_SELECTION: "model",
 }
 
 

@@ -1,10 +1,10 @@
 """A conforming target whose providers advertise fewer controls (BREAKS None).
 
-``spawn`` advertises only ``persona`` and ``depthLimit``; ``fork`` only ``toolFilter`` and
-``outputSchema``; ``acp`` nothing. Each refuses every control it does not advertise with
-``UNSUPPORTED_CAPABILITY`` before anything is created, and honours the ones it does. A
-certifier must certify such a target without a false failure: a provider is judged only on what
-it advertises, and on refusing the rest cleanly.
+``spawn`` advertises only ``persona``, ``depthLimit`` and ``spawnPolicy``; ``fork`` only
+``toolFilter``, ``outputSchema`` and ``modelSelection``; ``acp`` nothing. Each refuses every
+control it does not advertise with ``UNSUPPORTED_CAPABILITY`` before anything is created, and
+honours the ones it does. A certifier must certify such a target without a false failure: a
+provider is judged only on what it advertises, and on refusing the rest cleanly.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ BREAKS = None
 
 def providers() -> list[Provider]:
     return [
-        InProcessProvider("spawn", [Capability.PERSONA, Capability.DEPTH_LIMIT]),
+        InProcessProvider("spawn", [Capability.PERSONA, Capability.DEPTH_LIMIT,
+                                    Capability.SPAWN_POLICY]),
         InProcessProvider(
             "fork",
-            [Capability.TOOL_FILTER, Capability.OUTPUT_SCHEMA],
+            [Capability.TOOL_FILTER, Capability.OUTPUT_SCHEMA, Capability.MODEL_SELECTION],
             inherits_parent_context=True,
         ),
         AcpProvider("acp"),

@@ -11,7 +11,17 @@ from collections.abc import Mapping
 
 from ..errors import ErrorCode, TckError
 from ..rule import Rule
-from . import depth, editions, first_request, gating, persona, subagent_tool, tool_filter
+from . import (
+    depth,
+    editions,
+    first_request,
+    gating,
+    model_selection,
+    persona,
+    spawn_policy,
+    subagent_tool,
+    tool_filter,
+)
 
 CATALOGUE: tuple[Rule, ...] = (
     *tool_filter.RULES,
@@ -21,6 +31,8 @@ CATALOGUE: tuple[Rule, ...] = (
     *first_request.RULES,
     *editions.RULES,
     *subagent_tool.RULES,
+    *spawn_policy.RULES,
+    *model_selection.RULES,
 )
 
 RULES_BY_ID: Mapping[str, Rule] = {rule.id: rule for rule in CATALOGUE}

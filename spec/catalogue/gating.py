@@ -53,9 +53,10 @@ RULES: tuple[Rule, ...] = (
         1,
         "unsupported-rejected",
         "A start that asks a provider for a control it does not advertise (maxDepth needs "
-        "depthLimit, persona needs persona, toolFilter needs toolFilter, outputSchema needs "
-        "outputSchema), whether the request, a preset or a descriptor asks, fails with "
-        "UNSUPPORTED_CAPABILITY naming the capability. It is never silently downgraded.",
+        "depthLimit, persona, toolFilter and outputSchema their namesakes, a spawn policy "
+        "spawnPolicy, a model modelSelection), whether the request, a preset or a descriptor "
+        "asks, fails with UNSUPPORTED_CAPABILITY naming the capability. It is never silently "
+        "downgraded.",
         "A backend that quietly ignored a filter or a cap would look configured while "
         "enforcing nothing; refusing keeps what a deployment asks for and what it gets equal.",
         (
@@ -101,6 +102,29 @@ RULES: tuple[Rule, ...] = (
                     "request": {"provider": "acp", "prompt": "go", "maxDepth": 0},
                 },
                 observed={"code": "DEPTH_EXCEEDED"},
+                holds=False,
+            ),
+            Example(
+                title="a preset's spawn policy asks for spawnPolicy",
+                oracle="start",
+                given={
+                    "edition": "preset-composition",
+                    "providers": {"acp": ["persona"]},
+                    "presets": {"lead": {"spawnPolicy": {"allow": ["lead"]}}},
+                    "request": {"provider": "acp", "prompt": "go", "preset": "lead"},
+                },
+                observed=_UNSUPPORTED,
+                holds=True,
+            ),
+            Example(
+                title="a requested model dropped silently",
+                oracle="start",
+                given={
+                    "edition": "request-controls",
+                    "providers": {"acp": []},
+                    "request": {"provider": "acp", "prompt": "go", "model": "small-model"},
+                },
+                observed={"ok": True},
                 holds=False,
             ),
             Example(

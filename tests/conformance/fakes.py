@@ -24,7 +24,6 @@ from subagent_tck.conformance.engine import check as check_module
 from subagent_tck.conformance.engine.check import Check, CheckContext
 from subagent_tck.conformance.engine.runner import Suite
 from subagent_tck.spec import (
-    CONTROLS,
     RULES_BY_ID,
     Capability,
     Component,
@@ -115,9 +114,15 @@ class FakeTarget:
         return self.behaviour.get((rule, name), self.behaviour.get((rule, "*"), "ok"))
 
 
+#: The controls the fake ``spawn`` advertises: those of the fake rules' families (and
+#: outputSchema, which no fake rule judges).
+FAKE_CONTROLS = (Capability.DEPTH_LIMIT, Capability.PERSONA, Capability.TOOL_FILTER,
+                 Capability.OUTPUT_SCHEMA)
+
+
 def default_providers() -> list[ProviderInfo]:
     return [
-        ProviderInfo(name="spawn", capabilities=list(CONTROLS)),
+        ProviderInfo(name="spawn", capabilities=list(FAKE_CONTROLS)),
         ProviderInfo(name="acp", capabilities=[]),
     ]
 

@@ -69,7 +69,7 @@ def test_the_reference_target_describes_itself() -> None:
     assert by_name["acp"].capabilities == []
     assert set(by_name["spawn"].capabilities) == {
         Capability.DEPTH_LIMIT, Capability.PERSONA, Capability.TOOL_FILTER,
-        Capability.OUTPUT_SCHEMA,
+        Capability.OUTPUT_SCHEMA, Capability.SPAWN_POLICY, Capability.MODEL_SELECTION,
     }
     shipped = builtin.subagent_tool_installed()
     assert (Component.SUBAGENT_TOOL in info.components) is shipped

@@ -30,6 +30,8 @@ CAUGHT = {
         "duplicate_tool_name_replaces", "cap_mounted_without_depth_limit", "at_cap_hides_tool",
         "partial_output_as_success",
     ],
+    "SP": ["spawn_policies_united"],
+    "MO": ["child_runs_on_parent_model"],
 }
 CASES = [(family, name) for family, names in CAUGHT.items() for name in names]
 

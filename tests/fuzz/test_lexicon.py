@@ -20,7 +20,7 @@ from subagent_tck.fuzz.replay import load_replay
 from subagent_tck.fuzz.step import Step
 from subagent_tck.reference import Host
 from subagent_tck.reference.prompt import render_strict
-from subagent_tck.spec import ErrorCode, TckError
+from subagent_tck.spec import Capability, ErrorCode, TckError
 
 #: The variable names the kit wrote every deployment with before its words were drawn.
 _KIT_VARIABLES = frozenset(CLASSIC.variables)
@@ -53,12 +53,13 @@ def test_every_role_gets_words_of_its_own_across_deployments() -> None:
     drawn = [lx for lx in _lexicons(60) if lx != CLASSIC]
     assert len(drawn) > 30  # one deployment in four keeps the classic words
     for field in ("tools", "ghost", "variables", "value", "presets", "missing", "sections",
-                  "field", "title", "prompt", "provider"):
+                  "field", "title", "prompt", "provider", "captain", "mini", "models"):
         assert len({getattr(lx, field) for lx in drawn}) > (5 if field == "value" else 10), field
     for lx in drawn:
         read, _, _, variant, _ = lx.tools
         assert variant != read and variant.casefold() == read.casefold()
-        assert lx.presets[8][0].isupper() and len(lx.preset_specs()) == len(PRESET_ROLES)
+        # the nine roles, the captain and the mini
+        assert lx.presets[8][0].isupper() and len(lx.preset_specs()) == len(PRESET_ROLES) + 2
         assert set(lx.variable_values()) == set(lx.variables[:2])
         assert lx.variables[2] in lx.preset_specs()[lx.presets[4]].persona  # type: ignore[operator]
     assert {lx.value for lx in drawn} - {"tck"}  # values besides the classic one
@@ -135,3 +136,14 @@ def test_a_finding_shows_the_presets_its_steps_name_and_the_variables() -> None:
         "variables {'project': 'tck', 'team': ''} ('nope' undefined)",
     ]
     assert words_of(setup, [Step(op="view", args={"agent": "root"})]) == []
+
+
+def test_the_newer_controls_reach_the_presets_only_where_a_provider_advertises_them() -> None:
+    plain = CLASSIC.preset_specs()
+    assert plain["captain"].spawn_policy is None and plain["mini"].model is None
+    assert plain["captain"].tool_filter == {"deny": ["web"]}
+    both = CLASSIC.preset_specs([Capability.SPAWN_POLICY, Capability.MODEL_SELECTION])
+    assert both["captain"].spawn_policy == {"deny": ["reviewer"]}
+    assert (both["captain"].model, both["mini"].model) == ("tck-small", "tck-small-mini")
+    assert CLASSIC.deployment_model() is None
+    assert CLASSIC.deployment_model([Capability.MODEL_SELECTION]) == "tck-large"

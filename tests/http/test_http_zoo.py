@@ -25,7 +25,8 @@ from subagent_tck.spec import RULES_BY_ID
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ["deny_before_allow", "cap_not_validated", "persona_as_second_channel",
           "provider_called_before_gate", "run_code_after_first_request", "abort_not_bridged",
-          "request_persona_accepted", "run_code_runs_global_under_local"]
+          "request_persona_accepted", "run_code_runs_global_under_local",
+          "spawn_policies_united", "resumed_child_loses_model"]
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_the_text_catalogue_lists_every_rule_with_its_level() -> None:
     text = render_catalogue(CATALOGUE, "text")
     for rule in CATALOGUE:
         assert f"{rule.title}  [{rule.level.value}" in text
-    assert text.endswith("53 rules. `subagent-tck explain RULE-ID` shows one with its examples.\n")
+    assert text.endswith("57 rules. `subagent-tck explain RULE-ID` shows one with its examples.\n")
 
 
 def test_the_json_catalogue_is_strict_json_with_every_field() -> None:

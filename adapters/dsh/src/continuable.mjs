@@ -71,6 +71,15 @@ function refusal(error, fallback) {
   if (error instanceof SubagentError && KNOWN_CODES.has(error.code)) {
     return new TckError(error.code, message, details);
   }
+  // DSH's descriptor has no spawn policy and no model (no DSH provider advertises spawnPolicy or
+  // modelSelection): its parser refuses such a field of a stored descriptor as unknown, which is
+  // DSH refusing a control it does not offer, so it is named as the capability
+  // (docs/rules.md#ca-01); DSH's own words stay in the message.
+  const unknown = /unknown field "(spawnPolicy|model)"/.exec(error?.message ?? '');
+  if (unknown !== null) {
+    return new TckError(Code.UNSUPPORTED_CAPABILITY, message, { ...details,
+      capability: unknown[1] === 'model' ? 'modelSelection' : 'spawnPolicy' });
+  }
   return new TckError(fallback, message, details);
 }
 

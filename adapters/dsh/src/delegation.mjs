@@ -59,6 +59,28 @@ function controls(request) {
   return out;
 }
 
+/**
+ * The kit's spawnPolicy and model, asked by the request or by its preset. No DSH provider
+ * advertises spawnPolicy or modelSelection (DSH's capability flags are depthLimit, persona,
+ * toolFilter and outputSchema: SubagentRuntime.assertCapabilities), and this adapter maps
+ * neither onto a DSH field (DSH has no spawn policy; a start's agentOptions.model is not
+ * mapped, so DSH is not judged on model selection): a start that asks for one is refused as an
+ * unadvertised control (docs/rules.md#ca-01), before DSH is called.
+ */
+function refuseUnmapped(host, request) {
+  // an unknown provider is DSH's NO_PROVIDER to report (CA-05), whatever else the start asks
+  if (!host.ctx.subagents.list().includes(request.provider)) return;
+  const spec = typeof request.preset === 'string'
+    ? host.config.presets.find((preset) => preset.name === request.preset) : undefined;
+  for (const [field, capability] of [['spawnPolicy', 'spawnPolicy'], ['model', 'modelSelection']]) {
+    const asked = request[field] ?? spec?.[field] ?? null;
+    if (asked === null) continue;
+    throw new TckError(Code.UNSUPPORTED_CAPABILITY, `provider ${request.provider} does not `
+      + `advertise ${capability} (no ${DSH} provider does): ${field} is not a ${DSH} start `
+      + 'control', { capability, provider: request.provider ?? null, field });
+  }
+}
+
 /** ctx.subagents.start with the request's provider and controls; run to completion. */
 /**
  * The request's preset, the DSH way: DSH requests have no preset field (the request-controls
@@ -67,6 +89,7 @@ function controls(request) {
  * preset's outputSchema travels in the request's outputSchema field.
  */
 export function withRequestPreset(host, request, parent, fields, create) {
+  refuseUnmapped(host, request);
   if (!Object.hasOwn(request, 'preset')) return create(fields);
   if (host.config.edition === 'request-controls') {
     throw new TckError(Code.UNKNOWN_PRESET, `${DSH} subagent requests have no preset `

@@ -43,6 +43,7 @@ from subagent_tck.spec import (
     Edition,
     PresentationMode,
     Preset,
+    Restriction,
     Section,
     StartOutcome,
     StartState,
@@ -263,7 +264,8 @@ class Composition:
 
 def oracle_presets(presets: Iterable[PresetSpec]) -> dict[str, Preset]:
     """Deployment presets as the oracle reads them."""
-    return {p.name: Preset(p.persona, p.toolFilter, p.outputSchema) for p in presets}
+    return {p.name: Preset(p.persona, p.toolFilter, p.outputSchema, p.spawnPolicy, p.model)
+            for p in presets}
 
 
 def composition(
@@ -325,6 +327,8 @@ def start_state(
     parent_runtime: object = ABSENT,
     deployment_persona: str | None = None,
     variables: Mapping[str, str] | None = None,
+    parent_policies: Sequence[Restriction] = (),
+    parent_model: str | None = None,
 ) -> StartState:
     """The oracle's view of the deployment for a start (providers from the run's target)."""
     return StartState(
@@ -336,6 +340,8 @@ def start_state(
         deployment_persona=deployment_persona,
         parent_header_depth=parent_header,
         parent_runtime_depth=parent_runtime,
+        parent_policies=tuple(parent_policies),
+        parent_model=parent_model,
     )
 
 

@@ -2,12 +2,14 @@
 
 A control a provider does not advertise is asked for from every place it can come from: the
 request (``maxDepth`` always; ``persona`` and ``toolFilter`` in the request-controls edition;
-``outputSchema``), a preset, and a stored descriptor read back on cold resume. The refusal must
-be ``UNSUPPORTED_CAPABILITY`` naming the capability (``details["capability"]`` or the message,
-CA-01) and must leave no trace (CA-02); it should come before any value check (CA-03). A
-control a provider does advertise must visibly work (CA-04, made concrete: the persona in the
-child's first request, the filtered tool list, the cap enforced, ``structured_output``
-offered). An unknown provider name is ``NO_PROVIDER`` with nothing created (CA-05).
+``outputSchema``, ``spawnPolicy`` and ``model`` in both), a preset, and a stored descriptor read
+back on cold resume. The refusal must be ``UNSUPPORTED_CAPABILITY`` naming the capability
+(``details["capability"]`` or the message, CA-01) and must leave no trace (CA-02); it should
+come before any value check (CA-03). A control a provider does advertise must visibly work
+(CA-04, made concrete: the persona in the child's first request, the filtered tool list, the
+cap enforced, ``structured_output`` offered, the composed model named by its requests, a start
+its own policy refuses refused). An unknown provider name is ``NO_PROVIDER`` with nothing
+created (CA-05).
 Expectations come from :func:`~subagent_tck.spec.decide_start`.
 """
 
@@ -39,6 +41,7 @@ from subagent_tck.spec import (
 
 from ...core.protocol import PresetSpec, ProviderInfo, StartRequest
 from ...core.target import Deployment
+from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ._clauses import said
 from ._nonce import nonce
@@ -64,14 +67,22 @@ VALID: dict[Capability, Any] = {
     Capability.PERSONA: "GATED-PERSONA: you review diffs.",
     Capability.TOOL_FILTER: {"allow": ["alpha"]},
     Capability.OUTPUT_SCHEMA: {"type": "object", "properties": {"answer": {"type": "string"}}},
+    Capability.SPAWN_POLICY: {"allow": []},  # valid over any presets: it names none
+    Capability.MODEL_SELECTION: "gated-model",
 }
 INVALID: dict[Capability, Any] = {
     Capability.DEPTH_LIMIT: -1,
     Capability.PERSONA: "{{no_such_variable}}",
     Capability.TOOL_FILTER: {},
     Capability.OUTPUT_SCHEMA: {"type": "string"},
+    Capability.SPAWN_POLICY: {},
+    Capability.MODEL_SELECTION: "",
 }
 REQUEST, PRESET, DESCRIPTOR = "request", "preset", "descriptor"
+#: Controls a start request carries in both editions beside a preset's (EN-02 refuses only
+#: persona and toolFilter in the request of the preset-composition edition).
+REQUEST_AND_PRESET = (Capability.OUTPUT_SCHEMA, Capability.SPAWN_POLICY,
+                      Capability.MODEL_SELECTION)
 #: Caps of the whole depth domain: an unadvertised cap is refused whatever its value, and 0,
 #: the one a target applying it would refuse with DEPTH_EXCEEDED instead, is always tried
 #: (docs/rules.md#ca-01).
@@ -84,7 +95,7 @@ def routes(edition: Edition, cap: Capability) -> list[str]:
     # request-controls start to select one), so every control travels in the request there.
     if cap is Capability.DEPTH_LIMIT or edition is Edition.REQUEST_CONTROLS:
         return [REQUEST]
-    if cap is Capability.OUTPUT_SCHEMA:
+    if cap in REQUEST_AND_PRESET:
         return [REQUEST, PRESET]
     return [PRESET]
 
@@ -105,13 +116,17 @@ def named(exc: TckError, provider: str | None = None) -> tuple[set[str], bool]:
     said = exc.details.get("capability")
     if isinstance(said, str):
         return {said}, True
-    message = exc.message.replace(provider, "") if provider else exc.message
+    # the provider's name as a whole word only: "spawn" is not left out of "spawnPolicy"
+    message = re.sub(_word(provider), "", exc.message) if provider else exc.message
     found = set()
     for cap in CONTROLS:
-        if any(re.search(rf"(?<![A-Za-z0-9_]){word}(?![A-Za-z0-9_])", message)
-               for word in {cap.value, FIELD[cap]}):
+        if any(re.search(_word(word), message) for word in {cap.value, FIELD[cap]}):
             found.add(cap.value)
     return found, False
+
+
+def _word(word: str) -> str:
+    return rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])"
 
 
 def compose(asks: dict[Capability, tuple[str, Any]]) -> Composition:
@@ -308,6 +323,9 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
         ctx.expect("CA-04", result.depth == 1,
                    said("CA-04", "a child under maxDepth 5"), 1, result.depth)
         return
+    if cap in (Capability.SPAWN_POLICY, Capability.MODEL_SELECTION):
+        composed_effect(ctx, cap)
+        return
     # A persona with a per-case nonce: only a child composed with it can show it.
     value = VALID[cap] if cap is not Capability.PERSONA else (
         f"GATED-PERSONA {nonce(ctx, 'persona')}: you review diffs.")
@@ -341,6 +359,37 @@ def effect(ctx: CheckContext, cap: Capability) -> None:
     ctx.expect("CA-04", wire == want,
                said("CA-04", f"{name} advertises {cap.value}: the child's first "
                "request must offer the tools it implies"), want, wire)
+
+
+def composed_effect(ctx: CheckContext, cap: Capability) -> None:
+    """A child composed with a model names it in its first request (docs/rules.md#MO-01); a
+    child composed with a spawn policy that refuses a preset cannot start it (SP-01: only where
+    a start may name a preset and a child may start one; otherwise not judged here)."""
+    assert ctx.provider is not None
+    name = ctx.provider.name
+    dep = ctx.deploy(tools=TOOLS, presets=[PresetSpec(name="gated")])
+    root = dep.root().agent
+    if cap is Capability.MODEL_SELECTION:
+        model = f"gated-model-{nonce(ctx, 'model')}"
+        with ctx.step("CA-04", f"{name} advertises modelSelection: starting a child on a model"):
+            result = dep.start(start_request(root, name, f"model {marker('ca')}", {"model": model}))
+        sent = ctx.gateway.requests(result.agent)
+        ctx.expect("CA-04", bool(sent) and sent[0].model == model,
+                   said("CA-04", f"{name} advertises modelSelection: the child's first request "
+                        "must name its model"), model, sent[0].model if sent else None)
+        return
+    if ctx.edition is not Edition.PRESET_COMPOSITION:
+        return  # a request-controls start names no preset: nothing for a policy to refuse
+    with ctx.step("CA-04", f"{name} advertises spawnPolicy: starting a child with a policy"):
+        child = dep.start(start_request(root, name, "policed child",
+                                        {"spawnPolicy": {"deny": ["gated"]}}))
+    try:
+        ctx.expect_error("CA-04", ErrorCode.SPAWN_DENIED, lambda: dep.start(
+            start_request(child.agent, name, "refused grandchild", {"preset": "gated"})),
+            said("CA-04", f"{name} advertises spawnPolicy: a child whose policy denies the "
+                 "preset gated must not start it"))
+    except Unsupported:
+        return  # the target cannot start from a child: SP-01's checks say so
 
 
 @check("CA-04", name="gating-honest-advertising")

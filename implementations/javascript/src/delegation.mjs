@@ -9,12 +9,14 @@
 //   4. the composition asked for: the request's own values over the preset's (a null control
 //      counts as absent, except maxDepth whose null is a value outside the domain);
 //   5. capability gating, before any value is looked at (UNSUPPORTED_CAPABILITY naming the
-//      capability, CA-01..CA-03);
+//      capability, CA-01..CA-03); then the parent's spawn policies must admit the preset
+//      (SPAWN_DENIED, SP-01; a start that names no preset is outside every policy);
 //   6. depth: the cap's domain, the parent's stored header read from the store, its runtime
 //      depth, the derived child depth, overflow and the cap (DE-02..DE-08, DE-10);
 //   7. unpublished setup: the persona section (strict template), the restriction validated
-//      against the live registry, structured_output for an output schema (FR-03: a failure
-//      drops the private child; nothing was published);
+//      against the live registry, structured_output for an output schema, the child's own
+//      spawn policy over the preset names, its model (composed, else its parent's: MO-01)
+//      (FR-03: a failure drops the private child; nothing was published);
 //   8. publication: the session header with the child depth and the descriptor is stored and
 //      the agent becomes observable with an agent.published event whose snapshot is its final
 //      view and prompt (FR-02); then the run.
@@ -22,7 +24,7 @@
 // historical composition while the agent is unpublished (FR-04); a descriptor that can no
 // longer be applied is NOT_RESUMABLE.
 
-import { Agent } from './agent.mjs';
+import { Agent, requireModel } from './agent.mjs';
 import { deriveChildDepth, requireDepth } from './depth.mjs';
 import { Code, TckError } from './errors.mjs';
 import { Kind } from './events.mjs';
@@ -58,6 +60,11 @@ export function startChild(host, request) {
   const asked = composition(request, preset);
   gate(provider, asked, (key) => (has(request, key) && request[key] !== null ? 'the request'
     : `preset ${preset?.name}`));
+  if (preset !== null && !parent.scope.spawnPolicies().every((p) => p.admits(preset.name))) {
+    throw new TckError(Code.SPAWN_DENIED, `the spawn policies of agent ${parent.id} do not `
+      + `admit the preset ${preset.name} (SP-01): start a preset they admit, or dispose of the `
+      + 'policy', { preset: preset.name, agent: parent.id });
+  }
   const header = host.store.header(parent.session).delegationDepth;
   const depth = deriveChildDepth({ header, runtime: parent.runtimeDepth, cap: asked.maxDepth });
   const scope = setUp(host, asked);
@@ -70,10 +77,12 @@ export function startChild(host, request) {
     provider: provider.name,
     parent: parent.id,
     history: provider.inheritsParentContext ? parent.completedMessages() : [],
+    model: asked.model ?? parent.model,
   });
   const descriptor = { provider: provider.name };
   if (preset !== null) descriptor.preset = preset.name;
-  for (const key of ['persona', 'toolFilter', 'outputSchema', 'maxDepth']) {
+  for (const key of ['persona', 'toolFilter', 'outputSchema', 'maxDepth', 'spawnPolicy',
+    'model']) {
     if (asked[key] !== undefined) descriptor[key] = asked[key];
   }
   host.store.putHeader({ session: child.session, parent: parent.session, delegationDepth: depth,
@@ -109,6 +118,8 @@ function composition(request, preset) {
     persona: pick('persona'),
     toolFilter: pick('toolFilter'),
     outputSchema: pick('outputSchema'),
+    spawnPolicy: pick('spawnPolicy'),
+    model: pick('model'),
   };
 }
 
@@ -138,6 +149,8 @@ function setUp(host, asked) {
   if (asked.outputSchema !== undefined) {
     scope.addLocal(structuredOutputTool(checkOutputSchema(asked.outputSchema)));
   }
+  if (asked.spawnPolicy !== undefined) scope.restrictSpawn(asked.spawnPolicy, host.presets.keys());
+  if (asked.model !== undefined) requireModel(asked.model, 'model');
   return scope;
 }
 
@@ -203,6 +216,8 @@ export function resume(host, session) {
       persona: descriptor.persona ?? undefined,
       toolFilter: descriptor.toolFilter ?? undefined,
       outputSchema: descriptor.outputSchema ?? undefined,
+      spawnPolicy: descriptor.spawnPolicy ?? undefined,
+      model: descriptor.model ?? undefined,
     };
     gate(provider, asked, () => 'the descriptor');
     try {
@@ -221,6 +236,7 @@ export function resume(host, session) {
     runtimeDepth: undefined,
     provider: provider?.name ?? null,
     history: host.store.transcript(session),
+    model: host.sessionModel(session), // its descriptor's, else its parent's (MO-02)
   });
   const live = host.liveAgentOf(session);
   if (live !== null) host.unpublish(live, Kind.AGENT_RETIRED, { replacedBy: agent.id });

@@ -97,6 +97,10 @@ export const OPERATIONS = {
     ({ host }, a) => host.agent(a.agent).scope.restrict(a.restriction, host.registry.names())),
   'dispose-restriction': op({ agent: arg(T.str()), handle: arg(T.str()) },
     ({ host }, a) => { host.agent(a.agent).scope.dispose(a.handle); return NONE; }),
+  'install-spawn-policy': op({ agent: arg(T.str()), policy: arg(T.any()) },
+    ({ host }, a) => host.agent(a.agent).scope.restrictSpawn(a.policy, host.presets.keys())),
+  'dispose-spawn-policy': op({ agent: arg(T.str()), handle: arg(T.str()) },
+    ({ host }, a) => { host.agent(a.agent).scope.disposeSpawn(a.handle); return NONE; }),
   'set-mode': op({ agent: arg(T.str()), mode: arg(MODE) },
     ({ host }, a) => { host.agent(a.agent).scope.setMode(a.mode); return NONE; }),
   view: op({ agent: arg(T.strOrNull(), { default: null }) }, ({ host }, a) => (a.agent === null

@@ -23,6 +23,8 @@ export const Code = Object.freeze({
   DUPLICATE_TOOL_NAME: 'DUPLICATE_TOOL_NAME', // ST-04
   INVALID_CONFIG: 'INVALID_CONFIG',
   INVALID_REQUEST: 'INVALID_REQUEST',
+  SPAWN_DENIED: 'SPAWN_DENIED', // SP-01: the scope's spawn policies refuse the preset
+  INVALID_SPAWN_POLICY: 'INVALID_SPAWN_POLICY', // SP-01: malformed, or naming unknown presets
   PROTOCOL_ERROR: 'PROTOCOL_ERROR',
   UNSUPPORTED_OPERATION: 'UNSUPPORTED_OPERATION', // docs/driver-api.md#unsupported-operations
 });

@@ -3,7 +3,7 @@
 // reads or changes goes through here; delegation (start, resume), the agent loop and the
 // subagent tool component are separate modules that use it.
 
-import { Agent } from './agent.mjs';
+import { Agent, requireModel } from './agent.mjs';
 import { effectiveDepth, isDepth, requireDepth } from './depth.mjs';
 import { Code, TckError } from './errors.mjs';
 import { EventLog, Kind } from './events.mjs';
@@ -24,6 +24,9 @@ export class Host {
     this.mode = config.mode;
     this.hostDepth = requireDepth(config.hostDepth, 'hostDepth');
     this.runtimeContext = config.runtimeContext;
+    // the model top-level agents run on (MO-01); a child without one runs on its parent's
+    this.rootModel = config.model === null ? null : requireModel(config.model,
+      'the deployment\'s model', Code.INVALID_CONFIG);
     this.gateway = gateway;
     this.sections = [];
     if (config.persona !== null) {
@@ -91,7 +94,7 @@ export class Host {
     requireDepth(headerDepth, 'delegationDepth');
     if (runtimeDepth !== undefined) requireDepth(runtimeDepth, 'runtime subagentDepth');
     const agent = new Agent({ id: this.nextId('agent'), session: this.nextId('session'),
-      scope: this.newScope(), loadedDepth: headerDepth, runtimeDepth });
+      scope: this.newScope(), loadedDepth: headerDepth, runtimeDepth, model: this.rootModel });
     this.store.putHeader({ session: agent.session, parent: null, delegationDepth: headerDepth,
       descriptor: null });
     this.publish(agent, { depth: this.depthOf(agent) });
@@ -105,6 +108,23 @@ export class Host {
         + 'use an id from root, create_agent, start or resume', { agent: id ?? null });
     }
     return agent;
+  }
+
+  /** The model a stored session runs on: its descriptor's, else its parent session's, else the
+   * deployment's (MO-02 on cold resume). */
+  sessionModel(session) {
+    const seen = new Set();
+    let current = session;
+    while (typeof current === 'string' && !seen.has(current) && this.store.has(current)) {
+      seen.add(current);
+      const header = this.store.header(current);
+      const { descriptor } = header;
+      const model = descriptor !== null && typeof descriptor === 'object' ? descriptor.model
+        : undefined;
+      if (typeof model === 'string') return model;
+      current = header.parent;
+    }
+    return this.rootModel;
   }
 
   liveAgentOf(session) {
@@ -205,6 +225,7 @@ export class Host {
       tools: this.schemasOf(agent).map((schema) => ({ ...schema })),
       messages: agent.history,
       context,
+      model: agent.model,
     };
   }
 

@@ -14,6 +14,8 @@ export const Capability = Object.freeze({
   PERSONA: 'persona',
   TOOL_FILTER: 'toolFilter',
   OUTPUT_SCHEMA: 'outputSchema',
+  SPAWN_POLICY: 'spawnPolicy',
+  MODEL_SELECTION: 'modelSelection',
 });
 
 /** Which start field asks for which capability. */
@@ -22,6 +24,8 @@ export const FIELD_CAPABILITY = Object.freeze({
   persona: Capability.PERSONA,
   toolFilter: Capability.TOOL_FILTER,
   outputSchema: Capability.OUTPUT_SCHEMA,
+  spawnPolicy: Capability.SPAWN_POLICY,
+  model: Capability.MODEL_SELECTION,
 });
 
 const ALL = Object.freeze(Object.values(Capability));

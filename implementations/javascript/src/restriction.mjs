@@ -7,6 +7,9 @@
 // the reserved run_code) is TF-08's unknown name, and every such name is listed. The values are
 // copied. Once installed, a restriction is a live predicate: allow before deny, evaluated
 // against whatever the registry holds when a view is resolved.
+//
+// A spawn policy (SP-01) is the same shape over the deployment's preset names: a Restriction
+// read over presets, validated the same way when installed (INVALID_SPAWN_POLICY).
 
 import { Code, TckError } from './errors.mjs';
 
@@ -31,51 +34,69 @@ export class Restriction {
   }
 }
 
-function invalid(message, details = {}) {
-  return new TckError(Code.INVALID_TOOL_FILTER, message, details);
-}
+const FILTER = Object.freeze({
+  code: Code.INVALID_TOOL_FILTER, what: 'a tool filter', items: 'global tool names',
+  item: 'tool names', example: '{"deny": ["write"]}', rule: 'TF-07',
+  emptyAllow: 'allow: [] hides every global tool', drop: 'the filter',
+  unknown: (offending) => `the tool filter names tools that are not registered global tools: `
+    + `${offending.join(', ')} (TF-08); fix the spelling, or register the tool globally `
+    + 'first (scope-local tools and run_code cannot be filtered)',
+});
+const POLICY = Object.freeze({
+  code: Code.INVALID_SPAWN_POLICY, what: 'a spawn policy', items: 'preset names',
+  item: 'preset names', example: '{"deny": ["writer"]}', rule: 'SP-01',
+  emptyAllow: 'allow: [] starts no preset', drop: 'the policy',
+  unknown: (offending) => `the spawn policy names presets the deployment does not define: `
+    + `${offending.join(', ')} (SP-01); fix the spelling (preset names are case-sensitive), `
+    + 'or define the preset first',
+});
 
-function names(value, key) {
+function names(value, key, words) {
   if (value === undefined || value === null) return null;
   if (!Array.isArray(value)) {
-    throw invalid(`${key} must be a list of global tool names, not ${typeof value}`,
+    throw new TckError(words.code, `${key} must be a list of ${words.items}, not ${typeof value}`,
       { field: key });
   }
   const bad = value.find((item) => typeof item !== 'string');
   if (bad !== undefined) {
-    throw invalid(`${key} must hold only tool names (strings), not ${JSON.stringify(bad)}`,
-      { field: key });
+    throw new TckError(words.code, `${key} must hold only ${words.item} (strings), not `
+      + JSON.stringify(bad), { field: key });
   }
   return [...value];
 }
 
-/** A Restriction from a raw value, or INVALID_TOOL_FILTER; `globals`: the names registered now. */
-export function parseRestriction(value, globals) {
+function parse(value, known, words) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid('a tool filter must be an object with an allow and/or a deny list, e.g. '
-      + '{"deny": ["write"]}');
+    throw new TckError(words.code, `${words.what} must be an object with an allow and/or a deny `
+      + `list, e.g. ${words.example}`);
   }
   const extra = Object.keys(value).filter((k) => k !== 'allow' && k !== 'deny');
   if (extra.length) {
-    throw invalid(`a tool filter takes only allow and deny, not ${extra.join(', ')}`,
-      { unknownKeys: extra });
+    throw new TckError(words.code, `${words.what} takes only allow and deny, not `
+      + extra.join(', '), { unknownKeys: extra });
   }
-  const allow = names(value.allow, 'allow');
-  const deny = names(value.deny, 'deny');
+  const allow = names(value.allow, 'allow', words);
+  const deny = names(value.deny, 'deny', words);
   if (allow === null && deny === null) {
-    throw invalid('a tool filter with neither allow nor deny changes nothing (TF-07): give '
-      + 'allow: [...] or deny: [...] (allow: [] hides every global tool), or drop the filter',
-    { reason: 'no-op' });
+    throw new TckError(words.code, `${words.what} with neither allow nor deny changes nothing `
+      + `(${words.rule}): give allow: [...] or deny: [...] (${words.emptyAllow}), or drop `
+      + words.drop, { reason: 'no-op' });
   }
-  const known = new Set(globals);
+  const knownSet = new Set(known);
   const offending = [];
   for (const name of [...(allow ?? []), ...(deny ?? [])]) {
-    if (!known.has(name) && !offending.includes(name)) offending.push(name);
+    if (!knownSet.has(name) && !offending.includes(name)) offending.push(name);
   }
-  if (offending.length) {
-    throw invalid(`the tool filter names tools that are not registered global tools: `
-      + `${offending.join(', ')} (TF-08); fix the spelling, or register the tool globally `
-      + 'first (scope-local tools and run_code cannot be filtered)', { offending });
-  }
+  if (offending.length) throw new TckError(words.code, words.unknown(offending), { offending });
   return new Restriction(allow, deny);
+}
+
+/** A Restriction from a raw value, or INVALID_TOOL_FILTER; `globals`: the names registered now. */
+export function parseRestriction(value, globals) {
+  return parse(value, globals, FILTER);
+}
+
+/** A spawn policy from a raw value, or INVALID_SPAWN_POLICY; `presets`: the preset names. */
+export function parseSpawnPolicy(value, presets) {
+  return parse(value, presets, POLICY);
 }

@@ -1,11 +1,12 @@
 // One agent's scope (TF-03..TF-05, TF-07, TF-08, TF-13..TF-15; PE-01).
 //
-// Registration is flat: a scope holds its own scope-local tools, its restrictions and its
-// prompt sections, and inherits nothing from a parent agent's scope. What one scope installs
-// changes no other scope (TF-13): nothing here is shared.
+// Registration is flat: a scope holds its own scope-local tools, its restrictions, its spawn
+// policies and its prompt sections, and inherits nothing from a parent agent's scope. What one
+// scope installs changes no other scope (TF-13): nothing here is shared. A spawn policy (SP-01)
+// is kept like a restriction, over the deployment's preset names.
 
 import { Code, TckError } from './errors.mjs';
-import { parseRestriction } from './restriction.mjs';
+import { parseRestriction, parseSpawnPolicy } from './restriction.mjs';
 import { checkToolName } from './registry.mjs';
 
 export const MODES = Object.freeze(['native', 'ptc', 'both']);
@@ -14,6 +15,8 @@ export class Scope {
   #locals = new Map();
   #restrictions = new Map(); // handle -> Restriction, installation order
   #disposed = new Set();
+  #policies = new Map(); // handle -> Restriction over preset names, installation order
+  #policiesDisposed = new Set();
   #sections = new Map(); // name -> {name, text}
   #handles;
 
@@ -52,19 +55,28 @@ export class Scope {
 
   /** TF-14: lift exactly this restriction; a second dispose is harmless. */
   dispose(handle) {
-    if (this.#restrictions.delete(handle)) {
-      this.#disposed.add(handle);
-      return;
-    }
-    if (!this.#disposed.has(handle)) {
-      throw new TckError(Code.UNKNOWN_RESTRICTION, `this scope never had a restriction with the `
-        + `handle ${JSON.stringify(handle)}: use the handle install_restriction returned`,
-      { handle });
-    }
+    lift(this.#restrictions, this.#disposed, handle, 'a restriction', 'install_restriction');
   }
 
   restrictions() {
     return [...this.#restrictions.values()];
+  }
+
+  /** SP-01: validate against the deployment's preset names, copy, install; the handle. */
+  restrictSpawn(value, presetNames) {
+    const policy = parseSpawnPolicy(value, presetNames);
+    const handle = this.#handles();
+    this.#policies.set(handle, policy);
+    return handle;
+  }
+
+  /** Lift exactly this spawn policy; a second dispose is harmless. */
+  disposeSpawn(handle) {
+    lift(this.#policies, this.#policiesDisposed, handle, 'a spawn policy', 'install_spawn_policy');
+  }
+
+  spawnPolicies() {
+    return [...this.#policies.values()];
   }
 
   /** A section of this scope shadows the inherited section of the same name (PE-01). */
@@ -82,5 +94,17 @@ export class Scope {
         + MODES.join(', '));
     }
     this.mode = mode;
+  }
+}
+
+/** Lift the entry of `handle` from `installed`; one lifted before (`disposed`) is harmless. */
+function lift(installed, disposed, handle, what, operation) {
+  if (installed.delete(handle)) {
+    disposed.add(handle);
+    return;
+  }
+  if (!disposed.has(handle)) {
+    throw new TckError(Code.UNKNOWN_RESTRICTION, `this scope never had ${what} with the `
+      + `handle ${JSON.stringify(handle)}: use the handle ${operation} returned`, { handle });
   }
 }

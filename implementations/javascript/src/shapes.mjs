@@ -98,6 +98,8 @@ export const PresetSpec = T.model({
   persona: [T.any(), { default: null }],
   toolFilter: [T.any(), { default: null }],
   outputSchema: [T.any(), { default: null }],
+  spawnPolicy: [T.any(), { default: null }],
+  model: [T.any(), { default: null }],
 });
 
 export const SubagentToolConfig = T.model({
@@ -107,6 +109,7 @@ export const SubagentToolConfig = T.model({
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
   agentOptions: [T.any(), { absent: true }],
+  preset: [T.any(), { absent: true }],
 });
 
 export const DeploymentConfig = T.model({
@@ -123,6 +126,7 @@ export const DeploymentConfig = T.model({
   rootPreset: [T.any(), { absent: true }],
   // permission rules: a channel this implementation does not declare (refused if given)
   permissions: [T.any(), { absent: true }],
+  model: [T.any(), { default: null }],
 });
 
 export const StartRequest = T.model({
@@ -134,6 +138,8 @@ export const StartRequest = T.model({
   persona: [T.any(), { absent: true }],
   toolFilter: [T.any(), { absent: true }],
   outputSchema: [T.any(), { absent: true }],
+  spawnPolicy: [T.any(), { absent: true }],
+  model: [T.any(), { absent: true }],
 });
 
 export const SessionHeader = T.model({

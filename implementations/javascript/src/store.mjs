@@ -31,6 +31,10 @@ export class SessionStore {
     return loads(text);
   }
 
+  has(session) {
+    return this.#headers.has(session);
+  }
+
   transcript(session) {
     const text = this.#transcripts.get(session);
     return text === undefined ? [] : loads(text);

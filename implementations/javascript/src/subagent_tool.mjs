@@ -12,9 +12,14 @@
 // nothing started (ST-07), and, with runtime context on, the calling agent's requests carry a
 // notice to work directly, built at request time and not repeated while unchanged (ST-08).
 // A run is disposed on every path, the call's abort signal cancels it, and a stop reason other
-// than completed is an errored result naming it (ST-09).
+// than completed is an errored result naming it (ST-09). A load may bind one preset (its
+// children's composition; UNKNOWN_PRESET at load when the deployment has none of that name)
+// and agentOptions.model (their model, which needs modelSelection at mount, MO-01): the model
+// chooses a tool, never a preset, and the wording names none (docs/rules.md#SP-02's Decision);
+// a call the caller's spawn policies refuse is an errored result, nothing started (SP-01).
 
 import { deriveChildDepth, requireDepth } from './depth.mjs';
+import { requireModel } from './agent.mjs';
 import { Code, TckError } from './errors.mjs';
 import { Kind } from './events.mjs';
 import { runChild, startChild } from './delegation.mjs';
@@ -65,7 +70,8 @@ export class SubagentTools {
     }
     const cap = readCap(config);
     const load = { toolName, provider: config.provider, cap, persona: undefined,
-      toolFilter: undefined, mounted: false };
+      toolFilter: undefined, mounted: false, preset: readPreset(host, config),
+      model: readModel(config) };
     for (const key of ['persona', 'toolFilter']) {
       if (config[key] === undefined || config[key] === null) continue;
       if (host.edition === 'preset-composition') {
@@ -192,6 +198,8 @@ export class SubagentTools {
       }
       if (load.persona !== undefined) request.persona = load.persona;
       if (load.toolFilter !== undefined) request.toolFilter = structuredClone(load.toolFilter);
+      if (load.preset !== undefined) request.preset = load.preset;
+      if (load.model !== undefined) request.model = load.model;
       child = startChild(host, request);
     } catch (error) {
       if (!(error instanceof TckError)) throw error;
@@ -248,6 +256,28 @@ export class SubagentTools {
   }
 }
 
+function readPreset(host, config) {
+  const { preset } = config;
+  if (preset === undefined || preset === null) return undefined;
+  if (typeof preset !== 'string' || !host.presets.has(preset)) {
+    throw new TckError(Code.UNKNOWN_PRESET, `the subagent tool's preset ${JSON.stringify(preset)} `
+      + 'is not one of the deployment\'s presets: define it first, or leave preset out',
+    { preset });
+  }
+  return preset;
+}
+
+function readModel(config) {
+  const options = config.agentOptions;
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object' || Array.isArray(options)
+      || Object.keys(options).some((key) => key !== 'model')) {
+    throw new TckError(Code.INVALID_CONFIG, 'agentOptions is an object with an optional model');
+  }
+  if (options.model === undefined || options.model === null) return undefined;
+  return requireModel(options.model, 'agentOptions.model', Code.INVALID_CONFIG);
+}
+
 function readCap(config) {
   const value = config.maxDepth;
   if (value === undefined || value === null) return 'host';
@@ -261,6 +291,7 @@ function mountGate(load, provider) {
   if (typeof load.cap === 'number') needs.push(['maxDepth', Capability.DEPTH_LIMIT]);
   if (load.persona !== undefined) needs.push(['persona', Capability.PERSONA]);
   if (load.toolFilter !== undefined) needs.push(['toolFilter', Capability.TOOL_FILTER]);
+  if (load.model !== undefined) needs.push(['agentOptions.model', Capability.MODEL_SELECTION]);
   for (const [field, capability] of needs) {
     if (!hasCapability(provider, capability)) {
       throw new TckError(Code.UNSUPPORTED_CAPABILITY, `the ${load.toolName} tool's ${field} `

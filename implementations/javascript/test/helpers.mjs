@@ -14,7 +14,7 @@ export class FakeGateway {
   constructor() {
     this.scripts = new Map(); // marker -> replies
     this.bound = new Map(); // agent -> marker
-    this.requests = []; // {agent, system, tools, messages, context}
+    this.requests = []; // {agent, system, tools, messages, context, model}
     this.server = http.createServer((req, res) => this.#serve(req, res));
   }
 
@@ -52,7 +52,7 @@ export class FakeGateway {
       .map((m) => m.content.slice(CONTEXT.length));
     const messages = rest.filter((m) => !(m.role === 'user' && m.content.startsWith(CONTEXT)));
     const request = { agent, system: system.content, messages, context,
-      tools: (body.tools ?? []).map((t) => t.function) };
+      tools: (body.tools ?? []).map((t) => t.function), model: body.model };
     this.requests.push(request);
     if (!this.bound.has(agent)) {
       const user = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
@@ -124,12 +124,17 @@ export class Dep {
 
   /** The refusal's code (fails when the operation succeeds). */
   async refused(name, args = {}) {
+    return (await this.refusal(name, args)).code;
+  }
+
+  /** The error body of a refused operation ({code, message, details}). */
+  async refusal(name, args = {}) {
     try {
       const result = await this.op(name, args);
       throw new Error(`${name} was accepted: ${dumps(result)}`);
     } catch (error) {
       if (!error.body) throw error;
-      return error.body.code;
+      return error.body;
     }
   }
 }

@@ -33,6 +33,14 @@ DEPTH = (
 GATING = (
     "tool_filter_silently_dropped", "descriptor_controls_ungated", "provider_called_before_gate",
     "ignores_output_schema", "fallback_provider", "cap_decided_before_gate",
+    "preset_model_ungated",
+)
+SPAWN_POLICY = (
+    "spawn_allow_overrides_deny", "spawn_policies_united", "spawn_denied_after_publish",
+    "spawn_policy_names_unchecked", "spawn_policy_lost_on_resume", "tool_lists_every_preset",
+)
+MODEL_SELECTION = (
+    "child_runs_on_parent_model", "preset_model_beats_request", "resumed_child_loses_model",
 )
 CONFORMING = ("reversed_view_order", "no_depth_limit")
 

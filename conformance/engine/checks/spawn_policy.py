@@ -1,0 +1,435 @@
+"""Checks of spawn policies (SP-01, SP-02), per provider that advertises ``spawnPolicy``.
+
+A policy reaches a scope three ways (docs/driver-api.md#spawn-policies-and-models): installed on
+a live agent (``install_spawn_policy``, optional), or composed into a child's own scope by its
+preset's or its start request's ``spawnPolicy``. SP-01 is judged on every start of every preset
+of the deployment from a scope with policies: one the policies admit starts, one they refuse is
+``SPAWN_DENIED`` naming the preset and leaves nothing behind (docs/rules.md#SP-01); a policy
+naming presets the deployment lacks is refused when installed, listing them all, and nothing is
+installed. SP-02 reads what the scope's model is offered to delegate with: the ``subagent``
+tools the check loads and the provider's own delegation tool (``ProviderInfo.delegationTool``).
+
+Preset names are drawn from the tool-name grammar (``_names``: case twins, prefixes, non-ASCII,
+long), policies of every shape (allow, deny, both, empty lists), one to three on a scope, some
+disposed. A start names a preset only in the preset-composition edition (a request-controls
+start names none), so the start judgments run there. Each check asks one operation the target
+may not express (a live policy, a start from a child): answered ``UNSUPPORTED_OPERATION``, its
+rules are not applicable with the reason, and the other checks still judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import strategies as st
+
+from subagent_tck.spec import (
+    Capability,
+    Component,
+    Edition,
+    ErrorCode,
+    Restriction,
+    TckError,
+    name_token,
+    named_refused,
+    offered_text,
+    parse_policies,
+    words,
+)
+
+from ...core.gateway import text
+from ...core.protocol import PresetSpec, SubagentToolConfig
+from ...core.target import Deployment
+from ..check import TARGET_FAULTS, CheckContext, check
+from ._names import MAX_NAME, strangers, tool_names
+from ._support import (
+    capable,
+    expect_unchanged,
+    expected_start,
+    marker,
+    missing_names,
+    oracle_presets,
+    provider_name,
+    snapshot,
+    start_request,
+    start_state,
+)
+from .depth import reach
+from .tool_filter import restriction_st
+
+PRESETS_ONLY = "a request-controls start names no preset (docs/rules.md, 'edition'): no start "\
+    "for a spawn policy to admit or refuse"
+
+#: Hand-written cases (every seed): case twins, prefixes, non-ASCII, a 64-character name, empty
+#: lists, a disposed policy.
+EXAMPLES: tuple[dict[str, Any], ...] = (
+    {"presets": ["reviewer", "Reviewer", "reviewer_v2", "検索", "x" * MAX_NAME],
+     "policies": [{"allow": ["reviewer", "reviewer_v2", "検索"], "deny": ["reviewer_v2"]},
+                  {"deny": ["検索"]}], "disposed": []},
+    {"presets": ["read", "Read", "READ", "read_file"],
+     "policies": [{"deny": []}, {"allow": ["Read", "read_file"]}, {"deny": ["read_file"]}],
+     "disposed": []},
+    {"presets": ["writer", "writer-2", "café"], "policies": [{"allow": []}, {"deny": ["writer"]}],
+     "disposed": [0]},
+)
+
+
+@st.composite
+def case_st(draw: Any) -> dict[str, Any]:
+    """Preset names, one to three valid policies over them, and which of them are disposed."""
+    presets = draw(tool_names(2, 6))
+    policies = draw(st.lists(restriction_st(presets, empty=True), min_size=1, max_size=3))
+    disposed = draw(st.lists(st.integers(0, len(policies) - 1), unique=True,
+                             max_size=len(policies) - 1))
+    return {"presets": presets, "policies": policies, "disposed": sorted(disposed)}
+
+
+def names_preset(exc: TckError, preset: str) -> bool:
+    """Whether a refusal names ``preset``: ``details.preset``, else its message as a whole
+    token (``Read`` is not named by a message that names ``read``)."""
+    said = exc.details.get("preset")
+    if isinstance(said, str):
+        return said == preset
+    return re.search(name_token(preset), exc.message) is not None
+
+
+def judge_starts(ctx: CheckContext, dep: Deployment, parent: str, presets: list[PresetSpec],
+                 policies: Sequence[Restriction], where: str,
+                 tools: list[str] | None = None) -> None:
+    """Start every preset from ``parent``, whose scope holds ``policies``: each as the oracle
+    says (SP-01; ``tools``: the deployment's global tools)."""
+    provider = provider_name(ctx)
+    state = start_state(ctx, global_names=tools or [], presets=oracle_presets(presets),
+                        parent_policies=policies)
+    for spec in presets:
+        request = start_request(parent, provider, f"policed {marker('sp')}", {"preset": spec.name})
+        outcome = expected_start(state, request)
+        if not outcome.ok and outcome.codes != {ErrorCode.SPAWN_DENIED}:
+            raise AssertionError(f"check bug: the oracle refuses {spec.name!r} for "
+                                 f"{sorted(c.value for c in outcome.codes)}")
+        what = f"a start of the preset {spec.name!r} from {where}"
+        before = snapshot(dep, ctx.gateway)
+        try:
+            dep.start(request)
+        except TckError as exc:
+            if exc.code in TARGET_FAULTS:
+                ctx.target_fault("SP-01", what, exc)
+            if outcome.ok:
+                ctx.fail("SP-01", f"{what}: refused with {exc.code.value}, but every policy "
+                         "admits it", "accepted", exc.to_json())
+                continue
+            if ctx.expect("SP-01", exc.code is ErrorCode.SPAWN_DENIED,
+                          f"{what}: refused with {exc.code.value}", "SPAWN_DENIED",
+                          exc.to_json()):
+                ctx.expect("SP-01", names_preset(exc, spec.name), f"{what}: the refusal does "
+                           "not name the preset", spec.name, exc.to_json())
+            expect_unchanged(ctx, "SP-01", before, dep, what)
+            continue
+        ctx.expect("SP-01", outcome.ok, f"{what} was accepted, but the policies refuse it",
+                   "SPAWN_DENIED", "accepted")
+
+
+def each(ctx: CheckContext, body: Any) -> None:
+    """The hand-written cases, then drawn ones unless SP-01 already failed."""
+    for case in EXAMPLES:
+        body(case)
+        if any(f.rule == "SP-01" for f in ctx.failures):
+            return
+    ctx.for_all(case_st(), body)
+
+
+def preset_specs(names: list[str]) -> list[PresetSpec]:
+    return [PresetSpec(name=name) for name in names]
+
+
+@check("SP-01", name="spawn-policy-live", edition=Edition.PRESET_COMPOSITION)
+def live(ctx: CheckContext) -> None:
+    """Policies installed on the root (some disposed again): every preset of the deployment
+    started from it, admitted or refused as the remaining policies say."""
+
+    def body(case: dict[str, Any]) -> None:
+        specs = preset_specs(case["presets"])
+        dep = ctx.deploy(presets=specs)
+        root = dep.root().agent
+        handles = []
+        for raw in case["policies"]:
+            with ctx.step("SP-01", f"installing the valid spawn policy {raw}"):
+                handles.append(dep.install_spawn_policy(root, raw))
+        for index in case["disposed"]:
+            with ctx.step("SP-01", f"disposing the spawn policy {case['policies'][index]}"):
+                dep.dispose_spawn_policy(root, handles[index])
+        kept = [p for i, p in enumerate(case["policies"]) if i not in case["disposed"]]
+        judge_starts(ctx, dep, root, specs, parse_policies(kept, case["presets"]),
+                     f"the root under the policies {kept}")
+
+    each(ctx, body)
+
+
+@check("SP-01", name="spawn-policy-composed", edition=Edition.PRESET_COMPOSITION)
+def composed(ctx: CheckContext) -> None:
+    """A child composed with a policy (its preset's, or its start request's over the preset's)
+    starts every preset as that policy says; the preset also carries a tool filter and a model
+    where the provider advertises them."""
+
+    def body(case: dict[str, Any]) -> None:
+        names, policy = case["presets"], case["policies"][0]
+        route = "request" if len(case["policies"]) > 1 else "preset"
+        lead: dict[str, Any] = {"spawnPolicy": policy if route == "preset" else {"deny": []}}
+        if capable(ctx.provider, Capability.TOOL_FILTER):
+            lead["toolFilter"] = {"deny": ["tool_b"]}
+        if capable(ctx.provider, Capability.MODEL_SELECTION):
+            lead["model"] = "composed-model"
+        specs = [PresetSpec(name=names[0], **lead), *preset_specs(names[1:])]
+        dep = ctx.deploy(tools=["tool_a", "tool_b"], presets=specs)
+        fields: dict[str, Any] = {"preset": names[0]}
+        if route == "request":
+            fields["spawnPolicy"] = policy
+        request = start_request(dep.root().agent, provider_name(ctx),
+                                f"lead {marker('sp')}", fields)
+        with ctx.step("SP-01", f"starting the child of preset {names[0]!r} with the policy "
+                      f"{policy} from its {route}"):
+            child = dep.start(request)
+        with ctx.step("SP-01", "reaching the child as a parent"):
+            parent = reach(dep, child)
+        judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
+                     f"a child whose {route} composed the policy {policy}", ["tool_a", "tool_b"])
+
+    each(ctx, body)
+
+
+@check("SP-01", name="spawn-policy-resumed", edition=Edition.PRESET_COMPOSITION)
+def resumed(ctx: CheckContext) -> None:
+    """A child composed with a policy and resumed cold gets the policy back from its
+    descriptor: the resumed child starts every preset as that policy says."""
+
+    def body(case: dict[str, Any]) -> None:
+        names, policy = case["presets"], case["policies"][0]
+        specs = preset_specs(names)
+        dep = ctx.deploy(presets=specs)
+        with ctx.step("SP-01", f"starting a child with the policy {policy}"):
+            child = dep.start(start_request(dep.root().agent, provider_name(ctx),
+                                            f"resumable {marker('sp')}",
+                                            {"spawnPolicy": policy}))
+        with ctx.step("SP-01", "resuming the child cold"):
+            parent = dep.resume(child.session)
+        judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
+                     f"a resumed child whose descriptor holds the policy {policy}")
+
+    each(ctx, body)
+
+
+def unknown_case(draw: Any) -> tuple[list[str], dict[str, list[str]], list[str]]:
+    presets = draw(tool_names(1, 5))
+    unknown = strangers(presets) or ["no_such_preset"]
+    bad = draw(st.lists(st.sampled_from(unknown), min_size=1, max_size=3, unique=True))
+    known = draw(st.lists(st.sampled_from(presets), max_size=len(presets), unique=True))
+    key = draw(st.sampled_from(["allow", "deny"]))
+    mixed = draw(st.permutations([*known, *bad]))
+    return presets, {key: list(mixed)}, bad
+
+
+UNKNOWN_EXAMPLES = (
+    (["reviewer", "writer"], {"allow": ["reviewer", "Reviewer", "writer_v2"]},
+     ["Reviewer", "writer_v2"]),
+    (["検索", "café"], {"deny": ["cafe", "検索", "検"]}, ["cafe", "検"]),
+)
+
+
+def judge_unknown(ctx: CheckContext, dep: Deployment, action: Any, bad: list[str],
+                  what: str) -> bool:
+    """``action`` installs a policy naming ``bad``: refused with INVALID_SPAWN_POLICY listing
+    every one, nothing changed. True when it was refused so."""
+    before = snapshot(dep, ctx.gateway)
+    exc = ctx.expect_error("SP-01", ErrorCode.INVALID_SPAWN_POLICY, action, what)
+    if exc is None or exc.code is not ErrorCode.INVALID_SPAWN_POLICY:
+        return False
+    missing = missing_names(exc, bad)
+    ctx.expect("SP-01", not missing, f"{what}: the refusal does not list {missing}",
+               sorted(bad), exc.to_json())
+    return expect_unchanged(ctx, "SP-01", before, dep, what)
+
+
+@check("SP-01", name="spawn-policy-unknown-live", per_provider=False)
+def unknown_live(ctx: CheckContext) -> None:
+    """A policy installed on a live scope that names presets the deployment lacks is refused,
+    listing them all, and nothing is installed: in the preset-composition edition, a preset it
+    would have refused still starts."""
+    provider = next((p.name for p in ctx.providers
+                     if Capability.SPAWN_POLICY in p.capabilities), ctx.providers[0].name)
+
+    def body(case: tuple[list[str], dict[str, list[str]], list[str]]) -> None:
+        presets, policy, bad = case
+        dep = ctx.deploy(presets=preset_specs(presets))
+        root = dep.root().agent
+        what = f"installing the spawn policy {policy} over the presets {presets}"
+        if not judge_unknown(ctx, dep, lambda: dep.install_spawn_policy(root, policy), bad,
+                             what) or ctx.edition is not Edition.PRESET_COMPOSITION:
+            return
+        for name in presets:  # the refused policy would have refused some of them
+            with ctx.step("SP-01", f"{what} was refused; starting the preset {name!r}"):
+                dep.start(start_request(root, provider, f"unpoliced {marker('sp')}",
+                                        {"preset": name}))
+
+    for example in UNKNOWN_EXAMPLES:
+        body(example)
+    ctx.for_all(st.composite(unknown_case)(), body)
+
+
+@check("SP-01", name="spawn-policy-unknown-composed")
+def unknown_composed(ctx: CheckContext) -> None:
+    """A child's own policy naming presets the deployment lacks, from its start request (both
+    editions) or its preset (refused at configuration or at the start), is refused listing
+    them all, and nothing is created."""
+    provider = provider_name(ctx)
+
+    def body(case: tuple[list[str], dict[str, list[str]], list[str]]) -> None:
+        presets, policy, bad = case
+        dep = ctx.deploy(presets=preset_specs(presets))
+        request = start_request(dep.root().agent, provider, f"misnamed {marker('sp')}",
+                                {"spawnPolicy": policy})
+        judge_unknown(ctx, dep, lambda: dep.start(request), bad,
+                      f"a start whose request composes the policy {policy}")
+        if ctx.edition is not Edition.PRESET_COMPOSITION:
+            return
+        specs = [PresetSpec(name=presets[0], spawnPolicy=policy), *preset_specs(presets[1:])]
+        try:
+            dep = ctx.deploy(presets=specs)
+        except TckError as exc:  # refused as configuration: installed nowhere
+            if exc.code in TARGET_FAULTS:
+                raise
+            ctx.expect("SP-01", exc.code is ErrorCode.INVALID_SPAWN_POLICY and not
+                       missing_names(exc, bad), f"the preset {presets[0]!r} with the policy "
+                       f"{policy} was refused at configuration with {exc.code.value}",
+                       {"code": "INVALID_SPAWN_POLICY", "offending": sorted(bad)},
+                       exc.to_json())
+            return
+        request = start_request(dep.root().agent, provider, f"misnamed {marker('sp')}",
+                                {"preset": presets[0]})
+        judge_unknown(ctx, dep, lambda: dep.start(request), bad,
+                      f"a start of the preset {presets[0]!r} whose policy is {policy}")
+
+    for example in UNKNOWN_EXAMPLES:
+        body(example)
+    ctx.for_all(st.composite(unknown_case)(), body)
+
+
+# --- SP-02: what the model is offered to delegate with ------------------------------------
+
+NOTHING_OFFERED = ("the target ships no subagent tool and the provider names no delegation tool "
+                   "of its own: nothing offers a preset to the model")
+#: The preset of the deployment the words of the delegation tools are first read in.
+BASELINE_PRESET = "tck_baseline_preset"
+
+
+def delegation_tools(ctx: CheckContext, dep: Deployment, presets: list[str]) -> set[str] | None:
+    """Load the kit's ``subagent`` tools where the target ships them (one bound to the provider,
+    and in the preset-composition edition one bound to a preset too) and add the provider's own
+    delegation tool: the names SP-02 reads, or None when there is none to read."""
+    assert ctx.provider is not None
+    names = {ctx.provider.delegationTool} if ctx.provider.delegationTool else set()
+    info = ctx.target.info()
+    if Component.SUBAGENT_TOOL in info.components:
+        with ctx.step("SP-02", f"loading the subagent tool bound to {ctx.provider.name}"):
+            dep.load_subagent_tool(SubagentToolConfig(provider=ctx.provider.name))
+        names.add("subagent")
+        if ctx.edition is Edition.PRESET_COMPOSITION:
+            with ctx.step("SP-02", f"loading a subagent tool bound to the preset {presets[0]}"):
+                dep.load_subagent_tool(SubagentToolConfig(
+                    provider=ctx.provider.name, toolName="delegate", preset=presets[0]))
+            names.add("delegate")
+    return names or None
+
+
+class Offered:
+    """What SP-02 reads in one check run: the delegation tools' names, and the words they say
+    in a deployment whose one preset is :data:`BASELINE_PRESET` (a drawn preset named like one
+    of them, ``task`` or ``prompt``, cannot be told apart from the tool's own wording, so it is
+    not judged)."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self.ctx = ctx
+        self.own: frozenset[str] | None = None
+
+    def deploy(self, presets: list[str]) -> tuple[Deployment, set[str] | None]:
+        """A deployment of ``presets`` with the delegation tools loaded, and their names (the
+        baseline is read first, in a deployment of its own: a deployment's gateway is the
+        check's until the next one)."""
+        if self.own is None:
+            base = self.ctx.deploy(presets=preset_specs([BASELINE_PRESET]))
+            names = delegation_tools(self.ctx, base, [BASELINE_PRESET]) or set()
+            root = base.root().agent
+            self.own = frozenset().union(*(words(offered_text(t.model_dump()))
+                                           for t in base.tool_schemas(root) if t.name in names))
+        dep = self.ctx.deploy(presets=preset_specs(presets))
+        return dep, delegation_tools(self.ctx, dep, presets)
+
+    def judge(self, tools: list[Any], names: set[str], policies: list[Any], presets: list[str],
+              what: str) -> None:
+        offered = [t.model_dump() for t in tools if t.name in names]
+        named = named_refused(offered, parse_policies(policies, presets), presets, self.own or ())
+        self.ctx.expect("SP-02", not named, f"{what}: a delegation tool names presets the "
+                        f"policies refuse: {named}", "no refused preset named",
+                        {"named": named, "offered": offered})
+
+
+@check("SP-02", name="spawn-policy-offered-child")
+def offered_child(ctx: CheckContext) -> None:
+    """A child composed with a policy (its start request's): its first request offers no
+    delegation tool that names a preset the policy refuses."""
+    provider = provider_name(ctx)
+    offered = Offered(ctx)
+
+    def body(case: dict[str, Any]) -> None:
+        presets, policy = case["presets"], case["policies"][0]
+        dep, names = offered.deploy(presets)
+        if names is None:
+            ctx.skip("SP-02", NOTHING_OFFERED)
+            return
+        label = marker("offered")
+        ctx.gateway.script(label, text("done"))
+        with ctx.step("SP-02", f"starting a child with the policy {policy}"):
+            child = dep.start(start_request(dep.root().agent, provider, f"child {label}",
+                                            {"spawnPolicy": policy}))
+        sent = ctx.gateway.requests(child.agent)
+        offered.judge(sent[0].tools if sent else [], names, [policy], presets,
+                      f"the first request of a child with the policy {policy}")
+
+    each_offered(ctx, body)
+
+
+@check("SP-02", name="spawn-policy-offered-live")
+def offered_live(ctx: CheckContext) -> None:
+    """The root under policies installed on it: its tool schemas and its next request offer
+    no delegation tool that names a preset they refuse."""
+    offered = Offered(ctx)
+
+    def body(case: dict[str, Any]) -> None:
+        presets = case["presets"]
+        dep, names = offered.deploy(presets)
+        root = dep.root().agent
+        if names is None:
+            ctx.skip("SP-02", NOTHING_OFFERED)
+            return
+        for raw in case["policies"]:
+            with ctx.step("SP-02", f"installing the spawn policy {raw}"):
+                dep.install_spawn_policy(root, raw)
+        what = f"the root under the policies {case['policies']}"
+        offered.judge(dep.tool_schemas(root), names, case["policies"], presets,
+                      f"{what}: its tool schemas")
+        with ctx.step("SP-02", "running a turn of the root"):
+            dep.run_turn(root, f"turn {marker('offered')}")
+        sent = ctx.gateway.requests(root)
+        offered.judge(sent[-1].tools if sent else [], names, case["policies"], presets,
+                      f"{what}: its next request")
+
+    each_offered(ctx, body)
+
+
+def each_offered(ctx: CheckContext, body: Any) -> None:
+    for case in EXAMPLES:
+        body(case)
+        if ctx.not_applicable or any(f.rule == "SP-02" for f in ctx.failures):
+            return
+    ctx.for_all(case_st(), body)

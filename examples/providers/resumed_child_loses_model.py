@@ -1,0 +1,31 @@
+"""A cold-resumed child runs on its parent's model, not the one it was composed with (breaks
+MO-02).
+
+The child's model is stored in its descriptor, but resume builds the agent with the model its
+parent session runs on: the first request after a restart already names another model
+(docs/rules.md#MO-02: a resumed child keeps the model of its first request).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
+from subagent_tck.reference import Host, Resume
+from subagent_tck.reference.agent import Agent
+
+BREAKS = "MO-02"
+
+
+class ParentModelResume(Resume):
+    def install_model(self, agent: Agent, value: object, inherited: str | None) -> str | None:
+        agent.model = inherited  # the bug: the descriptor's model is not read back
+        return None
+
+
+class ParentModelResumeHost(Host):
+    resume_class = ParentModelResume
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=ParentModelResumeHost, name="resumed-child-loses-model")

@@ -1,0 +1,48 @@
+"""The MO checks: they pass on the reference in both editions, are not applicable where no
+provider advertises modelSelection, and fail each zoo entry that breaks MO-01 or MO-02, and
+nothing else (tiny runner)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from subagent_tck.conformance.engine.checks._models import NOT_MODEL_NAMES, model_names, relatives
+from subagent_tck.conformance.transports.builtin import reference_target
+
+from .tiny_runner import checks_of, run
+from .zoo_cases import MODEL_SELECTION, assert_breaks_only_its_rule, entry
+
+
+def test_every_model_check_passes_on_the_reference_in_both_editions() -> None:
+    verdicts = run(reference_target(), checks_of("model_selection"), max_examples=3)
+    assert not verdicts.bad(), verdicts.explain()
+    for edition in ("preset-composition", "request-controls"):
+        assert verdicts.outcomes["MO-01", "spawn", edition] == "pass"
+        assert verdicts.outcomes["MO-02", "fork", edition] == "pass"
+        assert ("MO-01", "acp", edition) not in verdicts.outcomes  # acp: no modelSelection
+
+
+def test_a_provider_that_advertises_model_selection_is_judged_beside_one_that_does_not() -> None:
+    verdicts = run(entry("fewer_capabilities").provider(), checks_of("model_selection"),
+                   max_examples=2)
+    assert not verdicts.bad(), verdicts.explain()
+    assert verdicts.outcomes["MO-01", "fork", "preset-composition"] == "pass"
+    assert ("MO-01", "spawn", "preset-composition") not in verdicts.outcomes
+
+
+@pytest.mark.parametrize("name", MODEL_SELECTION)
+def test_a_zoo_entry_fails_the_model_rule_it_breaks_and_no_other(name: str) -> None:
+    assert_breaks_only_its_rule(name, "MO")
+
+
+@settings(max_examples=60, deadline=None)
+@given(model_names(2, 5))
+def test_drawn_model_names_are_distinct_names_a_runtime_could_use(names: list[str]) -> None:
+    assert len(set(names)) == len(names)
+    assert not set(names) & NOT_MODEL_NAMES and all(0 < len(n) <= 64 for n in names)
+
+
+def test_the_relatives_of_a_model_name_differ_from_it_by_case_extension_or_prefix() -> None:
+    kin = relatives("gpt-4o")
+    assert {"GPT-4O", "gpt-4o-mini", "gpt-4"} <= set(kin) and "gpt-4o" not in kin

@@ -1,0 +1,48 @@
+"""The SP checks: they pass on the reference in both editions, are not applicable where no
+provider advertises spawnPolicy, and fail each zoo entry that breaks SP-01 or SP-02, and
+nothing else (tiny runner, tests/conformance/checks/tiny_runner.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from subagent_tck.conformance.engine.checks import spawn_policy
+from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.spec import ErrorCode, TckError
+
+from .tiny_runner import checks_of, run
+from .zoo_cases import SPAWN_POLICY, assert_breaks_only_its_rule, entry
+
+
+def test_every_spawn_policy_check_passes_on_the_reference_in_both_editions() -> None:
+    verdicts = run(reference_target(), checks_of("spawn_policy"), max_examples=3)
+    assert not verdicts.bad(), verdicts.explain()
+    outcomes = {(rule, provider, edition): outcome
+                for (rule, provider, edition), outcome in verdicts.outcomes.items()}
+    for edition in ("preset-composition", "request-controls"):
+        assert outcomes["SP-01", "spawn", edition] == "pass"
+        assert outcomes["SP-02", "spawn", edition] == "pass"
+        assert ("SP-01", "acp", edition) not in outcomes  # acp advertises no spawnPolicy
+
+
+def test_a_provider_that_advertises_spawn_policy_is_judged_beside_one_that_does_not() -> None:
+    verdicts = run(entry("fewer_capabilities").provider(), checks_of("spawn_policy"),
+                   max_examples=2)
+    assert not verdicts.bad(), verdicts.explain()
+    assert verdicts.outcomes["SP-01", "spawn", "preset-composition"] == "pass"
+    assert ("SP-01", "fork", "preset-composition") not in verdicts.outcomes
+
+
+@pytest.mark.parametrize("name", SPAWN_POLICY)
+def test_a_zoo_entry_fails_the_spawn_policy_rule_it_breaks_and_no_other(name: str) -> None:
+    assert_breaks_only_its_rule(name, "SP")
+
+
+def test_a_refusal_names_its_preset_by_detail_or_as_a_whole_word_of_its_message() -> None:
+    assert spawn_policy.names_preset(TckError(ErrorCode.SPAWN_DENIED, "no", {"preset": "Read"}),
+                                     "Read")
+    assert not spawn_policy.names_preset(TckError(ErrorCode.SPAWN_DENIED, "no",
+                                                  {"preset": "read"}), "Read")
+    assert spawn_policy.names_preset(TckError(ErrorCode.SPAWN_DENIED, "refused 'Read'"), "Read")
+    assert not spawn_policy.names_preset(TckError(ErrorCode.SPAWN_DENIED, "refused read_file"),
+                                         "read")
