@@ -349,13 +349,19 @@ def view_rule(
     seen = frozenset(n for n, origin in observed if origin == "global" and n in model.globals)
     wanted = frozenset(n for n, origin in expected if origin == "global")
     composed = scope.restrictions.get(COMPOSED)
-    if agent.kind == "resumed" and composed is not None:
-        rest = [r for label, r in scope.restrictions.items() if label != COMPOSED]
-        if seen == _admitted([n for n in model.globals if n not in scope.locals], rest):
-            return "FR-04"  # the descriptor's tool filter was not re-applied on resume
+    rest = [r for label, r in scope.restrictions.items() if label != COMPOSED]
+    # the descriptor's tool filter not re-applied on resume
+    unapplied = (agent.kind == "resumed" and composed is not None
+                 and seen == _admitted([n for n in model.globals if n not in scope.locals], rest))
+    if unapplied and not rest:
+        return "FR-04"
+    # views are judged after every step: where restrictions were installed since the resume
+    # (whose view was judged with the descriptor's filter alone), their rules explain it first
     for rule, visible in _counterfactuals(model, agent):
         if visible == seen and visible != wanted:
             return rule
+    if unapplied:
+        return "FR-04"
     count = len(scope.restrictions)
     if count >= 2:
         return "TF-02"

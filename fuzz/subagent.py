@@ -56,7 +56,7 @@ from subagent_tck.spec import (
 from .children import resume
 from .lockstep import Lockstep
 from .strategies import depth_value, is_well_formed
-from .tool_model import Load, ToolModel
+from .tool_model import LOAD_CONTROLS, Load, ToolModel
 
 #: A value a step leaves out of the load's configuration (unlike an explicit null, which is
 #: sent, and counts as absent: docs/rules.md#TF-07's Decision).
@@ -100,7 +100,7 @@ def _load_faults(lock: Lockstep, load: Load, agent_options: object) -> tuple[
     accept it: see the module), and why."""
     codes: set[ErrorCode] = set()
     why: list[str] = []
-    if load.controls and lock.setup.edition is Edition.PRESET_COMPOSITION:
+    if _edition_controls(load) and lock.setup.edition is Edition.PRESET_COMPOSITION:
         codes.add(ErrorCode.REQUEST_CONTROLS_REFUSED)
         why.append("persona/toolFilter are refused in the preset-composition edition (EN-02)")
     value = load.controls.get("toolFilter")
@@ -122,6 +122,22 @@ def _load_faults(lock: Lockstep, load: Load, agent_options: object) -> tuple[
         codes |= {ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_REQUEST}
         why.append("agentOptions is an object with an optional model name")
     return codes, "; ".join(why)
+
+
+def _edition_controls(load: Load) -> bool:
+    """Whether ``load`` carries a control the edition decides on (persona, toolFilter: EN-02,
+    EN-03; a model is sent in both editions, docs/rules.md#MO-01)."""
+    return any(k in load.controls for k in LOAD_CONTROLS)
+
+
+def _model_control(agent_options: object) -> dict[str, object]:
+    """The model a valid ``agentOptions`` gives every child the tool starts: a control of the
+    start like the request's ``model`` (it needs ``modelSelection``: docs/rules.md#CA-01,
+    #MO-01)."""
+    if isinstance(agent_options, Mapping) and _agent_options_ok(agent_options) and isinstance(
+            agent_options.get("model"), str):
+        return {"model": agent_options["model"]}
+    return {}
 
 
 def _gate_at_mount(model: ToolModel, load: Load) -> bool:
@@ -156,6 +172,7 @@ def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None
     value = _max_depth(max_depth)
     controls = {k: v for k, v in (("persona", persona), ("toolFilter", tool_filter))
                 if v is not None and v is not UNSENT}
+    controls.update(_model_control(agent_options))
     load = Load(provider, value, controls)
     verdict = decide_tool_load(name, value, model.loads, model.caps_of(provider))
     must = set(verdict.codes)
@@ -179,8 +196,8 @@ def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None
     # a taken name refused or not, or a free one refused as taken, is ST-04's
     duplicate = ErrorCode.DUPLICATE_TOOL_NAME in verdict.codes or (
         error is not None and error.code is ErrorCode.DUPLICATE_TOOL_NAME)
-    rule = ("ST-04" if duplicate else "ST-05" if verdict.codes or not controls else "EN-03"
-            if lock.setup.edition is Edition.REQUEST_CONTROLS else "EN-02")
+    rule = ("ST-04" if duplicate else "ST-05" if verdict.codes or not _edition_controls(load)
+            else "EN-03" if lock.setup.edition is Edition.REQUEST_CONTROLS else "EN-02")
     reason = "; ".join(r for r in (verdict.reason, why) if r)
     if lock.check_outcome("tool-load", frozenset(codes), not must, error, rule, reason):
         model.loads[name] = load

@@ -48,7 +48,7 @@ from subagent_tck.spec import (
 from .lockstep import Lockstep
 from .model import AgentModel
 from .rulemap import fault_rule, refusal_rule
-from .tool_model import Load, view_rule
+from .tool_model import LOAD_CONTROLS, Load, view_rule
 
 #: How the child of a call answers (see the module).
 REPLIES = ("output", "empty", "silent", "stall")
@@ -205,8 +205,9 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
             else:
                 rule = fault_rule(outcome.faults[0], request)
                 why = outcome.faults[0].reason
-                bare = {k: v for k, v in request.items() if k not in load.controls}
-                if (children and load.controls and lock.setup.edition is Edition.REQUEST_CONTROLS
+                bare = {k: v for k, v in request.items() if k not in LOAD_CONTROLS}
+                if (children and len(bare) < len(request)
+                        and lock.setup.edition is Edition.REQUEST_CONTROLS
                         and lock.model.decide_start(caller, bare).ok):
                     rule = "EN-03"  # the child ran as if the tool had not sent its controls
             raise lock.diverge("tool-call", f"a call of {name!r} by {agent} {why} must give "

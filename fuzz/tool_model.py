@@ -41,7 +41,8 @@ class Load:
     provider: str
     #: None (unset: the live host depth), PROVIDER_MANAGED, or the depth value sent
     max_depth: object = None
-    #: the persona / toolFilter the tool sends with every start (null ones left out)
+    #: the persona / toolFilter the tool sends with every start (null ones left out), and
+    #: the model its ``agentOptions`` name
     controls: Mapping[str, object] = field(default_factory=dict)
 
 
@@ -70,7 +71,7 @@ class ToolModel:
         return self.capabilities.get(provider) if provider in self.present else None
 
     def lacking(self, load: Load) -> list[Capability]:
-        """The capabilities ``load``'s persona / toolFilter need that its (registered)
+        """The capabilities ``load``'s persona / toolFilter / model need that its (registered)
         provider does not advertise."""
         caps = self.caps_of(load.provider) or frozenset()
         return [FIELD_CAPABILITY[k] for k in load.controls if FIELD_CAPABILITY[k] not in caps]
