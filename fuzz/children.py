@@ -38,6 +38,7 @@ from subagent_tck.spec import (
     assemble_system_prompt,
     check_depth,
     decide_start,
+    validate_restriction,
 )
 
 from .lockstep import Lockstep
@@ -150,7 +151,7 @@ def start(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
-            or _unvalidated_rule(lock, request, result, outcome.faults[0].code)
+            or _unvalidated_rule(lock, parent_model, request, result, outcome.faults[0].code)
             or _runtime_rule(lock, parent_model, request, None)
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
@@ -266,15 +267,28 @@ class MidTurn:
                     {"tools": names, "system": request.system}, "FR-05")
 
 
-def _unvalidated_rule(lock: Lockstep, request: Mapping[str, Any], result: Any,
-                      code: ErrorCode) -> str | None:
+def _unvalidated_rule(lock: Lockstep, parent: AgentModel, request: Mapping[str, Any],
+                      result: Any, code: ErrorCode) -> str | None:
     """EN-03 when a start whose request-controls toolFilter must be refused was accepted and
     the target refuses the same value as a restriction: its restriction path validates, the
     start never gave the request's filter to it. (Diagnosis only: the lockstep stops at this
     divergence, so the restriction the probe may install does not matter.)"""
-    if (code is not ErrorCode.INVALID_TOOL_FILTER or request.get("toolFilter") is None
+    value = request.get("toolFilter")
+    if (code is not ErrorCode.INVALID_TOOL_FILTER or value is None
             or lock.setup.edition is not Edition.REQUEST_CONTROLS or result is None):
         return None
+    named = {n for k in ("allow", "deny") if isinstance(value, Mapping)
+             for n in (value.get(k) or ()) if isinstance(n, str)}
+    applied = validate_restriction(value, named).restriction
+    if named and applied is not None and named <= {e.name for e in lock.model.view(parent)}:
+        # every name is one the parent sees: a start that validated the filter over the
+        # parent's view and applied it broke TF-08, not EN-03
+        try:
+            shown = lock.deployment.view(result.agent)
+        except Exception:  # the child may be retired already: no evidence, no diagnosis
+            return None
+        if all(applied.admits(e.name) for e in shown if e.name in lock.model.globals):
+            return None
     try:
         lock.deployment.install_restriction(result.agent, copy.deepcopy(request["toolFilter"]))
     except TckError as exc:
