@@ -244,7 +244,7 @@ def run_campaign(
                     database.save(key + DIVERGENCE_SUFFIX, record.model_dump_json().encode())
             break
         except Flaky as exc:
-            flaky(result, exc)
+            flaky(result, exc, stats.raised)
             break
         except Unsatisfiable:
             # every example of the round met an operation the target cannot express
@@ -311,10 +311,15 @@ def settle(
     return _found(result, target, shrunk, output_dir, name)
 
 
-def flaky(result: CampaignResult, exc: Flaky) -> None:
-    """Record an example whose divergence did not recur."""
+def flaky(result: CampaignResult, exc: Flaky, raised: Sequence[Finding] = ()) -> None:
+    """Record an example whose divergence did not recur. ``raised``: the divergences the
+    example's runs raised, which name its rules where Hypothesis kept no run of it (its
+    re-run drew other steps: the draws follow the target's answers)."""
     result.error = f"the target answered the same steps differently ({_first_run(exc)})"
     result.unsettled = _flaky_rules(exc)
+    if not result.unsettled and raised:
+        result.error += f"; its runs saw: {raised[0].message[:300]}"
+        result.unsettled = list(dict.fromkeys(r for finding in raised for r in finding.rules))
 
 
 def run_round(

@@ -38,11 +38,12 @@ from subagent_tck.spec import (
     assemble_system_prompt,
     check_depth,
     decide_start,
+    validate_restriction,
 )
 
 from .lockstep import Lockstep
 from .model import AgentModel, Expect, ScopeModel, SessionModel
-from .rulemap import fault_rule, refusal_rule
+from .rulemap import fault_rule, order_rule, refusal_rule
 from .strategies import depth_value, is_well_formed
 
 _DEPTH_CODES = frozenset({ErrorCode.INVALID_DEPTH, ErrorCode.DEPTH_EXCEEDED})
@@ -150,7 +151,7 @@ def start(
             "start", f"the start was accepted; expected a refusal with {' or '.join(wanted)} "
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
-            or _unvalidated_rule(lock, request, result, outcome.faults[0].code)
+            or _unvalidated_rule(lock, parent_model, request, result, outcome.faults[0].code)
             or _runtime_rule(lock, parent_model, request, None)
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
@@ -266,15 +267,28 @@ class MidTurn:
                     {"tools": names, "system": request.system}, "FR-05")
 
 
-def _unvalidated_rule(lock: Lockstep, request: Mapping[str, Any], result: Any,
-                      code: ErrorCode) -> str | None:
+def _unvalidated_rule(lock: Lockstep, parent: AgentModel, request: Mapping[str, Any],
+                      result: Any, code: ErrorCode) -> str | None:
     """EN-03 when a start whose request-controls toolFilter must be refused was accepted and
     the target refuses the same value as a restriction: its restriction path validates, the
     start never gave the request's filter to it. (Diagnosis only: the lockstep stops at this
     divergence, so the restriction the probe may install does not matter.)"""
-    if (code is not ErrorCode.INVALID_TOOL_FILTER or request.get("toolFilter") is None
+    value = request.get("toolFilter")
+    if (code is not ErrorCode.INVALID_TOOL_FILTER or value is None
             or lock.setup.edition is not Edition.REQUEST_CONTROLS or result is None):
         return None
+    named = {n for k in ("allow", "deny") if isinstance(value, Mapping)
+             for n in (value.get(k) or ()) if isinstance(n, str)}
+    applied = validate_restriction(value, named).restriction
+    if named and applied is not None and named <= {e.name for e in lock.model.view(parent)}:
+        # every name is one the parent sees: a start that validated the filter over the
+        # parent's view and applied it broke TF-08, not EN-03
+        try:
+            shown = lock.deployment.view(result.agent)
+        except Exception:  # the child may be retired already: no evidence, no diagnosis
+            return None
+        if all(applied.admits(e.name) for e in shown if e.name in lock.model.globals):
+            return None
     try:
         lock.deployment.install_restriction(result.agent, copy.deepcopy(request["toolFilter"]))
     except TckError as exc:
@@ -387,9 +401,10 @@ def _refused(
     lock: Lockstep, parent: AgentModel, outcome: Any, error: TckError,
     request: Mapping[str, Any], controls_edition: bool, before: tuple[Any, ...],
 ) -> None:
-    if error.code is ErrorCode.INVALID_TEMPLATE and outcome.persona_grammar:
+    if error.code is ErrorCode.INVALID_TEMPLATE and outcome.persona_grammar and outcome.ok:
         # a '{{' nothing closes or a '}}' that closes nothing: literal prose or an error, the
         # implementation's grammar (docs/rules.md#PE-05); refused, it must create nothing
+        # (beside other faults, outcome.codes says where such a refusal may stand)
         lock.unchanged(before, "nothing-created", "FR-03")
         lock.check_all_views()
         return
@@ -401,17 +416,20 @@ def _refused(
             or _other_preset_rule(lock, parent, request, error)
             or refusal_rule(error.code.value, request, controls_edition),
         )
+    deciding = outcome.deciding
+    assert deciding is not None
     if error.code not in outcome.codes:
+        # where several faults apply, the rules fix which code comes first (spec/faults.py):
+        # a gate in the wrong order is the rule of the fault it should have met first
         wanted = sorted(c.value for c in outcome.codes)
         raise lock.diverge(
             "start", f"refused with {error.code.value}; expected {' or '.join(wanted)} "
-            f"({outcome.faults[0].reason})", wanted, error.to_json(),
-            fault_rule(outcome.faults[0], request),
+            f"({deciding.reason})", wanted, error.to_json(),
+            order_rule(deciding, error.code, request),
         )
-    fault = next(f for f in outcome.faults if f.code is error.code)
-    first = outcome.faults[0]
+    fault = next((f for f in outcome.faults if f.code is error.code), deciding)
     lock.unchanged(before, "nothing-created", _nothing_created_rule(
-        first if fault.code is ErrorCode.INVALID_REQUEST else fault))
+        deciding if fault.code is ErrorCode.INVALID_REQUEST else fault))
     lock.check_all_views()
 
 
@@ -504,30 +522,50 @@ def _check_first_request(
         )
 
 
-def plant(
-    lock: Lockstep, session: str, depth: Mapping[str, str], label: str | None = None
-) -> None:
-    """Write a stored header with ``depth`` (DE-06's seam), then cold-resume the session."""
+def _put_depth(lock: Lockstep, session: str, depth: Mapping[str, str],
+               resumed: bool = True) -> SessionHeader | None:
+    """Store ``depth`` as the session's ``delegationDepth`` (DE-06's seam; ``resumed``: a
+    resume follows): the header it had, or None when a malformed JSON request was refused as a
+    whole (nothing stored)."""
     sid = lock.session_id(session)
     found = {h.session: h for h in lock._guard("sessions", lock.deployment.sessions)}
     current = found.get(sid)
     if current is None:
         raise lock.diverge("headers", f"session {session} is not listed", sid, sorted(found),
                            "DE-09")
-    value = _value(depth)
-    planted = current.model_copy(update={"delegationDepth": value})
-    lock.expect([("observe", {})])  # the snapshot before the resume that follows
+    planted = current.model_copy(update={"delegationDepth": _value(depth)})
+    if resumed:
+        lock.expect([("observe", {})])  # the snapshot before the resume that follows
     _, error = lock.call("put_session_header", lambda: lock.deployment.put_session_header(planted))
     if error is not None:
         if error.code is ErrorCode.INVALID_REQUEST and not is_well_formed(depth["json"]):
-            return  # a malformed JSON request refused as a whole: nothing was stored
+            return None
         raise lock.diverge("resume", "put_session_header must store any value unvalidated",
                            "stored", error.to_json(), "DE-06")
     lock.changed()
+    return current
+
+
+def plant(
+    lock: Lockstep, session: str, depth: Mapping[str, str], label: str | None = None
+) -> None:
+    """Write a stored header with ``depth`` (DE-06's seam), then cold-resume the session."""
+    current = _put_depth(lock, session, depth)
+    if current is None:
+        return
     model = lock.model.sessions[session]
     original = model.header
-    model.header = value
+    model.header = _value(depth)
     _resume(lock, session, current, original, label)
+
+
+def rewrite(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
+    """Write a stored header with ``depth`` under the session's live agent, without a resume:
+    its durable depth changes under the same cap, and its next start and ``subagent`` call read
+    it (docs/rules.md#DE-02, #DE-06; ST-07 at the cap). Judged by those later steps."""
+    if _put_depth(lock, session, depth, resumed=False) is not None:
+        model = lock.model.sessions[session]
+        model.header, model.rewritten = _value(depth), True
 
 
 def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] | None:
@@ -552,11 +590,17 @@ def _resume(
     model = lock.model.sessions[session]
     expect, depth = lock.model.expect_resume(model)
     gate = _resume_gate(lock, model)
-    if gate is not None:  # the descriptor's provider is gone, or lacks a control it asks for
-        expect = Expect(expect.codes | gate, False, expect.reason or (
-            f"the descriptor's provider {model.provider!r} "
-            + ("is not registered" if ErrorCode.NOT_RESUMABLE in gate
-               else "does not advertise a control it asks for")))
+    if gate is not None and ErrorCode.INVALID_DEPTH not in expect.codes:
+        # the descriptor's provider is gone, or lacks a control it asks for. A stored depth
+        # outside the domain came first: the session does not load (docs/rules.md#DE-06), so
+        # its descriptor asks for nothing. A control the provider lacks is refused as such
+        # before the descriptor is applied (docs/rules.md#CA-01, #CA-02); a provider gone and
+        # a descriptor that no longer applies are both FR-04's, in either order.
+        gated = ErrorCode.UNSUPPORTED_CAPABILITY in gate
+        why = f"the descriptor's provider {model.provider!r} " + (
+            "does not advertise a control it asks for" if gated else "is not registered")
+        expect = (Expect(gate, False, why) if gated
+                  else Expect(expect.codes | gate, False, expect.reason or why))
         depth = depth if expect.accept else None
     before = lock.snapshot_later()
     lock.expect([("observe", {}), *lock.all_views_reads()])

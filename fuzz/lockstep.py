@@ -330,7 +330,7 @@ class Lockstep:
         if self._snapshot is not None:
             known = self._snapshot
             return lambda: known
-        exchanges = len(self.gateway.exchanges)
+        exchanges = self._requests_made()
         self._before = [("observe", {})]
 
         def take() -> tuple[Any, ...]:
@@ -372,7 +372,13 @@ class Lockstep:
 
     def _take_snapshot(self) -> tuple[Any, ...]:
         seen = self._guard("observe", self.deployment.observe)  # one read, one round trip
-        return self._snapshot_of(seen, len(self.gateway.exchanges))
+        return self._snapshot_of(seen, self._requests_made())
+
+    def _requests_made(self) -> int:
+        """Every model request made, a reply still being computed included: a scripted reply
+        that acts on the target first (an abort) may let the target's operation return before
+        the gateway records the exchange, and that request is no change of a later step."""
+        return len(self.gateway.requests())
 
     def _snapshot_of(self, seen: Any, exchanges: int) -> tuple[Any, ...]:
         sessions = tuple(
@@ -394,8 +400,8 @@ class Lockstep:
             parts = ("sessions", "agents", "events", "model requests", "tool invocations")
             changed = [name for name, a, b in zip(parts, before, after, strict=True) if a != b]
             if before[3] != after[3]:  # name the requests: a late one of an earlier turn shows
-                late = self.gateway.exchanges[before[3]:after[3]]
-                agents = sorted({e.request.agent for e in late})
+                late = self.gateway.requests()[before[3]:after[3]]
+                agents = sorted({r.agent for r in late})
                 changed[changed.index("model requests")] = (
                     f"model requests ({after[3] - before[3]} more, from agent(s) "
                     f"{', '.join(agents)}: a request still arriving from an earlier turn after "

@@ -50,8 +50,9 @@ from .code import Code, codes
 from .lexicon import CLASSIC, Lexicon, pick_lexicon
 from .lockstep import Lockstep, Setup
 from .operations import apply
-from .step import Divergence, Step
+from .step import Divergence, Finding, Step
 from .subagent import tools
+from .tool_calls import REPLIES
 from .tool_model import TOOL_NAMES
 
 _MODES = tuple(m.value for m in PresentationMode)
@@ -68,6 +69,10 @@ class Stats:
     started: float = field(default_factory=time.perf_counter)
     #: (steps run, seconds) when the first divergence was seen, before shrinking
     first_divergence: tuple[int, float] | None = None
+    #: every divergence an example raised (the first ends the campaign, but Hypothesis runs
+    #: that example again): what the runs of a flaky example saw, when Hypothesis keeps no
+    #: exception of them (the re-run drew other steps: the draws follow the target's answers)
+    raised: list[Finding] = field(default_factory=list)
     #: steps applied so far in the example under way (a worker's sign of life)
     applied: int = 0
 
@@ -76,6 +81,7 @@ class Stats:
         self.operations.update(s.op for s in steps)
 
     def saw(self, divergence: Divergence, steps_before: int) -> None:
+        self.raised.append(divergence.finding)
         if self.first_divergence is None:
             steps = steps_before + len(divergence.steps)
             self.first_divergence = (steps, time.perf_counter() - self.started)
@@ -103,8 +109,6 @@ class FuzzMachine(RuleBasedStateMachine):
     #: the target's own global tools (docs/certify.md#tools-the-target-brings): never a name
     #: the machine gives a tool
     own: ClassVar[frozenset[str]] = frozenset()
-    #: the names a subagent tool is loaded under, the target's own left out
-    tool_names: ClassVar[tuple[str, ...]] = TOOL_NAMES
     #: called with a TckError of the target (unreachable, broken, timed out) before it
     #: propagates: a HypoFuzz worker reports it and stops (fuzz/hypofuzz_target.py), since
     #: to HypoFuzz any exception is a failure to shrink
@@ -121,20 +125,24 @@ class FuzzMachine(RuleBasedStateMachine):
         self.lexicon: Lexicon = CLASSIC
         #: this deployment's registrable names (run_code last): see strategies.pick_vocabulary
         self.names: tuple[str, ...] = CLASSIC.register_names
+        #: the names this deployment loads subagent tools under: strategies.pick_tool_names
+        self.tool_names: tuple[str, ...] = TOOL_NAMES
 
     # --- set-up, the one rule, tear-down ------------------------------------------------
 
-    @initialize(code=codes(160))
+    @initialize(code=codes(192))
     def deploy(self, code: bytes) -> None:
         c = Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(_MODES))
-        # the words (bytes 64..159) and names (32..63) have codes of their own, so that a
-        # shrunk byte of one keeps the rest of the set-up
-        self.lexicon = pick_lexicon(Code(code[64:]))
+        # the words (bytes 64..159), names (32..63) and subagent tool names (160..191) have
+        # codes of their own, so that a shrunk byte of one keeps the rest of the set-up
+        self.lexicon = pick_lexicon(Code(code[64:160]))
         persona = c.choose(self.lexicon.deployment_personas())
         self.names = tuple(n for n in fs.pick_vocabulary(
             Code(code[32:64]), self.lexicon.register_names) if n not in self.own)
+        taken = {*self.names, *self.lexicon.extra_names, *self.lexicon.forged_names, *self.own}
+        self.tool_names = fs.pick_tool_names(Code(code[160:192]), taken)
         tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
         enabled = tuple(op for op in self.operations if c.take(2) == 0)
@@ -297,7 +305,7 @@ class FuzzMachine(RuleBasedStateMachine):
         names = []
         for _ in range(1 + c.take(4)):
             # never a subagent tool: a program calling one could start a child
-            pool = [n for n in pools[c.take(len(pools))] if n not in TOOL_NAMES]
+            pool = [n for n in pools[c.take(len(pools))] if n not in self.tool_names]
             names.append(c.choose(pool or self.names))
         self._apply("run_code", agent=agent, names=names)
 
@@ -361,29 +369,31 @@ class FuzzMachine(RuleBasedStateMachine):
                     label=self.lock.model.new_label("c"), **extra)
 
     def subagent_tool(self, c: Code) -> None:
-        """The ``subagent`` tool's component (:mod:`.subagent`): a load, an unload, a
-        provider removed or added again, the host depth, a call, or a descriptor rebound."""
+        """The ``subagent`` tool's component (:mod:`.subagent`, :mod:`.tool_calls`): a load
+        (its name, provider, cap and controls drawn), an unload, a provider removed or added
+        again, the host depth, a call, or a descriptor rebound."""
         assert self.lock is not None
         providers = [p.name for p in self.info.providers]
-        kind = c.take(8)
-        loaded = list(tools(self.lock).loads)
-        # a call or an unload mostly names a loaded tool; a load mostly a new or loaded name
+        model = tools(self.lock)
+        kind = c.take(11)  # 0-1 a load, 2 an unload, 3 a provider, 4 the host depth,
+        loaded = list(model.loads)  # 5-6 a rebind, 7-10 a call
+        # an unload mostly names a loaded tool; a load mostly a new or loaded name
         name = c.choose(loaded) if loaded and kind >= 2 and c.take(4) else c.choose(self.tool_names)
         provider = c.choose(providers)
         if kind <= 1:
-            choice = c.take(4)
-            max_depth: object = (None if choice == 0 else PROVIDER_MANAGED if choice == 1
-                                 else {"json": fs.pick_header(c).text})
-            self._apply("load_tool", name=name, provider=provider, max_depth=max_depth)
+            self._load(c, name, provider)
         elif kind == 2:
             self._apply("unload_tool", name=name)
         elif kind == 3:
-            present = tools(self.lock).present
-            op = "remove_provider" if provider in present else "add_provider"
+            # mostly a provider back once one is gone (ST-02: re-added in any order)
+            gone = [p for p in providers if p not in model.present]
+            if gone and c.take(3):
+                provider = c.choose(gone)
+            op = "remove_provider" if provider in model.present else "add_provider"
             self._apply(op, provider=provider)
         elif kind == 4:
             self._apply("set_host_depth", depth=c.take(4))
-        elif kind == 5 and len(self.lock.model.sessions) > 1:
+        elif kind in (5, 6) and len(self.lock.model.sessions) > 1:
             # mostly a child's session: only a composed descriptor can be rebound (CA-01)
             composed = [label for label, s in self.lock.model.sessions.items() if s.composed]
             session = (c.choose(composed) if composed and c.take(4)
@@ -391,29 +401,100 @@ class FuzzMachine(RuleBasedStateMachine):
             self._apply("rebind", session=session, provider=provider,
                         label=self.lock.model.new_label("r"))
         else:
-            stop = c.choose((*([StopReason.COMPLETED.value] * 4),
-                             *(r.value for r in StopReason)))
-            # one call in three aborts the caller's turn while the child waits (ST-09)
-            args: dict[str, Any] = {"abort": True} if c.take(3) == 0 else {}
-            self._apply("call_tool", agent=self._agent(c.take(8)), name=name, stop=stop,
-                        **args)
+            self._call(c, name)
+
+    def _load(self, c: Code, name: str, provider: str) -> None:
+        """A load: ``maxDepth`` unset, ``'provider-managed'`` or any JSON depth; in the
+        request-controls edition one load in two with a persona, one in two with a toolFilter
+        (docs/rules.md#EN-03; one in twelve each in the other edition, which may refuse them
+        at load); one in four with agentOptions."""
+        assert self.lock is not None
+        choice = c.take(4)
+        args: dict[str, Any] = {"name": name, "provider": provider, "max_depth": (
+            None if choice == 0 else PROVIDER_MANAGED if choice == 1
+            else {"json": fs.pick_header(c).text})}
+        odds = 2 if self.lock.setup.edition is Edition.REQUEST_CONTROLS else 12
+        if c.take(odds) == 0:  # null, or the empty persona (PE-03) twice as often as another
+            args["persona"] = c.choose((None, "", "", *self.lexicon.request_personas()))
+        if c.take(odds) == 0:
+            args["tool_filter"] = fs.pick_restriction(c, self.lock.model.globals,
+                                                      self.lexicon.extra_names)
+        if c.take(4) == 0:
+            args["agent_options"] = c.choose(fs.agent_options(self.lexicon.title.lower()))
+        self._apply("load_tool", **args)
+        # a load with controls is mostly called at once: what its controls compose is seen in
+        # the child's first request (EN-03), which a later call meets only by chance
+        if ("persona" in args or "tool_filter" in args) and c.take(3):
+            self._call(c, name, chosen=True)
+
+    def _call(self, c: Code, name: str, chosen: bool = False) -> None:
+        """A call of a tool the caller sees three times in four; its child answers with a
+        drawn stop reason, nothing, no answer at all, or a stall the caller's abort ends, and
+        one call in four aborts the caller's turn while the child waits (ST-09)."""
+        assert self.lock is not None
+        agent = self._agent(c.take(8))
+        # one call in three from an agent whose durable depth was rewritten under it, when one
+        # is live: a depth that changed under the same cap (ST-07)
+        moved = [a.label for a in self.lock.model.agents.values()
+                 if self.lock.model.sessions[a.session].rewritten]
+        if moved and c.take(3) == 0:
+            agent = c.choose(moved)
+        if chosen:  # ``name``, by an agent that sees it when one does
+            model = self.lock.model
+            seeing = [a.label for a in model.agents.values() if name in model.wire(a)]
+            viewing = [a.label for a in model.agents.values()
+                       if any(e.name == name for e in model.view(a))]
+            if seeing:
+                agent = c.choose(seeing)
+            elif viewing:  # offered through run_code only (ptc): the caller's mode changes
+                agent = c.choose(viewing)
+                self._apply("set_mode", agent=agent, mode=c.choose(("native", "both")))
+        caller = self.lock.model.agents[agent]
+        offered = [n for n in tools(self.lock).loads if n in self.lock.model.wire(caller)]
+        if chosen:
+            pass
+        elif offered and c.take(4):
+            name = c.choose(offered)
+        elif not offered and c.take(2):  # nothing to call yet: mostly a load instead
+            self._load(c, name, c.choose([p.name for p in self.info.providers]))
+            return
+        stop = c.choose((*([StopReason.COMPLETED.value] * 4), *(r.value for r in StopReason)))
+        reply = c.choose(("output", "output", "output", *REPLIES))
+        args: dict[str, Any] = {"stop": stop}
+        if reply != "output":
+            args["reply"] = reply
+        elif c.take(4) == 0:
+            args["abort"] = True
+        self._apply("call_tool", agent=agent, name=name, **args)
 
     def resume(self, c: Code) -> None:
-        """Cold-resume a session, after writing its stored header depth two times in three
-        (DE-06, DE-09)."""
+        """Cold-resume a session, after writing its stored header depth one time in two
+        (DE-06, DE-09); one time in four, write the stored depth of a live agent's session
+        and resume nothing: its durable depth changes under the same cap (DE-02, ST-07)."""
         assert self.lock is not None
         session, label = self._session(c.take(8)), self.lock.model.new_label("r")
-        if c.take(3) == 0:
+        choice = c.take(4)
+        if choice == 0:
             self._apply("resume", session=session, label=label)
+            return
+        depth = {"json": fs.pick_header(c).text}
+        if choice == 1:
+            # the session of an agent drawn as a caller is (root mostly), mostly at a depth
+            # one below, at or one above the host depth setting: a call from it is then
+            # below or at the live cap (ST-06, ST-07); else any depth of the domain
+            agent = self.lock.model.agents[self._agent(c.take(8))]
+            host = tools(self.lock).host_depth if self.lock.subagent_tools else 1
+            near = str(max(0, host + c.take(3) - 1))
+            depth = {"json": fs.pick_header(c).text if c.take(4) == 0 else near}
+            self._apply("rewrite", session=agent.session, depth=depth)
         else:
-            depth = {"json": fs.pick_header(c).text}
             self._apply("plant", session=session, depth=depth, label=label)
 
 
 def _name(c: Code, present: list[str], names: Sequence[str]) -> str:
-    """One of ``present`` three times in four (when there are any), else any of ``names``
-    (never a subagent tool's: those come and go with their loads)."""
-    present = [n for n in present if n not in TOOL_NAMES]
+    """One of ``present`` that is one of ``names`` three times in four (when there are any),
+    else any of ``names`` (never a subagent tool's: those come and go with their loads)."""
+    present = [n for n in present if n in names]
     if present and c.take(4):
         return c.choose(present)
     return c.choose(names)
@@ -466,7 +547,6 @@ def machine_for(target: Target, info: TargetInfo | None = None,
     TargetMachine.editions = editions
     TargetMachine.stats = Stats()
     TargetMachine.own = own_tools.of(target)
-    TargetMachine.tool_names = tuple(n for n in TOOL_NAMES if n not in TargetMachine.own)
     ships_tool = Component.SUBAGENT_TOOL in info.components
     policies = any(Capability.SPAWN_POLICY in p.capabilities for p in info.providers)
     TargetMachine.operations = tuple(op for op in OPERATIONS

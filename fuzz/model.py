@@ -136,6 +136,9 @@ class SessionModel:
     composed: bool = False
     #: the provider a child was started on (its descriptor's; a rebind changes it)
     provider: str | None = None
+    #: whether its stored depth was rewritten under its live agent (fuzz/children.py rewrite),
+    #: since that agent was made
+    rewritten: bool = False
     #: the child's own spawn policy and model as composed (its descriptor's), and the model
     #: its first request named (its parent's when none was composed: MO-02 on resume)
     spawn_policy: object = None
@@ -359,6 +362,15 @@ class DeploymentModel:
         self, parent: AgentModel, outcome: StartOutcome, label: str, request: Mapping[str, object]
     ) -> AgentModel:
         """Record the child a successful start published."""
+        child, session = self.compose_child(parent, outcome, label, request)
+        self.add_agent(child, session)
+        return child
+
+    def compose_child(
+        self, parent: AgentModel, outcome: StartOutcome, label: str, request: Mapping[str, object]
+    ) -> tuple[AgentModel, SessionModel]:
+        """The child a successful start composes, and its session, recorded nowhere (a
+        ``subagent`` tool's child is disposed once the call returns)."""
         assert outcome.child_depth is not None
         scope = ScopeModel(mode=self.mode)  # every agent starts in the deployment mode
         verdict = (
@@ -398,8 +410,7 @@ class DeploymentModel:
             composed = preset.model
         session.spawn_policy, session.runs_on = outcome.spawn_policy, outcome.model
         session.model = None if composed is None else str(composed)
-        self.add_agent(child, session)
-        return child
+        return child, session
 
     def _policy(self, value: object) -> Restriction:
         """A composed policy the oracle accepted (valid over the presets)."""
@@ -421,6 +432,7 @@ class DeploymentModel:
         return Expect.ok(), verdict.value
 
     def resume(self, session: SessionModel, label: str) -> AgentModel:
+        session.rewritten = False  # the resumed agent has the stored depth as it is now
         scope = ScopeModel(mode=self.mode)
         if session.tool_filter is not None:
             restriction = validate_restriction(session.tool_filter, self.globals).restriction

@@ -16,7 +16,7 @@ from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
 from .ahead import Read
-from .children import create_agent, plant, resume, start
+from .children import create_agent, plant, resume, rewrite, start
 from .lockstep import Lockstep
 from .model import Expect
 from .policies import dispose_policy, install_policy
@@ -25,13 +25,13 @@ from .run_code import run_code
 from .step import Step
 from .subagent import (
     add_provider,
-    call_tool,
     load_tool,
     rebind,
     remove_provider,
     set_host_depth,
     unload_tool,
 )
+from .tool_calls import call_tool
 
 Operation = Callable[..., None]
 
@@ -277,6 +277,7 @@ OPERATIONS: dict[str, Operation] = {
     "create_agent": create_agent,
     "start": start,
     "plant": plant,
+    "rewrite": rewrite,
     "resume": resume,
     "load_tool": load_tool,
     "unload_tool": unload_tool,

@@ -23,7 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, Fault, Restriction
+from subagent_tck.spec import (
+    RUN_CODE,
+    STRUCTURED_OUTPUT,
+    ErrorCode,
+    Fault,
+    Restriction,
+    Stage,
+)
 
 from .model import COMPOSED, AgentModel, DeploymentModel, null_lists
 
@@ -64,12 +71,13 @@ OBSERVATION_RULES: Mapping[str, tuple[str, ...]] = {
     "resume-depth": ("DE-09",),
     "nothing-changed": ("TF-07", "TF-08", "TF-06", "TF-14"),
     # the subagent tool's component (fuzz/subagent.py) and the requests of a turn
-    "tool-load": ("ST-05", "ST-04"),
+    "tool-load": ("ST-05", "ST-04", "EN-03", "EN-02"),
     "tool-unload": ("ST-04",),
     "provider": ("ST-02", "ST-05"),
     "host-depth": ("ST-06",),
     "tool-schema": ("ST-01", "ST-02", "ST-03"),
     "tool-call": ("ST-07", "ST-06", "ST-09"),
+    "tool-child": ("EN-03", "FR-01", "PE-01", "PE-02", "PE-03"),
     "turn-request": ("FR-05", "FR-01", "PE-05", "TF-05"),
     "notice": ("ST-08",),
     "abort": ("ST-09",),
@@ -112,8 +120,9 @@ OP_OBSERVATIONS: Mapping[str, tuple[str, ...]] = {
     "remove_provider": ("provider", "tool-schema", *_PRESENTED),
     "add_provider": ("provider", "tool-schema", *_PRESENTED),
     "set_host_depth": ("host-depth",),
-    "call_tool": ("tool-call", "turn-request", "notice", "abort", "tool-schema", "model",
-                  *_PRESENTED),
+    "call_tool": ("tool-call", "tool-child", "turn-request", "notice", "abort", "tool-schema",
+                  "model", *_PRESENTED),
+    "rewrite": ("resume", "headers"),
     "rebind": ("resume", "nothing-created", "resume-depth", *_PRESENTED),
     "install_policy": ("spawn-policy", "spawn-policy-offending", "nothing-changed"),
     "dispose_policy": ("spawn-policy",),
@@ -162,6 +171,18 @@ def fault_rule(fault: Fault, request: Mapping[str, object]) -> str:
     if code is ErrorCode.INVALID_REQUEST and fault.reason.startswith("model"):
         return "MO-01"  # a model that is no name (docs/rules.md#MO-01, its Decision)
     return "FR-03"
+
+
+def order_rule(deciding: Fault, given: ErrorCode, request: Mapping[str, object]) -> str:
+    """The rule a refusal with the wrong one of several applicable codes breaks: a setup fault
+    reported where a depth rejection was due is DE-04 (a depth rejection comes before the child
+    is owned, setup after; SP-01 for a spawn-policy refusal); otherwise the rule of the fault
+    met first (spec/faults.py)."""
+    setup = Fault(given, "").phase is Stage.SETUP
+    if setup and deciding.phase in (Stage.VALUE, Stage.DEPTH):
+        # a spawn-policy refusal creates nothing as a depth rejection does (docs/rules.md#SP-01)
+        return "SP-01" if deciding.code is ErrorCode.SPAWN_DENIED else "DE-04"
+    return fault_rule(deciding, request)
 
 
 def refusal_rule(code: str, request: Mapping[str, object], edition_controls: bool) -> str:
@@ -328,13 +349,19 @@ def view_rule(
     seen = frozenset(n for n, origin in observed if origin == "global" and n in model.globals)
     wanted = frozenset(n for n, origin in expected if origin == "global")
     composed = scope.restrictions.get(COMPOSED)
-    if agent.kind == "resumed" and composed is not None:
-        rest = [r for label, r in scope.restrictions.items() if label != COMPOSED]
-        if seen == _admitted([n for n in model.globals if n not in scope.locals], rest):
-            return "FR-04"  # the descriptor's tool filter was not re-applied on resume
+    rest = [r for label, r in scope.restrictions.items() if label != COMPOSED]
+    # the descriptor's tool filter not re-applied on resume
+    unapplied = (agent.kind == "resumed" and composed is not None
+                 and seen == _admitted([n for n in model.globals if n not in scope.locals], rest))
+    if unapplied and not rest:
+        return "FR-04"
+    # views are judged after every step: where restrictions were installed since the resume
+    # (whose view was judged with the descriptor's filter alone), their rules explain it first
     for rule, visible in _counterfactuals(model, agent):
         if visible == seen and visible != wanted:
             return rule
+    if unapplied:
+        return "FR-04"
     count = len(scope.restrictions)
     if count >= 2:
         return "TF-02"

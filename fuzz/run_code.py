@@ -30,7 +30,6 @@ from subagent_tck.conformance.engine.checks.tool_filter_run_code import (
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT
 
 from .lockstep import Lockstep
-from .tool_model import TOOL_NAMES
 
 
 def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
@@ -55,7 +54,8 @@ def run_code(lock: Lockstep, agent: str, names: list[str]) -> None:
            if i.tool != RUN_CODE]
     # the target's own tools (structured_output, a subagent tool): their bodies and answers
     # are the target's; only whether the SDK binds them is judged
-    owned = {STRUCTURED_OUTPUT, *TOOL_NAMES}
+    loads = lock.subagent_tools
+    owned = {STRUCTURED_OUTPUT, *(loads.names if loads is not None else ())}
     ran = [r for r in ran if r[0] not in owned]
     wanted = [(name, origins[name], target) for name in names
               if name in bound and name not in owned]

@@ -26,13 +26,20 @@ that moment, so most are valid.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from hypothesis import strategies as st
 
-from subagent_tck.spec import MAX_SAFE_INTEGER, RUN_CODE, STRUCTURED_OUTPUT, read_json_number
+from subagent_tck.conformance.engine.checks._names import is_tool_name
+from subagent_tck.spec import (
+    MAX_SAFE_INTEGER,
+    RUN_CODE,
+    STRUCTURED_OUTPUT,
+    SUBAGENT_TOOL_NAME,
+    read_json_number,
+)
 
 from .code import Code, codes
 from .lexicon import CLASSIC
@@ -173,6 +180,62 @@ def pick_vocabulary(code: Code, core: Sequence[str], size: int = 3) -> tuple[str
     return tuple(names)
 
 
+#: Pieces of ``subagent`` tool names: realistic words, non-ASCII letters, digits.
+_TOOL_PIECES: tuple[str, ...] = (
+    "subagent", "delegate", "task", "agent", "helper", "acp", "fork", "review", "委任", "サブ",
+    "δ", "résumé", "ß", "x", "2", "v2",
+)
+
+
+def _fits(name: str, avoid: Collection[str]) -> bool:
+    """A name of the tool-name grammar (docs/certify.md#generated-cases; the ``subagent``
+    tool's default name included) that is none of ``avoid``."""
+    return (name not in avoid
+            and (name == SUBAGENT_TOOL_NAME or is_tool_name(name)))
+
+
+def pick_tool_name(code: Code, base: Sequence[str]) -> str:
+    """One ``toolName`` of a ``subagent`` tool, from the whole tool-name grammar: the default
+    ``subagent``, pieces joined by ``_``, ``-`` or nothing, a name of ``base`` in another case
+    (names that differ only in case must coexist, docs/rules.md#ST-04) or extended, a single
+    character, or a name of 64 characters."""
+    style = code.take(7)
+    first, second = code.choose(_TOOL_PIECES), code.choose(_TOOL_PIECES)
+    anchor = code.choose(base) if base else first
+    if style == 0:
+        return SUBAGENT_TOOL_NAME
+    if style in (1, 2):  # another case of a name in use (twice as often: the ST-04 partition)
+        return code.choose((anchor.upper(), anchor.capitalize(), anchor.swapcase(),
+                            anchor.lower()))
+    if style == 3:
+        return f"{anchor}{code.choose(('_', '-', ''))}{second}"
+    if style == 4:
+        return code.choose(("x", "Y", "7", "_", "-", "ß", "委"))
+    if style == 5:
+        return "_".join([first, second] * 16)[: 64 - code.take(3)]
+    return f"{first}{code.choose(('_', '-', ''))}{second}"
+
+
+def pick_tool_names(code: Code, avoid: Collection[str], size: int = 3) -> tuple[str, ...]:
+    """The ``toolName`` s one deployment loads ``subagent`` tools under: ``size`` distinct
+    names of the grammar (:func:`pick_tool_name`), none of ``avoid`` (the names the deployment
+    registers as plain tools), often two that differ only in case."""
+    names: list[str] = []
+    for _ in range(4 * size):
+        if len(names) == size:
+            break
+        name = pick_tool_name(code, names)
+        if _fits(name, avoid) and name not in names:
+            names.append(name)
+    counter = 0
+    while len(names) < size:  # an exhausted code draws the same name again: number them
+        counter += 1
+        name = f"{SUBAGENT_TOOL_NAME}_{counter}"
+        if name not in avoid and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
 #: Restrictions of the wrong shape or with empty / null lists (TF-03, TF-07).
 ODD_RESTRICTIONS: tuple[object, ...] = (
     {}, {"allow": None}, {"deny": None}, {"allow": None, "deny": None}, {"allow": []},
@@ -236,6 +299,13 @@ def pick_persona(code: Code, personas: Sequence[str]) -> object:
     """:data:`OMIT` (half the time), ``null``, or one of ``personas`` (the lexicon's
     :meth:`~.lexicon.Lexicon.request_personas`: plain, empty, templated, broken)."""
     return code.choose((OMIT, OMIT, OMIT, OMIT, OMIT, OMIT, None, *personas))
+
+
+def agent_options(model: str) -> tuple[object, ...]:
+    """A load's ``agentOptions``: none, a model name (``model``), an explicit null model, and
+    malformed ones (a number, an unknown key, not an object)."""
+    return ({}, {"model": model}, {"model": model}, {"model": None}, None, {"model": 3},
+            {"temperature": 0}, model)
 
 
 def pick_output_schema(code: Code) -> object:

@@ -1,38 +1,40 @@
-"""The ``subagent`` tool's lifecycle in lockstep (ST-01..ST-07, ST-09), and its providers.
+"""The ``subagent`` tool's lifecycle in lockstep (ST-01..ST-05, EN-03), and its providers.
 
-Operations (run on the target and the oracle, like :mod:`.operations`):
+Operations (run on the target and the oracle, like :mod:`.operations`; a call is
+:mod:`.tool_calls`):
 
-- ``load_tool`` / ``unload_tool``: a load bound to one provider, with ``maxDepth`` unset,
-  ``'provider-managed'`` or a depth drawn as JSON text (judged by
-  :func:`subagent_tck.spec.decide_tool_load`: ST-04, ST-05). A mounted load is a global tool of
-  the registry (restrictions, views, schemas and first requests see it like any global).
+- ``load_tool`` / ``unload_tool``: a load under a drawn ``toolName`` (the whole tool-name
+  grammar, names that differ only in case among them: ST-04), bound to one provider, with
+  ``maxDepth`` unset, ``'provider-managed'`` or a depth drawn as JSON text (judged by
+  :func:`subagent_tck.spec.decide_tool_load`: ST-04, ST-05), and the controls a load may carry:
+  ``persona`` and ``toolFilter`` (sent with every start, docs/rules.md#EN-03) and
+  ``agentOptions``. A mounted load is a global tool of the registry (restrictions, views,
+  schemas and first requests see it like any global).
 - ``remove_provider`` / ``add_provider``: a provider the target ships leaves and comes back;
   every load bound to it disappears and reappears (ST-02), starts on it are ``NO_PROVIDER``
   (CA-05) and a resume of a child started on it is ``NOT_RESUMABLE`` (FR-04).
 - ``set_host_depth``: the live host depth setting a load without ``maxDepth`` uses (ST-06).
-- ``call_tool``: a turn of an agent whose model calls a visible tool once; the child replies
-  with a drawn stop reason. Judged: refused at the cap with an errored result and no child
-  (ST-06, ST-07, :func:`subagent_tck.spec.decide_tool_call`), the start's own faults
-  (:func:`subagent_tck.spec.decide_start`), else a child that ran, an errored result exactly
-  when it did not complete, and the child gone once the call returned (ST-09). The caller's
-  own first request of the turn is compared whole: system prompt and every tool schema's
-  name and, for the kit's tools, description (FR-05).
 - ``rebind``: a stored child descriptor rewritten to name another provider, then resumed:
   its persona / toolFilter / outputSchema must be gated on that provider (CA-01).
+
+A load's controls, where the rules leave the target a choice (nothing refused is judged
+changed): a ``persona`` or ``toolFilter`` in the preset-composition edition may be refused at
+load (``REQUEST_CONTROLS_REFUSED``), else every start the tool makes is (EN-02); a filter that
+can never apply (a no-op, a wrong shape, ``run_code`` named) or a persona that can never render
+(the deployment's variables are fixed) may be refused at load, else every start is; a filter
+naming a tool not registered yet must be accepted (it is checked when a start installs it,
+docs/rules.md#TF-08). A control the bound provider does not advertise is refused with
+``UNSUPPORTED_CAPABILITY`` at every start (CA-01), or gated at mount as ST-05 gates a numeric
+``maxDepth`` (the load refused while the provider is there, the tool absent); the target shows
+which once, and is then held to it. ``agentOptions`` ``{model?}`` must be accepted, a malformed
+one may be refused; what model a child then runs on is not judged here.
 
 After every change the schemas of a mounted tool are read: exactly ``description`` and
 ``prompt`` (ST-01), wording that matches the provider's ``inheritsParentContext`` by the
 certifier's cues, and the same wording again after a re-mount (ST-02, ST-03).
 
-A call with ``abort`` aborts the caller's turn from inside the child's model call (the callback
-is the operation's, so the step stays data and replays): the child must stop there (ST-09).
-Within a turn a context notice is never appended again (ST-08).
-
-**What the oracle cannot say** (left to ``certify``): the at-cap notice beyond its repetition
-within a turn (ST-08: its wording, and when one is due, are the runtime's), what an aborted
-caller does next, and the exact text of the wording (ST-03 is judged by cues, as the certifier
-judges it). A load bound to a provider name
-the target does not ship is never drawn: the rules do not say when that must fail.
+A load bound to a provider name the target does not ship is never drawn: the rules do not say
+when that must fail.
 """
 
 from __future__ import annotations
@@ -40,30 +42,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.core.gateway import call
-from subagent_tck.conformance.core.protocol import (
-    ModelReply,
-    ModelRequest,
-    SubagentToolConfig,
-)
+from subagent_tck.conformance.core.protocol import SubagentToolConfig
 from subagent_tck.spec import (
-    PROVIDER_MANAGED,
-    STRUCTURED_OUTPUT,
+    RUN_CODE,
+    Edition,
     ErrorCode,
-    StopReason,
-    assemble_system_prompt,
-    decide_tool_call,
     decide_tool_load,
     mounts,
-    tool_cap,
+    render_template,
+    validate_restriction,
 )
 
 from .children import resume
 from .lockstep import Lockstep
-from .model import AgentModel
-from .rulemap import fault_rule
 from .strategies import depth_value, is_well_formed
-from .tool_model import TOOL_NAMES, Load, ToolModel
+from .tool_model import LOAD_CONTROLS, Load, ToolModel
+
+#: A value a step leaves out of the load's configuration (unlike an explicit null, which is
+#: sent, and counts as absent: docs/rules.md#TF-07's Decision).
+UNSENT: Any = object()
 
 
 def tools(lock: Lockstep) -> ToolModel:
@@ -73,7 +70,7 @@ def tools(lock: Lockstep) -> ToolModel:
 
 def _sync(lock: Lockstep, model: ToolModel) -> None:
     """Mounted loads are globals of the model's registry, nothing else is."""
-    for name in TOOL_NAMES:
+    for name in sorted(model.names):
         live = model.mounted(name)
         if live and name not in lock.model.globals:
             lock.model.register_global(name)
@@ -97,29 +94,125 @@ def _max_depth(arg: object) -> object:
 # --- load and unload ---------------------------------------------------------------------
 
 
-def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None) -> None:
+def _load_faults(lock: Lockstep, load: Load, agent_options: object) -> tuple[
+        set[ErrorCode], str]:
+    """The codes a target may refuse this load's controls with at load (it may instead
+    accept it: see the module), and why."""
+    codes: set[ErrorCode] = set()
+    why: list[str] = []
+    if _edition_controls(load) and lock.setup.edition is Edition.PRESET_COMPOSITION:
+        codes.add(ErrorCode.REQUEST_CONTROLS_REFUSED)
+        why.append("persona/toolFilter are refused in the preset-composition edition (EN-02)")
+    value = load.controls.get("toolFilter")
+    if value is not None:
+        named = {n for k in ("allow", "deny") if isinstance(value, Mapping)
+                 for n in (value.get(k) or ()) if isinstance(n, str) and n != RUN_CODE}
+        if validate_restriction(value, named).code is not None:
+            codes |= {ErrorCode.INVALID_TOOL_FILTER, ErrorCode.INVALID_CONFIG}
+            why.append("the toolFilter can never apply (TF-07, TF-08)")
+    persona = load.controls.get("persona")
+    if persona is not None:
+        rendered = render_template(persona, lock.model.variables) if isinstance(
+            persona, str) else None
+        if rendered is None or rendered.code is not None or rendered.grammar:
+            codes |= {ErrorCode.INVALID_TEMPLATE, ErrorCode.INVALID_CONFIG}
+            why.append("the persona can never render, or uses the implementation's grammar "
+                       "(PE-05)")
+    if agent_options is not UNSENT and not _agent_options_ok(agent_options):
+        codes |= {ErrorCode.INVALID_CONFIG, ErrorCode.INVALID_REQUEST}
+        why.append("agentOptions is an object with an optional model name")
+    return codes, "; ".join(why)
+
+
+def _edition_controls(load: Load) -> bool:
+    """Whether ``load`` carries a control the edition decides on (persona, toolFilter: EN-02,
+    EN-03; a model is sent in both editions, docs/rules.md#MO-01)."""
+    return any(k in load.controls for k in LOAD_CONTROLS)
+
+
+def _model_control(agent_options: object) -> dict[str, object]:
+    """The model a valid ``agentOptions`` gives every child the tool starts: a control of the
+    start like the request's ``model`` (it needs ``modelSelection``: docs/rules.md#CA-01,
+    #MO-01)."""
+    if isinstance(agent_options, Mapping) and _agent_options_ok(agent_options) and isinstance(
+            agent_options.get("model"), str):
+        return {"model": agent_options["model"]}
+    return {}
+
+
+def _gate_at_mount(model: ToolModel, load: Load) -> bool:
+    """Whether mounting ``load`` now may be refused for a control its registered provider
+    does not advertise (unless the target showed that it gates them at each start)."""
+    caps = model.caps_of(load.provider)
+    return (caps is not None and bool(model.lacking(load)) and mounts(load.max_depth, caps)
+            and model.controls_at_mount is not False)
+
+
+def _learn_gate(lock: Lockstep, model: ToolModel, names: list[str]) -> None:
+    """Loads ``names`` lack a control of their mounted provider and were not refused: the
+    target mounted them (it gates each start) or left them out (it gates at mount)."""
+    if not names or model.controls_at_mount is not None:
+        return
+    shown = {e.name for e in lock._guard("view", lambda: lock.deployment.view(None))}
+    model.controls_at_mount = not any(n in shown for n in names)
+
+
+def _agent_options_ok(value: object) -> bool:
+    return value is None or (isinstance(value, Mapping) and set(value) <= {"model"} and (
+        value.get("model") is None or isinstance(value.get("model"), str)))
+
+
+def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None,
+              persona: object = UNSENT, tool_filter: object = UNSENT,
+              agent_options: object = UNSENT) -> None:
+    """Load a tool ``name`` bound to ``provider``; the controls left ``UNSENT`` are left out
+    of its configuration."""
     model = tools(lock)
+    model.names.add(name)
     value = _max_depth(max_depth)
+    controls = {k: v for k, v in (("persona", persona), ("toolFilter", tool_filter))
+                if v is not None and v is not UNSENT}
+    controls.update(_model_control(agent_options))
+    load = Load(provider, value, controls)
     verdict = decide_tool_load(name, value, model.loads, model.caps_of(provider))
-    codes = set(verdict.codes)
+    must = set(verdict.codes)
     if isinstance(max_depth, Mapping) and not is_well_formed(str(max_depth["json"])):
-        codes.add(ErrorCode.INVALID_REQUEST)  # over a JSON wire the request is malformed
+        must.add(ErrorCode.INVALID_REQUEST)  # over a JSON wire the request is malformed
+    may, why = _load_faults(lock, load, agent_options)
+    # the mount gate of the controls, as ST-05's of a numeric cap: only past the load checks
+    gated = not must and _gate_at_mount(model, load)
+    if gated:
+        may.add(ErrorCode.UNSUPPORTED_CAPABILITY)
+    codes = must | may
     before = lock.snapshot() if codes else None
-    config = SubagentToolConfig(provider=provider, toolName=name, maxDepth=value)
+    fields: dict[str, Any] = {"provider": provider, "toolName": name, "maxDepth": value}
+    for key, sent in (("persona", persona), ("toolFilter", tool_filter),
+                      ("agentOptions", agent_options)):
+        if sent is not UNSENT:
+            fields[key] = sent
+    config = SubagentToolConfig(**fields)
     _, error = lock.call("load_subagent_tool",
                          lambda: lock.deployment.load_subagent_tool(config))
-    rule = "ST-04" if ErrorCode.DUPLICATE_TOOL_NAME in verdict.codes else "ST-05"
-    if lock.check_outcome("tool-load", frozenset(codes), False, error, rule, verdict.reason):
-        model.loads[name] = Load(provider, value)
-    elif before is not None:
-        lock.unchanged(before, "nothing-changed", rule)
-        if ErrorCode.DUPLICATE_TOOL_NAME in verdict.codes and model.mounted(name):
-            # refused for any of its faults, a second load of a name leaves the first one
-            # loaded (docs/rules.md#ST-04): a refusal that took the first one away is ST-04's
+    # a taken name refused or not, or a free one refused as taken, is ST-04's
+    duplicate = ErrorCode.DUPLICATE_TOOL_NAME in verdict.codes or (
+        error is not None and error.code is ErrorCode.DUPLICATE_TOOL_NAME)
+    rule = ("ST-04" if duplicate else "ST-05" if verdict.codes or not _edition_controls(load)
+            else "EN-03" if lock.setup.edition is Edition.REQUEST_CONTROLS else "EN-02")
+    reason = "; ".join(r for r in (verdict.reason, why) if r)
+    if lock.check_outcome("tool-load", frozenset(codes), not must, error, rule, reason):
+        model.loads[name] = load
+        _learn_gate(lock, model, [name] if gated else [])
+    else:
+        assert error is not None
+        if before is not None:
+            lock.unchanged(before, "nothing-changed", rule)
+        if gated and error.code is ErrorCode.UNSUPPORTED_CAPABILITY:
+            model.controls_at_mount = True
+        if name in model.loads and model.mounted(name):  # a refused load of a taken name
             shown = {e.name for e in lock._guard("view", lambda: lock.deployment.view(None))}
             if name not in shown:
-                raise lock.diverge("tool-load", f"a refused second load of {name!r} removed "
-                                   "the first one", [name], sorted(shown), "ST-04")
+                raise lock.diverge("tool-load", f"a refused second load of {name!r} took the "
+                                   "first load's tool away", [name], sorted(shown), "ST-04")
     _sync(lock, model)
     lock.check_all_views()
 
@@ -155,11 +248,17 @@ def add_provider(lock: Lockstep, provider: str) -> None:
     model = tools(lock)
     if provider in model.present or provider not in model.capabilities:
         return
-    # a load whose numeric cap the provider cannot honour may refuse the mount loudly
+    # a load whose numeric cap the provider cannot honour may refuse the mount loudly, and
+    # so may one whose controls it does not advertise (unless the target gates each start)
     refusing = any(
         load.provider == provider and not mounts(load.max_depth, model.capabilities[provider])
         for load in model.loads.values()
     )
+    model.present.add(provider)
+    controls = [n for n, load in model.loads.items()
+                if load.provider == provider and _gate_at_mount(model, load)]
+    model.present.discard(provider)
+    refusing = refusing or bool(controls)
     _, error = lock.call("add_provider", lambda: lock.deployment.add_provider(provider))
     codes = frozenset({ErrorCode.UNSUPPORTED_CAPABILITY}) if refusing else frozenset()
     lock.check_outcome("provider", codes, refusing, error, "ST-05" if refusing else "ST-02")
@@ -169,6 +268,13 @@ def add_provider(lock: Lockstep, provider: str) -> None:
         listed = {p.name for p in lock._guard("providers", lock.deployment.providers)}
         if provider in listed:
             model.present.add(provider)
+        if error.code is ErrorCode.UNSUPPORTED_CAPABILITY and controls and not any(
+                load.provider == provider and not mounts(load.max_depth,
+                                                         model.capabilities[provider])
+                for load in model.loads.values()):
+            model.controls_at_mount = True
+    if provider in model.present:
+        _learn_gate(lock, model, controls)
     _sync(lock, model)
     lock.check_all_views()
 
@@ -178,187 +284,6 @@ def set_host_depth(lock: Lockstep, depth: int) -> None:
     _, error = lock.call("set_host_depth", lambda: lock.deployment.set_host_depth(depth))
     lock.check_outcome("host-depth", frozenset(), False, error, "ST-06")
     model.host_depth = depth
-
-
-# --- a call --------------------------------------------------------------------------------
-
-
-def _caller_request_rule(lock: Lockstep, agent: AgentModel, request: ModelRequest) -> None:
-    """FR-05: a later request of an agent carries its composition now: the system prompt
-    and the schemas of its wire tools (the kit's own tools with the descriptions they were
-    registered with)."""
-    wanted = sorted(lock.model.wire(agent))
-    names = sorted(t.name for t in request.tools)
-    if names != wanted:
-        lock.check_view(agent.label)  # a wrong view or presentation has its own rule
-        lock.check_schemas(agent.label)
-        raise lock.diverge("turn-request", f"the request of {agent.label}'s turn lacks its "
-                           "current tools", wanted, names, "FR-05")
-    for schema in request.tools:
-        expected = _kit_description(lock, agent, schema.name)
-        if expected is not None and schema.description != expected:
-            raise lock.diverge(
-                "turn-request", f"the request of {agent.label}'s turn describes "
-                f"{schema.name!r} as another tool", expected, schema.description,
-                "TF-05" if schema.name in agent.scope.locals else "FR-05",
-            )
-    system = assemble_system_prompt(lock.model.prompt(agent))
-    if not lock.system_agrees(agent, lock.agent_id(agent.label), request.system):
-        rule = "FR-05"
-        if "{{" in request.system and "{{" not in system:
-            rule = "PE-05"  # a raw placeholder reached the model
-        else:
-            target = lock.agent_id(agent.label)
-            shown = [[s.name, s.text] for s in lock._guard(
-                "prompt", lambda: lock.deployment.prompt(target))]
-            sections = [[s.name, s.text] for s in lock.model.prompt(agent)]
-            if lock.model.kit_sections(shown) != sections:  # the prompt is wrong: its rule
-                rule = lock.prompt_rule(agent.label, sections, shown)
-        raise lock.diverge("turn-request", f"the request of {agent.label}'s turn carried "
-                           "another system text than its prompt", system, request.system,
-                           rule)
-
-
-def _kit_description(lock: Lockstep, agent: AgentModel, name: str) -> str | None:
-    """The description the fuzzer registered ``name`` with, as ``agent`` resolves it (None:
-    a tool of the target's own, whose description is the target's)."""
-    if name in agent.scope.locals and name != STRUCTURED_OUTPUT:
-        return f"local {name} of {agent.label}"
-    if name in lock.model.globals and name not in TOOL_NAMES:
-        return f"global {name}"
-    return None
-
-
-def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
-              abort: bool = False) -> None:
-    """A turn of ``agent`` that calls tool ``name`` once (only when ``agent``'s model is
-    offered it; otherwise the step only reads the view). With ``abort`` the caller's turn is
-    aborted while the child waits for its model, whose reply then asks for a tool call: the
-    child's run must stop there (ST-09)."""
-    model = tools(lock)
-    caller = lock.agent(agent)
-    if name not in lock.model.wire(caller) or name not in model.loads:
-        lock.check_view(agent)
-        return
-    load = model.loads[name]
-    reason = StopReason(stop)
-    model.calls += 1
-    n = model.calls
-    cap = tool_cap(load.max_depth, model.host_depth)
-    header = lock.model.sessions[caller.session].header
-    at_cap = decide_tool_call(header, caller.runtime, cap)
-    request: dict[str, Any] = {"provider": load.provider, "prompt": lock.setup.lexicon.prompt}
-    if load.max_depth is not None and load.max_depth != PROVIDER_MANAGED:
-        request["maxDepth"] = load.max_depth
-    outcome = lock.model.decide_start(caller, request)
-    refused = at_cap or not outcome.ok
-    gateway = lock.gateway
-    target = lock.agent_id(agent)
-    reply: Any = ModelReply(text=f"child output {n}", stopReason=reason)
-    if abort:
-        def aborting(request: ModelRequest) -> ModelReply:
-            lock.deployment.abort_turn(target)
-            return call(f"fz_after_abort_{n}", {}, f"fz-child-call-{n}")
-        reply = aborting
-    child_marker = gateway.script(f"<<fz-child-{n}>>", reply, required=False)
-    call_id = f"fz-call-{n}"
-    # the gateway binds an agent to the first marker it saw: one marker per caller, refilled
-    marker = model.callers.setdefault(agent, f"<<fz-caller-{n}>>")
-    caller_marker = gateway.script(marker, call(name, {
-        "description": "a delegated task", "prompt": f"{child_marker} do the task"}, call_id),
-        required=False)
-    seen = len(gateway.requests(target))
-    result, error = lock.call("run_turn", lambda: lock.deployment.run_turn(
-        target, f"{caller_marker} go on"))
-    if error is not None:
-        raise lock.diverge("tool-call", f"the turn of {agent} failed: {error.message}",
-                           "a finished turn", error.to_json(), "ST-09")
-    requests = gateway.requests(target)[seen:]
-    if requests:
-        _caller_request_rule(lock, caller, requests[0])
-        lock.check_models(caller, requests, "MO-02")
-    check_notices(lock, agent, requests)
-    found = [m for r in requests for m in r.messages if m.role == "tool"
-             and m.toolCallId == call_id]
-    message = found[0] if found else None
-    children = gateway.agents_for(child_marker)
-    observed = {"isError": None if message is None else message.isError,
-                "child ran": bool(children)}
-    source = "the host depth setting" if load.max_depth is None else f"maxDepth {load.max_depth!r}"
-    if refused:
-        if message is None or not message.isError or children:
-            if at_cap:
-                rule = "ST-06" if load.max_depth is None else "ST-07"
-                why = f"at the cap {cap} ({source})"
-            else:
-                rule = fault_rule(outcome.faults[0], request)
-                why = outcome.faults[0].reason
-            raise lock.diverge("tool-call", f"a call of {name!r} by {agent} {why} must give "
-                               "an errored tool result and start no child",
-                               {"isError": True, "child ran": False}, observed, rule)
-        lock.check_all_views()
-        return
-    if abort and children:
-        _check_aborted(lock, agent, name, children[0], message, result)
-        return
-    if message is None or not children:
-        rule = ("ST-06" if load.max_depth is None else "ST-05" if cap is None else "ST-07")
-        raise lock.diverge("tool-call", f"a call of {name!r} by {agent} below the cap "
-                           f"({source}: {cap}) must start the child", {"isError": reason
-                           is not StopReason.COMPLETED, "child ran": True}, observed, rule)
-    completed = reason is StopReason.COMPLETED
-    content = message.content if isinstance(message.content, str) else str(message.content)
-    if message.isError == completed or (completed and f"child output {n}" not in content):
-        raise lock.diverge(
-            "tool-call", f"a child that stopped with {reason.value!r} must give "
-            + ("its output as the result" if completed else "an errored result, not its "
-               "partial output"), {"isError": not completed}, {"isError": message.isError,
-                                                                "content": content}, "ST-09")
-    live = set(lock._guard("agents", lock.deployment.agents))
-    leaked = sorted(c for c in children if c in live and c not in set(lock.ids.values()))
-    if leaked:
-        raise lock.diverge("tool-call", "the tool's child run must be disposed once the call "
-                           "returned", [], leaked, "ST-09")
-    lock.check_all_views()
-
-
-def check_notices(lock: Lockstep, agent: str, requests: list[ModelRequest]) -> None:
-    """ST-08: within one turn the cap and the depth do not change, so a context notice that
-    an earlier request of the turn carried must not be appended again. (What a notice says,
-    and when one is due, is the runtime's wording and is left to certify's fixed case.)"""
-    told: set[str] = set()
-    for number, request in enumerate(requests, 1):
-        again = [text for text in request.context if text in told]
-        if again:
-            raise lock.diverge(
-                "notice", f"request {number} of {agent}'s turn repeats a notice an earlier "
-                "request of the turn carried, while the cap and depth are unchanged",
-                [], again, "ST-08")
-        told.update(request.context)
-
-
-def _check_aborted(lock: Lockstep, agent: str, name: str, child: str,
-                   message: Any, result: Any) -> None:
-    """ST-09's abort path: the caller's turn was aborted while the child waited for its
-    model; the child must make no further request or tool call, every result of the call is
-    errored, and the child is disposed of once the call returned."""
-    went_on = len(lock.gateway.requests(child)) - 1
-    ran = [i.tool for i in lock._guard("invocations", lock.deployment.invocations)
-           if i.agent == child]
-    results = [] if result is None else [r.isError for r in result.toolResults]
-    if message is not None:
-        results.append(message.isError)
-    live = set(lock._guard("agents", lock.deployment.agents))
-    leaked = child in live and child not in set(lock.ids.values())
-    if went_on or ran or not all(results) or leaked:
-        raise lock.diverge(
-            "abort", f"aborting {agent}'s turn while its {name!r} call's child waited for its "
-            "model must cancel the child: no further request or tool call, an errored result, "
-            "the child disposed of", {"child requests after abort": 0, "tool calls": [],
-                                      "isError": True, "child live after": False},
-            {"child requests after abort": went_on, "tool calls": ran,
-             "isError": results, "child live after": leaked}, "ST-09")
-    lock.check_all_views()
 
 
 # --- a descriptor bound to another provider ------------------------------------------------

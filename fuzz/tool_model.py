@@ -29,8 +29,11 @@ from subagent_tck.spec import (
 
 from .model import AgentModel, DeploymentModel
 
-#: Tool names a load draws (never a name the fuzzer registers as a plain tool).
+#: The tool names of the classic deployment (a target's own tools aside, the machine draws
+#: each deployment's names over the whole tool-name grammar: strategies.pick_tool_names).
 TOOL_NAMES = ("subagent", "subagent_second", "delegate")
+#: The controls a load sends with every start (docs/rules.md#EN-03), by config field.
+LOAD_CONTROLS = ("persona", "toolFilter")
 
 
 @dataclass
@@ -38,6 +41,9 @@ class Load:
     provider: str
     #: None (unset: the live host depth), PROVIDER_MANAGED, or the depth value sent
     max_depth: object = None
+    #: the persona / toolFilter the tool sends with every start (null ones left out), and
+    #: the model its ``agentOptions`` name
+    controls: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -54,13 +60,27 @@ class ToolModel:
     calls: int = 0
     #: agent label -> the gateway marker its turns are scripted by
     callers: dict[str, str] = field(default_factory=dict)
+    #: every name a load was made under (a subagent tool's, never a plain tool's)
+    names: set[str] = field(default_factory=set)
+    #: whether the target gates a load's persona / toolFilter at mount (as ST-05 gates a
+    #: numeric maxDepth: the tool is absent) or at each call (CA-01 at the start: mounted,
+    #: every call errored); None until the target showed which (docs/rules.md#ca-01)
+    controls_at_mount: bool | None = None
 
     def caps_of(self, provider: str) -> frozenset[Capability] | None:
         return self.capabilities.get(provider) if provider in self.present else None
 
+    def lacking(self, load: Load) -> list[Capability]:
+        """The capabilities ``load``'s persona / toolFilter / model need that its (registered)
+        provider does not advertise."""
+        caps = self.caps_of(load.provider) or frozenset()
+        return [FIELD_CAPABILITY[k] for k in load.controls if FIELD_CAPABILITY[k] not in caps]
+
     def mounted(self, name: str) -> bool:
         load = self.loads.get(name)
-        return load is not None and mounts(load.max_depth, self.caps_of(load.provider))
+        if load is None or not mounts(load.max_depth, self.caps_of(load.provider)):
+            return False
+        return not (self.lacking(load) and self.controls_at_mount)
 
     def gate_resume(self, provider: str | None, asked: Mapping[str, object]
                     ) -> frozenset[ErrorCode] | None:
@@ -115,9 +135,11 @@ def schema_problem(model: ToolModel, schemas: list[ToolSchema]) -> Problem | Non
 
 
 def view_rule(model: ToolModel, deployment: DeploymentModel, agent: AgentModel | None,
-              names: set[str], observed: set[tuple[str, str]]) -> str | None:
+              names: set[str], observed: set[tuple[str, str]],
+              header: object = ABSENT) -> str | None:
     """ST-02/ST-05/ST-07 when a view is wrong only about loaded tools: present without its
-    provider (or unmountable), or absent with it (at the cap: ST-07)."""
+    provider (or unmountable), or absent with it (at the cap: ST-07). ``header``: the
+    agent's durable depth, when its session is recorded nowhere (a tool call's child)."""
     if not names or not names <= set(model.loads):
         return None
     for name in sorted(names):
@@ -130,7 +152,8 @@ def view_rule(model: ToolModel, deployment: DeploymentModel, agent: AgentModel |
             if agent is not None and (agent.scope.issued or agent.scope.restrictions):
                 return None  # a restriction's business (installed or disposed): TF's diagnosis
             cap = tool_cap(load.max_depth, model.host_depth)
-            header = None if agent is None else deployment.sessions[agent.session].header
+            if header is ABSENT:
+                header = None if agent is None else deployment.sessions[agent.session].header
             runtime = ABSENT if agent is None else agent.runtime
             # at the cap (the load's own, or the host setting's): the tool must stay visible
             if agent is not None and check_depth(header).ok and (

@@ -16,6 +16,7 @@ from .depth import (
     read_json_number,
 )
 from .errors import ErrorCode, TckError
+from .faults import Fault, Stage
 from .judge import judge
 from .model_selection import child_model, model_problem
 from .persona import (
@@ -42,7 +43,7 @@ from .spawn_policy import (
     refused_presets,
     words,
 )
-from .start import FIELD_CAPABILITY, Fault, Preset, StartOutcome, StartState, decide_start
+from .start import FIELD_CAPABILITY, Preset, StartOutcome, StartState, decide_start
 from .subagent_tool import ToolLoad, decide_tool_call, decide_tool_load, mounts, tool_cap
 from .view import (
     Origin,
@@ -78,7 +79,7 @@ __all__ = [
     "STRUCTURED_OUTPUT", "SUBAGENT_TOOL_NAME", "SUBAGENT_TOOL_PARAMETERS", "Capability",
     "Component", "DepthProblem", "DepthVerdict", "Edition", "ErrorCode", "Example", "Family",
     "Fault", "Level", "Origin", "PresentationMode", "Preset", "Restriction", "RestrictionVerdict",
-    "Rule", "Section", "Source", "StartDepth", "StartOutcome", "StartState", "StopReason",
+    "Rule", "Section", "Source", "Stage", "StartDepth", "StartOutcome", "StartState", "StopReason",
     "TckError", "TemplateVerdict", "ToolLoad", "ViewEntry", "admits_preset",
     "assemble_system_prompt", "catalogue_hash", "check_depth", "check_depth_json", "child_model",
     "compose_persona", "decide_start", "decide_start_depth", "decide_tool_call",

@@ -135,8 +135,8 @@ def judge_start_depth(given: Mapping[str, Any], observed: Any) -> bool:
 def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
     """given ``{edition, providers: {name: [capability]}, globals?, presets?, parent?, request}``
     (``parent``: ``{header?, runtime?, policies?, model?}``, its spawn policies raw over the
-    presets); observed ``{ok: true, childDepth?, model?}`` or ``{code}`` (any code of an
-    applicable fault)."""
+    presets); observed ``{ok: true, childDepth?, model?}`` or ``{code}`` (a code the rules allow
+    when several faults apply: :attr:`~.start.StartOutcome.codes`)."""
     parent = given.get("parent", {})
     presets = given.get("presets", {})
     state = StartState(
@@ -160,8 +160,8 @@ def judge_start(given: Mapping[str, Any], observed: Any) -> bool:
                 and observed.get("model", outcome.model) == outcome.model)
     code = ErrorCode(observed["code"])
     # the persona's literal braces are the implementation's grammar: refused is as right
-    # as read as prose (docs/rules.md#PE-05)
-    return code in outcome.codes or (code is ErrorCode.INVALID_TEMPLATE
+    # as read as prose (docs/rules.md#PE-05); beside other faults, ``codes`` says where
+    return code in outcome.codes or (outcome.ok and code is ErrorCode.INVALID_TEMPLATE
                                      and bool(outcome.persona_grammar))
 
 

@@ -2,11 +2,11 @@
 
 Combines capability gating (CA-01, CA-03, CA-05), the edition's entry points (EN-02), the
 parent's spawn policies (SP-01), depth (DE family) and setup validation (TF-07/TF-08, PE-05,
-FR-03, a child's own spawn policy and model). The order among rejections is not normative except
-that the capability check should come before value checks (CA-03, a SHOULD): ``faults`` lists
-every rejection that applies, in the order a conforming runtime would meet them, so a target
-conforms when it rejects with any code in ``codes``. An unadvertised control is refused whatever
-its value (CA-01): its value's own fault is listed after the gate's.
+FR-03, a child's own spawn policy and model). ``faults`` lists every rejection that applies,
+each with the stage of the start it is met at; which code a refusal must then carry is what the
+rules fix about their order (:mod:`.faults`): ``codes`` what no MUST rule forbids, ``preferred``
+what CA-03 (a SHOULD) asks besides. An unadvertised control is refused whatever its value
+(CA-01).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from .depth import ABSENT, check_depth, decide_start_depth
 from .errors import ErrorCode
+from .faults import Fault, Stage, acceptable, deciding, preferred
 from .model_selection import child_model, model_problem
 from .persona import render_template
 from .restriction import Restriction, validate_restriction, validate_spawn_policy
@@ -31,13 +32,6 @@ FIELD_CAPABILITY: Mapping[str, Capability] = {
     "spawnPolicy": Capability.SPAWN_POLICY,
     "model": Capability.MODEL_SELECTION,
 }
-
-
-@dataclass(frozen=True)
-class Fault:
-    code: ErrorCode
-    reason: str
-    capability: Capability | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +57,21 @@ class StartOutcome:
 
     @property
     def codes(self) -> frozenset[ErrorCode]:
-        return frozenset(f.code for f in self.faults)
+        """The codes a refusal may carry without breaking a MUST rule (docs/rules.md#CA-01,
+        #CA-02, #DE-04, #EN-02, #SP-01: :func:`.faults.acceptable`); empty when it must
+        succeed."""
+        return acceptable(self.faults, bool(self.persona_grammar))
+
+    @property
+    def preferred(self) -> frozenset[ErrorCode]:
+        """The codes of a refusal that also puts the capability check before the value check
+        (docs/rules.md#CA-03, a SHOULD)."""
+        return preferred(self.faults, bool(self.persona_grammar))
+
+    @property
+    def deciding(self) -> Fault | None:
+        """The fault whose rule fixes the code (None: the start must succeed)."""
+        return deciding(self.faults)
 
 
 @dataclass(frozen=True)
@@ -157,11 +165,14 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         # Only the value's own validity is a second fault (its order is CA-03's, a SHOULD).
         domain = check_depth(max_depth)
         if domain.value is None:
-            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {domain.advice()}"))
+            faults.append(Fault(ErrorCode.INVALID_DEPTH, f"maxDepth: {domain.advice()}",
+                                stage=Stage.VALUE))
         max_depth = ABSENT
     depth = decide_start_depth(state.parent_header_depth, state.parent_runtime_depth, max_depth)
     if depth.code is not None:
-        faults.append(Fault(depth.code, depth.reason))
+        own = max_depth is not ABSENT and check_depth(max_depth).value is None
+        faults.append(Fault(depth.code, depth.reason,
+                            stage=Stage.VALUE if own else Stage.DEPTH))
     persona = asked["persona"]
     persona_text: str | None = None
     persona_grammar: tuple[str, ...] = ()
@@ -190,7 +201,9 @@ def decide_start(state: StartState, request: Mapping[str, object]) -> StartOutco
         )
     model = asked["model"]
     if model is not ABSENT and model_problem(model):
-        faults.append(Fault(ErrorCode.INVALID_REQUEST, model_problem(model)))
+        # a model's validity is checked with the composition (MO-01's Decision: a non-empty
+        # string); the rules give it no order among setup faults (:mod:`.faults`)
+        faults.append(Fault(ErrorCode.INVALID_REQUEST, model_problem(model), stage=Stage.SETUP))
     if faults:  # the persona's literal braces may be refused beside any other fault
         return StartOutcome(tuple(faults), persona_grammar=persona_grammar)
     return StartOutcome(

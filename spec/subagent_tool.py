@@ -14,7 +14,9 @@ Pure functions over plain values (docs/rules.md#ST-04 .. #ST-07):
   ``runtime_depth`` is refused at the cap before anything starts (ST-07).
 
 Where the rules leave the order of two faults open, every fault's code is listed: a target
-may report any one of them.
+may report any one of them. A duplicate name and a ``maxDepth`` outside the domain both fail
+at load, in either order (ST-04, ST-05); the capability a numeric cap needs is judged at mount,
+which only a load that passed both reaches (ST-05), so ``UNSUPPORTED_CAPABILITY`` stands alone.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def decide_tool_load(
     if _numeric(max_depth) and not check_depth(max_depth).ok:
         codes |= {ErrorCode.INVALID_DEPTH, ErrorCode.INVALID_CONFIG}
         reasons.append(f"maxDepth {max_depth!r} is outside the depth domain (ST-05)")
-    elif capabilities is not None and not mounts(max_depth, capabilities):
+    elif not codes and capabilities is not None and not mounts(max_depth, capabilities):
         codes.add(ErrorCode.UNSUPPORTED_CAPABILITY)
         reasons.append("a numeric maxDepth needs depthLimit at mount (ST-05)")
     return ToolLoad(frozenset(codes), "; ".join(reasons))

@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from subagent_tck.spec import StopReason
+
 from .protocol import ModelReply, ModelRequest, ToolCall
 
 Reply = ModelReply | Callable[[ModelRequest], ModelReply]
@@ -31,6 +33,9 @@ class Exchange(BaseModel):
     request: ModelRequest
     reply: ModelReply
     marker: str | None = None
+    #: why the model gave no answer (a scripted reply that raised); ``reply`` is then an
+    #: ``error`` stop: the request was made all the same
+    failed: str | None = None
 
 
 class Unattributed(BaseModel):
@@ -120,10 +125,15 @@ class Gateway:
             self._pending.append(request)
         try:
             reply = step(request) if callable(step) else step
-        finally:
+        except Exception as exc:  # no answer: the request was made, and stays on the record
             with self._lock:
                 self._pending.remove(request)
+                self.exchanges.append(Exchange(
+                    request=request, reply=ModelReply(stopReason=StopReason.ERROR),
+                    marker=marker, failed=f"{type(exc).__name__}: {exc}"))
+            raise
         with self._lock:
+            self._pending.remove(request)
             self.exchanges.append(Exchange(request=request, reply=reply, marker=marker))
         return reply
 

@@ -16,6 +16,14 @@ _TREE_CAP = Source(document="000_f18e7de65ba39cf4.txt", section="Depth is an abs
 _REJECTED = {"rejected": True}
 _INVALID = {"code": "INVALID_DEPTH"}
 _EXCEEDED = {"code": "DEPTH_EXCEEDED"}
+#: A start refused at the cap that also carries a value its child's setup would refuse (FR-03):
+#: the depth rejection comes before the child is owned, setup after it.
+_PAST_THE_CAP_MISCOMPOSED: dict[str, Any] = {
+    "edition": "preset-composition",
+    "providers": {"spawn": ["depthLimit", "persona", "toolFilter", "outputSchema"]},
+    "request": {"provider": "spawn", "prompt": "go", "maxDepth": 0,
+                "outputSchema": {"type": "string"}},
+}
 
 
 def _de(
@@ -167,6 +175,20 @@ RULES: tuple[Rule, ...] = (
                 title="a started event before the refusal",
                 given={"maxDepth": 0},
                 observed={"error": "DEPTH_EXCEEDED", "events": ["child-started"]},
+                holds=False,
+            ),
+            Example(
+                title="past the cap, with an output schema its setup would refuse",
+                oracle="start",
+                given=_PAST_THE_CAP_MISCOMPOSED,
+                observed=_EXCEEDED,
+                holds=True,
+            ),
+            Example(
+                title="the setup fault reported: the child was set up before its depth was known",
+                oracle="start",
+                given=_PAST_THE_CAP_MISCOMPOSED,
+                observed={"code": "INVALID_OUTPUT_SCHEMA"},
                 holds=False,
             ),
         ),

@@ -5,13 +5,23 @@ CA-01 and CA-05 are judged by the ``start`` oracle; the ordering and honesty rul
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..rule import Example, Rule, Source
-from ..vocabulary import Family, Level
+from ..vocabulary import MAX_SAFE_INTEGER, Family, Level
 
 _SEED = "000_f18e7de65ba39cf4.txt"
 _GATING = Source(document=_SEED, section="Capability gating keeps providers honest")
 _ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
 _UNSUPPORTED = {"code": "UNSUPPORTED_CAPABILITY"}
+#: A start from a parent at 2^53-1 (its child would overflow, DE-08) asking for a control the
+#: provider lacks: DE-08 fixes no code, CA-01 does.
+_FROM_THE_TOP: dict[str, Any] = {
+    "edition": "request-controls",
+    "providers": {"acp": []},
+    "parent": {"header": MAX_SAFE_INTEGER},
+    "request": {"provider": "acp", "prompt": "go", "persona": "You review."},
+}
 
 
 def _ca(
@@ -128,6 +138,20 @@ RULES: tuple[Rule, ...] = (
                 },
                 observed=_UNSUPPORTED,
                 holds=True,
+            ),
+            Example(
+                title="asked from a parent whose child would overflow: still unsupported",
+                oracle="start",
+                given=_FROM_THE_TOP,
+                observed=_UNSUPPORTED,
+                holds=True,
+            ),
+            Example(
+                title="the parent's depth reported instead",
+                oracle="start",
+                given=_FROM_THE_TOP,
+                observed={"code": "INVALID_DEPTH"},
+                holds=False,
             ),
         ),
         stateful=True,

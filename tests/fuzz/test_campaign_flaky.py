@@ -104,3 +104,50 @@ def test_a_divergence_that_does_not_recur_leaves_only_the_rules_it_named_undecid
     # (those of the run's edition) undecided, far fewer than the campaign compared
     assert errors and errors <= set(result.unsettled), (errors, result.unsettled)
     assert len(errors) < len(result.rules_exercised)
+
+
+class _EarlierWrongView:
+    """The reference, but in the first deployment the eighth non-empty view of an agent is
+    answered empty, and in the second (Hypothesis running the same example again) the
+    second one: the re-run raises earlier, so Hypothesis keeps no exception of either run
+    ("inconsistent data generation"), as the JavaScript implementation once showed."""
+
+    def __init__(self) -> None:
+        self.inner, self.deployments = ReferenceTarget(), 0
+
+    def info(self) -> Any:
+        return self.inner.info()
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        deployment, outer = self.inner.deploy(config, gateway), self
+        outer.deployments += 1
+        wrong_at = {1: 8, 2: 2}.get(outer.deployments)
+        seen = [0]
+
+        class Wobbly:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(deployment, name)
+
+            def view(self, agent: str | None = None) -> Any:
+                answer = deployment.view(agent)
+                if agent is not None and answer:
+                    seen[0] += 1
+                    if seen[0] == wrong_at:
+                        return []
+                return answer
+
+        return Wobbly()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_wobble_whose_rerun_raises_earlier_leaves_only_the_rules_its_runs_named_undecided(
+        tmp_path: Any) -> None:
+    target = _EarlierWrongView()
+    result = run_campaign(target, seed=3, max_examples=6, budget_seconds=60,
+                          database_dir=None, output_dir=tmp_path)
+    assert result.error is not None and "answered the same steps differently" in result.error
+    assert result.unsettled, result.error
+    assert set(result.unsettled) < set(result.rules_exercised), result
+    assert "its runs saw" in result.error or "first run" in result.error

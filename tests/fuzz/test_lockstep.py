@@ -140,6 +140,19 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
         ("register_local", {"agent": "root", "name": "read"}),
         ("run_code", {"agent": "root", "names": ["read"]}),
     ), 2, "TF-12"),
+    # several faults at once: the code the rules fix, not any of them (spec/faults.py)
+    "parent_depth_before_gate": (Setup(REQUEST), steps(
+        ("create_agent", {"header": depth("9007199254740991"), "runtime": None}),
+        ("start", {"parent": "a1", "provider": "acp", "controls": {"persona": "Hi."}}),
+    ), 2, "CA-01"),
+    "template_checked_before_depth": (Setup(), steps(
+        ("start", {"parent": "root", "provider": "spawn",
+                   "controls": {"maxDepth": depth("0"), "outputSchema": {"type": "string"}}}),
+    ), 1, "DE-04"),
+    "filter_checked_before_gate": (Setup(REQUEST, tools=("read",)), steps(
+        ("start", {"parent": "root", "provider": "acp",
+                   "controls": {"toolFilter": {"allow": ["ghost"]}}}),
+    ), 1, "CA-01"),
     "no_overflow_check": (Setup(), steps(
         ("create_agent", {"header": depth("9007199254740991"), "runtime": None}),
         ("start", {"parent": "a1", "provider": "spawn", "controls": {}}),

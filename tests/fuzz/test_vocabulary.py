@@ -3,6 +3,8 @@ fixed alphabet never used is found at any two seeds, and named TF-01."""
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +73,12 @@ def test_a_target_wrong_only_for_names_the_kit_never_used_is_found_at_two_seeds(
         target.close()
     assert result.finding is not None, result.report()
     assert result.finding.rule == "TF-01", result.report()
-    # the restriction that shows it denies a name the kit never used (installed, or a start's
-    # toolFilter)
+    # the restriction that shows it denies a name the kit never used (installed, a start's
+    # toolFilter, or the drawn toolFilter of a preset a start names: the words the finding
+    # shows, "with preset 'x': persona ..., toolFilter {...}, outputSchema ...")
     restrictions = [s.args.get("value") if s.op == "restrict" else
                     s.args.get("controls", {}).get("toolFilter") for s in result.counterexample]
+    restrictions += [ast.literal_eval(m.group(1)) for line in result.words
+                     if (m := re.search(r"toolFilter (\{.*\}), outputSchema", line))]
     assert any(set(r.get("deny") or ()) - KNOWN for r in restrictions if isinstance(r, dict)), (
         result.report())

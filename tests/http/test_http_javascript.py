@@ -11,6 +11,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,48 @@ def test_fuzzing_the_javascript_implementation_against_the_oracle_finds_no_diver
     result = _run(command, ROOT)
     assert result.returncode == 0, f"fuzz exited {result.returncode}:\n{_tail(result)}"
     assert "no divergence: 30 examples" in result.stdout
+
+
+def test_a_child_request_recorded_after_an_aborted_turn_returned_is_no_change_of_a_later_step(
+) -> None:
+    """The JavaScript implementation's one flaky seed (3754257782: "a refused operation changed
+    model requests" at a restrict that followed an aborted `subagent` call): the abort cancels
+    the child's model request in flight, so the turn returns while the gateway is still
+    recording that request. Held here until the refused step has taken its first snapshot,
+    the request must not count as a change of that step."""
+    from subagent_tck.conformance.transports.targets import load_target
+    from subagent_tck.fuzz.lockstep import Lockstep, Setup
+    from subagent_tck.fuzz.operations import apply
+    from subagent_tck.fuzz.step import Step
+
+    target = load_target(f"cmd:{_need('node')} implementations/javascript/server.mjs",
+                         wait=60)
+    lock = Lockstep(target, Setup())
+    resume = threading.Event()
+    abort, install = lock.deployment.abort_turn, lock.deployment.install_restriction
+
+    def held_abort(agent: str) -> None:
+        abort(agent)
+        resume.wait(10)  # the gateway's thread is late: the turn has returned meanwhile
+
+    def install_after_the_late_record(agent: str, value: object) -> str:
+        made = len(lock.gateway.exchanges)
+        resume.set()
+        deadline = time.monotonic() + 10
+        while len(lock.gateway.exchanges) == made and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return install(agent, value)
+
+    lock.deployment.abort_turn = held_abort  # type: ignore[method-assign]
+    lock.deployment.install_restriction = install_after_the_late_record  # type: ignore[method-assign]
+    steps = [Step(op="load_tool", args={"name": "subagent", "provider": "spawn"}),
+             Step(op="call_tool", args={"agent": "root", "name": "subagent", "abort": True}),
+             Step(op="restrict", args={"agent": "root", "value": {"allow": ["ghost"]}})]
+    try:
+        for step in steps:
+            apply(lock, step)
+        assert resume.is_set(), "the refused restriction never ran"
+    finally:
+        resume.set()
+        lock.close()
+        target.close()

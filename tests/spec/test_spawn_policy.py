@@ -110,6 +110,37 @@ def test_a_denied_start_to_a_provider_lacking_a_control_lists_the_gate_first() -
     assert [f.code for f in outcome.faults] == [ErrorCode.UNSUPPORTED_CAPABILITY,
                                                 ErrorCode.SPAWN_DENIED]
     assert outcome.faults[0].capability is Capability.MODEL_SELECTION
+    # the gate fixes the code (docs/rules.md#CA-01): a refusal for the policy breaks it
+    assert outcome.codes == outcome.preferred == {ErrorCode.UNSUPPORTED_CAPABILITY}
+
+
+@pytest.mark.parametrize("setup", [
+    {"spawnPolicy": {"allow": ["Writer"]}}, {"model": ""}, {"outputSchema": "object"}])
+def test_a_denied_start_is_refused_for_the_policy_before_any_setup_fault(
+    setup: dict[str, Any],
+) -> None:
+    # a denied start creates nothing, as a depth rejection (docs/rules.md#SP-01, #DE-04)
+    outcome = decide_start(state([Restriction.of(deny=["writer"])]),
+                           {"provider": "spawn", "preset": "writer", **setup})
+    assert len(outcome.faults) == 2 and outcome.codes == {ErrorCode.SPAWN_DENIED}
+
+
+@pytest.mark.parametrize(("extra", "code"), [
+    ({"maxDepth": 0}, ErrorCode.DEPTH_EXCEEDED), ({"maxDepth": -1}, ErrorCode.INVALID_DEPTH)])
+def test_a_denied_start_that_a_depth_rejection_also_refuses_may_carry_either_code(
+    extra: dict[str, Any], code: ErrorCode,
+) -> None:
+    # no rule orders the policy and the depth among themselves
+    outcome = decide_start(state([Restriction.of(deny=["writer"])]),
+                           {"provider": "spawn", "preset": "writer", **extra})
+    assert outcome.codes == outcome.preferred == {ErrorCode.SPAWN_DENIED, code}
+
+
+def test_a_model_that_is_no_name_is_a_setup_fault_after_a_depth_rejection() -> None:
+    outcome = decide_start(state(), {"provider": "spawn", "model": "", "maxDepth": 0})
+    assert outcome.codes == {ErrorCode.DEPTH_EXCEEDED}
+    assert decide_start(state(), {"provider": "spawn", "model": "", "outputSchema": "x"}
+                        ).codes == {ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_OUTPUT_SCHEMA}
 
 
 def test_a_childs_own_policy_is_composed_from_preset_or_request_and_validated() -> None:

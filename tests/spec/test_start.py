@@ -148,15 +148,60 @@ def test_a_setup_fault_refuses_the_start(request_: dict[str, Any], code: ErrorCo
     assert outcome.codes == {code} and outcome.child_depth is None and outcome.faults[0].reason
 
 
-def test_every_applicable_fault_is_listed() -> None:
+def test_every_applicable_fault_is_listed_and_the_rules_fix_which_code_is_expected() -> None:
     request = {"provider": "acp", "persona": "Hi {{who}}", "toolFilter": {}, "maxDepth": 1.5}
-    assert codes(request, edition=Edition.PRESET_COMPOSITION) == {
+    outcome = decide_start(state(edition=Edition.PRESET_COMPOSITION), request)
+    assert {f.code for f in outcome.faults} == {
         ErrorCode.REQUEST_CONTROLS_REFUSED,
         ErrorCode.UNSUPPORTED_CAPABILITY,
         ErrorCode.INVALID_DEPTH,
         ErrorCode.INVALID_TEMPLATE,
         ErrorCode.INVALID_TOOL_FILTER,
     }
+    # EN-02's code beside the others; the gate before setup (CA-02); maxDepth's own value
+    # check beside the gate (CA-03 is a SHOULD), which the preferred codes leave out
+    assert outcome.codes == {ErrorCode.REQUEST_CONTROLS_REFUSED,
+                             ErrorCode.UNSUPPORTED_CAPABILITY, ErrorCode.INVALID_DEPTH}
+    assert outcome.preferred == {ErrorCode.REQUEST_CONTROLS_REFUSED,
+                                 ErrorCode.UNSUPPORTED_CAPABILITY}
+    assert outcome.deciding is not None
+    assert outcome.deciding.code is ErrorCode.UNSUPPORTED_CAPABILITY
+
+
+@pytest.mark.parametrize("header", [-1, 1.5, "1", 2**53 - 1])
+def test_an_unadvertised_control_is_unsupported_whatever_the_parents_depth(header: object) -> None:
+    # a stored depth outside the domain (DE-06) or an overflow (DE-08) fixes no code; CA-01 does
+    outcome = decide_start(state(parent_header_depth=header), {"provider": "acp", "persona": ""})
+    assert outcome.codes == outcome.preferred == {ErrorCode.UNSUPPORTED_CAPABILITY}
+    assert len(outcome.faults) == 2
+
+
+@pytest.mark.parametrize("setup", [
+    {"persona": "Hi {{who}}"}, {"toolFilter": {"allow": ["raed"]}},
+    {"outputSchema": "object"}])
+@pytest.mark.parametrize(("extra", "code"), [
+    ({"maxDepth": 0}, ErrorCode.DEPTH_EXCEEDED), ({"maxDepth": -0.0}, ErrorCode.INVALID_DEPTH),
+    ({"provider": "acp"}, ErrorCode.UNSUPPORTED_CAPABILITY)])
+def test_a_rejection_before_ownership_comes_before_a_setup_fault(
+    setup: dict[str, Any], extra: dict[str, Any], code: ErrorCode,
+) -> None:
+    # depth and capability rejections leave nothing (DE-04, CA-02); setup faults come after
+    outcome = decide_start(state(), {"provider": "spawn", **setup, **extra})
+    assert len(outcome.faults) >= 2 and outcome.codes == {code}
+
+
+def test_setup_faults_may_be_reported_in_any_order() -> None:
+    request = {"provider": "spawn", "persona": "Hi {{who}}", "toolFilter": {},
+               "outputSchema": "object"}
+    assert codes(request) == {ErrorCode.INVALID_TEMPLATE, ErrorCode.INVALID_TOOL_FILTER,
+                              ErrorCode.INVALID_OUTPUT_SCHEMA}
+
+
+def test_a_request_control_refused_by_the_edition_may_be_reported_beside_any_other() -> None:
+    request = {"provider": "spawn", "persona": "Hi.", "maxDepth": 0}
+    outcome = decide_start(state(edition=Edition.PRESET_COMPOSITION), request)
+    assert outcome.codes == {ErrorCode.REQUEST_CONTROLS_REFUSED, ErrorCode.DEPTH_EXCEEDED}
+    assert outcome.preferred == outcome.codes
 
 
 DEPTH = st.integers(min_value=0, max_value=20)
@@ -185,7 +230,7 @@ def test_a_persona_with_literal_braces_may_be_refused_beside_another_fault() -> 
     presets = {"web1": Preset(None, {"deny": ["mcp__ledger__atlas"]})}
     outcome = decide_start(state(presets=presets), {
         "provider": "spawn", "prompt": "go", "persona": "Broken {{", "preset": "web1"})
-    assert outcome.codes == {ErrorCode.INVALID_TOOL_FILTER}
+    assert outcome.codes == {ErrorCode.INVALID_TOOL_FILTER, ErrorCode.INVALID_TEMPLATE}
     assert outcome.persona_grammar == ("{{",)
     from subagent_tck.spec.judge import judge_start
     given = {"edition": "request-controls", "providers": {"spawn": [c.value for c in ALL]},
@@ -195,3 +240,7 @@ def test_a_persona_with_literal_braces_may_be_refused_beside_another_fault() -> 
     assert judge_start(given, {"code": "INVALID_TEMPLATE"})
     assert judge_start(given, {"code": "INVALID_TOOL_FILTER"})
     assert not judge_start(given, {"code": "DEPTH_EXCEEDED"})
+    # a depth rejection comes first (DE-04): the grammar's refusal is a setup fault
+    capped = {**given, "request": {**given["request"], "maxDepth": 0}}
+    assert judge_start(capped, {"code": "DEPTH_EXCEEDED"})
+    assert not judge_start(capped, {"code": "INVALID_TEMPLATE"})

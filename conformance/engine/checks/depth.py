@@ -25,6 +25,7 @@ from subagent_tck.spec import (
     MAX_SAFE_INTEGER,
     Capability,
     DepthProblem,
+    Edition,
     ErrorCode,
     StartOutcome,
     TckError,
@@ -371,7 +372,7 @@ DE03 = (
 @check("DE-03", "DE-04", name="depth-cap", partitions=DE03)
 def cap(ctx: CheckContext) -> None:
     """A start is refused iff the child's depth is greater than maxDepth (DE-03), and such a
-    refusal leaves nothing behind (DE-04)."""
+    refusal leaves nothing behind and comes before any setup of the child (DE-04)."""
     if not has_cap(ctx):
         for rule in ("DE-03", "DE-04"):
             ctx.skip(rule, "the provider does not advertise depthLimit (CA-01 judges refusal)")
@@ -394,6 +395,27 @@ def cap(ctx: CheckContext) -> None:
                 lambda t: from_parent(ctx, "DE-03", header=t[0], cap=t[1]))
     if not any(f.rule == "DE-03" for f in ctx.failures):
         ctx.for_all(chain_cap_st(), lambda t: capped_under_chain(ctx, *t))
+    for name, fields in setup_faults(ctx):
+        dep = ctx.deploy()
+        capped = {**fields, "maxDepth": 0}
+        attempt(ctx, "DE-04", dep, dep.root().agent, oracle(ctx, 0, ABSENT, capped),
+                f"a start past the cap whose {name} cannot be set up", capped)
+
+
+def setup_faults(ctx: CheckContext) -> list[tuple[str, dict[str, Any]]]:
+    """Controls the provider advertises, each with a value its child's setup would refuse
+    (docs/rules.md#fr-03): a start past the cap that carries one is refused for its depth, a
+    rejection that comes before the child is owned (docs/rules.md#de-04)."""
+    caps = ctx.provider.capabilities if ctx.provider else []
+    out: list[tuple[str, dict[str, Any]]] = []
+    if Capability.OUTPUT_SCHEMA in caps:
+        out.append(("output schema", {"outputSchema": {"type": "string"}}))
+    if ctx.edition is Edition.REQUEST_CONTROLS:  # request controls only in this edition
+        if Capability.PERSONA in caps:
+            out.append(("persona", {"persona": "You work on {{nobody_defined_this}}."}))
+        if Capability.TOOL_FILTER in caps:
+            out.append(("tool filter", {"toolFilter": {"allow": ["no_such_tool"]}}))
+    return out
 
 
 def capped_under_chain(ctx: CheckContext, length: int, limit: int) -> None:

@@ -24,13 +24,16 @@ from hypothesis import strategies as st
 from subagent_tck.spec import (
     CONTROLS,
     FIELD_CAPABILITY,
+    MAX_SAFE_INTEGER,
     STRUCTURED_OUTPUT,
     Capability,
+    DepthProblem,
     Edition,
     ErrorCode,
     PresentationMode,
     StartOutcome,
     TckError,
+    check_depth,
     resolve_view,
     validate_restriction,
     wire_tool_names,
@@ -54,6 +57,7 @@ from ._support import (
     start_request,
     start_state,
 )
+from .depth import anything_st
 
 TOOLS = ["alpha", "bravo"]
 #: The request field that asks for each capability (the spec's map, read the other way).
@@ -149,10 +153,11 @@ def compose(asks: dict[Capability, tuple[str, Any]]) -> Composition:
 
 
 def refusal(ctx: CheckContext, rule: str, asks: dict[Capability, tuple[str, Any]],
-            what: str) -> bool:
-    """Start with ``asks``; judge the code and the capability named (``rule``) and, when
-    refused, that nothing was created (CA-02). False when the target refused the preset as
-    configuration, before any start could be judged."""
+            what: str, header: int | None = None) -> bool:
+    """Start with ``asks`` (from a top-level agent whose header records ``header``, else from
+    the root); judge the code and the capability named (``rule``) and, when refused, that
+    nothing was created (CA-02). False when the target refused the preset as configuration,
+    before any start could be judged."""
     assert ctx.provider is not None
     comp = compose(asks)
     try:
@@ -161,9 +166,14 @@ def refusal(ctx: CheckContext, rule: str, asks: dict[Capability, tuple[str, Any]
         if any(c in ctx.provider.capabilities for c in asks) or rule != "CA-03":
             raise
         return False
-    request = start_request(dep.root().agent, ctx.provider.name, "gated child", comp.fields)
-    outcome = expected_start(start_state(ctx, global_names=TOOLS,
-                                         presets=comp.oracle_presets()), request)
+    if header is None:
+        parent = dep.root().agent
+    else:
+        with ctx.step(rule, f"creating a top-level agent at depth {header}"):
+            parent = dep.create_agent(header_depth=header).agent
+    request = start_request(parent, ctx.provider.name, "gated child", comp.fields)
+    outcome = expected_start(start_state(ctx, global_names=TOOLS, presets=comp.oracle_presets(),
+                                         parent_header=header or 0), request)
     unsupported = {c.value for c in asks if c not in ctx.provider.capabilities}
     if ErrorCode.UNSUPPORTED_CAPABILITY not in outcome.codes:
         raise AssertionError(f"check bug: the oracle does not refuse {what}")
@@ -279,6 +289,11 @@ def unsupported_refused(ctx: CheckContext) -> None:
             ctx.drew("CA-01", "max-depth-zero")
         if cap is not Capability.DEPTH_LIMIT:
             descriptor_route(ctx, cap)
+        # whatever else is wrong with the start: a parent at 2^53-1, whose child would
+        # overflow (docs/rules.md#de-08 fixes no code of its own, CA-01 does)
+        refusal(ctx, "CA-01", {cap: (routes(ctx.edition, cap)[0], VALID[cap])},
+                f"{cap.value} asked of {provider.name} from a parent at depth 2^53-1",
+                header=MAX_SAFE_INTEGER)
     def drawn(asks: dict[Capability, Any]) -> None:
         fields = sorted(FIELD[c] for c in asks)
         refusal(ctx, "CA-01", asks, f"the controls {fields} asked of {provider.name}")
@@ -286,31 +301,61 @@ def unsupported_refused(ctx: CheckContext) -> None:
     ctx.for_all(asks_st(ctx.edition, provider), drawn)
 
 
-CA03 = tuple(Partition("CA-03", f"invalid-{SLUG[c]}", f"an invalid {c.value} value asked of a "
-                       "provider that does not advertise it") for c in CONTROLS)
+#: maxDepth values outside the domain a JSON request can carry (a non-finite one makes the
+#: request itself malformed, docs/rules.md#de-05): the value check CA-03 orders after the gate.
+INVALID_CAPS = anything_st.filter(
+    lambda v: check_depth(v).value is None
+    and check_depth(v).problem is not DepthProblem.NOT_FINITE)
+
+
+def _value_rule(cap: Capability) -> str:
+    """Whose an invalid ``cap`` value asked of a provider without ``cap`` is: maxDepth's is a
+    value check of the start itself, ordered after the gate by CA-03; a persona, filter or
+    schema is checked at setup, after the gate, so refusing it for its value first is CA-01's
+    (docs/rules.md#ca-02)."""
+    return "CA-03" if cap is Capability.DEPTH_LIMIT else "CA-01"
+
+
+CA03 = tuple(Partition(_value_rule(c), f"invalid-{SLUG[c]}", f"an invalid {c.value} value "
+                       "asked of a provider that does not advertise it") for c in CONTROLS)
 
 
 @check("CA-03", "CA-01", name="gating-capability-first", partitions=CA03)
 def capability_first(ctx: CheckContext) -> None:
     """An invalid value for a control the provider lacks reports UNSUPPORTED_CAPABILITY, not
-    the value's own error (a start accepted outright is CA-01's failure, a silent downgrade)."""
+    the value's own error (a start accepted outright is CA-01's failure, a silent downgrade).
+    maxDepth's domain is a value check of the start itself, whose order after the gate is
+    CA-03's (a SHOULD); a persona, filter or schema is checked when the child is set up, after
+    the gate (docs/rules.md#ca-02), so refusing it for its value first breaks CA-01."""
     found = lacking_or_skip(ctx, "CA-03", "CA-01")
     if found is None:
         return
     provider, lacking = found
     judged_any = False
-    ctx.inapplicable("CA-03", *(f"invalid-{SLUG[c]}" for c in CONTROLS if c not in lacking))
+    for c in CONTROLS:
+        if c not in lacking:
+            ctx.inapplicable(_value_rule(c), f"invalid-{SLUG[c]}")
     for cap in lacking:
         route = routes(ctx.edition, cap)[0]
-        judged = refusal(ctx, "CA-03", {cap: (route, INVALID[cap])},
+        rule = _value_rule(cap)
+        judged = refusal(ctx, rule, {cap: (route, INVALID[cap])},
                          f"the invalid {cap.value} value {INVALID[cap]!r} asked of "
                          f"{provider.name}")
         if judged:
-            ctx.drew("CA-03", f"invalid-{SLUG[cap]}")
+            ctx.drew(rule, f"invalid-{SLUG[cap]}")
         judged_any |= judged
-    if not judged_any:
+    if Capability.DEPTH_LIMIT not in lacking:
+        ctx.skip("CA-03", "the provider advertises depthLimit: no maxDepth value check can meet "
+                 "the gate (a persona, filter or schema refused first is CA-01's)")
+    elif not judged_any:
         ctx.skip("CA-03", "the target refused every invalid preset as configuration, before "
                  "a start could show which check comes first")
+    else:
+        def drawn(cap: object) -> None:
+            refusal(ctx, "CA-03", {Capability.DEPTH_LIMIT: (REQUEST, cap)},
+                    f"the invalid maxDepth {cap!r} asked of {provider.name}")
+
+        ctx.for_all(INVALID_CAPS, drawn)
 
 
 def effect(ctx: CheckContext, cap: Capability) -> None:
