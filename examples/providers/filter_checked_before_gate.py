@@ -10,6 +10,10 @@ setup faults after that (docs/rules.md#fr-03): the refusal must be UNSUPPORTED_C
 (docs/rules.md#ca-01). maxDepth's own value check is the one value check whose order is only a
 SHOULD (docs/rules.md#ca-03).
 
+ALSO_BREAKS DE-04: the same early check comes before the depth check too, so a start at the
+cap with a filter naming an unknown tool is refused INVALID_TOOL_FILTER where the depth refusal
+comes first (gate, spawn policy, depth, then setup: docs/rules.md#de-04); the campaign draws it.
+
 Before the oracle expected the code a rule fixes, this passed every MUST check: only the
 capability-first check reported it, as CA-03, a SHOULD, so the target was CERTIFIED.
 """
@@ -23,6 +27,7 @@ from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import ABSENT, TckError, validate_restriction
 
 BREAKS = "CA-01"
+ALSO_BREAKS = ("DE-04",)
 
 
 class FilterFirstStart(ChildStart):
