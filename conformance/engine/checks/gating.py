@@ -338,7 +338,8 @@ def composed_effect(ctx: CheckContext, cap: Capability) -> None:
     if cap is Capability.MODEL_SELECTION:
         model = f"gated-model-{nonce(ctx, 'model')}"
         with ctx.step("CA-04", f"{name} advertises modelSelection: starting a child on a model"):
-            result = dep.start(start_request(root, name, f"model {marker('ca')}", {"model": model}))
+            result = dep.start(start_request(root, name, f"model {marker(ctx, 'ca')}",
+                                             {"model": model}))
         sent = ctx.gateway.requests(result.agent)
         ctx.expect("CA-04", bool(sent) and sent[0].model == model,
                    said("CA-04", f"{name} advertises modelSelection: the child's first request "

@@ -88,7 +88,7 @@ def child_fields(route: str, preset: int, model: str) -> dict[str, Any]:
 def run_child(ctx: CheckContext, dep: Deployment, parent: str, fields: dict[str, Any],
               steps: int, what: str) -> tuple[RunResult, list[ModelRequest]]:
     """Start a child making ``steps`` requests (tool calls, then a text); its requests."""
-    label = marker("mo")
+    label = marker(ctx, "mo")
     ctx.gateway.script(label, *[call(TOOLS[0], {"step": i}, f"call-{i}")
                                 for i in range(steps - 1)], text("done"))
     with ctx.step("MO-01", f"starting {what}"):
@@ -112,7 +112,7 @@ def judge_requests(ctx: CheckContext, sent: list[ModelRequest], want: str | None
 def root_model(ctx: CheckContext, dep: Deployment, root: str, when: str) -> str | None:
     """The model the root's requests name now (its turn gets the gateway's default reply)."""
     with ctx.step("MO-01", f"running a turn of the root {when}"):
-        dep.run_turn(root, f"turn {marker('root')}")
+        dep.run_turn(root, f"turn {marker(ctx, 'root')}")
     sent = ctx.gateway.requests(root)
     return sent[-1].model if sent else None
 
@@ -197,7 +197,7 @@ def resumed(ctx: CheckContext) -> None:
                     with ctx.step("MO-02", "resuming the child cold"):
                         agent = dep.resume(child.session).agent
                 with ctx.step("MO-02", f"running {how} of the child"):
-                    dep.run_turn(agent, f"again {marker('mo')}")
+                    dep.run_turn(agent, f"again {marker(ctx, 'mo')}")
                 again = ctx.gateway.requests(agent)
                 seen = again[-1].model if again else None
                 ctx.expect("MO-02", seen == first, f"{how} of a child whose first request "

@@ -104,7 +104,8 @@ def judge_starts(ctx: CheckContext, dep: Deployment, parent: str, presets: list[
     state = start_state(ctx, global_names=tools or [], presets=oracle_presets(presets),
                         parent_policies=policies)
     for spec in presets:
-        request = start_request(parent, provider, f"policed {marker('sp')}", {"preset": spec.name})
+        request = start_request(parent, provider, f"policed {marker(ctx, 'sp')}",
+                                {"preset": spec.name})
         outcome = expected_start(state, request)
         if not outcome.ok and outcome.codes != {ErrorCode.SPAWN_DENIED}:
             raise AssertionError(f"check bug: the oracle refuses {spec.name!r} for "
@@ -187,7 +188,7 @@ def composed(ctx: CheckContext) -> None:
         if route == "request":
             fields["spawnPolicy"] = policy
         request = start_request(dep.root().agent, provider_name(ctx),
-                                f"lead {marker('sp')}", fields)
+                                f"lead {marker(ctx, 'sp')}", fields)
         with ctx.step("SP-01", f"starting the child of preset {names[0]!r} with the policy "
                       f"{policy} from its {route}"):
             child = dep.start(request)
@@ -210,7 +211,7 @@ def resumed(ctx: CheckContext) -> None:
         dep = ctx.deploy(presets=specs)
         with ctx.step("SP-01", f"starting a child with the policy {policy}"):
             child = dep.start(start_request(dep.root().agent, provider_name(ctx),
-                                            f"resumable {marker('sp')}",
+                                            f"resumable {marker(ctx, 'sp')}",
                                             {"spawnPolicy": policy}))
         with ctx.step("SP-01", "resuming the child cold"):
             parent = dep.resume(child.session)
@@ -269,7 +270,7 @@ def unknown_live(ctx: CheckContext) -> None:
             return
         for name in presets:  # the refused policy would have refused some of them
             with ctx.step("SP-01", f"{what} was refused; starting the preset {name!r}"):
-                dep.start(start_request(root, provider, f"unpoliced {marker('sp')}",
+                dep.start(start_request(root, provider, f"unpoliced {marker(ctx, 'sp')}",
                                         {"preset": name}))
 
     for example in UNKNOWN_EXAMPLES:
@@ -287,7 +288,7 @@ def unknown_composed(ctx: CheckContext) -> None:
     def body(case: tuple[list[str], dict[str, list[str]], list[str]]) -> None:
         presets, policy, bad = case
         dep = ctx.deploy(presets=preset_specs(presets))
-        request = start_request(dep.root().agent, provider, f"misnamed {marker('sp')}",
+        request = start_request(dep.root().agent, provider, f"misnamed {marker(ctx, 'sp')}",
                                 {"spawnPolicy": policy})
         judge_unknown(ctx, dep, lambda: dep.start(request), bad,
                       f"a start whose request composes the policy {policy}")
@@ -305,7 +306,7 @@ def unknown_composed(ctx: CheckContext) -> None:
                        {"code": "INVALID_SPAWN_POLICY", "offending": sorted(bad)},
                        exc.to_json())
             return
-        request = start_request(dep.root().agent, provider, f"misnamed {marker('sp')}",
+        request = start_request(dep.root().agent, provider, f"misnamed {marker(ctx, 'sp')}",
                                 {"preset": presets[0]})
         judge_unknown(ctx, dep, lambda: dep.start(request), bad,
                       f"a start of the preset {presets[0]!r} whose policy is {policy}")
@@ -387,7 +388,7 @@ def offered_child(ctx: CheckContext) -> None:
         if names is None:
             ctx.skip("SP-02", NOTHING_OFFERED)
             return
-        label = marker("offered")
+        label = marker(ctx, "offered")
         ctx.gateway.script(label, text("done"))
         with ctx.step("SP-02", f"starting a child with the policy {policy}"):
             child = dep.start(start_request(dep.root().agent, provider, f"child {label}",
@@ -419,7 +420,7 @@ def offered_live(ctx: CheckContext) -> None:
         offered.judge(dep.tool_schemas(root), names, case["policies"], presets,
                       f"{what}: its tool schemas")
         with ctx.step("SP-02", "running a turn of the root"):
-            dep.run_turn(root, f"turn {marker('offered')}")
+            dep.run_turn(root, f"turn {marker(ctx, 'offered')}")
         sent = ctx.gateway.requests(root)
         offered.judge(sent[-1].tools if sent else [], names, case["policies"], presets,
                       f"{what}: its next request")
