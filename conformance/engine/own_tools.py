@@ -18,7 +18,7 @@ judged on it (TF-06, FR-01, ST-02).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME, Edition
@@ -112,20 +112,56 @@ class _HidingDeployment:
         self._inner.register_tool(tool, agent)
 
     def view(self, agent: str | None = None) -> list[Any]:
-        return [e for e in self._inner.view(agent) if e.name not in self._own]
+        return _entries(self._own, self._inner.view(agent))
 
     def tool_schemas(self, agent: str) -> list[Any]:
-        return [s for s in self._inner.tool_schemas(agent) if s.name not in self._own]
+        return _entries(self._own, self._inner.tool_schemas(agent))
 
     def sdk_bindings(self, agent: str) -> list[str]:
-        return [n for n in self._inner.sdk_bindings(agent) if n not in self._own]
+        return _names(self._own, self._inner.sdk_bindings(agent))
 
     def events(self) -> list[Event]:
-        return [_without(self._own, e) for e in self._inner.events()]
+        return _events(self._own, self._inner.events())
 
     def observe(self) -> Observation:
-        seen = self._inner.observe()
-        return seen.model_copy(update={"events": [_without(self._own, e) for e in seen.events]})
+        return _observation(self._own, self._inner.observe())
+
+    def batch(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[Any] | None:
+        """The inner deployment's batch (docs/driver-api.md#batch), each read's answer with the
+        own tools left out as that read alone leaves them (a batch of reads must not show
+        what the reads one by one hide); None where the inner one has no batch."""
+        inner = getattr(self._inner, "batch", None)
+        outcomes = inner(calls) if callable(inner) else None
+        if outcomes is None:
+            return None
+        out = []
+        for (name, _), (value, error) in zip(calls, outcomes, strict=True):
+            leave_out = _LEAVE_OUT.get(name)
+            out.append((leave_out(self._own, value) if leave_out and error is None else value,
+                        error))
+        return out
+
+
+def _entries(own: frozenset[str], entries: list[Any]) -> list[Any]:
+    return [e for e in entries if e.name not in own]
+
+
+def _names(own: frozenset[str], names: list[str]) -> list[str]:
+    return [n for n in names if n not in own]
+
+
+def _events(own: frozenset[str], events: list[Event]) -> list[Event]:
+    return [_without(own, e) for e in events]
+
+
+def _observation(own: frozenset[str], seen: Observation) -> Observation:
+    return seen.model_copy(update={"events": _events(own, seen.events)})
+
+
+#: What each read leaves out of its answer (a batch's reads too).
+_LEAVE_OUT: dict[str, Callable[[frozenset[str], Any], Any]] = {
+    "view": _entries, "tool_schemas": _entries, "sdk_bindings": _names, "events": _events,
+    "observe": _observation}
 
 
 def _without(own: frozenset[str], event: Event) -> Event:
