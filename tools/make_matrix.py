@@ -99,7 +99,8 @@ def sources() -> list[Source]:
                             "--edition", "preset-composition", "--timeout", "180",
                             "--baseline", "adapters/opencode/baseline.toml", *SLOW),
                "adapters/opencode"),
-        # a headless qwen per kit run: 1234 s at a load average of 12 (docs/qwen-code.md)
+        # a headless qwen per kit run: 440 s with two jobs at a load average of 5 to 10
+        # (docs/qwen-code.md)
         Source("qwen-code", ("certify", "--target", "cmd:python adapters/qwen-code/server.py",
                              "--edition", "preset-composition", "--timeout", "600",
                              "--baseline", "adapters/qwen-code/baseline.toml",

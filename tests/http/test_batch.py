@@ -11,6 +11,7 @@ import pytest
 
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.engine import own_tools
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.conformance.transports.http_server import DriverApp
 from subagent_tck.conformance.transports.http_target import HttpDeployment, HttpTarget
@@ -144,3 +145,22 @@ def test_an_entry_with_a_kit_code_is_the_target_breaking_the_protocol(
     assert broken.value.code is ErrorCode.PROTOCOL_ERROR and "TIMEOUT" in broken.value.message
     monkeypatch.undo()
     deployment.close()
+
+
+def test_a_batch_leaves_the_targets_own_tools_out_as_its_reads_alone_do(
+        http_target: HttpTarget) -> None:
+    # docs/certify.md#tools-the-target-brings: the fuzz campaign's reads ride in batches, so a
+    # batch that showed the target's own tool would be a divergence the target never made
+    inner = _deployment(http_target)
+    inner.register_tool(ToolSpec(name="plugin_route"))
+    deployment: Any = own_tools._HidingDeployment(inner, frozenset({"plugin_route"}))
+    root = deployment.root().agent
+    outcomes = deployment.batch([
+        ("register_tool", {"tool": ToolSpec(name="read")}), ("view", {"agent": None}),
+        ("view", {"agent": root}), ("tool_schemas", {"agent": root}), ("observe", {}),
+    ])
+    assert outcomes is not None and len(outcomes) == 5
+    alone = [deployment.view(None), deployment.view(root), deployment.tool_schemas(root)]
+    assert [[e.name for e in value] for value, _ in outcomes[1:4]] == \
+        [[e.name for e in value] for value in alone] == [["read"]] * 3
+    assert outcomes[4][0] == deployment.observe()

@@ -30,13 +30,13 @@ from subagent_tck.conformance.transports.gateway_chat import (
     streaming,
 )
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic import TrafficProxy, TrafficRoute
 from subagent_tck.conformance.transports.traffic_chat import (
     chat_answer,
     chat_error,
     to_kit,
     to_runtime,
 )
+from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
 
 from .names import names_back, wire_name
 
@@ -68,10 +68,9 @@ class Route(TrafficRoute):
         own = to_kit(body, names_back(kit_tools))
         model_request = chat_to_request("", body)
         agent, system, _ = find_marker(model_request.system)
-        if agent is not None:
-            with self.lock:
-                self.last[agent] = model_request.model_copy(update={"agent": agent,
-                                                                    "system": system})
+        if agent is not None:  # its first request publishes a start's child (traffic.py)
+            self.record(agent, model_request.model_copy(update={"agent": agent,
+                                                                "system": system}))
         try:
             answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
         except OSError as exc:

@@ -39,13 +39,10 @@ from subagent_tck.conformance.core.protocol import (
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.traffic import (
-    ROOT,
-    Outcome,
-    Reasons,
-    TrafficDeployment,
-    TrafficTarget,
-)
+from subagent_tck.conformance.transports.traffic import ROOT, Outcome, TrafficDeployment
+from subagent_tck.conformance.transports.traffic_refusals import Reasons
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_starts import Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 from . import dialect
@@ -71,13 +68,14 @@ NOT_OFFERED = ("not found. Tools must use the exact names provided",
                "is not allowed by this agent's execution allowlist")
 
 
-def settings(mcp: list[str]) -> dict[str, Any]:
-    """The project's ``.qwen/settings.json``: the kit's MCP server, and what keeps a headless
-    run to the kit's traffic (no background memory agents, no tool search, no usage
+def settings(mcp: dict[str, list[str]]) -> dict[str, Any]:
+    """The project's ``.qwen/settings.json``: the kit's MCP servers (name -> argv), and what
+    keeps a headless run to the kit's traffic (no background memory agents, no tool search, no usage
     statistics, telemetry or update check: docs/qwen-code.md, "What keeps Qwen Code on
     loopback")."""
     return {
-        "mcpServers": {SERVER: {"command": mcp[0], "args": mcp[1:]}},
+        "mcpServers": {name: {"command": argv[0], "args": argv[1:]}
+                       for name, argv in mcp.items()},
         "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
         "tools": {"toolSearch": {"enabled": False}, "disabled": DISABLED,
                   "useRipgrep": False},
@@ -116,6 +114,7 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
     call_prefix = "call_tck_"
     agents_folder = ".qwen/agents"
     temp_prefix = "tck-qwen-"
+    server = SERVER  # its tools are mcp__tck__NAME (names.py)
     relist = RELIST_TIMEOUT
     unknown_start = StopReason.ERROR
     reasons = Reasons(
@@ -136,10 +135,11 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
                  name: str) -> None:
         super().__init__(config)
         (self.project / ".qwen" / "settings.json").write_text(
-            json.dumps(settings(self.mcp.command()), indent=1), encoding="utf-8")
+            json.dumps(settings(self.mcp.commands()), indent=1), encoding="utf-8")
         self._running: set[subprocess.Popen[bytes]] = set()
+        # every global tool it ever had: a running child may still be offered one unregistered
         self._mount(proxy, name, Route(gateway_url, self._drive,
-                                       lambda: [t.name for t in self.tools]))
+                                       lambda: list(self.known_tools)))
         self._write_presets()  # a root turn may call agent with one
 
     # --- files ---------------------------------------------------------------------------
@@ -147,22 +147,17 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
     def _listening(self) -> bool:
         return bool(self._running)  # a running qwen lists again on list_changed
 
-    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str) -> None:
+    def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
+                     marker: str | None = None) -> None:
+        """Front matter ``tools`` (allow) and ``disallowedTools`` (deny), the persona as the
+        body with the marker on its last line, so that what Qwen Code appends follows the
+        persona alike whether it is empty or not (dialect.py)."""
         front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
         if isinstance(tool_filter, dict):
             for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
                 if key in tool_filter:
                     front.append(f"{field}: {json.dumps(_names(tool_filter[key]))}")
-        self._write_definition(file, front, persona, agent)
-
-    def _write_definition(self, file: str, front: list[str], persona: Any, agent: str) -> None:
-        """``agents_dir/FILE.md``: the front matter, then the persona (a value other than a
-        string as JSON) with the agent marker on its last line, so that what Qwen Code appends
-        follows the persona alike whether it is empty or not (dialect.py)."""
-        body = persona if isinstance(persona, str) else "" if persona is None else \
-            json.dumps(persona)
-        text = "\n".join(["---", *front, "---"]) + "\n" + body + agent_marker(agent) + "\n"
-        (self.agents_dir / f"{file}.md").write_text(text, encoding="utf-8")
+        self._write_definition(file, front, persona, agent, marker)
 
     def _own_tools(self) -> list[ToolSchema]:
         """agent (its schema as the last run showed; before one, any object)."""
@@ -221,10 +216,13 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         except OSError:
             process.kill()
 
-    def _run_start(self, child: str, token: str) -> Outcome:
-        done = self._qwen(f"start {child}", self._system(ROOT, f"\n[subagent-tck "
-                                                               f"start={token}]"))
-        result = self._starts[token].get("result")
+    def _run_start(self, start: Start) -> Outcome:
+        """A ``qwen`` whose top-level session carries the start's marker: the start driver
+        answers it (its ``agent`` call, then the end), the child's requests go to the kit."""
+        child = start.child.agent
+        done = self._qwen(f"start {child}",
+                          self._system(ROOT, "\n" + start_marker(token(start.number, 0))))
+        result = start.result
         if result is None:
             output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
                 done.stdout.decode("utf-8", "replace")[-500:]
