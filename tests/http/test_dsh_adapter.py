@@ -3,8 +3,10 @@
 One ``subagent-tck certify`` run against ``cmd:node adapters/dsh/server.mjs`` in the
 ``request-controls`` edition with ``adapters/dsh/baseline.toml`` must exit 0: every rule passes,
 is not applicable, or is a listed DSH divergence (``expected-fail``), and no listed rule passes.
-Each baseline entry must also be needed: its rule fails in the same run's certificate. Without
-the baseline the same command fails, on exactly the listed rules (and providers).
+Each baseline entry must also be needed: its rule fails in the same run's certificate. At a fixed
+seed that is the same as "without the baseline the command fails on exactly the listed rules
+(and providers)": the baseline only relabels the failures it names, so one run says both (a
+second run without it took a certify's minutes in every CI run to repeat it).
 
 The same holds in the ``preset-composition`` edition, where the deployment's presets are DSH
 agent presets (``adapters/dsh/src/presets.mjs``), with ``adapters/dsh/baseline.presets.toml``;
@@ -118,22 +120,3 @@ def _listed(cells: dict[tuple[str, str | None], str],
         listed |= {(rule, provider) for rule, provider in cells
                    if rule == entry.rule and entry.provider in (None, provider)}
     return listed
-
-
-# One path end to end is enough: the run above already shows, cell by cell, that the baseline
-# relabels exactly the failing cells (the other paths' runs would repeat it, minutes each).
-@pytest.mark.parametrize("path", ["one-shot"])
-def test_without_its_baseline_dsh_fails_on_exactly_the_listed_rules(
-        tmp_path: Path, path: str) -> None:
-    output = tmp_path / "dsh.json"
-    continuable = path == "continuable"
-    result = _certify(output, path, baseline=False)
-    tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
-    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
-    cells = _cells(json.loads(output.read_text(encoding="utf-8")), continuable=continuable)
-    failing = {cell for cell, outcome in cells.items() if outcome not in ("pass", "not-applicable")}
-    listed = _listed(cells, path)
-    assert result.returncode == 1, f"certify exited {result.returncode}:\n{tail}"
-    assert failing <= listed, f"failing but not listed: {sorted(failing - listed, key=str)}"
-    unfailed = {(rule, p) for rule, p in listed if cells[(rule, p)] != "not-applicable"} - failing
-    assert not unfailed, f"listed but passing: {sorted(unfailed, key=str)}"

@@ -1,12 +1,18 @@
 """The real opencode (pinned in adapters/opencode/package.json) certifies from its model traffic
 through adapters/opencode with its baseline (docs/opencode.md).
 
-One ``subagent-tck certify`` run against ``cmd:python adapters/opencode/server.py`` in the
-``preset-composition`` edition with ``adapters/opencode/baseline.toml`` must exit 0, every rule
-passing, not applicable, or a listed opencode divergence (``expected-fail``), and every baseline
-entry must be needed: its rule fails in that run. At a fixed seed that is the same as "without the
-baseline the run fails on exactly the listed rules", which the Claude Code test runs as a second
-certification; here one run of about four minutes says both.
+A whole certify run of opencode takes about 25 minutes here since the kit builds the tool-filter
+cases through every restriction channel it declares (docs/opencode.md); this test runs once in
+CI, so it certifies a selection of rules (``RULES``) whose checks need few opencode sessions and
+still proves the point end to end: opencode is installed by the project's own files, answers the
+kit's scripted starts offline, passes rules (CA-04, CA-05, EN-02), and fails exactly the selected
+rules its baseline lists (EN-01, FR-05, PE-03: what opencode does with an agent's prompt). One
+``subagent-tck certify --rule ...`` run against ``cmd:python adapters/opencode/server.py`` in the
+``preset-composition`` edition with ``adapters/opencode/baseline.toml`` must exit 0, every
+selected rule passing, not applicable, or a listed opencode divergence (``expected-fail``), and
+every entry for a selected rule must be needed: its rule fails in that run. At a fixed seed that
+is the same as "without the baseline the run fails on exactly the listed rules", so one run says
+both. The whole certificate is the command of docs/opencode.md.
 
 opencode is installed when it is not yet (``npm install`` in adapters/opencode, under a lock:
 ``npm ci`` refuses this lock, docs/opencode.md "Running it"). That needs the npm registry: when
@@ -32,6 +38,8 @@ from subagent_tck.conformance.core.baseline import load_baseline
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "opencode"
 BASELINE = "adapters/opencode/baseline.toml"
+#: rules whose checks start opencode least often (--timings of a whole run), passing and listed
+RULES = ("CA-04", "CA-05", "EN-01", "EN-02", "FR-05", "PE-03")
 TIMEOUT = 3000
 
 
@@ -44,6 +52,7 @@ def test_opencode_certifies_with_its_baseline_and_every_entry_is_needed(tmp_path
                # a check makes dozens of opencode sessions of 1 to 4 s each, through every
                # restriction channel the adapter declares (docs/opencode.md)
                "--timeout", "600", "--deadline", "2800", "--baseline", BASELINE,
+               *(arg for rule in RULES for arg in ("--rule", rule)),
                "--format", "json", "--output", str(output)]
     started = time.monotonic()
     try:
@@ -57,13 +66,14 @@ def test_opencode_certifies_with_its_baseline_and_every_entry_is_needed(tmp_path
     assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
     certificate = json.loads(output.read_text(encoding="utf-8"))
     cells = {(rule["id"], cell["provider"]): cell["outcome"]
-             for rule in certificate["rules"] for cell in rule["providers"]}
+             for rule in certificate["rules"] if rule["id"] in RULES
+             for cell in rule["providers"]}
     bad = {cell for cell, outcome in cells.items()
            if outcome not in ("pass", "not-applicable", "expected-fail")}
     assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{tail}"
     assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
     assert certificate["target_tools"] == ["task"], certificate["target_tools"]
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries}
+    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries} & set(RULES)
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
     assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
     assert {rule for (rule, _), outcome in cells.items() if outcome == "pass"}, \
