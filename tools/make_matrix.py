@@ -99,6 +99,11 @@ def sources() -> list[Source]:
                             "--edition", "preset-composition", "--timeout", "180",
                             "--baseline", "adapters/opencode/baseline.toml", *SLOW),
                "adapters/opencode"),
+        # a `codex exec` per kit run: 260 s with the baseline and two jobs at load 9 (docs/codex.md)
+        Source("codex", ("certify", "--target", "cmd:python adapters/codex/server.py",
+                         "--edition", "preset-composition", "--timeout", "600",
+                         "--baseline", "adapters/codex/baseline.toml", "--deadline", "2400"),
+               "adapters/codex"),
         # a headless qwen per kit run: 440 s with two jobs at a load average of 5 to 10
         # (docs/qwen-code.md)
         Source("qwen-code", ("certify", "--target", "cmd:python adapters/qwen-code/server.py",

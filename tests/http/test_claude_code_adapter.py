@@ -6,7 +6,10 @@ One ``subagent-tck certify`` run against ``cmd:python adapters/claude-code/serve
 rule passes, is not applicable, or is a listed Claude Code divergence (``expected-fail``), and
 each baseline entry is needed (its rule fails in that run), so that without the baseline the
 same command fails on exactly the listed rules; no more rules are not applicable than
-docs/claude-code.md says.
+docs/claude-code.md says. It certifies every rule but TF-09 (``RULES``; a run of selected rules
+runs their checks without the fuzz campaign): TF-09's verdict on Claude Code has come out both
+ways at the same seed (docs/claude-code.md#tf-09-timing), so the whole command of that page
+judges it, never a CI gate that a timing can turn red.
 
 Claude Code is installed here when it is not yet (``npm ci`` in adapters/claude-code, under a
 lock so parallel runs install once). That needs the npm registry: when it cannot be reached the
@@ -29,11 +32,14 @@ import pytest
 from npm_install import ensure_installed
 
 from subagent_tck.conformance.core.baseline import load_baseline
+from subagent_tck.spec import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "claude-code"
 INSTALLED = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
 TIMEOUT = 3000
+#: every rule of the catalogue but TF-09 (see the module docstring)
+RULES = tuple(rule.id for rule in CATALOGUE if rule.id != "TF-09")
 BASELINE = "adapters/claude-code/baseline.toml"
 #: How many rules the certificate of the pinned Claude Code may find not applicable
 #: (docs/claude-code.md "Which rules the model traffic can show").
@@ -57,6 +63,7 @@ def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProc
                # work: docs/claude-code.md)
                "--timeout", "600", "--deadline", "2400",
                *(["--baseline", BASELINE] if baseline else []),
+               *(arg for rule in RULES for arg in ("--rule", rule)),
                "--format", "json", "--output", str(output)]
     started = time.monotonic()
     try:
@@ -84,7 +91,8 @@ def _left_running() -> list[str]:
 
 def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:
     return {(rule["id"], cell["provider"]): cell["outcome"]
-            for rule in certificate["rules"] for cell in rule["providers"]}
+            for rule in certificate["rules"] if rule["id"] in RULES
+            for cell in rule["providers"]}
 
 
 def _tail(result: subprocess.CompletedProcess[str]) -> str:
@@ -106,7 +114,7 @@ def test_claude_code_certifies_with_its_baseline_and_fails_without_it_on_exactly
            if outcome not in ("pass", "not-applicable", "expected-fail")}
     assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{_tail(result)}"
     assert result.returncode == 0, f"certify exited {result.returncode}:\n{_tail(result)}"
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries}
+    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries} & set(RULES)
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
     assert listed == expected, (f"baseline entries whose rule did not fail: {listed - expected};"
                                 f" failing rules it does not list: {expected - listed}")
