@@ -194,7 +194,10 @@ class Delegation(Refusals):
         schema, a persona or a filter of the call's own is refused (a depth too, unless the
         runtime has a depth setting: ``depth_limit``); its parent is the root, or a child where
         children delegate (``nesting``)."""
-        controls = request.controls()
+        # a control given as null counts as absent, but for maxDepth, where null is a value
+        # outside the depth domain (docs/rules.md#TF-07 Decision, docs/rules.md#DE-05)
+        controls = {k: v for k, v in request.controls().items()
+                    if v is not None or k == "maxDepth"}
         if request.parent not in self.agents():
             raise TckError(ErrorCode.UNKNOWN_AGENT, f"no agent {request.parent!r}")
         if request.provider != self.provider or not self._provider:

@@ -213,3 +213,26 @@ def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
     finally:
         deployment.close()
         proxy.close()
+
+
+@pytest.mark.parametrize("field", ["outputSchema", "persona", "toolFilter", "spawnPolicy",
+                                   "model"])
+def test_a_start_control_given_as_null_is_absent_not_refused(
+        tmp_path: Path, field: str) -> None:
+    """A control given as null counts as absent (docs/rules.md#TF-07, Decision): the start is
+    the one without it. The fuzz campaign once found `outputSchema: null` refused as the
+    unadvertised capability on a traffic adapter (CA-01's false failure)."""
+    from claude_code_adapter import target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
+
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
+                                             proxy, "d1", claude=_stand_in(tmp_path / "c"))
+    try:
+        request = StartRequest.model_validate(
+            {"parent": "root", "provider": deployment.provider, "prompt": "p", field: None})
+        assert deployment._start_preset(request) is None
+    finally:
+        deployment.close()
+        proxy.close()
