@@ -5,6 +5,7 @@ that its suite factory pickles."""
 
 from __future__ import annotations
 
+import difflib
 import functools
 from pathlib import Path
 
@@ -51,5 +52,7 @@ def same_whatever_the_jobs(spec: str, *, seed: int, out: Path,
     shards = [run for run in two.checks if run.check == "fuzz-campaign"]
     assert [run.note.rsplit("shard ", 1)[1][:6] for run in shards if run.note] == [
         f"{n} of 4" for n in range(1, 5)]
-    assert render(one.stable()) == render(two.stable())
+    before, after = render(one.stable()), render(two.stable())
+    assert before == after, "the certificates differ (one job, then two):\n" + "\n".join(
+        list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm=""))[:60])
     return two

@@ -108,8 +108,10 @@ class _HidingDeployment:
         return getattr(self._inner, name)
 
     def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
-        if agent is None:
-            _refuse_clashes(self._own, [tool])
+        # a scope-local tool too: what is hidden is hidden by name, so a local of the own
+        # tool's name would vanish from every view the checks read (TF-12 once judged such a
+        # local "not visible" on Python 3.10, whose draws named it)
+        _refuse_clashes(self._own, [tool])
         self._inner.register_tool(tool, agent)
 
     def view(self, agent: str | None = None) -> list[Any]:

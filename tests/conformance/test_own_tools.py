@@ -177,3 +177,18 @@ def test_own_tools_are_left_out_of_the_reads_a_batch_carries() -> None:
         assert all(error is None for _, error in answers)
     finally:
         deployment.close()
+
+
+def test_a_scope_local_tool_named_as_the_targets_own_is_a_case_drawn_around() -> None:
+    # what is hidden is hidden by name: a kit local called "read" beside the target's own
+    # "read" would vanish from every view the checks read (TF-12 once judged it invisible)
+    target = own_tools.hiding(_WithPluginTool(ReferenceTarget(), "read"), ["read"])
+    deployment = target.deploy(DeploymentConfig(tools=[ToolSpec(name="alpha")]), Gateway())
+    try:
+        root = deployment.root().agent
+        with pytest.raises(Inexpressible, match="read"):
+            deployment.register_tool(ToolSpec(name="read"), root)
+        deployment.register_tool(ToolSpec(name="beta"), root)
+        assert [e.name for e in deployment.view(root)] == ["alpha", "beta"]
+    finally:
+        deployment.close()

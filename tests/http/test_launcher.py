@@ -99,8 +99,8 @@ def test_the_adapter_and_its_children_stop_when_the_kit_ends_by_a_signal(
     with launched_kit(KIT, adapter_command("spawner", str(pidfile))) as kit:
         pids = pids_of(pidfile)
         kit.send_signal(sig)
-        kit.wait(10)
-        assert gone_within(pids, 10), f"left running after {sig.name}: {pids}"
+        kit.wait(30)  # generous: CI runs it beside real runtimes that starve both cores
+        assert gone_within(pids, 30), f"left running after {sig.name}: {pids}"
     assert kit.returncode != 0
 
 
