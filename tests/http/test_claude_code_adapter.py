@@ -4,12 +4,14 @@ traffic through adapters/claude-code with its baseline (docs/claude-code.md).
 One ``subagent-tck certify`` run against ``cmd:python adapters/claude-code/server.py`` in the
 ``preset-composition`` edition with ``adapters/claude-code/baseline.toml`` must exit 0: every
 rule passes, is not applicable, or is a listed Claude Code divergence (``expected-fail``), and
-each baseline entry is needed (its rule fails in that run), so that without the baseline the
-same command fails on exactly the listed rules; no more rules are not applicable than
-docs/claude-code.md says. It certifies every rule but TF-09 (``RULES``; a run of selected rules
-runs their checks without the fuzz campaign): TF-09's verdict on Claude Code has come out both
-ways at the same seed (docs/claude-code.md#tf-09-timing), so the whole command of that page
-judges it, never a CI gate that a timing can turn red.
+each baseline entry for a selected rule is needed (its rule fails in that run), so that
+without the baseline the same command fails on exactly the listed rules. In CI it certifies a
+selection of rules (``RULES``: passing and listed ones of each family that needs no nested
+chain, about two minutes; the nested chains are
+tests/http/test_claude_code_nested.py's): the whole run is 4 to 7 minutes with two jobs, and
+on a CI machine whose other slot runs the per-Python suites its verdicts moved with the load
+(TF-09's: docs/claude-code.md#tf-09-timing; TF-01 and TF-08 once came out not applicable), so
+the whole command of that page is what judges every rule.
 
 Claude Code is installed here when it is not yet (``npm ci`` in adapters/claude-code, under a
 lock so parallel runs install once). That needs the npm registry: when it cannot be reached the
@@ -32,18 +34,15 @@ import pytest
 from npm_install import ensure_installed
 
 from subagent_tck.conformance.core.baseline import load_baseline
-from subagent_tck.spec import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "claude-code"
 INSTALLED = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
 TIMEOUT = 3000
-#: every rule of the catalogue but TF-09 (see the module docstring)
-RULES = tuple(rule.id for rule in CATALOGUE if rule.id != "TF-09")
+#: passing (CA-01, CA-05, EN-02, PE-04) and listed (EN-01, FR-02, PE-01, PE-03) rules whose
+#: checks start few `claude -p` runs (--timings of a whole run)
+RULES = ("CA-01", "CA-05", "EN-01", "EN-02", "FR-02", "PE-01", "PE-03", "PE-04")
 BASELINE = "adapters/claude-code/baseline.toml"
-#: How many rules the certificate of the pinned Claude Code may find not applicable
-#: (docs/claude-code.md "Which rules the model traffic can show").
-NOT_APPLICABLE = 30  # 26 of the 53 rules before SP-01, SP-02, MO-01, MO-02, which it lacks
 
 
 def _npm_ci() -> None:
@@ -118,8 +117,5 @@ def test_claude_code_certifies_with_its_baseline_and_fails_without_it_on_exactly
     expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
     assert listed == expected, (f"baseline entries whose rule did not fail: {listed - expected};"
                                 f" failing rules it does not list: {expected - listed}")
-    not_applicable = {rule for (rule, _), outcome in cells.items()
-                      if outcome == "not-applicable"}
-    assert len(not_applicable) <= NOT_APPLICABLE, (
-        f"{len(not_applicable)} rules not applicable, at most {NOT_APPLICABLE} expected "
-        f"(docs/claude-code.md): {sorted(not_applicable)}")
+    assert {rule for (rule, _), outcome in cells.items() if outcome == "pass"} == {
+        "CA-01", "CA-05", "EN-02", "PE-04"}, cells
