@@ -57,8 +57,11 @@ def test_ctrl_c_stops_every_worker_and_every_adapter_at_once(tmp_path: Path) -> 
     # the kit's adapter and one per worker up, the workers load their targets and run checks
     # pressed as soon as the workers' adapters are up: the run of every rule once ended
     # within a longer wait (exit 0, nothing to interrupt)
-    err = ctrl_c(process, lambda: len(adapters(token)) >= 3, wait=120, settle=0.0, timeout=60)
-    assert process.returncode == 130, err
+    # (two adapters: the kit's own and a worker's; in CI the third, the second worker's, was
+    # not up before the run ended, three times in a row, while every quiet run had it)
+    err = ctrl_c(process, lambda: len(adapters(token)) >= 2, wait=120, settle=0.0, timeout=60)
+    assert process.returncode == 130, (err, report.read_text("utf-8")[:2000]
+                                       if report.exists() else "no report")
     assert "interrupted:" in err
     gone = time.monotonic() + 10
     while family(token) and time.monotonic() < gone:
