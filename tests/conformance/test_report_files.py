@@ -199,7 +199,9 @@ def test_ctrl_c_writes_a_report_marked_interrupted_and_exits_130(tmp_path: Path)
     process = subprocess.Popen(
         [sys.executable, "-m", "subagent_tck.conformance.cli", "certify", "--target",
          "python:slow_target:factory", "--rule", "FR-01", "--report", f"json={report}"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # SIGINT at its default, as a shell starts the kit (tests/http/http_helpers.py)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         started = time.monotonic()
         while not (tmp_path / "stuck-started").exists() and time.monotonic() - started < 60:

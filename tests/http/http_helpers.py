@@ -34,6 +34,14 @@ def adapter_command(mode: str, *args: str, script: str = "broken_adapter.py") ->
     return shlex.join([sys.executable, str(FIXTURES / script), mode, *args])
 
 
+def ctrl_c_as_from_a_shell() -> None:
+    """``preexec_fn`` of a kit a test will press Ctrl-C on: SIGINT at its default disposition,
+    as a shell starts a command, whatever the test process's is (a process that starts with
+    SIGINT ignored keeps ignoring it, and then no Ctrl-C reaches the kit at all; on Python 3.10
+    in CI these tests' kits once never saw theirs)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def ctrl_c(process: subprocess.Popen[str], ready: Callable[[], bool], *, settle: float = 0.0,
            wait: float = 60.0, timeout: float = 90.0) -> str:
     """Once ``ready()`` (polled for up to ``wait`` seconds) and ``settle`` seconds more, press
@@ -87,6 +95,7 @@ def launched_kit(script: str, command: str) -> Iterator[subprocess.Popen[str]]:
     """A kit process running ``script`` with the adapter ``command`` line as its argument,
     once it printed ``launched``; killed on the way out if it still runs."""
     kit = subprocess.Popen([sys.executable, "-c", script, command],
+                           preexec_fn=ctrl_c_as_from_a_shell,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert kit.stdout is not None and kit.stdout.readline().strip() == "launched"

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from http_helpers import adapter_command, ctrl_c, gone_within
+from http_helpers import adapter_command, ctrl_c, ctrl_c_as_from_a_shell, gone_within
 
 from subagent_tck.conformance.cli import main
 
@@ -36,7 +36,8 @@ def test_ctrl_c_before_any_check_stops_the_adapter_and_replaces_the_report(
     process = subprocess.Popen(
         [sys.executable, "-m", "subagent_tck.conformance.cli", "certify", "--target",
          f"cmd:{adapter_command('silent')}", "--report", f"json={report}"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ctrl_c_as_from_a_shell)
     # once the adapter is up, the kit waits for the silent adapter's info
     err = ctrl_c(process, pidfile.exists, settle=0.5)
     assert process.returncode == 130, err

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import psutil
-from http_helpers import ctrl_c
+from http_helpers import ctrl_c, ctrl_c_as_from_a_shell
 
 ROOT = Path(__file__).resolve().parents[2]
 #: An environment variable every process the run starts inherits (workers, adapters).
@@ -53,7 +53,8 @@ def test_ctrl_c_stops_every_worker_and_every_adapter_at_once(tmp_path: Path) -> 
         [sys.executable, "-m", "subagent_tck", "certify", "--target", f"cmd:{adapter}",
          "--jobs", "2", "--seed", "0", "--report", f"json={report}"],
         env={**os.environ, TOKEN: token, "CI": "true"}, cwd=ROOT,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ctrl_c_as_from_a_shell)
     # the kit's adapter and one per worker up, the workers load their targets and run checks
     # pressed as soon as the workers' adapters are up: the run of every rule once ended
     # within a longer wait (exit 0, nothing to interrupt)
