@@ -6,6 +6,9 @@ global tool registered later stays hidden although the deny list never named it.
 
 ALSO_BREAKS FR-05: a child composed with a deny-only filter no longer follows the live registry
 in its later requests, which FR-05 requires in the terms of TF-09..TF-11.
+ALSO_BREAKS FR-04: a child resumed with its deny-only filter restored is not offered a global
+registered after the resume (the restored filter must be live, docs/rules.md#FR-04: the cold
+resume check's partition since the checks declare them).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from subagent_tck.reference import Host, Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-09"
-ALSO_BREAKS = ("FR-05",)
+ALSO_BREAKS = ("FR-05", "FR-04")
 
 
 class FrozenDenyScope(Scope):

@@ -434,8 +434,9 @@ def _after_resume(ctx: CheckContext, dep: Deployment, session: str, persona_text
         dep.run_turn(resumed.agent, "resumed task")
     system = assemble_system_prompt(dep.prompt(resumed.agent))
     for number, req in enumerate(ctx.gateway.requests(resumed.agent)[seen:], 1):
-        ctx.expect("PE-04", req.system == system, f"request {number} after a cold resume: the "
-                   "system text is the inspected sections, assembled", system, req.system)
+        ctx.expect("PE-04", framed_as(ctx, req.system, system),  # in a declared frame
+                   f"request {number} after a cold resume: the system text is the inspected "
+                   "sections, assembled", system, req.system)
         ctx.expect("PE-04", not (searched and persona_text in message_text(req)),
                    f"request {number} after a cold resume: the persona reaches the model in the "
                    "system text only (no message carries it)", persona_text, message_text(req))
