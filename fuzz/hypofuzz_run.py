@@ -190,8 +190,12 @@ class _Watch:
 
     @staticmethod
     def _hub_said(hub: AdapterProcess) -> str:
-        said = hub.describe()
-        return f"; {said}" if said else ""
+        parts = [hub.describe() or ""]
+        # a worker that collected no test says why on stdout (HypoFuzz's collection report)
+        out = " | ".join(line for line in hub.stdout_tail if line.strip())
+        if out:
+            parts.append(f"its stdout ended with: {out[-600:]}")
+        return "".join(f"; {part}" for part in parts if part)
 
 
 def run_hypofuzz(

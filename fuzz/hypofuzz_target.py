@@ -146,10 +146,14 @@ def build() -> tuple[type[FuzzMachine], Reporter]:
         raise
     machine.stats = stats
     machine.fatal = reporter.fatal if run else None
-    # HypoFuzz fuzzes only tests whose database is the default profile's, and skips tests
-    # that suppress the nested-given health check
-    settings.register_profile(PROFILE, database=database, deadline=None, suppress_health_check=[
-        h for h in HealthCheck if h is not HealthCheck.nested_given])
+    # HypoFuzz fuzzes only tests whose database is the default profile's, skips tests that
+    # suppress the nested-given health check, and skips derandomized ones: the profile rests on
+    # Hypothesis's own defaults, not on the profile in force, which is Hypothesis's `ci` profile
+    # (derandomize=True, no database) wherever a CI variable is set, as in the user's CI
+    settings.register_profile(
+        PROFILE, settings.get_profile("default"), database=database, derandomize=False,
+        deadline=None,
+        suppress_health_check=[h for h in HealthCheck if h is not HealthCheck.nested_given])
     settings.load_profile(PROFILE)
     steps = int(os.environ.get(STEPS_VARIABLE) or 60)
     machine.TestCase.settings = settings(stateful_step_count=max(1, steps // BURST))

@@ -10,6 +10,7 @@ loopback port with its own directory, and stops it after.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import socket
@@ -75,9 +76,16 @@ def redis(tmp_path: Path) -> Iterator[Redis]:
         server.stop()
 
 
-def fuzz(*args: str, timeout: float = BUDGET + 120) -> subprocess.CompletedProcess[str]:
+def fuzz(*args: str, timeout: float = BUDGET + 120,
+         in_ci: bool = False) -> subprocess.CompletedProcess[str]:
+    """The kit's fuzz command; ``in_ci``: with ``CI=true`` in its environment, as in a user's
+    CI, where Hypothesis loads its own ``ci`` profile (derandomized, no database), and
+    without it otherwise, whatever the environment running the tests has."""
+    environment = {k: v for k, v in os.environ.items() if k != "CI"}
+    if in_ci:
+        environment["CI"] = "true"
     return subprocess.run([sys.executable, "-m", "subagent_tck", "fuzz", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, env=environment)
 
 
 def left_running(spec: str) -> list[str]:
@@ -96,8 +104,11 @@ def left_running(spec: str) -> list[str]:
 def test_a_worker_finds_a_bug_that_another_process_replays_first_from_redis(
     redis: Redis, tmp_path: Path
 ) -> None:
+    # in a CI environment: a worker whose profile followed Hypothesis's `ci` profile collected
+    # no test (HypoFuzz skips derandomized tests) and died at once, in CI only
     found = fuzz("--engine", "hypofuzz", "--workers", "1", "--target", SPEC, "--database",
-                 redis.url, "--budget", str(BUDGET), "--output-dir", str(tmp_path / "one"))
+                 redis.url, "--budget", str(BUDGET), "--output-dir", str(tmp_path / "one"),
+                 in_ci=True)
     assert found.returncode == 1, found.stdout + found.stderr
     # the seeded bug (an allow list matched without case) is TF-01's through a restriction,
     # and EN-03's through the subagent tool's configured filter (it reads as ignored there):
