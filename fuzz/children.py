@@ -152,7 +152,7 @@ def start(
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
             or _unvalidated_rule(lock, parent_model, request, result, outcome.faults[0].code)
-            or _runtime_rule(lock, parent_model, request, None)
+            or _runtime_rule(lock, parent_model, request, None, getattr(result, "depth", None))
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
         )
@@ -299,11 +299,15 @@ def _unvalidated_rule(lock: Lockstep, parent: AgentModel, request: Mapping[str, 
 
 
 def _runtime_rule(
-    lock: Lockstep, parent: AgentModel, request: Mapping[str, Any], refused: ErrorCode | None
+    lock: Lockstep, parent: AgentModel, request: Mapping[str, Any], refused: ErrorCode | None,
+    depth: object = None,
 ) -> str | None:
     """DE-02 when the target decided the start as if the parent's runtime depth replaced its
     (deeper) header depth: the outcome with the header set to the runtime depth is what it
-    showed (accepted when ``refused`` is None, else refused with that code)."""
+    showed (accepted when ``refused`` is None, at the child ``depth`` that outcome derives
+    when the target said one, else refused with that code). A child accepted at another depth
+    was not decided from the runtime depth alone (docs/rules.md#DE-02): one accepted at 2^53
+    where INVALID_DEPTH was due is DE-08's."""
     state = lock.model.start_state(parent)
     header, runtime = check_depth(state.parent_header_depth), check_depth(parent.runtime)
     if parent.runtime is ABSENT or not (header.ok and runtime.ok) or (
@@ -312,7 +316,7 @@ def _runtime_rule(
     alone = decide_start(replace(state, parent_header_depth=parent.runtime,
                                  parent_runtime_depth=ABSENT), request)
     if refused is None:
-        return "DE-02" if alone.ok else None
+        return "DE-02" if alone.ok and depth in (None, alone.child_depth) else None
     return "DE-02" if not alone.ok and refused in alone.codes else None
 
 

@@ -208,8 +208,11 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
                 bare = {k: v for k, v in request.items() if k not in LOAD_CONTROLS}
                 if (children and len(bare) < len(request)
                         and lock.setup.edition is Edition.REQUEST_CONTROLS
-                        and lock.model.decide_start(caller, bare).ok):
-                    rule = "EN-03"  # the child ran as if the tool had not sent its controls
+                        and lock.model.decide_start(caller, bare).ok
+                        and _refused_directly(lock, caller, request)):
+                    # the child ran as if the tool had not sent its controls: the same start
+                    # made directly is refused (else the start itself is wrong: the fault's rule)
+                    rule = "EN-03"
             raise lock.diverge("tool-call", f"a call of {name!r} by {agent} {why} must give "
                                "an errored tool result and start no child",
                                {"isError": True, "child ran": False}, observed, rule)
@@ -226,6 +229,12 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         lock.check_all_views()
         return
     if message is None or not children:
+        if any(r.code == ErrorCode.UNKNOWN_TOOL.value for r in result.toolResults):
+            # the tool was on the caller's wire (its own mode): lookup and schemas disagree
+            raise lock.diverge(
+                "tool-call", f"{name!r} is on the wire of {agent} (mode "
+                f"{caller.scope.mode.value}): the model's call of it must not be "
+                "refused as UNKNOWN_TOOL", {"child ran": True}, observed, "TF-12")
         rewritten = lock.model.sessions[caller.session].rewritten
         rule = _start_rule(lock, caller, request) or (
             "ST-06" if load.max_depth is None and not rewritten else "ST-05" if cap is None
@@ -252,6 +261,19 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         raise lock.diverge("tool-call", "the tool's child run must be disposed once the call "
                            "returned", [], leaked, "ST-09")
     lock.check_all_views()
+
+
+def _refused_directly(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> bool:
+    """Whether the start a tool call makes, made directly, is refused. Diagnosis only, as
+    :func:`_start_rule`'s probe."""
+    sent = StartRequest(parent=lock.agent_id(caller.label), **copy.deepcopy(request))
+    try:
+        lock.deployment.start(sent)
+    except TckError:
+        return True
+    except Exception:  # no evidence either way: the tool's controls are not to blame
+        return False
+    return False
 
 
 def _start_rule(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> str | None:
