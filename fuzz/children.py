@@ -152,12 +152,12 @@ def start(
             f"({outcome.faults[0].reason})", wanted, jsonable_result(result),
             _fallback_rule(lock, request, result)
             or _unvalidated_rule(lock, parent_model, request, result, outcome.faults[0].code)
-            or _runtime_rule(lock, parent_model, request, None, getattr(result, "depth", None))
+            or runtime_rule(lock, parent_model, request, None, getattr(result, "depth", None))
             or _composition_rule(lock, request, outcome.faults[0].code)
             or fault_rule(outcome.faults[0], request),
         )
     if error is not None:
-        if outcome.ok and _runtime_rule(lock, parent_model, request, error.code):
+        if outcome.ok and runtime_rule(lock, parent_model, request, error.code):
             raise lock.diverge(
                 "start", f"the start was refused with {error.code.value}: {error.message}; "
                 "expected it to be accepted (the parent's effective depth is the larger of its "
@@ -298,7 +298,7 @@ def _unvalidated_rule(lock: Lockstep, parent: AgentModel, request: Mapping[str, 
     return None
 
 
-def _runtime_rule(
+def runtime_rule(
     lock: Lockstep, parent: AgentModel, request: Mapping[str, Any], refused: ErrorCode | None,
     depth: object = None,
 ) -> str | None:

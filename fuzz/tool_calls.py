@@ -45,6 +45,7 @@ from subagent_tck.spec import (
     tool_cap,
 )
 
+from .children import runtime_rule
 from .lockstep import Lockstep
 from .model import AgentModel
 from .rulemap import fault_rule, refusal_rule
@@ -203,7 +204,11 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
                 rule = "ST-06" if load.max_depth is None and not rewritten else "ST-07"
                 why = f"at the cap {cap} ({source})"
             else:
-                rule = fault_rule(outcome.faults[0], request)
+                # a parent whose runtime depth replaced its deeper header started the child the
+                # header forbids: DE-02's, however the refusal due is named
+                probed = runtime_rule(lock, caller, request, None, _direct_depth(
+                    lock, caller, request)) if children else None
+                rule = probed or fault_rule(outcome.faults[0], request)
                 why = outcome.faults[0].reason
                 bare = {k: v for k, v in request.items() if k not in LOAD_CONTROLS}
                 if (children and len(bare) < len(request)
@@ -229,7 +234,8 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         lock.check_all_views()
         return
     if message is None or not children:
-        if any(r.code == ErrorCode.UNKNOWN_TOOL.value for r in result.toolResults):
+        if result is not None and any(r.code == ErrorCode.UNKNOWN_TOOL.value
+                                      for r in result.toolResults):
             # the tool was on the caller's wire (its own mode): lookup and schemas disagree
             raise lock.diverge(
                 "tool-call", f"{name!r} is on the wire of {agent} (mode "
@@ -261,6 +267,16 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
         raise lock.diverge("tool-call", "the tool's child run must be disposed once the call "
                            "returned", [], leaked, "ST-09")
     lock.check_all_views()
+
+
+def _direct_depth(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> object:
+    """The depth of the child the start a tool call makes, made directly, gets (None when it
+    is refused or says none). Diagnosis only, as :func:`_start_rule`'s probe."""
+    sent = StartRequest(parent=lock.agent_id(caller.label), **copy.deepcopy(request))
+    try:
+        return lock.deployment.start(sent).depth
+    except Exception:  # no evidence: nothing to compare
+        return None
 
 
 def _refused_directly(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> bool:

@@ -8,6 +8,10 @@ write, a hand edit, a newer runtime's header), its later starts go on from the c
 a header outside the domain is never refused. A fresh agent, a resumed one and a parent's first
 start read the header as they should: the checks, which rewrote headers only before a resume,
 certified it.
+
+ALSO_BREAKS DE-01: a header rewritten to another valid depth is not read either, so the next
+child is one deeper than the cached depth, not than its parent's stored one (docs/rules.md#DE-01;
+the campaign rewrites a live parent's header and starts from it again).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import TckError, decide_start_depth, read_json_number
 
 BREAKS = "DE-06"
+ALSO_BREAKS = ("DE-01",)
 
 
 class CachedDepthStart(ChildStart):

@@ -5,6 +5,10 @@ and tool filter are not re-applied: its first resumed request carries the deploy
 every global tool, and a descriptor that can no longer be applied (its allow list names a tool
 that is gone) is not noticed. A runtime that treats the descriptor as informational metadata,
 written at start and never read, behaves like this.
+
+ALSO_BREAKS SP-01: the descriptor's spawn policy is not re-applied either, so a resumed child
+starts presets its stored policy refuses (a resumed scope holds its descriptor's policies,
+docs/rules.md#SP-01: the spawn-policy-resumed check).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Agent, Descriptor, Host, Resume
 
 BREAKS = "FR-04"
+ALSO_BREAKS = ("SP-01",)
 
 
 class ResumeWithoutDescriptor(Resume):

@@ -4,6 +4,11 @@ The first request of a turn resolves the view; later requests of the same turn r
 list. A global tool registered while the child waits for its model is therefore missing from
 the next request even where the child's deny-only filter admits it (and one unregistered would
 still be offered). Caching the tool list per turn is a common optimisation of agent loops.
+
+ALSO_BREAKS TF-09, TF-11: where a scope's restrictions are put through a child's preset or the
+root's own definition, the view TF-09..TF-11 speak of is read from the request after a registry
+change made during the turn (docs/rules.md#TF-09): a tool registered then is missing from it, one
+unregistered still offered, by the same cache.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from subagent_tck.reference import Agent, AgentLoop, Host, ModelRequest, RunResu
 from subagent_tck.reference.tool import AbortSignal
 
 BREAKS = "FR-05"
+ALSO_BREAKS = ("TF-09", "TF-11")
 
 
 class FrozenToolsLoop(AgentLoop):

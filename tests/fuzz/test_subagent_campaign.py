@@ -21,11 +21,12 @@ from subagent_tck.fuzz.lockstep import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.fuzz.strategies import Code, pick_tool_names
 from subagent_tck.reference import ChildStart, Host
-from subagent_tck.spec import Edition, ErrorCode, TckError
+from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
 from .conftest import run_steps, zoo_module
 
 REQUEST = Edition.REQUEST_CONTROLS
+PTC = PresentationMode.PTC
 
 
 def steps(*items: tuple[str, dict[str, Any]]) -> list[Step]:
@@ -60,6 +61,21 @@ CASES: dict[str, tuple[Setup, list[Step], int, str]] = {
         ("create_agent", {"header": {"json": "3"}, "runtime": None}),
         _load(max_depth="provider-managed"),
         ("call_tool", {"agent": "a1", "name": "subagent"})), 3, "DE-10"),
+    # a call from an agent whose runtime depth is shallower than its header at 2^53-1: a child
+    # started from the runtime depth alone is DE-02's, one started at 2^53 DE-08's (the
+    # campaign named both DE-02 before the probe compared the child's depth)
+    "runtime_overrides_header": (Setup(), steps(
+        _load(max_depth=None),
+        ("create_agent", {"header": {"json": "9007199254740991"}, "runtime": {"json": "4"}}),
+        ("call_tool", {"agent": "a1", "name": "subagent"})), 3, "DE-02"),
+    "no_overflow_check": (Setup(), steps(
+        _load(max_depth=None),
+        ("create_agent", {"header": {"json": "9007199254740991"}, "runtime": {"json": "4"}}),
+        ("call_tool", {"agent": "a1", "name": "subagent"})), 3, "DE-08"),
+    # the model's call of a tool on the wire of an agent set to native in a ptc deployment,
+    # refused as UNKNOWN_TOOL: TF-12's, not the cap rules' (no child ran)
+    "model_calls_checked_in_default_mode": (Setup(mode=PTC), steps(
+        _load(), ("set_mode", {"agent": "root", "mode": "native"}), _call()), 3, "TF-12"),
 }
 
 
