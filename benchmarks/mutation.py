@@ -14,58 +14,49 @@ Before any figure the script proves its set-up: the unmutated reference is CERTI
 no-op mutant survives and a module that raises on import is killed. Every file it touches is
 restored afterwards (also on Ctrl-C or SIGTERM) and compared with its saved bytes. See
 benchmarks/README.md for what the figures mean.
+
+The mutants and their sample are benchmarks/mutation_mutants.py; how a mutant is written over
+reference/ and the tree restored, benchmarks/mutation_tree.py; this script tests each mutant with
+one certify and prints the figures.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import contextlib
-import fcntl
-import fnmatch
 import hashlib
-import inspect
 import json
 import math
 import os
-import random
 import re
 import resource
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "reference"
+from mutation_mutants import (
+    REFERENCE,
+    Mutant,
+    SetupError,
+    draw,
+    enumerate_mutants,
+    oracle_sites,
+    reference_modules,
+)
+from mutation_tree import Snapshot, applied, drop_bytecode, exclusive, require_clean_tree
+
 #: The operator that changes nothing: never sampled, only used to prove a survivor survives.
 NO_OP = "core/NoOp"
 VERDICT_OK = re.compile(r"^verdict: CERTIFIED\b", re.MULTILINE)
 #: Rule ids in certify's text output (docs/rules.md), to say which rules a mutant broke.
 RULE_ID = re.compile(r"\b[A-Z]{2,4}-\d{2}\b")
 CERTIFY = "from subagent_tck.conformance.cli import main; raise SystemExit(main())"
-
-
-class SetupError(Exception):
-    """The benchmark cannot give a trustworthy figure (dirty tree, broken baseline...)."""
-
-
-@dataclass
-class Mutant:
-    id: str  # module:operator:occurrence, stable for one version of the code
-    module: str  # path relative to the repository
-    operator: str
-    occurrence: int
-    line: int
-    oracle_call: bool  # on a line that calls a subagent_tck.spec function or uses its verdict
-    annotation: bool = False  # inside a type annotation (never evaluated, see below)
 
 
 @dataclass
@@ -77,182 +68,6 @@ class Outcome:
     cpu_seconds: float
     rules: list[str] = field(default_factory=list)
     diff: str = ""
-
-
-# -- the mutants ---------------------------------------------------------------------------------
-
-def reference_modules(globs: Sequence[str]) -> list[Path]:
-    files = sorted(REFERENCE.glob("*.py"))
-    if globs:
-        files = [f for f in files if any(fnmatch.fnmatch(f.name, g) or
-                                         fnmatch.fnmatch(str(f.relative_to(ROOT)), g)
-                                         for g in globs)]
-    if not files:
-        raise SetupError(f"no module of reference/ matches {list(globs)}: use a name like "
-                         "'scope.py' or a glob like 'reference/s*.py'")
-    return files
-
-
-def oracle_functions() -> set[str]:
-    """The names subagent_tck.spec exports that are functions (the oracle's decisions)."""
-    import subagent_tck.spec as spec
-
-    return {name for name in dir(spec) if inspect.isfunction(getattr(spec, name))}
-
-
-def _calls(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
-               for n in ast.walk(node))
-
-
-def _simple_lines(node: ast.AST) -> Iterator[tuple[ast.AST, int, int]]:
-    """(node, first line, last line) of the simple statements and compound-statement headers
-    (an ``if``/``while`` test, a ``for`` iterable, a ``with`` item) under ``node``."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.If | ast.While):
-            yield n.test, n.test.lineno, n.test.end_lineno or n.test.lineno
-        elif isinstance(n, ast.For | ast.AsyncFor):
-            yield n.iter, n.iter.lineno, n.iter.end_lineno or n.iter.lineno
-        elif isinstance(n, ast.stmt) and not isinstance(
-                n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.If | ast.While
-                | ast.For | ast.AsyncFor | ast.With | ast.AsyncWith | ast.Try):
-            yield n, n.lineno, n.end_lineno or n.lineno
-
-
-def oracle_call_lines(path: Path, oracles: set[str]) -> set[int]:
-    """Lines of ``path`` where the reference calls an oracle function imported from spec, or
-    acts on what one returned (``verdict = check_depth(v)`` and then ``if verdict.value is
-    None``): the decision is the oracle's, the call and its use the reference's own code."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    imported: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("subagent_tck.spec"):
-            imported |= {a.asname or a.name for a in node.names if a.name in oracles}
-    lines: set[int] = set()
-    for func in ast.walk(tree):
-        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        verdicts = {t.id for n in ast.walk(func) if isinstance(n, ast.Assign | ast.AnnAssign)
-                    and n.value is not None and _calls(n.value, imported)
-                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                    if isinstance(t, ast.Name)}
-        for node, first, last in _simple_lines(func):
-            uses = any(isinstance(n, ast.Name) and n.id in verdicts for n in ast.walk(node))
-            if _calls(node, imported) or uses:
-                lines.update(range(first, last + 1))
-    return lines
-
-
-def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """(start, end) positions of every annotation in ``path``. Every module of reference/ has
-    ``from __future__ import annotations`` and nothing there resolves type hints, so a mutant
-    inside one (``str | None`` made ``str - None``) is never evaluated: equivalent by
-    construction, left out unless --annotations."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.arg) and node.annotation is not None:
-            nodes.append(node.annotation)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
-            nodes.append(node.returns)
-        elif isinstance(node, ast.AnnAssign):
-            nodes.append(node.annotation)
-    return [((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0))
-            for n in nodes]
-
-
-def oracle_sites(files: Sequence[Path]) -> dict[str, list[int]]:
-    """Lines of each module of ``files`` whose statement calls a subagent_tck.spec function."""
-    oracles = oracle_functions()
-    found = {}
-    for f in files:
-        lines = sorted(oracle_call_lines(f, oracles))
-        if lines:
-            found[f.name] = lines
-    return found
-
-
-def enumerate_mutants(files: Sequence[Path]) -> list[Mutant]:
-    """Every mutant cosmic-ray's core operators make in ``files`` (its own ``init``)."""
-    import cosmic_ray.commands
-    from cosmic_ray.work_db import WorkDB, use_db
-
-    oracles = oracle_functions()
-    call_lines = {f: oracle_call_lines(f, oracles) for f in files}
-    annotations = {f: annotation_spans(f) for f in files}
-    with tempfile.TemporaryDirectory(prefix="tck-mutation-") as tmp, \
-            use_db(str(Path(tmp) / "session.sqlite"), WorkDB.Mode.create) as db:
-        cosmic_ray.commands.init([Path(f) for f in files], db, {})
-        specs = [m for item in db.work_items for m in item.mutations]
-    mutants = []
-    for spec in specs:
-        path = Path(spec.module_path)
-        rel = str(path.relative_to(ROOT))
-        line = spec.start_pos[0]
-        start = tuple(spec.start_pos)
-        in_annotation = any(a <= start < b for a, b in annotations[path])
-        mutants.append(Mutant(f"{rel}:{spec.operator_name}:{spec.occurrence}", rel,
-                              spec.operator_name, spec.occurrence, line,
-                              line in call_lines[path], in_annotation))
-    return sorted(mutants, key=lambda m: (m.module, m.operator, m.occurrence))
-
-
-def compiles(mutant: Mutant, sources: dict[str, str]) -> bool:
-    """Whether the mutated module is still Python: cosmic-ray also turns the ``*`` of a
-    keyword-only marker or a ``**kwargs`` into other operators, a syntax error that any test
-    "kills". Such mutants are incompetent and never drawn."""
-    import cosmic_ray.plugins
-    from cosmic_ray.mutating import mutate_code
-
-    source = sources.setdefault(mutant.module, (ROOT / mutant.module).read_text("utf-8"))
-    code = mutate_code(source, cosmic_ray.plugins.get_operator(mutant.operator)(),
-                       mutant.occurrence)
-    if code is None:
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # `x is "lit"` warns; it is still a mutant
-            compile(code, mutant.module, "exec", dont_inherit=True)
-    except SyntaxError:
-        return False
-    return True
-
-
-def draw(population: list[Mutant], n: int, seed: int) -> tuple[list[Mutant], int]:
-    """``n`` competent mutants in a seeded random order, and how many incompetent were passed."""
-    order = sorted(population, key=lambda m: m.id)
-    random.Random(seed).shuffle(order)
-    sources: dict[str, str] = {}
-    chosen: list[Mutant] = []
-    skipped = 0
-    for mutant in order:
-        if len(chosen) == n:
-            break
-        if compiles(mutant, sources):
-            chosen.append(mutant)
-        else:
-            skipped += 1
-    return sorted(chosen, key=lambda m: m.id), skipped
-
-
-@contextlib.contextmanager
-def applied(mutant: Mutant) -> Iterator[str]:
-    """``mutant`` written over its file for the with-block (cosmic-ray's use_mutation); yields
-    the unified diff."""
-    import difflib
-
-    import cosmic_ray.plugins
-    from cosmic_ray.mutating import use_mutation
-
-    operator = cosmic_ray.plugins.get_operator(mutant.operator)()
-    path = ROOT / mutant.module
-    with use_mutation(path, operator, mutant.occurrence) as (before, after):
-        if after is None:
-            raise SetupError(f"cosmic-ray made no mutant {mutant.id}: the code changed since "
-                             "the list was made")
-        diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
-                                            f"a/{mutant.module}", f"b/{mutant.module}", n=0))
-        yield diff
 
 
 # -- the test: one certify -----------------------------------------------------------------------
@@ -307,54 +122,6 @@ def certify(profile: str, seed: int, limits: Limits, fuzz_budget: float | None,
                      if re.search(r"\b(FAIL|NOT CERTIFIED|ERROR)", line)
                      for m in RULE_ID.findall(line)})
     return ("survived" if ok else "killed"), seconds, cpu_s, failed, text
-
-
-# -- safety: the tree is restored whatever happens -----------------------------------------------
-
-class Snapshot:
-    """The bytes of every file of reference/, put back and verified on exit."""
-
-    def __init__(self) -> None:
-        self.files = {p: p.read_bytes() for p in sorted(REFERENCE.rglob("*.py"))}
-
-    def restore(self) -> list[str]:
-        changed = []
-        for path, data in self.files.items():
-            if path.read_bytes() != data:
-                changed.append(str(path.relative_to(ROOT)))
-                path.write_bytes(data)
-        return changed
-
-
-def require_clean_tree() -> None:
-    try:
-        status = subprocess.run(["git", "status", "--porcelain", "--", "reference"], cwd=ROOT,
-                                capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return  # not a git checkout: the snapshot still restores every file
-    if status.strip():
-        raise SetupError("reference/ has uncommitted changes; mutants are written over its "
-                         "files in place, so commit or stash them first:\n" + status)
-
-
-@contextlib.contextmanager
-def exclusive() -> Iterator[None]:
-    """One run at a time per checkout: two would write mutants over each other."""
-    lock = Path(tempfile.gettempdir()) / (
-        "tck-mutation-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:12] + ".lock")
-    with lock.open("w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SetupError(f"another mutation run holds {lock} for {ROOT}; wait for it or "
-                             "stop it (it restores reference/ when it ends)") from None
-        yield
-
-
-def drop_bytecode() -> None:
-    """No stale .pyc of reference/ may stand in for a mutated source of the same size."""
-    for cache in REFERENCE.rglob("__pycache__"):
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _terminate(signum: int, _frame: object) -> None:

@@ -32,7 +32,7 @@ from subagent_tck.conformance.core.target import Target
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
 from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
-from .lockstep import Setup
+from .lockstep_core import Setup
 from .machine import BURST, FuzzMachine, database_key, machine_for, state_machine_test
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared

@@ -47,7 +47,8 @@ from .hypofuzz_hub import (
     STEPS_VARIABLE,
     TARGET_VARIABLE,
 )
-from .machine import BURST, FuzzMachine, Stats, database_key, machine_for
+from .machine import BURST, FuzzMachine, database_key, machine_for
+from .machine_base import Stats
 from .step import Divergence
 
 #: Seconds between two reports of a worker.

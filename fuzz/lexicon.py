@@ -27,8 +27,8 @@ names and find a target that refuses some (docs/certify.md#generated-cases); her
 word, not the subject. Preset and section names are words, snake case, kebab case, with digits.
 
 :data:`CLASSIC` is the lexicon the kit was written with: a hand-written example the campaign keeps
-drawing (one deployment in four, and a code of zeros), the default of a :class:`~.lockstep.Setup`
-and what a replay file without a ``lexicon`` ran with.
+drawing (one deployment in four, and a code of zeros), the default of a
+:class:`~.lockstep_core.Setup` and what a replay file without a ``lexicon`` ran with.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ class SessionModel:
     composed: bool = False
     #: the provider a child was started on (its descriptor's; a rebind changes it)
     provider: str | None = None
-    #: whether its stored depth was rewritten under its live agent (fuzz/children.py rewrite),
+    #: whether its stored depth was rewritten under its live agent (fuzz/sessions.py rewrite),
     #: since that agent was made
     rewritten: bool = False
     #: the child's own spawn policy and model as composed (its descriptor's), and the model

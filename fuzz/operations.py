@@ -16,12 +16,13 @@ from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, ErrorCode, PresentationMode, check_depth
 
 from .ahead import Read
-from .children import create_agent, plant, resume, rewrite, start
+from .children import start
 from .lockstep import Lockstep
 from .model import Expect
 from .policies import dispose_policy, install_policy
 from .rulemap import restrict_rule
 from .run_code import run_code
+from .sessions import create_agent, plant, resume, rewrite
 from .step import Step
 from .subagent import (
     add_provider,

@@ -22,7 +22,8 @@ from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
 from .lexicon import CLASSIC, Lexicon
-from .lockstep import Lockstep, Setup
+from .lockstep import Lockstep
+from .lockstep_core import Setup
 from .operations import apply
 from .step import Divergence, Finding, Step
 

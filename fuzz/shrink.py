@@ -31,7 +31,8 @@ from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import PresentationMode, TckError
 
-from .lockstep import Lockstep, Setup
+from .lockstep import Lockstep
+from .lockstep_core import Setup
 from .operations import apply
 from .step import Divergence, Finding, Step
 

@@ -69,7 +69,7 @@ class Divergence(Exception):
     ) -> None:
         self.finding = finding
         self.steps: list[Step] = list(steps or [])
-        #: the :class:`~.lockstep.Setup` of the deployment the steps ran in
+        #: the :class:`~.lockstep_core.Setup` of the deployment the steps ran in
         self.setup = setup
         super().__init__(
             f"step {finding.step} {finding.op}: {finding.message} "

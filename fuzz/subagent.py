@@ -53,8 +53,8 @@ from subagent_tck.spec import (
     validate_restriction,
 )
 
-from .children import resume
 from .lockstep import Lockstep
+from .sessions import resume
 from .strategies import depth_value, is_well_formed
 from .tool_model import LOAD_CONTROLS, Load, ToolModel
 

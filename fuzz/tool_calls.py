@@ -45,10 +45,10 @@ from subagent_tck.spec import (
     tool_cap,
 )
 
-from .children import runtime_rule
 from .lockstep import Lockstep
 from .model import AgentModel
 from .rulemap import fault_rule, refusal_rule
+from .start_rules import runtime_rule
 from .tool_model import LOAD_CONTROLS, Load, view_rule
 
 #: How the child of a call answers (see the module).

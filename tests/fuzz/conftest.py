@@ -11,7 +11,8 @@ import pytest
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.transports.builtin import reference_target
-from subagent_tck.fuzz.lockstep import Lockstep, Setup
+from subagent_tck.fuzz.lockstep import Lockstep
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.operations import apply
 from subagent_tck.fuzz.step import Divergence, Step
 

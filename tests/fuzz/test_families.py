@@ -11,7 +11,7 @@ import pytest
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.fuzz.campaign import replay, run_campaign
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 

@@ -10,7 +10,7 @@ import pytest
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.reference import Agent, Host, Resume
 from subagent_tck.reference.descriptor import Descriptor

@@ -15,7 +15,7 @@ from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
 from subagent_tck.fuzz.campaign import replay, run_campaign, words_of
 from subagent_tck.fuzz.lexicon import CLASSIC, PRESET_ROLES, Lexicon, pick_lexicon
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.replay import load_replay
 from subagent_tck.fuzz.step import Step
 from subagent_tck.reference import Host

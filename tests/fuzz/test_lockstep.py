@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 

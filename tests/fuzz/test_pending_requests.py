@@ -10,7 +10,8 @@ import threading
 from subagent_tck.conformance.core.gateway import text
 from subagent_tck.conformance.core.protocol import Message, ModelReply, ModelRequest
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.fuzz.lockstep import Lockstep, Setup
+from subagent_tck.fuzz.lockstep import Lockstep
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Divergence
 
 

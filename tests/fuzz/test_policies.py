@@ -9,7 +9,7 @@ import pytest
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.fuzz.lexicon import CLASSIC
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.rulemap import fault_rule, refusal_rule
 from subagent_tck.fuzz.step import Step
 from subagent_tck.spec import ErrorCode, Fault, model_problem

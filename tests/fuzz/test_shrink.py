@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.shrink import shrink
 from subagent_tck.fuzz.step import Divergence, Step
 from subagent_tck.spec import PresentationMode

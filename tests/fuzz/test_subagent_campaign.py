@@ -17,7 +17,7 @@ from subagent_tck.conformance.engine.checks._names import is_tool_name
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import machine
 from subagent_tck.fuzz.campaign import run_campaign
-from subagent_tck.fuzz.lockstep import Setup
+from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.fuzz.strategies import Code, pick_tool_names
 from subagent_tck.reference import ChildStart, Host

@@ -85,7 +85,8 @@ def test_a_child_request_recorded_after_an_aborted_turn_returned_is_no_change_of
     recording that request. Held here until the refused step has taken its first snapshot,
     the request must not count as a change of that step."""
     from subagent_tck.conformance.transports.targets import load_target
-    from subagent_tck.fuzz.lockstep import Lockstep, Setup
+    from subagent_tck.fuzz.lockstep import Lockstep
+    from subagent_tck.fuzz.lockstep_core import Setup
     from subagent_tck.fuzz.operations import apply
     from subagent_tck.fuzz.step import Step
 
