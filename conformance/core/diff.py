@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .baseline_judge import BASELINE_CHECK
-from .certificate import Certificate, Verdict, with_assertion
+from .certificate import Certificate, Verdict
+from .certificate_assembly import with_assertion
 from .fingerprint import Assertion
 from .outcome import Outcome
 

@@ -175,7 +175,7 @@ class CheckContext:
     drawn: dict[tuple[str, str], Drawing] = field(default_factory=dict)
     #: Which of the check's ``shards`` parts this run is (0-based).
     shard: int = 0
-    #: Markers handed out so far in this check run (``checks/_support.py`` ``marker``).
+    #: Markers handed out so far in this check run (``checks/_starts.py`` ``marker``).
     markers: int = 0
     #: The partitions that do not exist in this run (:meth:`inapplicable`).
     inapplicable_partitions: set[tuple[str, str]] = field(default_factory=set)

@@ -3,12 +3,14 @@
 For each promise of a :class:`~.promises_file.PromisesFile` (docs/promises.md):
 
 1. a fresh deployment of the target with the file's persona and tools;
-2. the kit scripts the parent's model (through the gateway) to call the trigger tool with the
-   promised arguments; the first agent other than the parent that asks the model is the child;
+2. the kit scripts the parent's model (through the gateway, :mod:`.promise_scripts`) to call
+   the trigger tool with the promised arguments; the first agent other than the parent that
+   asks the model is the child;
 3. the child's model is scripted too: inside its turn it calls, one by one, every deployment
    tool outside its promise and then the trigger tool again (the forged calls);
-4. the judge reads the record: the child's requests (persona, tools, schemas), the tool results
-   of the forged calls, the tool bodies that ran and the sessions published.
+4. the judge (:mod:`.promise_judge`) reads the record: the child's requests (persona, tools,
+   schemas), the tool results of the forged calls, the tool bodies that ran and the sessions
+   published.
 
 A result is one :class:`PromiseItem` per promise and aspect, with what was expected, what was
 observed, the recorded exchange and a one-line replay. A trigger the target never performs is
@@ -21,191 +23,23 @@ from __future__ import annotations
 import contextlib
 import secrets
 import shlex
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 from subagent_tck.spec import TckError
 
 from ..core.exitcode import TARGET_CODES
-from ..core.gateway import DEFAULT_REPLY, Exchange, Gateway, Reply, _user_text, call, text
+from ..core.gateway import Exchange, call, text
 from ..core.promises_file import Promise, PromisesFile
-from ..core.promises_report import PromiseItem, PromisesReport, Status
-from ..core.protocol import DeploymentConfig, ModelReply, ModelRequest, ToolSpec
+from ..core.promises_report import PromiseItem, PromisesReport
+from ..core.protocol import DeploymentConfig, ToolSpec
 from ..core.target import Deployment, Target
-
-PARENT, CHILD, OTHER = "parent", "child", "other"
-TRIGGER_CALL = "promise-trigger"
-DELEGATE_CALL = "forged-delegation"
-
-
-class PromiseGateway(Gateway):
-    """The gateway for one promise: roles, not markers, bind scripts.
-
-    The agent whose user text carries the parent's marker is the parent; each other agent that
-    asks takes the next role of ``chain`` (the agents ``trigger.via`` starts, then the child);
-    any later one (a grandchild) gets the default reply and is recorded as ``other``.
-    ``trigger_returned`` is set when the agent that calls the trigger sends its model the
-    trigger call's result (a background child is held until then).
-    """
-
-    def __init__(self, marker: str, parent: list[Reply], child: list[Reply],
-                 via: list[list[Reply]] | None = None) -> None:
-        super().__init__()
-        self.marker = marker
-        self.order = [PARENT, *(via_role(k) for k in range(1, len(via or ()) + 1)), CHILD]
-        self._queues: dict[str, deque[Reply]] = {PARENT: deque(parent), CHILD: deque(child)}
-        for k, script in enumerate(via or (), start=1):
-            self._queues[via_role(k)] = deque(script)
-        self.caller = self.order[-2]
-        self.roles: dict[str, str] = {}
-        self.trigger_returned = threading.Event()
-        #: a held child whose caller did not get the trigger's result meanwhile
-        self.foreground = False
-
-    def complete(self, request: ModelRequest) -> ModelReply:
-        with self._lock:
-            role = self.roles.get(request.agent)
-            if role is None:
-                taken = set(self.roles.values())
-                if PARENT not in taken and self.marker in _user_text(request):
-                    role = PARENT
-                elif PARENT in taken:
-                    role = next((r for r in self.order if r not in taken), OTHER)
-                else:
-                    role = OTHER
-                self.roles[request.agent] = role
-            queue = self._queues.get(role)
-            step: Reply = queue.popleft() if queue else DEFAULT_REPLY
-        if role == self.caller and any(m.role == "tool" and m.toolCallId == TRIGGER_CALL
-                                       for m in request.messages):
-            self.trigger_returned.set()
-        reply = step(request) if callable(step) else step
-        with self._lock:
-            self.exchanges.append(Exchange(request=request, reply=reply, marker=role))
-        return reply
-
-    def of(self, role: str) -> list[Exchange]:
-        with self._lock:
-            return [e for e in self.exchanges if e.marker == role]
-
-    def agent_of(self, role: str) -> str | None:
-        with self._lock:
-            return next((a for a, r in self.roles.items() if r == role), None)
-
-    def hold_child(self, hold: float) -> None:
-        """Give the child's first reply once the caller got the trigger's result, or after
-        ``hold`` s (a child run in the foreground blocks its caller, which never gets it)."""
-        queue = self._queues[CHILD]
-        first = queue[0]
-
-        def held(request: ModelRequest) -> ModelReply:
-            self.foreground = not self.trigger_returned.wait(hold)
-            return first(request) if callable(first) else first
-
-        queue[0] = held
-
-    def script_left(self, role: str) -> int:
-        with self._lock:
-            return len(self._queues.get(role, ()))
-
-
-def via_role(k: int) -> str:
-    """The role of the agent the ``k``-th step of ``trigger.via`` started (1-based)."""
-    return f"via-{k}"
-
-
-def forbidden_tools(file: PromisesFile, promise: Promise) -> list[str]:
-    """The deployment tools the child may not call: ``never`` names, and with ``exactly`` every
-    registered tool outside it (the trigger tool is the delegation check's business)."""
-    names = set(promise.tools.never) if promise.tools else set()
-    if promise.tools is not None and promise.tools.exactly is not None:
-        names |= {t.name for t in file.deployment.tool_specs()} - set(promise.tools.exactly)
-    names.discard(promise.trigger.tool)
-    return sorted(names)
-
-
-def _tool_result(exchanges: list[Exchange], call_id: str) -> dict[str, Any] | None:
-    for exchange in exchanges:
-        for message in exchange.request.messages:
-            if message.role == "tool" and message.toolCallId == call_id:
-                return {"isError": message.isError, "content": message.content}
-    return None
-
-
-def _collapse(found: dict[str, list[int]], total: int) -> str:
-    """Problems seen in several requests as one phrase each: "in request(s) 1, 2 of 3"."""
-    return "; ".join(f"{p} (in request {', '.join(map(str, ns))} of {total})"
-                     for p, ns in found.items())
-
-
-def _names(request: ModelRequest) -> list[str]:
-    return [t.name for t in request.tools]
-
-
-class _Judge:
-    def __init__(self, file: PromisesFile, promise: Promise, replay: str) -> None:
-        self.file = file
-        self.promise = promise
-        self.replay = replay
-        self.items: list[PromiseItem] = []
-        self.exchange: list[dict[str, Any]] = []
-
-    def add(self, aspect: str, status: Status, message: str, expected: Any = None,
-            observed: Any = None) -> None:
-        self.items.append(PromiseItem(
-            promise=self.promise.id, aspect=aspect, status=status, message=message,
-            expected=expected, observed=observed, replay=self.replay,
-            exchange=self.exchange if status != "kept" else [],
-        ))
-
-
-_EXAMPLES: dict[str, Any] = {"string": "x", "integer": 0, "number": 0, "boolean": False,
-                             "array": [], "object": {}, "null": None}
-
-
-def valid_arguments(schema: dict[str, Any]) -> dict[str, Any]:
-    """Arguments that satisfy a tool's declared object schema (every required property with a
-    value of its type, an ``enum``'s first value): a forged call must be refused for *who*
-    calls, not for a malformed argument."""
-    properties = schema.get("properties") if isinstance(schema, dict) else None
-    if not isinstance(properties, dict):
-        return {}
-    out: dict[str, Any] = {}
-    required = schema.get("required")
-    for name in required if isinstance(required, list) else []:
-        found = properties.get(name)
-        prop: dict[str, Any] = found if isinstance(found, dict) else {}
-        if isinstance(prop.get("enum"), list) and prop["enum"]:
-            out[name] = prop["enum"][0]
-        elif prop.get("type") == "object":
-            out[name] = valid_arguments(prop)
-        else:
-            kind = prop.get("type")
-            out[name] = _EXAMPLES.get(kind if isinstance(kind, str) else "string", "x")
-    return out
-
-
-def _child_script(file: PromisesFile, promise: Promise) -> list[Reply]:
-    replies: list[Reply] = []
-    schemas = {t.name: t.parameters for t in file.deployment.tool_specs()}
-    if promise.refuses.calls:
-        for i, name in enumerate(forbidden_tools(file, promise)):
-            replies.append(call(name, valid_arguments(schemas.get(name, {})), f"forged-{i}"))
-    if promise.refuses.delegation:
-        replies.append(call(promise.trigger.tool, dict(promise.trigger.arguments), DELEGATE_CALL))
-    replies.append(text("done"))
-    return replies
-
+from .promise_judge import _Judge, _judge_refusals, _judge_wire, _names, _tool_result
+from .promise_scripts import CHILD, TRIGGER_CALL, PromiseGateway, _child_script, via_call
 
 #: The longest a background child's first reply is held for its caller's turn to go on.
 HOLD = 5.0
-
-
-def via_call(k: int) -> str:
-    return f"promise-via-{k}"
 
 
 def check_promise(target: Target, file: PromisesFile, promise: Promise,
@@ -345,170 +179,6 @@ def _await_background(deployment: Deployment, gateway: PromiseGateway, wait: flo
                 e.kind == "run.stopped" and e.agent == agent for e in deployment.events()):
             return
         time.sleep(0.05)
-
-
-def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
-    promise, file = judge.promise, judge.file
-    never_asked = "the child never made a model request, so nothing it got can be shown"
-    if promise.persona is not None:
-        if not requests:
-            judge.add("persona", "broken", never_asked, expected=promise.persona.contains,
-                      observed=None)
-        else:
-            seen_problems: dict[str, list[int]] = {}
-            for n, request in enumerate(requests, start=1):
-                missing = [t for t in promise.persona.contains if t not in request.system]
-                if missing:
-                    seen_problems.setdefault(f"the child's prompt lacks {missing}",
-                                             []).append(n)
-                if promise.persona.parent_absent and file.deployment.persona in request.system:
-                    seen_problems.setdefault("the child's prompt carries the parent's persona",
-                                             []).append(n)
-            problems = [_collapse(seen_problems, len(requests))] if seen_problems else []
-            expected = {"contains": promise.persona.contains,
-                        "absent": [file.deployment.persona] if promise.persona.parent_absent
-                        else []}
-            if problems:
-                judge.add("persona", "broken", "; ".join(problems), expected=expected,
-                          observed=requests[0].system)
-            else:
-                judge.add("persona", "kept", "every child request carries the persona",
-                          expected=expected)
-    if promise.tools is not None:
-        want = promise.tools
-        expected = want.model_dump(exclude_defaults=True)
-        if not requests:
-            judge.add("tools", "broken", never_asked, expected=expected, observed=None)
-        else:
-            tally: dict[str, list[int]] = {}
-            for n, request in enumerate(requests, start=1):
-                bad: list[str] = []
-                got = _names(request)
-                seen = set(got)
-                if want.exactly is not None and (seen != set(want.exactly)
-                                                 or len(got) != len(seen)):
-                    extra = sorted(seen - set(want.exactly))
-                    lacking = sorted(set(want.exactly) - seen)
-                    bad.append(f"the child got {sorted(got)} (extra {extra}, "
-                                    f"missing {lacking})")
-                lacking = sorted(set(want.at_least) - seen)
-                if lacking:
-                    bad.append(f"the child lacks {lacking}")
-                banned = sorted(set(want.never) & seen)
-                if banned:
-                    bad.append(f"the child got forbidden {banned}")
-                for problem in bad:
-                    tally.setdefault(problem, []).append(n)
-            problems = [_collapse(tally, len(requests))] if tally else []
-            observed = sorted(_names(requests[0]))
-            if problems:
-                judge.add("tools", "broken", "; ".join(problems), expected, observed)
-            else:
-                judge.add("tools", "kept", f"the child saw {observed}", expected, observed)
-    for name, schema in promise.schemas.items():
-        aspect = f"schema:{name}"
-        if not requests:
-            judge.add(aspect, "broken", never_asked, schema, None)
-            continue
-        found = next((t for t in requests[0].tools if t.name == name), None)
-        if found is None:
-            judge.add(aspect, "broken", f"the child's first request has no tool {name!r}",
-                      schema, None)
-        elif found.parameters != schema:
-            judge.add(aspect, "broken", f"the child's {name!r} has other parameters", schema,
-                      found.parameters)
-        else:
-            judge.add(aspect, "kept", f"the child's {name!r} has the promised parameters",
-                      schema, found.parameters)
-    if promise.model is not None:
-        _judge_model(judge, requests, never_asked)
-
-
-def _judge_model(judge: _Judge, requests: list[ModelRequest], never_asked: str) -> None:
-    """``model``: every child request names exactly the promised model (the chat body's
-    ``model``, docs/driver-api.md "Model gateway"). A target that reports none cannot show the
-    promise: an error saying so, never a pass."""
-    want = judge.promise.model
-    if not requests:
-        judge.add("model", "broken", never_asked, want, None)
-        return
-    seen = [r.model for r in requests]
-    if all(m is None for m in seen):
-        judge.add("model", "error", "the target never reported the model its child runs with "
-                  "(each chat request's model was the placeholder or absent), so this promise "
-                  "cannot be shown: the runtime must send the child's model in the chat body",
-                  want, None)
-        return
-    tally: dict[str, list[int]] = {}
-    for n, model in enumerate(seen, start=1):
-        if model != want:
-            got = "no model" if model is None else f"model {model!r}"
-            tally.setdefault(f"the child asked for {got}", []).append(n)
-    observed = sorted({m for m in seen if m is not None})
-    if tally:
-        judge.add("model", "broken", _collapse(tally, len(seen)), want,
-                  observed[0] if len(observed) == 1 else observed)
-    else:
-        judge.add("model", "kept", f"every child request asked for {want!r}", want, want)
-
-
-def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGateway,
-                    child: list[Any]) -> None:
-    promise = judge.promise
-    child_agent = gateway.agent_of(CHILD)
-    observation = deployment.observe()
-    forged = forbidden_tools(judge.file, promise) if promise.refuses.calls else []
-    if forged:
-        if not child:
-            judge.add("refuses:calls", "error", "the child never asked its model, so no call "
-                      "could be forged in its turn", forged, None)
-        else:
-            problems, seen = [], {}
-            for i, name in enumerate(forged):
-                result = _tool_result(child, f"forged-{i}")
-                ran = [v.arguments for v in observation.invocations
-                       if v.tool == name and v.agent == child_agent]
-                seen[name] = {"result": result, "bodyRan": bool(ran)}
-                if result is None:
-                    problems.append(f"no result came back for the forged call of {name!r}")
-                elif not result["isError"]:
-                    problems.append(f"the call of {name!r} was not refused")
-                if ran:
-                    problems.append(f"the body of {name!r} ran")
-            expected = {n: {"isError": True, "bodyRan": False} for n in forged}
-            if problems:
-                judge.add("refuses:calls", "broken", "; ".join(problems), expected, seen)
-            else:
-                judge.add("refuses:calls", "kept", f"{len(forged)} forged call(s) refused, no "
-                          "body ran", expected, seen)
-    if promise.refuses.delegation:
-        tool = promise.trigger.tool
-        if not child:
-            judge.add("refuses:delegation", "error", "the child never asked its model, so no "
-                      "further delegation could be forged", f"{tool!r} refused", None)
-            return
-        result = _tool_result(child, DELEGATE_CALL)
-        session = next((e.session for e in observation.events
-                        if e.kind == "agent.published" and e.agent == child_agent), None)
-        grandchildren = [h.session for h in observation.sessions
-                         if session is not None and h.parent == session]
-        others = gateway.of(OTHER)
-        problems = []
-        if result is None:
-            problems.append(f"no result came back for the forged call of {tool!r}")
-        elif not result["isError"]:
-            problems.append(f"the child's call of {tool!r} was not refused")
-        if grandchildren:
-            problems.append(f"a grandchild was published: {grandchildren}")
-        if others:
-            problems.append(f"{len(others)} model request(s) came from a grandchild")
-        observed = {"result": result, "grandchildren": grandchildren}
-        if problems:
-            judge.add("refuses:delegation", "broken", "; ".join(problems),
-                      {"isError": True, "grandchildren": []}, observed)
-        else:
-            judge.add("refuses:delegation", "kept", f"the child's {tool!r} call was refused "
-                      "and published nothing", {"isError": True, "grandchildren": []}, observed)
 
 
 def check_all(target: Target, file: PromisesFile, *, target_spec: str = "", path: str = "",

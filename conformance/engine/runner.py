@@ -17,7 +17,8 @@ from datetime import datetime, timezone
 
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
-from ..core.certificate import Certificate, Jobs, RunFacts, assemble
+from ..core.certificate import Certificate, Jobs
+from ..core.certificate_assembly import RunFacts, assemble
 from ..core.promises_report import PromiseItem, PromisesReport
 from ..core.protocol import TargetInfo
 from ..core.suggest import hint

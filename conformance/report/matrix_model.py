@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from subagent_tck.spec import CATALOGUE, Edition, ErrorCode, TckError, catalogue_hash
 
-from ..core.certificate import kit_version, replay_command
+from ..core.certificate_assembly import kit_version, replay_command
 from ..core.fail_direction import Direction, classify, worst
 from .matrix_read import ReadCertificate, ReadRule, Source
 

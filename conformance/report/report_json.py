@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 
-from ..core.certificate import Certificate, error_report
+from ..core.certificate import Certificate
+from ..core.certificate_assembly import error_report
 from ..core.jsonsafe import plain
 from ..core.untrusted import json_surrogates
 

@@ -1,6 +1,7 @@
 """The rule catalogue: one :class:`~subagent_tck.spec.rule.Rule` per id of docs/rules.md.
 
-One module per family; this module gathers them in docs/rules.md's order and offers look-ups.
+One module per family (the tool filter's in two: TF-01..TF-08, TF-09..TF-16); this module gathers
+them in docs/rules.md's order and offers look-ups.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from . import (
     spawn_policy,
     subagent_tool,
     tool_filter,
+    tool_filter_live,
 )
 
 CATALOGUE: tuple[Rule, ...] = (
     *tool_filter.RULES,
+    *tool_filter_live.RULES,
     *persona.RULES,
     *depth.RULES,
     *gating.RULES,

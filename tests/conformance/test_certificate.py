@@ -11,15 +11,9 @@ from types import ModuleType
 import jsonschema
 import pytest
 
-from subagent_tck.conformance.core.certificate import (
-    REGENERATE,
-    Certificate,
-    Evidence,
-    json_schema,
-    merge,
-    replay_command,
-)
-from subagent_tck.conformance.core.outcome import Failure, Outcome
+from subagent_tck.conformance.core.certificate import REGENERATE, Certificate, json_schema
+from subagent_tck.conformance.core.certificate_assembly import merge, replay_command
+from subagent_tck.conformance.core.outcome import Evidence, Failure, Outcome
 from subagent_tck.conformance.engine.runner import RunConfig, certify
 from subagent_tck.conformance.report.report_json import render
 from subagent_tck.spec import Edition, catalogue_hash

@@ -174,7 +174,7 @@ def test_a_jobs_count_below_one_is_a_usage_error(fakes: ModuleType) -> None:
 
 def test_a_check_run_draws_the_same_markers_whichever_check_runs_came_before_it() -> None:
     from subagent_tck.conformance.engine.check import CheckContext
-    from subagent_tck.conformance.engine.checks._support import marker
+    from subagent_tck.conformance.engine.checks._starts import marker
 
     def fresh() -> CheckContext:  # all a marker reads is the check run's own count
         return CheckContext(target=None, check=None, edition=None,  # type: ignore[arg-type]

@@ -195,7 +195,7 @@ def test_a_model_promise_the_target_never_reports_is_an_error_that_says_so() -> 
 
 
 def test_forged_calls_carry_arguments_valid_for_the_tools_schema() -> None:
-    from subagent_tck.conformance.engine.promises import valid_arguments
+    from subagent_tck.conformance.engine.promise_scripts import valid_arguments
 
     schema = {"type": "object", "required": ["path", "n", "mode", "opts"],
               "properties": {"path": {"type": "string"}, "n": {"type": "integer"},

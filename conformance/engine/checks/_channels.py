@@ -37,17 +37,9 @@ from ...core.target import Deployment
 from ...core.unsupported import Unsupported
 from ..check import TARGET_FAULTS, CheckContext
 from ._clauses import said
-from ._support import (
-    composition,
-    deploy_or_refusal,
-    duplicate_names,
-    expect_unchanged,
-    marker,
-    missing_names,
-    snapshot,
-    start_request,
-    view_set,
-)
+from ._composed import deploy_or_refusal
+from ._observed import duplicate_names, expect_unchanged, missing_names, snapshot, view_set
+from ._starts import composition, marker, start_request
 
 #: The preset a ``root`` placement starts the root agent from.
 ROOT_PRESET = "tck-root"

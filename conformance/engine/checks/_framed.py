@@ -24,7 +24,8 @@ from ...core.dialect import FrameText, Unframed, unframe
 from ...core.protocol import DeploymentConfig
 from ...core.protocol import Section as SectionModel
 from ..check import CheckContext
-from ._support import as_pairs, composed_in
+from ._composed import composed_in
+from ._observed import as_pairs
 
 Who = Literal["child", "root"]
 #: A text of another agent this long is searched for in the frame's own text (a shorter one

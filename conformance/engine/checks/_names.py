@@ -22,7 +22,7 @@ for an ordinary tool.
 
 Judging "an error names X" soundly: names of this grammar are whole tokens of ``[\\w-]+``, so a
 message lists ``read`` only where ``read`` stands alone, not inside ``read_file`` or
-``Read`` (:func:`names_token`, used by ``_support.missing_names``).
+``Read`` (:func:`names_token`, used by ``_observed.missing_names``).
 """
 
 from __future__ import annotations

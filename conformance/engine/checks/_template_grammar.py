@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from subagent_tck.spec import ErrorCode, TckError
 
 from ..check import CheckContext
-from ._support import named
+from ._observed import named
 
 _STRICT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

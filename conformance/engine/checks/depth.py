@@ -38,13 +38,12 @@ from ...core.target import Deployment
 from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
-from ._support import (
-    expect_unchanged,
+from ._observed import expect_unchanged, snapshot
+from ._starts import (
     expected_start,
     header_depth,
     header_of,
     provider_name,
-    snapshot,
     start_request,
     start_state,
 )

@@ -19,25 +19,16 @@ from ...core.protocol import DeploymentConfig, PresetSpec, StartRequest
 from ...core.target import Deployment
 from ..check import CheckContext, check
 from ..partitions import Partition
+from ._composed import config, each_case, expected_sections, expected_view, expected_wire
 from ._framed import carries_framed, composed_or_framed, foreign_personas
-from ._support import (
+from ._observed import as_pairs, expect_unchanged, sections_of, snapshot, view_pairs, wire_names
+from ._starts import (
     OUTPUT_SCHEMA,
-    as_pairs,
-    config,
-    each_case,
-    expect_unchanged,
-    expected_sections,
-    expected_view,
-    expected_wire,
     judge,
     oracle_accepts,
     provider_name,
-    sections_of,
-    snapshot,
     start_request,
     supported_controls,
-    view_pairs,
-    wire_names,
 )
 from ._texts import EXAMPLE, Vocabulary
 

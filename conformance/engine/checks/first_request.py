@@ -36,30 +36,27 @@ from ...core.protocol import (
 from ...core.target import Deployment
 from ..check import CheckContext, check
 from ..partitions import Partition
-from ._framed import carries_framed, composed_or_framed, prompt_agrees
-from ._support import (
-    OUTPUT_SCHEMA,
-    as_pairs,
-    capable,
-    composition,
+from ._composed import (
     config,
     deploy_or_refusal,
     each_case,
-    expect_unchanged,
     expected_sections,
     expected_system,
     expected_view,
     expected_wire,
+)
+from ._framed import carries_framed, composed_or_framed, prompt_agrees
+from ._observed import as_pairs, expect_unchanged, sections_of, snapshot, view_pairs, wire_names
+from ._starts import (
+    OUTPUT_SCHEMA,
+    capable,
+    composition,
     judge,
     marker,
     oracle_accepts,
     provider_name,
-    sections_of,
-    snapshot,
     start_request,
     supported_controls,
-    view_pairs,
-    wire_names,
 )
 from ._texts import EXAMPLE, Vocabulary, strangers
 

@@ -24,7 +24,7 @@ from ...core.protocol import DeploymentConfig, ToolSpec
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._names import tool_names
-from ._support import capable, composition, provider_name, start_request
+from ._starts import capable, composition, provider_name, start_request
 
 RULE = "FR-01"
 

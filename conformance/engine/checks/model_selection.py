@@ -28,7 +28,7 @@ from ...core.target import Deployment
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._models import model_names
-from ._support import (
+from ._starts import (
     capable,
     expected_start,
     marker,

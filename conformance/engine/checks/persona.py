@@ -1,7 +1,7 @@
 """Checks of the persona family (PE-01..PE-05), per provider and in the run's edition.
 
 A child persona comes from a preset in ``preset-composition`` and from the start request in
-``request-controls`` (see :func:`._support.composition`); the child's prompt is read twice, through
+``request-controls`` (see :func:`._starts.composition`); the child's prompt is read twice, through
 prompt inspection (``Deployment.prompt``) and on the wire (the gateway's record of what the
 child's model received), and both are compared with the spec oracle
 (:func:`~subagent_tck.spec.compose_persona` through ``decide_start``,
@@ -37,6 +37,7 @@ from ...core.target import Deployment
 from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
+from ._composed import config, deploy_or_refusal, each_case, expected_sections
 from ._framed import (
     foreign_personas,
     framed_as,
@@ -44,24 +45,15 @@ from ._framed import (
     prompt_agrees,
     system_agrees,
 )
+from ._observed import as_pairs, expect_unchanged, message_text, request_text, sections_of, snapshot
 from ._placeholders import DESCRIPTIONS, SHAPES, WHITESPACE, Case, member, shape, shape_cases
-from ._support import (
-    as_pairs,
+from ._starts import (
     capable,
     composition,
-    config,
-    deploy_or_refusal,
-    each_case,
-    expect_unchanged,
-    expected_sections,
     judge,
     marker,
-    message_text,
     oracle_accepts,
     provider_name,
-    request_text,
-    sections_of,
-    snapshot,
     start_request,
 )
 from ._template_grammar import classify, judge_named, judge_refusal

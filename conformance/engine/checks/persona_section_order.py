@@ -22,20 +22,10 @@ from subagent_tck.spec import PERSONA_SECTION, Capability
 from ...core.protocol import SectionSpec
 from ..check import CheckContext, check
 from ..partitions import Partition
+from ._composed import config, deployment_sections, expected_sections
 from ._framed import prompt_agrees
-from ._support import (
-    as_pairs,
-    capable,
-    composition,
-    config,
-    deployment_sections,
-    expected_sections,
-    judge,
-    oracle_accepts,
-    provider_name,
-    sections_of,
-    start_request,
-)
+from ._observed import as_pairs, sections_of
+from ._starts import capable, composition, judge, oracle_accepts, provider_name, start_request
 
 RULE = "PE-01"
 GLOBALS = ("read", "write", "search")

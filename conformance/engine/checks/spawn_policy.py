@@ -45,15 +45,13 @@ from ...core.target import Deployment
 from ..check import TARGET_FAULTS, CheckContext, check
 from ..partitions import Partition
 from ._names import MAX_NAME, strangers, tool_names
-from ._support import (
+from ._observed import expect_unchanged, missing_names, snapshot
+from ._starts import (
     capable,
-    expect_unchanged,
     expected_start,
     marker,
-    missing_names,
     oracle_presets,
     provider_name,
-    snapshot,
     start_request,
     start_state,
 )

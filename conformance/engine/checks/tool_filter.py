@@ -51,14 +51,8 @@ from ._clauses import said
 from ._grammar_cases import spelled
 from ._names import MAX_NAME, tool_names
 from ._nonce import nonce
-from ._support import (
-    composition,
-    expect_unchanged,
-    marker,
-    oracle_view,
-    snapshot,
-    start_request,
-)
+from ._observed import expect_unchanged, oracle_view, snapshot
+from ._starts import composition, marker, start_request
 
 #: Hand-written globals of the explicit cases (they run at every seed). Drawn cases take
 #: their names from :mod:`._names`: realistic, case twins, prefixes, non-ASCII, long.

@@ -49,7 +49,8 @@ from ..partitions import Partition
 from ._clauses import said
 from ._names import strangers, tool_names
 from ._nonce import nonce
-from ._support import marker, oracle_view
+from ._observed import oracle_view
+from ._starts import marker
 from .tool_filter import local_spec
 from .tool_filter_run_code import Unsupported, run_program, unknown_tool
 

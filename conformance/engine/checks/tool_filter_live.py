@@ -26,7 +26,7 @@ from ._channels import observe_view as observe
 from ._clauses import said
 from ._grammar_cases import spelled
 from ._names import tool_names
-from ._support import oracle_view
+from ._observed import oracle_view
 from .tool_filter import (
     ABC,
     MODES,

@@ -42,7 +42,8 @@ from ._channels import (
 from ._channels import observe_view as observe
 from ._clauses import said
 from ._nonce import nonce
-from ._support import marker, oracle_view
+from ._observed import oracle_view
+from ._starts import marker
 from .tool_filter import (
     ABC,
     GLOBAL,

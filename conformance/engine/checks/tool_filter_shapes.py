@@ -33,15 +33,10 @@ from ..check import CheckContext, check
 from ..partitions import Partition
 from ._channels import refused
 from ._clauses import said
+from ._composed import deploy_or_refusal
 from ._names import tool_names
-from ._support import (
-    composition,
-    deploy_or_refusal,
-    expect_unchanged,
-    provider_name,
-    snapshot,
-    start_request,
-)
+from ._observed import expect_unchanged, snapshot
+from ._starts import composition, provider_name, start_request
 from .tool_filter import build, restriction_st, scope_st, subset
 
 RULE = "TF-07"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from subagent_tck.conformance.engine.checks import gating
+from subagent_tck.conformance.engine.checks._gating_routes import PRESET, REQUEST, named, routes
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Capability, Edition, ErrorCode, TckError
 
@@ -55,19 +55,19 @@ def test_a_conforming_zoo_entry_passes_every_gating_check(name: str) -> None:
 def test_a_capability_is_read_from_the_details_first_then_from_the_message() -> None:
     detailed = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "no persona",
                         {"capability": "toolFilter"})
-    assert gating.named(detailed) == ({"toolFilter"}, True)
+    assert named(detailed) == ({"toolFilter"}, True)
     plain = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp does not advertise depthLimit")
-    assert gating.named(plain) == ({"depthLimit"}, False)
+    assert named(plain) == ({"depthLimit"}, False)
 
 
 def test_a_message_names_a_capability_by_its_request_field_as_a_whole_word() -> None:
     by_field = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp cannot honour maxDepth")
-    assert gating.named(by_field) == ({"depthLimit"}, False)
+    assert named(by_field) == ({"depthLimit"}, False)
     inside = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "acp refused: maxDepthX, toolFilters")
-    assert gating.named(inside) == (set(), False)
+    assert named(inside) == (set(), False)
     # The provider's own name names nothing (a provider called persona-only).
     own = TckError(ErrorCode.UNSUPPORTED_CAPABILITY, "persona-only cannot honour toolFilter")
-    assert gating.named(own, "persona-only") == ({"toolFilter"}, False)
+    assert named(own, "persona-only") == ({"toolFilter"}, False)
 
 
 def test_a_refusal_in_prose_that_also_lists_what_the_provider_offers_passes_ca_01() -> None:
@@ -92,9 +92,9 @@ def test_a_refusal_in_prose_that_names_another_control_fails_ca_01(
 
 def test_request_routes_follow_the_edition() -> None:
     preset_only = Edition.PRESET_COMPOSITION
-    assert gating.routes(preset_only, Capability.PERSONA) == [gating.PRESET]
-    assert gating.routes(preset_only, Capability.DEPTH_LIMIT) == [gating.REQUEST]
+    assert routes(preset_only, Capability.PERSONA) == [PRESET]
+    assert routes(preset_only, Capability.DEPTH_LIMIT) == [REQUEST]
     # A request-controls start names no preset (docs/rules.md#editions), so no preset route.
-    assert gating.routes(Edition.REQUEST_CONTROLS, Capability.TOOL_FILTER) == [gating.REQUEST]
-    assert gating.routes(Edition.REQUEST_CONTROLS, Capability.OUTPUT_SCHEMA) == [gating.REQUEST]
-    assert gating.routes(preset_only, Capability.OUTPUT_SCHEMA) == [gating.REQUEST, gating.PRESET]
+    assert routes(Edition.REQUEST_CONTROLS, Capability.TOOL_FILTER) == [REQUEST]
+    assert routes(Edition.REQUEST_CONTROLS, Capability.OUTPUT_SCHEMA) == [REQUEST]
+    assert routes(preset_only, Capability.OUTPUT_SCHEMA) == [REQUEST, PRESET]

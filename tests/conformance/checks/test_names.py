@@ -18,7 +18,7 @@ from subagent_tck.conformance.engine.checks._names import (
     strangers,
     tool_names,
 )
-from subagent_tck.conformance.engine.checks._support import missing_names
+from subagent_tck.conformance.engine.checks._observed import missing_names
 from subagent_tck.spec import ErrorCode, TckError
 
 

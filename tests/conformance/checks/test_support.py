@@ -1,5 +1,5 @@
-"""The helper library of the checks (conformance/engine/checks/_support.py) and its drawn texts
-(conformance/engine/checks/_texts.py)."""
+"""The helper library of the checks (conformance/engine/checks/_observed.py, _starts.py and
+_composed.py) and its drawn texts (conformance/engine/checks/_texts.py)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,18 @@ import pytest
 from hypothesis import given, settings
 
 from subagent_tck.conformance.core.protocol import ProviderInfo, snapshot_of
-from subagent_tck.conformance.engine.checks._support import (
-    PRESET_NAME,
-    Snapshot,
-    capabilities_of,
+from subagent_tck.conformance.engine.checks._composed import (
     carries_composition,
     composed_in,
-    composition,
     config,
     expected_sections,
     expected_view,
-    named,
+)
+from subagent_tck.conformance.engine.checks._observed import Snapshot, named
+from subagent_tck.conformance.engine.checks._starts import (
+    PRESET_NAME,
+    capabilities_of,
+    composition,
     supported_controls,
 )
 from subagent_tck.conformance.engine.checks._texts import EXAMPLE, Vocabulary, vocabularies
@@ -59,7 +60,7 @@ def test_supported_controls_keep_only_what_the_provider_advertises() -> None:
 
 
 def test_the_field_to_capability_map_is_the_specs() -> None:
-    from subagent_tck.conformance.engine.checks.gating import FIELD
+    from subagent_tck.conformance.engine.checks._gating_routes import FIELD
 
     assert {FIELD[c]: c for c in FIELD} == dict(FIELD_CAPABILITY)
 

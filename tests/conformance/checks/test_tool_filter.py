@@ -45,7 +45,7 @@ def test_permission_rules_in_a_declared_grammar_and_its_variants_conform(name: s
 
 
 def test_an_unknown_name_in_an_error_message_is_found_only_as_a_whole_word() -> None:
-    from subagent_tck.conformance.engine.checks._support import missing_names
+    from subagent_tck.conformance.engine.checks._observed import missing_names
     from subagent_tck.spec import ErrorCode, TckError
 
     exc = TckError(ErrorCode.INVALID_TOOL_FILTER, "unknown: alphaa, run_code")
