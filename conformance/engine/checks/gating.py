@@ -45,6 +45,7 @@ from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._clauses import said
+from ._depth_values import anything_st
 from ._nonce import nonce
 from ._support import (
     Composition,
@@ -57,7 +58,6 @@ from ._support import (
     start_request,
     start_state,
 )
-from .depth import anything_st
 
 TOOLS = ["alpha", "bravo"]
 #: The request field that asks for each capability (the spec's map, read the other way).

@@ -43,13 +43,8 @@ from ._channels import observe_view as observe
 from ._clauses import said
 from ._nonce import nonce
 from ._support import marker, oracle_view
-from .tool_filter import (
-    ABC,
-    GLOBAL,
-    MODES,
-    build,
-    scope_st,
-)
+from ._tool_filter_views import ABC, GLOBAL, MODES, build
+from .tool_filter import scope_st
 
 # --- TF-12: one resolver ------------------------------------------------------------------
 

@@ -42,7 +42,8 @@ from ._support import (
     snapshot,
     start_request,
 )
-from .tool_filter import build, restriction_st, scope_st, subset
+from ._tool_filter_views import build
+from .tool_filter import restriction_st, scope_st, subset
 
 RULE = "TF-07"
 #: Keys a filter may carry by mistake: another case, a near spelling, another word, spaces.
