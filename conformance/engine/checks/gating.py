@@ -41,6 +41,7 @@ from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._clauses import said
+from ._depth_values import anything_st
 from ._gating_routes import (
     ALL_ROUTES,
     DESCRIPTOR,
@@ -60,7 +61,6 @@ from ._gating_routes import (
 from ._nonce import nonce
 from ._observed import expect_unchanged, snapshot
 from ._starts import composition, expected_start, marker, start_request, start_state
-from .depth import anything_st
 
 CA01 = (
     *(Partition("CA-01", route_partition(c, r), f"{c.value} asked by the {r} of a provider "

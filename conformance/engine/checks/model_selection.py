@@ -27,6 +27,7 @@ from ...core.protocol import ModelRequest, PresetSpec, RunResult
 from ...core.target import Deployment
 from ..check import CheckContext, check
 from ..partitions import Partition
+from ._depth_driver import reach
 from ._models import model_names
 from ._starts import (
     capable,
@@ -38,7 +39,6 @@ from ._starts import (
     start_request,
     start_state,
 )
-from .depth import reach
 
 TOOLS = ["lookup", "lookup_v2"]
 #: How a child's model is composed: a preset's, the request's, both (the request wins), none.

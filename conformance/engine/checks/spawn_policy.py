@@ -44,6 +44,7 @@ from ...core.protocol import PresetSpec, SubagentToolConfig
 from ...core.target import Deployment
 from ..check import TARGET_FAULTS, CheckContext, check
 from ..partitions import Partition
+from ._depth_driver import reach
 from ._names import MAX_NAME, strangers, tool_names
 from ._observed import expect_unchanged, missing_names, snapshot
 from ._starts import (
@@ -55,7 +56,6 @@ from ._starts import (
     start_request,
     start_state,
 )
-from .depth import reach
 from .tool_filter import restriction_st
 
 PRESETS_ONLY = "a request-controls start names no preset (docs/rules.md, 'edition'): no start "\

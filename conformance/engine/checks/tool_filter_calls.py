@@ -51,7 +51,7 @@ from ._names import strangers, tool_names
 from ._nonce import nonce
 from ._observed import oracle_view
 from ._starts import marker
-from .tool_filter import local_spec
+from ._tool_filter_views import local_spec
 from .tool_filter_run_code import Unsupported, run_program, unknown_tool
 
 RULE = "TF-12"

@@ -32,18 +32,16 @@ from ._channels import (
 )
 from ._clauses import said
 from ._names import strangers, tool_names
-from .tool_filter import (
+from ._tool_filter_views import (
     ABC,
     AWKWARD,
     MODES,
     build,
     drawn_placed,
     drew_or_not,
-    globals_st,
     nothing_carried,
-    restriction_st,
-    scope_st,
 )
+from .tool_filter import globals_st, restriction_st, scope_st
 
 # --- TF-07, TF-08: invalid restrictions ---------------------------------------------------
 

@@ -27,16 +27,8 @@ from ._clauses import said
 from ._grammar_cases import spelled
 from ._names import tool_names
 from ._observed import oracle_view
-from .tool_filter import (
-    ABC,
-    MODES,
-    drawn_placed,
-    drew_or_not,
-    judge_placed,
-    nothing_carried,
-    restriction_st,
-    subset,
-)
+from ._tool_filter_views import ABC, MODES, drawn_placed, drew_or_not, judge_placed, nothing_carried
+from .tool_filter import restriction_st, subset
 
 # --- TF-09..TF-11: the registry is live ---------------------------------------------------
 

@@ -44,13 +44,8 @@ from ._clauses import said
 from ._nonce import nonce
 from ._observed import oracle_view
 from ._starts import marker
-from .tool_filter import (
-    ABC,
-    GLOBAL,
-    MODES,
-    build,
-    scope_st,
-)
+from ._tool_filter_views import ABC, GLOBAL, MODES, build
+from .tool_filter import scope_st
 
 # --- TF-12: one resolver ------------------------------------------------------------------
 

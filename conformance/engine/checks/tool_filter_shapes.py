@@ -37,7 +37,8 @@ from ._composed import deploy_or_refusal
 from ._names import tool_names
 from ._observed import expect_unchanged, snapshot
 from ._starts import composition, provider_name, start_request
-from .tool_filter import build, restriction_st, scope_st, subset
+from ._tool_filter_views import build
+from .tool_filter import restriction_st, scope_st, subset
 
 RULE = "TF-07"
 #: Keys a filter may carry by mistake: another case, a near spelling, another word, spaces.

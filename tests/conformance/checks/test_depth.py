@@ -8,19 +8,21 @@ import math
 
 import pytest
 
-from subagent_tck.conformance.engine.checks import depth
+from subagent_tck.conformance.engine.checks._depth_driver import codes, overflows
+from subagent_tck.conformance.engine.checks._depth_values import MAX, TABLE
 from subagent_tck.conformance.transports.builtin import reference_target
-from subagent_tck.spec import ErrorCode, StartOutcome, check_depth
+from subagent_tck.spec import ABSENT, ErrorCode, StartOutcome, check_depth
 
 from .tiny_runner import checks_of, run
 from .zoo_cases import CONFORMING, DEPTH, assert_breaks_only_its_rule, assert_conforms
 
 DE_RULES = {f"DE-{n:02d}" for n in range(1, 11)}
 CAP_RULES = {"DE-03", "DE-04", "DE-05", "DE-09"}
+DEPTH_CHECKS = ("depth", "depth_domains", "depth_limits")
 
 
 def test_every_depth_check_passes_on_the_reference_for_every_provider() -> None:
-    verdicts = run(reference_target(), checks_of("depth"), max_examples=3)
+    verdicts = run(reference_target(), checks_of(*DEPTH_CHECKS), max_examples=3)
     assert not verdicts.bad(), verdicts.explain()
     passed = {(rule, provider) for (rule, provider, _), outcome in verdicts.outcomes.items()
               if outcome == "pass"}
@@ -40,21 +42,21 @@ def test_a_conforming_zoo_entry_passes_every_depth_check(name: str) -> None:
 
 
 def test_the_domain_table_holds_what_rules_md_lists_with_the_oracle_verdicts() -> None:
-    verdicts = {label: check_depth(value) for label, value in depth.TABLE}
+    verdicts = {label: check_depth(value) for label, value in TABLE}
     assert {label for label, v in verdicts.items() if v.ok} == {"JSON 1.0", "JSON 1e2", "2^53-1"}
     assert verdicts["JSON 1e2"].value == 100
-    assert math.copysign(1.0, dict(depth.TABLE)["JSON -0"]) < 0  # read as negative zero
-    assert dict(depth.TABLE)["JSON 9007199254740993"] == 2**53
+    assert math.copysign(1.0, dict(TABLE)["JSON -0"]) < 0  # read as negative zero
+    assert dict(TABLE)["JSON 9007199254740993"] == 2**53
 
 
 def test_a_non_finite_value_may_also_be_refused_as_a_malformed_request() -> None:
     outcome = StartOutcome()
-    assert depth.codes(outcome, float("nan")) == {ErrorCode.INVALID_REQUEST}
-    assert depth.codes(outcome, 3) == set()
+    assert codes(outcome, float("nan")) == {ErrorCode.INVALID_REQUEST}
+    assert codes(outcome, 3) == set()
 
 
 def test_only_a_parent_at_the_top_of_the_domain_overflows() -> None:
-    assert depth.overflows(depth.MAX, depth.ABSENT)
-    assert depth.overflows(0, depth.MAX)
-    assert not depth.overflows(depth.MAX - 1, depth.ABSENT)
-    assert not depth.overflows(depth.MAX, -1)  # a bad runtime depth is DE-07's refusal
+    assert overflows(MAX, ABSENT)
+    assert overflows(0, MAX)
+    assert not overflows(MAX - 1, ABSENT)
+    assert not overflows(MAX, -1)  # a bad runtime depth is DE-07's refusal

@@ -1,4 +1,5 @@
-"""The FR checks (conformance/engine/checks/first_request.py) against the reference and the FR zoo.
+"""The FR checks (conformance/engine/checks/first_request.py, first_request_later.py) against the
+reference and the FR zoo.
 
 The reference must pass every FR check in both editions and exercise every FR rule on every
 provider that can be asked for a setup step; each FR zoo entry must fail its ``BREAKS`` rule
@@ -17,6 +18,7 @@ from .test_persona import assert_fails_exactly_its_rule
 from .tiny_runner import checks_of, run
 
 FR_RULES = {f"FR-{n:02d}" for n in range(1, 6)}
+FR_CHECKS = ("first_request", "first_request_later")
 ZOO = (
     "run_code_after_first_request",
     "persona_after_publish",
@@ -29,11 +31,11 @@ ZOO = (
 
 
 def test_every_fr_rule_has_a_check() -> None:
-    assert {r for n in checks_of("first_request") for r in REGISTRY[n].rules} == FR_RULES
+    assert {r for n in checks_of(*FR_CHECKS) for r in REGISTRY[n].rules} == FR_RULES
 
 
 def test_the_reference_passes_every_first_request_check_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("first_request"), editions=tuple(Edition))
+    verdicts = run(reference_target(), checks_of(*FR_CHECKS), editions=tuple(Edition))
     assert verdicts.bad() == {}, verdicts.explain()
     for edition in Edition:
         for provider in ("spawn", "fork"):
@@ -43,7 +45,7 @@ def test_the_reference_passes_every_first_request_check_in_both_editions() -> No
 
 
 def test_rollback_is_not_applicable_to_a_provider_without_setup_controls() -> None:
-    verdicts = run(reference_target(), checks_of("first_request"), editions=tuple(Edition))
+    verdicts = run(reference_target(), checks_of(*FR_CHECKS), editions=tuple(Edition))
     for edition in Edition:
         assert verdicts.outcomes["FR-03", "acp", edition.value] == "n/a"
         for rule in FR_RULES - {"FR-03"}:

@@ -1,4 +1,5 @@
-"""The PE checks (conformance/engine/checks/persona.py) against the reference and the PE zoo.
+"""The PE checks (conformance/engine/checks/persona.py, persona_channel.py, persona_rendering.py)
+against the reference and the PE zoo.
 
 The reference must pass every PE check in both editions and exercise every PE rule; each PE zoo
 entry must fail its ``BREAKS`` rule and nothing else of the PE, FR and EN checks.
@@ -34,7 +35,9 @@ ZOO = (
     "variables_found_on_the_object",
     "persona_notice_after_resume",
 )
-FAMILY_CHECKS = ("persona", "first_request", "first_request_schemas", "editions")
+PERSONA_CHECKS = ("persona", "persona_channel", "persona_rendering")
+FAMILY_CHECKS = (*PERSONA_CHECKS, "first_request", "first_request_later", "first_request_schemas",
+                 "editions")
 
 
 def zoo(name: str) -> ModuleType:
@@ -57,11 +60,11 @@ def assert_fails_exactly_its_rule(name: str) -> None:
 
 
 def test_every_pe_rule_has_a_check() -> None:
-    assert {r for n in checks_of("persona") for r in REGISTRY[n].rules} == PE_RULES
+    assert {r for n in checks_of(*PERSONA_CHECKS) for r in REGISTRY[n].rules} == PE_RULES
 
 
 def test_the_reference_passes_every_persona_check_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("persona"), editions=tuple(Edition))
+    verdicts = run(reference_target(), checks_of(*PERSONA_CHECKS), editions=tuple(Edition))
     assert verdicts.bad() == {}, verdicts.explain()
     for edition in Edition:
         for rule in PE_RULES:
@@ -121,7 +124,7 @@ def test_a_persona_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None
 
 def test_drawn_personas_find_an_empty_variable_left_raw() -> None:
     module = zoo("empty_variable_left_raw")
-    fixed_only = run(module.provider(), checks_of("persona"), max_examples=1)
+    fixed_only = run(module.provider(), checks_of(*PERSONA_CHECKS), max_examples=1)
     assert fixed_only.failed_rules() == set()  # the fixed cases miss it ...
     drawn = run(module.provider(), ["persona-strict-template"], max_examples=10,
                 editions=(Edition.PRESET_COMPOSITION,))
