@@ -82,10 +82,10 @@ class Server:
     def _answer(self, ident: Any, result: Any) -> None:
         self._send({"jsonrpc": "2.0", "id": ident, "result": result})
 
-    def watch(self, stop: threading.Event) -> None:
-        """Until ``stop``: one ``list_changed`` per change of the tool list seen after the
-        client initialized (a change before that is only remembered)."""
-        last = listed_tools(self.tools)
+    def watch(self, stop: threading.Event, last: list[dict[str, Any]]) -> None:
+        """Until ``stop``: one ``list_changed`` per change of the tool list from ``last`` (read
+        before the first line was served) seen after the client initialized (a change before
+        that is only remembered)."""
         while not stop.wait(POLL):
             now = listed_tools(self.tools)
             if now != last:
@@ -132,8 +132,11 @@ class Server:
     def serve(self, lines: Iterable[str]) -> None:
         """Answer every line until the input ends, the watcher running meanwhile."""
         stop = threading.Event()
-        watcher = threading.Thread(target=self.watch, args=(stop,), daemon=True,
-                                   name="mcp-echo-watch")
+        # the list as it is before any line is answered, read here and not in the thread: a
+        # thread scheduled late read a list already changed after the client initialized as
+        # its first, and never announced that change (seen once in CI on a loaded machine)
+        watcher = threading.Thread(target=self.watch, args=(stop, listed_tools(self.tools)),
+                                   daemon=True, name="mcp-echo-watch")
         watcher.start()
         try:
             for line in lines:

@@ -271,3 +271,53 @@ def test_the_server_imports_only_the_standard_library() -> None:
                  if isinstance(node, ast.ImportFrom) and node.module and not node.level}
     assert not any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
     assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
+
+
+class _LateWatcher(mcp_echo.Server):
+    """A server whose watcher thread runs only once the test let it (as a thread the OS
+    scheduled late on a loaded machine)."""
+
+    def __init__(self, *args: Any, go: threading.Event, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.go = go
+
+    def watch(self, stop: threading.Event, last: list[dict[str, Any]]) -> None:
+        self.go.wait(PATIENCE)
+        super().watch(stop, last)
+
+
+class _Lines:
+    """The server's stdin, fed a line at a time; its stdout, a queue of messages."""
+
+    def __init__(self) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.out: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def __iter__(self) -> Iterator[str]:
+        while (line := self.lines.get(timeout=PATIENCE)) is not None:
+            yield line
+
+    def write(self, text: str) -> None:
+        for line in text.splitlines():
+            self.out.put(json.loads(line))
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_change_made_before_a_late_watcher_first_ran_is_still_announced(
+        tools: McpTools) -> None:
+    go, io = threading.Event(), _Lines()
+    server = _LateWatcher(tools.tools, tools.invocations_file, None, io, go=go)  # type: ignore[arg-type]
+    serving = threading.Thread(target=server.serve, args=(io,), daemon=True)
+    serving.start()
+    io.lines.put(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    io.lines.put(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+    assert io.out.get(timeout=PATIENCE)["id"] == 1  # initialized, and the watcher not yet run
+    tools.write([spec("alpha"), spec("beta"), spec("late")])
+    go.set()
+    try:
+        assert io.out.get(timeout=PATIENCE) == LIST_CHANGED
+    finally:
+        io.lines.put(None)
+        serving.join(PATIENCE)
