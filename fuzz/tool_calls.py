@@ -269,42 +269,40 @@ def call_tool(lock: Lockstep, agent: str, name: str, stop: str = "completed",
     lock.check_all_views()
 
 
-def _direct_depth(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> object:
-    """The depth of the child the start a tool call makes, made directly, gets (None when it
-    is refused or says none). Diagnosis only, as :func:`_start_rule`'s probe."""
+def _probe(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> Any:
+    """The start a tool call makes, made directly from its caller: its result, the refusal
+    (a TckError), or None when the target broke otherwise (no evidence either way). Diagnosis
+    only: the lockstep stops at the divergence being named, so the probe's child does not
+    matter."""
     sent = StartRequest(parent=lock.agent_id(caller.label), **copy.deepcopy(request))
     try:
-        return lock.deployment.start(sent).depth
-    except Exception:  # no evidence: nothing to compare
+        return lock.deployment.start(sent)
+    except TckError as exc:
+        return exc
+    except Exception:
         return None
 
 
+def _direct_depth(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> object:
+    """The depth the probe's child gets (None when it is refused or says none)."""
+    probed = _probe(lock, caller, request)
+    return None if probed is None or isinstance(probed, TckError) else probed.depth
+
+
 def _refused_directly(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> bool:
-    """Whether the start a tool call makes, made directly, is refused. Diagnosis only, as
-    :func:`_start_rule`'s probe."""
-    sent = StartRequest(parent=lock.agent_id(caller.label), **copy.deepcopy(request))
-    try:
-        lock.deployment.start(sent)
-    except TckError:
-        return True
-    except Exception:  # no evidence either way: the tool's controls are not to blame
-        return False
-    return False
+    """Whether the probe is refused (no evidence counts as not refused: the tool's controls
+    are not to blame)."""
+    return isinstance(_probe(lock, caller, request), TckError)
 
 
 def _start_rule(lock: Lockstep, caller: AgentModel, request: dict[str, Any]) -> str | None:
     """The start's own rule when the start a call below the cap makes, made directly, is
-    refused too (an omitted cap given a default is DE-10's, not the tool's). Diagnosis only:
-    the lockstep stops at this divergence, so the probe's child does not matter."""
-    sent = StartRequest(parent=lock.agent_id(caller.label), **copy.deepcopy(request))
-    try:
-        lock.deployment.start(sent)
-    except TckError as exc:
-        edition = lock.setup.edition is Edition.REQUEST_CONTROLS
-        return refusal_rule(exc.code.value, request, edition)
-    except Exception:  # no evidence: the tool's rule
-        return None
-    return None
+    refused too (an omitted cap given a default is DE-10's, not the tool's)."""
+    probed = _probe(lock, caller, request)
+    if not isinstance(probed, TckError):
+        return None  # accepted, or no evidence: the tool's rule
+    edition = lock.setup.edition is Edition.REQUEST_CONTROLS
+    return refusal_rule(probed.code.value, request, edition)
 
 
 def _check_child(lock: Lockstep, caller: AgentModel, load: Load, outcome: StartOutcome,
