@@ -36,6 +36,34 @@ ONCE = (
     "tests/test_parallel_certificates.py",  # whole runs, one job and two
     "tests/http/test_jobs_processes.py",  # adapters started per worker, Ctrl-C
 )
+#: Single tests of suites that otherwise run in every Python environment, once for the same
+#: reason: the per-family zoo (every entry of a family through that family's checks, beside
+#: tests/test_zoo.py's whole runs) and the campaign against an entry of every family. They
+#: were more than a quarter of each Python environment's time.
+ONCE_TESTS = {
+    "tests/conformance/checks/test_persona.py": (
+        "test_a_persona_zoo_entry_fails_exactly_the_rule_it_breaks",),
+    "tests/conformance/checks/test_first_request.py": (
+        "test_a_first_request_zoo_entry_fails_exactly_the_rule_it_breaks",),
+    "tests/conformance/checks/test_tool_filter.py": (
+        "test_a_zoo_entry_fails_the_tool_filter_rule_it_breaks_and_no_other",),
+    "tests/conformance/checks/test_editions.py": (
+        "test_an_edition_zoo_entry_fails_exactly_the_rule_it_breaks",),
+    "tests/conformance/checks/test_depth.py": (
+        "test_a_zoo_entry_fails_the_depth_rule_it_breaks_and_no_other",
+        "test_a_conforming_zoo_entry_passes_every_depth_check"),
+    "tests/conformance/checks/test_gating.py": (
+        "test_a_zoo_entry_fails_the_gating_rule_it_breaks_and_no_other",
+        "test_a_conforming_zoo_entry_passes_every_gating_check"),
+    "tests/conformance/checks/test_subagent_tool.py": (
+        "test_a_zoo_entry_fails_exactly_the_rule_it_breaks",),
+    "tests/conformance/checks/test_spawn_policy.py": (
+        "test_a_zoo_entry_fails_the_spawn_policy_rule_it_breaks_and_no_other",),
+    "tests/conformance/checks/test_model_selection.py": (
+        "test_a_zoo_entry_fails_the_model_rule_it_breaks_and_no_other",),
+    "tests/fuzz/test_families.py": (
+        "test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule",),
+}
 #: The once suites that run a real implementation or runtime (Node, npm packages): marked
 #: `once` and `runtime`, tox's `runtimes` environment runs them beside `once`, so the two
 #: halves of the slow work share the machine's two tox slots.
@@ -64,7 +92,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             where = Path(str(item.path)).resolve().relative_to(root).as_posix()
         except ValueError:
             continue
-        if where in ONCE or where in RUNTIMES:
+        function = getattr(item, "originalname", item.name)
+        if where in ONCE or where in RUNTIMES or function in ONCE_TESTS.get(where, ()):
             item.add_marker(pytest.mark.once)
         if where in RUNTIMES:
             item.add_marker(pytest.mark.runtime)

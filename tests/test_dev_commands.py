@@ -60,3 +60,15 @@ def test_tox_gives_every_python_environment_its_pyenv_version() -> None:
         assert re.search(rf"^\s*{env}: PYENV_VERSION = {re.escape(version)}\s*$", set_env,
                          re.MULTILINE), f"tox.ini: {env} names no PYENV_VERSION {version}"
     assert "PYENV_VERSION" not in tox["testenv"].get("pass_env", "")  # set, not inherited
+
+
+def test_every_suite_and_test_marked_to_run_once_exists() -> None:
+    # a renamed file or test would fall silently back into every Python environment's run
+    from tests.conftest import ONCE, ONCE_TESTS, RUNTIMES
+
+    for where in (*ONCE, *RUNTIMES, *ONCE_TESTS):
+        assert (ROOT / where).is_file(), f"tests/conftest.py names {where}, which is gone"
+    for where, functions in ONCE_TESTS.items():
+        source = (ROOT / where).read_text(encoding="utf-8")
+        for function in functions:
+            assert f"def {function}(" in source, f"{where} has no {function}"
