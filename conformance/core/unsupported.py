@@ -147,6 +147,7 @@ def _wire(name: str) -> str:
 #: The Deployment protocol's operations (Python names), as the guard wraps them.
 OPERATIONS = tuple(name for name, _ in inspect.getmembers(Deployment, inspect.isfunction)
                    if not name.startswith("_") and name != "close")
+_OPERATION_NAMES = frozenset(OPERATIONS)
 
 
 class _Guarded:
@@ -156,13 +157,16 @@ class _Guarded:
     def __init__(self, deployment: Deployment) -> None:
         self._deployment = deployment
         self._root: str | None = None
-        # only the operations the deployment has (an adapter of an older protocol lacks some:
-        # ``getattr(guarded, "run_code", None)`` must still say so)
-        for name in OPERATIONS:
-            if callable(getattr(deployment, name, None)):
-                setattr(self, name, _operation(self, name))
 
     def __getattr__(self, name: str) -> Any:
+        # An operation is wrapped at its first use and kept (a deployment is made for every
+        # case, most use a few of its operations: wrapping all of them up front was 3% of a
+        # certification); only the operations the deployment has (an adapter of an older
+        # protocol lacks some: ``getattr(guarded, "run_code", None)`` must still say so).
+        if name in _OPERATION_NAMES and callable(getattr(self._deployment, name, None)):
+            wrapped = _operation(self, name)
+            self.__dict__[name] = wrapped
+            return wrapped
         return getattr(self._deployment, name)
 
     def close(self) -> None:

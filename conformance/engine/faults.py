@@ -64,12 +64,22 @@ class _Guard:
 
     def __init__(self, deployment: Deployment) -> None:
         self._deployment = deployment
+        #: name -> (the function it was, its instance, the guarded callable): a check calls
+        #: the same operations thousands of times, and wrapping each call anew was 2% of a
+        #: certification; a name whose function changed is wrapped again
+        self._kept: dict[str, tuple[Any, Any, Callable[..., Any]]] = {}
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._deployment, name)
         if name in _UNGUARDED or name.startswith("_") or not callable(value):
             return value
-        return _guarded(name, value)
+        function, owner = getattr(value, "__func__", value), getattr(value, "__self__", None)
+        kept = self._kept.get(name)
+        if kept is not None and kept[0] is function and kept[1] is owner:
+            return kept[2]
+        guarded = _guarded(name, value)
+        self._kept[name] = (function, owner, guarded)
+        return guarded
 
     def __repr__(self) -> str:
         return repr(self._deployment)
