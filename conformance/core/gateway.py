@@ -79,6 +79,11 @@ class Gateway:
         # target first: the request was made, and a reader must see it, whatever finishes first)
         self._pending: list[ModelRequest] = []
         self.unattributed: list[Unattributed] = []
+        #: What scripted steps raised that is no ``Exception``: a fault of the target met inside
+        #: a step (a step that changes the deployment mid-run, engine/faults.py). The request
+        #: is answered 500 and the check that scripted the step ends as the target's error
+        #: (engine/check.py ``run_check``), never judging the run the fault cut short.
+        self.faults: list[BaseException] = []
         #: tools the target brings itself, left out of every request recorded here
         #: (docs/certify.md#tools-the-target-brings)
         self.hidden: frozenset[str] = frozenset()
@@ -125,13 +130,19 @@ class Gateway:
             self._pending.append(request)
         try:
             reply = step(request) if callable(step) else step
-        except Exception as exc:  # no answer: the request was made, and stays on the record
+        except BaseException as exc:  # no answer: the request was made, and stays on the record
             with self._lock:
                 self._pending.remove(request)
                 self.exchanges.append(Exchange(
                     request=request, reply=ModelReply(stopReason=StopReason.ERROR),
                     marker=marker, failed=f"{type(exc).__name__}: {exc}"))
-            raise
+                if not isinstance(exc, Exception):
+                    self.faults.append(exc)
+            if isinstance(exc, Exception):
+                raise
+            # a server thread answers an Exception (500); anything else would end the thread
+            # with a traceback on the user's terminal and the fault unseen by the check
+            raise RuntimeError(f"a scripted step met a fault of the target: {exc}") from exc
         with self._lock:
             self._pending.remove(request)
             self.exchanges.append(Exchange(request=request, reply=reply, marker=marker))

@@ -452,7 +452,16 @@ def stop_unsupported(ctx: CheckContext, exc: Unsupported) -> None:
 def run_check(ctx: CheckContext) -> None:
     """Run one check in ``ctx``: failures and crashes become values, never exceptions."""
     try:
-        ctx.check.function(ctx)
+        try:
+            ctx.check.function(ctx)
+        finally:
+            # a fault of the target that a scripted step met (in the gateway's thread) ends
+            # the check as the target's error; what the check judged of the run the fault cut
+            # short is no verdict and is dropped (errors it met before stay)
+            stepped = next((f for f in ctx.gateway.faults if isinstance(f, TargetFault)), None)
+            if stepped is not None:
+                ctx.failures[:] = [f for f in ctx.failures if f.error]
+                raise stepped
     except _Abort:
         pass
     except TargetFault as broken:  # never a verdict: the check ends as an error of the target

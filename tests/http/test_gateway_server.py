@@ -182,6 +182,33 @@ def test_a_failing_hook_fails_the_model_call_with_its_message(server: GatewaySer
             agent="a", system="", tools=[], messages=[Message(role="user", content="X")]))
 
 
+class _Fault(BaseException):
+    """Stands for engine/faults.py's TargetFault: a BaseException, past every ``except
+    Exception``."""
+
+
+def test_a_step_that_meets_a_fault_of_the_target_is_answered_and_kept_for_its_check(
+    server: GatewayServer, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Claude Code 2.1.19 under the kit: a step registering a tool mid-run met an adapter that
+    # had exited; the fault ended the server's thread with a traceback on the terminal, and
+    # the check never knew why its run was cut short
+    def broken(request: ModelRequest) -> ModelReply:
+        raise _Fault("register_tool: the target closed the connection")
+
+    gateway = Gateway()
+    gateway.script("X", broken)
+    client = GatewayClient(server.mount(gateway))
+    request = ModelRequest(agent="a", system="", tools=[],
+                           messages=[Message(role="user", content="X")])
+    with pytest.raises(GatewayFailure, match="met a fault of the target"):
+        client.complete(request)
+    assert [type(f) for f in gateway.faults] == [_Fault]
+    assert gateway.requests("a") == [request] and gateway.exchanges[-1].failed
+    assert client.complete(request) == Gateway().complete(request)  # the server still serves
+    assert "Traceback" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("content", [b"{", b'{"messages": 3}', b'{"messages": [], "stream": "yes"}',
                                      b'{"messages": [], "stream": true, "stream_options": 1}'])
 def test_the_server_answers_a_malformed_request_with_an_openai_error(
