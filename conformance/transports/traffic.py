@@ -156,13 +156,14 @@ class TrafficDeployment(Delegation, Generic[R]):
         """Each preset as a project agent, which a root turn may call the tool with."""
         for index, preset in enumerate(self.config.presets):
             self._write_agent(f"tck-preset-{index}-{slug(preset.name)}", preset.persona,
-                              preset.toolFilter, f"preset:{preset.name}")
+                              preset.toolFilter, f"preset:{preset.name}",
+                              model=preset.model if self.model_selection else None)
 
     # --- what the runtime brings ---------------------------------------------------------
 
     @abstractmethod
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None) -> None:
         """The agent definition ``file`` in ``agents_dir``: persona, tool filter and the marker
         of the kit's ``agent`` (or ``marker``: a start's link, traffic_starts.py)
         (:meth:`_write_definition`)."""
@@ -323,7 +324,8 @@ class TrafficDeployment(Delegation, Generic[R]):
         return []
 
     def providers(self) -> list[ProviderInfo]:
-        return [provider_info(self.provider, self.depth_limit)] if self._provider else []
+        return [provider_info(self.provider, self.depth_limit, self.model_selection)] \
+            if self._provider else []
 
     def remove_provider(self, name: str) -> None:
         if name != self.provider or not self._provider:

@@ -53,6 +53,9 @@ class Delegation(Refusals):
     nesting: bool = False
     #: Whether the provider advertises depthLimit: the runtime's depth setting takes maxDepth.
     depth_limit: bool = False
+    #: Whether the provider advertises modelSelection: an agent definition carries a model,
+    #: which a start's model (the request's, else its preset's) is written as.
+    model_selection: ClassVar[bool] = False
     #: The most agents a start from a deep parent nests to stand for its ancestors (a parent
     #: created deeper is a probe: traffic_starts.Lineage.truncated).
     deepest: ClassVar[int] = 8
@@ -83,7 +86,7 @@ class Delegation(Refusals):
 
     @abstractmethod
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None) -> None: ...
+                     marker: str | None = None, model: str | None = None) -> None: ...
 
     @abstractmethod
     def _run_start(self, start: Start) -> Outcome:
@@ -92,12 +95,13 @@ class Delegation(Refusals):
         with ``start.setting`` as the runtime's depth setting (UNSET: the runtime's default)."""
 
     def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
-                          written: list[str]) -> str:
+                          written: list[str], model: str | None = None) -> str:
         """The definition start ``number``'s parent calls the tool with: a fresh one made from
-        the preset, its body marked with the new child's agent id (appended to ``written``)."""
+        the preset, with the start's composed ``model`` (None: none, the parent's), its body
+        marked with the new child's agent id (appended to ``written``)."""
         file = f"tck-child-{number}"
         self._write_agent(file, preset.persona if preset else None,
-                          preset.toolFilter if preset else None, agent)
+                          preset.toolFilter if preset else None, agent, model=model)
         written.append(file)
         return file
 
@@ -108,7 +112,7 @@ class Delegation(Refusals):
         (traffic_starts.py; appended to ``written``)."""
         file = f"tck-link-{number}-{level}"
         self._write_agent(file, link.persona, link.tool_filter, link.agent,
-                          start_marker(token(number, level)))
+                          start_marker(token(number, level)), model=link.model)
         written.append(file)
         return file
 
@@ -222,9 +226,11 @@ class Delegation(Refusals):
             if preset.outputSchema is not None:
                 raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} "
                                "does not advertise outputSchema")
-        for field, capability in (("spawnPolicy", Capability.SPAWN_POLICY),
-                                  ("model", Capability.MODEL_SELECTION)):
-            # not mapped onto the runtime yet (docs/driver-api.md#spawn-policies-and-models):
+        unmapped = [("spawnPolicy", Capability.SPAWN_POLICY)]
+        if not self.model_selection:
+            unmapped.append(("model", Capability.MODEL_SELECTION))
+        for field, capability in unmapped:
+            # not mapped onto the runtime (docs/driver-api.md#spawn-policies-and-models):
             # refused as the unadvertised control it is here, never dropped (CA-01)
             if controls.get(field) is not None or getattr(preset, field, None) is not None:
                 raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} "
@@ -248,9 +254,12 @@ class Delegation(Refusals):
             parent = self.lineage.get(request.parent)
         links = parent.chain if parent is not None else ()
         written: list[str] = []  # the definitions this start wrote (its own to remove)
-        file = self._child_definition(number, preset, f"child-{number}", written)
+        # the request's model wins over its preset's (docs/rules.md#MO-01); None: the parent's
+        model = request.model if request.model is not None else \
+            preset.model if preset is not None else None
+        file = self._child_definition(number, preset, f"child-{number}", written, model)
         child = Lineage(f"child-{number}", file, persona, tool_filter, len(links) + 1,
-                        request.parent, links)
+                        request.parent, links, model=model)
         link_files = tuple(self._link_definition(number, level, link, written)
                            for level, link in enumerate(links, 1))
         descriptor: dict[str, Any] = {"provider": self.provider}

@@ -77,6 +77,8 @@ class Lineage:
     #: an ancestor the adapter made up for an agent created at a depth (create_agent): no
     #: persona, no filter of its own, and allowed to delegate where the runtime asks for that
     filler: bool = False
+    #: the model its definition names (None: none, its parent's)
+    model: str | None = None
 
     @property
     def chain(self) -> tuple[Lineage, ...]:

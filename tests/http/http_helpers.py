@@ -153,3 +153,46 @@ def failing_and_stalling(gateway: Gateway, fail: str, stall: str) -> threading.E
     gateway.script(fail, boom)
     gateway.script(stall, stalled)
     return release
+
+
+#: How a start composes its child's model (docs/rules.md#MO-01): by its preset, its request,
+#: both (the request wins), or neither (the parent's).
+MODEL_ROUTES = ("preset", "request", "both", "none")
+
+
+def model_start(deployment: Any, route: str, preset_model: str,
+                request_model: str) -> tuple[str, str | None]:
+    """Start a child of a traffic adapter's ``deployment`` (its presets: one, ``p``, on
+    ``preset_model``) composed by ``route``, the runtime left out: the child's agent
+    definition as the adapter wrote it when the start would run the runtime, and the model
+    the oracle composes."""
+    import pytest
+
+    from subagent_tck.conformance.core.protocol import StartRequest
+    from subagent_tck.spec import ErrorCode, TckError
+
+    written: list[str] = []
+
+    def stop(start: Any) -> Any:
+        written.append((deployment.agents_dir / f"{start.child.file}.md")
+                       .read_text(encoding="utf-8"))
+        raise TckError(ErrorCode.TIMEOUT, "stand-in for the runtime")
+
+    deployment._run_start = stop
+    fields: dict[str, Any] = {}
+    if route in ("preset", "both"):
+        fields["preset"] = "p"
+    if route in ("request", "both"):
+        fields["model"] = request_model
+    with pytest.raises(TckError):
+        deployment.start(StartRequest(parent="root", provider=deployment.provider,
+                                      prompt="go", **fields))
+    want = request_model if route in ("request", "both") else \
+        preset_model if route == "preset" else None
+    return written[0], want
+
+
+def front_lines(definition: str, key: str) -> list[str]:
+    """The lines of an agent definition's front matter that set ``key``."""
+    return [line for line in definition.split("---")[1].splitlines()
+            if line.startswith(f"{key}:")]

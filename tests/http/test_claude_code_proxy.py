@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from http_helpers import MODEL_ROUTES, front_lines, model_start
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -236,3 +237,40 @@ def test_a_start_control_given_as_null_is_absent_not_refused(
     finally:
         deployment.close()
         proxy.close()
+
+
+@given(st.sampled_from(MODEL_ROUTES),
+       st.text(st.characters(categories=["L", "N", "P"]), min_size=1, max_size=12),
+       st.text(st.characters(categories=["L", "N", "P"]), min_size=1, max_size=12))
+def test_a_starts_model_is_its_definitions_model_the_requests_winning(
+        route: str, preset_model: str, request_model: str) -> None:
+    """Claude Code takes a child's model from its agent definition (docs/claude-code.md, the
+    mapping): the start's model is written there as the kit wrote it, the request's winning
+    over the preset's (docs/rules.md#MO-01), no line at all for a child composed without one
+    (Claude Code runs it on its parent's); the deployment's model is every run's --model."""
+    import tempfile
+
+    from claude_code_adapter import run, target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec
+    from subagent_tck.spec import Capability
+
+    proxy = Proxy()
+    with tempfile.TemporaryDirectory() as tmp:
+        config = DeploymentConfig(presets=[PresetSpec(name="p", model=preset_model)],
+                                  model="root-model")
+        deployment = target.ClaudeCodeDeployment(config, "http://127.0.0.1:9/d/g1", proxy,
+                                                 "d1", claude=_stand_in(Path(tmp) / "c"))
+        try:
+            assert Capability.MODEL_SELECTION in deployment.providers()[0].capabilities
+            definition, want = model_start(deployment, route, preset_model, request_model)
+            assert front_lines(definition, "model") == (
+                [] if want is None else [f"model: {json.dumps(want)}"])
+            argv = run.command(_stand_in(Path(tmp) / "c"), run.Run("go", system="s"),
+                               Path(tmp) / "m.json", [], config.model)
+            assert argv[argv.index("--model") + 1] == "root-model"
+            assert "--model" not in run.command(_stand_in(Path(tmp) / "c"), run.Run("go"),
+                                                Path(tmp) / "m.json", [])
+        finally:
+            deployment.close()
+            proxy.close()

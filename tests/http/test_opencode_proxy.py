@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from http_helpers import MODEL_ROUTES, front_lines, model_start
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
@@ -444,3 +445,43 @@ def test_a_request_from_a_presets_definition_is_attributed_to_the_start_that_run
     [request] = gateway.requests("child-1")
     assert request.system == find_marker(system)[1]
     assert set(route.last) == {"child-1"}
+
+
+@given(st.sampled_from(MODEL_ROUTES),
+       st.text(st.characters(categories=["L", "N", "P"]), min_size=1, max_size=12),
+       st.text(st.characters(categories=["L", "N", "P"]), min_size=1, max_size=12))
+def test_a_model_is_declared_under_the_provider_and_named_by_the_childs_agent(
+        route: str, preset_model: str, request_model: str) -> None:
+    """opencode runs an agent on a model its configuration lists (docs/opencode.md, the
+    mapping): the deployment's model is opencode.json's ``model`` (``tck/NAME``), every model
+    a run may name is declared under the provider, a preset's model is its agent's, and a start
+    whose model is not its preset's (the request's own, which wins: docs/rules.md#MO-01) gets a
+    fresh agent on that model, marked with the child's own id; a child composed without one
+    names none (opencode runs it on its parent's)."""
+    from opencode_adapter import target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec, StartRequest
+    from subagent_tck.spec import Capability, ErrorCode, TckError
+
+    proxy = Proxy()
+    config = DeploymentConfig(presets=[PresetSpec(name="p", model=preset_model)],
+                              model="root-model")
+    deployment = target.OpencodeDeployment(config, "http://127.0.0.1:9/d/g1", proxy, "d1", [])
+    try:
+        assert Capability.MODEL_SELECTION in deployment.providers()[0].capabilities
+        definition, want = model_start(deployment, route, preset_model, request_model)
+        assert front_lines(definition, "model") == (
+            [] if want is None else [f"model: {json.dumps('tck/' + want)}"])
+        fresh = route == "request" or (route == "both" and request_model != preset_model)
+        assert (agent_marker("child-1") in definition) is fresh
+        declared = json.loads((deployment.project / "opencode.json").read_text("utf-8"))
+        assert declared["model"] == "tck/root-model"
+        assert {"root-model", preset_model} | ({want} if want else set()) <= set(
+            declared["provider"]["tck"]["models"])
+        with pytest.raises(TckError) as bad:
+            deployment.start(StartRequest(parent="root", provider=deployment.provider,
+                                          prompt="go", model=""))
+        assert bad.value.code is ErrorCode.INVALID_REQUEST
+    finally:
+        deployment.close()
+        proxy.close()

@@ -70,9 +70,12 @@ class Run:
     setting: str | None = None
 
 
-def command(claude: Install, run: Run, mcp_config: Path, servers: list[str]) -> list[str]:
-    """The argv of ``run``."""
+def command(claude: Install, run: Run, mcp_config: Path, servers: list[str],
+            model: Any = None) -> list[str]:
+    """The argv of ``run``; ``model``: the deployment's (``--model``, as the kit wrote it)."""
     out = [*claude.command, "-p", run.prompt]
+    if model is not None:
+        out += ["--model", model if isinstance(model, str) else json.dumps(model)]
     if run.agent is not None:
         out += ["--agent", run.agent]
     if run.system is not None:

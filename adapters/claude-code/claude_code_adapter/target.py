@@ -81,6 +81,7 @@ class ClaudeCodeTarget(TrafficTarget[Proxy]):
     runtime = "Claude Code"
     folder = "claude-code"
     provider = PROVIDER
+    model_selection = True  # a definition's model, the root's --model (docs/claude-code.md)
 
     def __init__(self) -> None:
         self.install = install.find()
@@ -102,6 +103,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
     runtime = "Claude Code"
     page = "docs/claude-code.md#operations"
     provider = PROVIDER
+    model_selection = True
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"
@@ -198,8 +200,10 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         return entry
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None) -> None:
         front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
+        if model is not None:  # as the kit wrote it: Claude Code decides what it means
+            front.append(f"model: {json.dumps(model)}")
         if isinstance(tool_filter, dict):
             for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
                 if key in tool_filter:
@@ -248,7 +252,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         with self._lock:
             self._mcp_config.write_text(run.mcp_config(self.mcp.commands()), encoding="utf-8")
             servers = [js_name(server) for server in self.mcp.names()]
-        argv = run.command(self.claude, spec, self._mcp_config, servers)
+        argv = run.command(self.claude, spec, self._mcp_config, servers, self.config.model)
         setting = spec.setting if self.depth_limit else None
         process = run.start(argv, self.project, run.environment(self.dir / "home", self.url,
                                                                  setting))

@@ -222,7 +222,7 @@ class CodexDeployment(TrafficDeployment[Route]):
         return self.mcp.commands()[self.mcp.default]
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None) -> None:
         (self.agents_dir / f"{file}{self.definition_suffix}").write_text(
             agent_toml(file, agent, persona, self._server(), tool_filter, marker),
             encoding="utf-8")

@@ -54,7 +54,7 @@ from subagent_tck.conformance.transports.traffic_starts import (
     start_marker,
     token,
 )
-from subagent_tck.spec import ErrorCode, StopReason, TckError
+from subagent_tck.spec import ErrorCode, StopReason, TckError, model_problem
 
 from . import dialect
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
@@ -112,6 +112,7 @@ class OpencodeTarget(TrafficTarget[Proxy]):
     version = VERSION
     provider = PROVIDER
     depth_limit = True  # subagent_depth (opencode.json)
+    model_selection = True  # an agent's model, the configuration's (docs/opencode.md)
 
     def __init__(self) -> None:
         if not OPENCODE.exists():
@@ -157,6 +158,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     tool = PROVIDER
     nesting = True  # a subagent whose rules allow task may call it (opencode 1.18.33)
     depth_limit = True  # subagent_depth (opencode.json)
+    model_selection = True
     refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
         ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",)}
     call_prefix = "call_tck_"
@@ -191,6 +193,11 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._sessions: set[str] = set()  # opencode sessions of running turns
         self._root: str | None = None  # the root's opencode session (run-turn)
         self._depth_written: Any = UNSET  # subagent_depth as opencode.json holds it
+        # every model a run may name, declared under the provider (opencode runs only on a
+        # model its configuration lists): the deployment's, the presets', a start's own
+        self._models: list[str] = []
+        for model in (config.model, *(p.model for p in config.presets)):
+            self._declare(model, ErrorCode.INVALID_CONFIG)
         route = Route(gateway_url, self._drive, lambda: list(self.known_tools), self._attribute)
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
@@ -209,11 +216,13 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         its marker) and ``subagent_depth`` when a depth was given."""
         config: dict[str, Any] = {
             "$schema": "https://opencode.ai/config.json", "autoupdate": False,
-            "share": "disabled", "model": "tck/subagent-tck", "small_model": "tck/subagent-tck",
+            "share": "disabled", "small_model": "tck/subagent-tck",
+            "model": f"tck/{self.config.model}" if self.config.model is not None
+            else "tck/subagent-tck",
             "provider": {"tck": {"npm": "@ai-sdk/openai-compatible", "name": "subagent-tck",
                                  "options": {"baseURL": self.url, "apiKey": "none"},
-                                 "models": {"subagent-tck": {"name": "subagent-tck",
-                                                             "tool_call": True}}}},
+                                 "models": {name: {"name": name, "tool_call": True}
+                                            for name in ["subagent-tck", *self._models]}}},
             "mcp": {name: {"type": "local", "command": argv, "enabled": True}
                     for name, argv in self.mcp.commands().items()},
             **({"permission": self._rules} if self._rules else {}),
@@ -248,13 +257,38 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         return rules
 
     def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
-                          written: list[str]) -> str:
+                          written: list[str], model: str | None = None) -> str:
         """The preset's own definition (written when the deployment was: opencode reads its
         agent files when its configuration is read, so a fresh file per start would cost a
         reload of the whole configuration): its requests carry the preset's marker, which the
         adapter's endpoint attributes to the start's child while the start runs
-        (:meth:`_attribute`)."""
-        return self._preset_files[preset.name] if preset is not None else PLAIN
+        (:meth:`_attribute`). A start whose model is not its preset's (the request's own) is
+        the one that pays for a fresh definition, marked with the child's own agent id, and
+        the model declared in the configuration."""
+        if model == (preset.model if preset is not None else None):
+            return self._preset_files[preset.name] if preset is not None else PLAIN
+        file = f"tck-child-{number}"
+        with self._lock:
+            if self._declare(model):
+                self._write_config()
+        self._write_agent(file, preset.persona if preset else None,
+                          preset.toolFilter if preset else None, agent, model=model)
+        written.append(file)
+        return file
+
+    def _declare(self, model: Any, code: ErrorCode = ErrorCode.INVALID_REQUEST) -> bool:
+        """Declare ``model`` under the provider (opencode's ``tck/MODEL``); True when it is
+        new. A model is a non-empty string (docs/rules.md#MO-01): anything else is refused
+        with ``code`` (a deployment's or preset's: INVALID_CONFIG; a start's: INVALID_REQUEST),
+        since opencode names a model only as PROVIDER/MODEL text."""
+        if model is None or model in self._models:
+            return False
+        problem = model_problem(model)
+        if problem:
+            raise TckError(code, f"{problem}: opencode names a model "
+                           "PROVIDER/MODEL, the adapter writes tck/NAME for a model name")
+        self._models.append(model)
+        return True
 
     def _link_definition(self, number: int, level: int, link: Lineage,
                          written: list[str]) -> str:
@@ -289,8 +323,10 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     # --- files and the server ----------------------------------------------------------
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None) -> None:
         front = [f"description: {json.dumps('subagent-tck agent ' + agent)}", "mode: subagent"]
+        if model is not None:  # on the provider's model of that name (declared: _declare)
+            front.append(f"model: {json.dumps('tck/' + model)}")
         if tool_filter is not None:
             front.append(f"permission: {json.dumps(permission(tool_filter))}")
         self._write_definition(file, front, persona, agent, marker)

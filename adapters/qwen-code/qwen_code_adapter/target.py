@@ -148,7 +148,7 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         return bool(self._running)  # a running qwen lists again on list_changed
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None) -> None:
         """Front matter ``tools`` (allow) and ``disallowedTools`` (deny), the persona as the
         body with the marker on its last line, so that what Qwen Code appends follows the
         persona alike whether it is empty or not (dialect.py)."""
