@@ -9,6 +9,7 @@ from hypothesis import given, settings
 
 from subagent_tck.conformance.engine.checks._models import NOT_MODEL_NAMES, model_names, relatives
 from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.spec import Edition
 
 from .tiny_runner import checks_of, run
 from .zoo_cases import MODEL_SELECTION, assert_breaks_only_its_rule, entry
@@ -46,3 +47,16 @@ def test_drawn_model_names_are_distinct_names_a_runtime_could_use(names: list[st
 def test_the_relatives_of_a_model_name_differ_from_it_by_case_extension_or_prefix() -> None:
     kin = relatives("gpt-4o")
     assert {"GPT-4O", "gpt-4o-mini", "gpt-4"} <= set(kin) and "gpt-4o" not in kin
+
+
+def test_a_target_that_caps_nesting_by_default_is_no_model_failure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Claude Code 2.1.217 caps nesting at 1 unless told otherwise: its grandchildren were
+    # refused with DEPTH_EXCEEDED, and model-nested read that as MO-01's failure. A default cap
+    # is DE-10's question; MO judges the children the target does start.
+    module = entry("default_cap_when_omitted")
+    monkeypatch.setattr(module, "DEFAULT_CAP", 1)
+    verdicts = run(module.provider(), ["model-nested"], max_examples=2,
+                   editions=(Edition.PRESET_COMPOSITION,))
+    assert not verdicts.bad(), verdicts.explain()
+    assert "pass" in {v for (rule, _, _), v in verdicts.outcomes.items() if rule == "MO-01"}
