@@ -53,8 +53,12 @@ def write(path: Path, document: dict[str, Any]) -> Path:
 
 def make_matrix() -> ModuleType:
     """tools/make_matrix.py, the command that makes docs/matrix/ (and launches the browser)."""
-    spec = importlib.util.spec_from_file_location("make_matrix", ROOT / "tools" /
-                                                  "make_matrix.py")
+    return tool("make_matrix")
+
+
+def tool(name: str) -> ModuleType:
+    """tools/NAME.py, a command of the repository's own (run as a script, imported here)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .matrix_certificates import make_matrix
+from .matrix_certificates import make_matrix, tool
 
 MAKE = make_matrix()
 
@@ -40,3 +40,28 @@ def test_a_stale_page_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert "index.html differs" in problems
     assert "targets/gone.html is not made from the certificates" in problems
     assert f"badges/{badge.name} is missing" in problems
+
+
+def test_the_claude_code_trend_table_is_fresh_against_the_stored_certificates() -> None:
+    trend = tool("claude_code_trend")
+    assert trend.main(["--check"]) == 0, (
+        "docs/claude-code.md#trend is stale: run `python tools/claude_code_trend.py` and commit")
+
+
+def test_a_stale_trend_table_is_named_and_a_row_per_stored_version_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    trend = tool("claude_code_trend")
+    page = tmp_path / "claude-code.md"
+    text = trend.PAGE.read_text(encoding="utf-8")
+    page.write_text(text.replace(trend.END, "| 9.9.9 | CERTIFIED |\n" + trend.END),
+                    encoding="utf-8")
+    monkeypatch.setattr(trend, "PAGE", page)
+    assert trend.main(["--check"]) == 1
+    assert "stale" in capsys.readouterr().out
+    rows = [line for line in trend.table().splitlines() if line.startswith("| 2.")]
+    versions = [version for version, _ in trend.certificates()]
+    assert [row.split(" | ")[0][2:] for row in rows] == versions
+    assert versions == sorted(versions, key=lambda v: tuple(int(p) for p in v.split(".")))
+    assert rows[0].endswith("(first row) |")
+    assert all("assertions:" in row for row in rows[1:])
