@@ -30,8 +30,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -183,30 +181,20 @@ def certify(version: str, scratch: Path) -> bool:
     elif not make_matrix._installed("adapters/claude-code"):
         print(f"{version}: run `cd adapters/claude-code && npm ci` first (the pinned version)")
         return False
-    with tempfile.TemporaryDirectory() as tmp:
-        output = Path(tmp) / "certificate.json"
-        started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "subagent_tck.conformance.cli", *source.args,
-                        "--timeout", str(TIMEOUT), "--seed", str(make_matrix.SEED), "--format",
-                        "json", "--output", str(output)], cwd=ROOT, env=env, check=False,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-        seconds = time.monotonic() - started
-        document = make_matrix._certificate(output)
-        if document is None:
-            print(f"{version}: no certificate after {seconds:.0f} s")
-            return False
-        errors = [r["id"] for r in document["rules"] if r.get("outcome") == "error"]
-        if document.get("stopped_early") or errors:
-            why = document.get("stopped_early") or f"{', '.join(errors)} errored"
-            print(f"{version}: {why} after {seconds:.0f} s: not stored")
-            return False
-        if document["target"]["info"]["version"] != version:
-            print(f"{version}: the adapter ran {document['target']['info']['version']}: not "
-                  "stored")
-            return False
-        (make_matrix.CERTIFICATES / stored_name(version)).write_bytes(output.read_bytes())
-        print(f"{version}: {document['verdict']} in {seconds:.0f} s")
-        return True
+
+    def same_version(document: dict[str, Any]) -> str | None:
+        ran = document["target"]["info"]["version"]
+        return None if ran == version else f"the adapter ran {ran}"
+
+    document, why = make_matrix.certify_into((*source.args, "--timeout", str(TIMEOUT)),
+                                             make_matrix.CERTIFICATES / stored_name(version),
+                                             env, same_version)
+    if why is not None:
+        print(f"{version}: {why}")
+        return False
+    assert document is not None
+    print(f"{version}: {document['verdict']}")
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:

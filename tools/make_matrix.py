@@ -192,32 +192,43 @@ def refresh(names: list[str]) -> int:
                   "kept")
             failed += 1
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            output = Path(tmp) / "certificate.json"
-            started = time.monotonic()
-            subprocess.run([sys.executable, "-m", "subagent_tck.conformance.cli", *source.args,
-                            "--seed", str(SEED), "--format", "json", "--output", str(output)],
-                           cwd=ROOT, check=False, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL)
-            seconds = time.monotonic() - started
-            document = _certificate(output)
-            if document is None:
-                print(f"{source.name}: no certificate after {seconds:.0f} s: run `subagent-tck "
-                      f"{' '.join(source.args)}` by hand to see why; the stored one is kept")
-                failed += 1
-                continue
-            errors = [r["id"] for r in document["rules"] if r.get("outcome") == "error"]
-            if document.get("stopped_early") or errors:
-                why = document.get("stopped_early") or f"{', '.join(errors)} errored"
-                print(f"{source.name}: {why} after {seconds:.0f} s: not stored (an error is a "
-                      "crash or a timeout, which a loaded machine gives a slow runtime), the "
-                      f"stored one is kept; run `--refresh {source.name}` again")
-                failed += 1
-                continue
-            shutil.copyfile(output, CERTIFICATES / f"{source.name}.json")
-            print(f"{source.name}: {document['verdict']} in {seconds:.0f} s")
+        document, why = certify_into(source.args, CERTIFICATES / f"{source.name}.json")
+        if why is not None:
+            print(f"{source.name}: {why}; the stored one is kept (a crash or a timeout, which a "
+                  f"loaded machine gives a slow runtime: run `--refresh {source.name}` again, or "
+                  f"`subagent-tck {' '.join(source.args)}` by hand to see why)")
+            failed += 1
+            continue
+        assert document is not None
+        print(f"{source.name}: {document['verdict']}")
     rebuild()
     return 1 if failed else 0
+
+
+def certify_into(args: tuple[str, ...], store: Path, env: dict[str, str] | None = None,
+                 accept: Any = None) -> tuple[dict[str, Any] | None, str | None]:
+    """Run ``subagent-tck ARGS --seed SEED`` (its JSON report) and copy the certificate to
+    ``store`` when it is one to publish: none that stopped early or has an errored rule, and
+    one ``accept(document)`` does not refuse (its answer: why not). The certificate, and why
+    it was not stored (None: stored)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        output = Path(tmp) / "certificate.json"
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "subagent_tck.conformance.cli", *args,
+                        "--seed", str(SEED), "--format", "json", "--output", str(output)],
+                       cwd=ROOT, env=env, check=False, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL)
+        seconds = time.monotonic() - started
+        document = _certificate(output)
+        if document is None:
+            return None, f"no certificate after {seconds:.0f} s"
+        errors = [r["id"] for r in document["rules"] if r.get("outcome") == "error"]
+        why = document.get("stopped_early") or (f"{', '.join(errors)} errored" if errors
+                                                 else accept(document) if accept else None)
+        if why:
+            return document, f"{why} after {seconds:.0f} s: not stored"
+        shutil.copyfile(output, store)
+        return document, None
 
 
 def _certificate(path: Path) -> dict[str, Any] | None:
