@@ -251,6 +251,7 @@ class ApiFuzzer:
         from hypothesis.errors import Unsatisfiable
         from schemathesis import GenerationMode
 
+        from .engine.stable_draws import stable_draws
         from .transports.openapi import document
 
         schema = schemathesis.openapi.from_dict(document())
@@ -274,7 +275,8 @@ class ApiFuzzer:
                     seeded(self.seed * 1000 + index * 2 + (mode is GenerationMode.NEGATIVE))(
                         given(strategy)(send)))  # type: ignore[no-untyped-call]
                 try:
-                    test()
+                    with stable_draws():
+                        test()
                 except Unsatisfiable:  # nothing to make malformed (GET /v1/info)
                     continue
 

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine.stable_draws import stable_draws
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
 from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
@@ -343,7 +344,8 @@ def run_round(
     # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
     test = state_machine_test(machine, options)
     test._hypothesis_internal_use_seed = round_seed
-    test()
+    with stable_draws():  # the seed alone decides the steps (docs/certify.md#seeds)
+        test()
 
 
 def _found(

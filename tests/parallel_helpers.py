@@ -42,10 +42,9 @@ def certify_with_jobs(spec: str, jobs: int, *, seed: int, out: Path,
 
 
 def same_whatever_the_jobs(spec: str, *, seed: int, out: Path,
-                           edition: Edition | None = None, exact: bool = True) -> Certificate:
+                           edition: Edition | None = None) -> Certificate:
     """Certify twice, one job and two; assert the certificates are the same but for their
-    clock readings and their ``jobs`` record (``exact=False``: the same outcome in every cell,
-    the failures' drawn examples aside); return the two-job one."""
+    clock readings and their ``jobs`` record; return the two-job one."""
     one = certify_with_jobs(spec, 1, seed=seed, out=out, edition=edition)
     two = certify_with_jobs(spec, 2, seed=seed, out=out, edition=edition)
     assert one.jobs is None and two.jobs is not None and two.jobs.why is None, two.jobs
@@ -54,8 +53,6 @@ def same_whatever_the_jobs(spec: str, *, seed: int, out: Path,
     assert [run.note.rsplit("shard ", 1)[1][:6] for run in shards if run.note] == [
         f"{n} of 4" for n in range(1, 5)]
     assert outcomes(one) == outcomes(two)
-    if not exact:
-        return two
     before, after = render(one.stable()), render(two.stable())
     assert before == after, "the certificates differ (one job, then two):\n" + "\n".join(
         list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm=""))[:60])

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from ..core.outcome import Failure
 from ..core.unsupported import Unsupported
+from .stable_draws import stable_draws
 
 #: Body runs a property may spend shrinking its first failure.
 SHRINK_RUNS = 16
@@ -129,7 +130,8 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
             raise _Found()
 
     try:
-        prop()
+        with stable_draws():
+            prop()
     except (_Found, _Spent):
         kept.extend(found)
     except _Stopped:
