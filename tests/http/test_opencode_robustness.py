@@ -115,3 +115,35 @@ def test_a_turn_that_never_ends_is_a_timeout_and_closing_stops_everything_it_sta
         proxy.close()
     assert _gone(left)
     assert not deployment.dir.exists()
+
+
+#: opencode 1.18.33's answer to POST /session when an agent file's permission mapping holds a
+#: list where a rule belongs (read from a certify run of TF-07 against the real opencode).
+CONFIG_INVALID = ('{"name":"ConfigInvalidError","data":{"path":"/tmp/p/.opencode/agent/'
+                  'tck-preset-0.md","issues":[{"path":["permission","allow"],"message":'
+                  '"Expected PermissionRuleConfig, got [\\"get_weather\\"]"}]}}')
+
+
+def test_opencode_refusing_a_permission_mapping_is_a_refused_tool_filter() -> None:
+    exc = serve.refusal("POST", "/session", 400, CONFIG_INVALID)
+    assert exc.code is ErrorCode.INVALID_TOOL_FILTER
+    assert "tck-preset-0.md" in exc.message and "permission.allow" in exc.message
+    assert "/tmp/p" not in exc.message  # the scratch folder says nothing to the reader
+
+
+def test_opencode_refusing_another_part_of_its_configuration_is_invalid_config() -> None:
+    other = CONFIG_INVALID.replace('["permission","allow"]', '["model"]')
+    assert serve.refusal("POST", "/session", 400, other).code is ErrorCode.INVALID_CONFIG
+
+
+@pytest.mark.parametrize(("status", "text"), [
+    (400, "not json"), (500, CONFIG_INVALID), (400, '{"name": "NotFoundError"}'), (400, "[]")])
+def test_any_other_error_answer_of_opencode_stays_a_protocol_error(status: int,
+                                                                   text: str) -> None:
+    assert serve.refusal("POST", "/session", status, text).code is ErrorCode.PROTOCOL_ERROR
+
+
+def test_a_config_refusal_without_readable_issues_is_still_invalid_config() -> None:
+    odd = '{"name": "ConfigInvalidError", "data": "odd"}'
+    exc = serve.refusal("POST", "/session", 400, odd)
+    assert exc.code is ErrorCode.INVALID_CONFIG and "(?)" in exc.message

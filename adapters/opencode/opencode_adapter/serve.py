@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import os
 import re
 import signal
@@ -53,6 +54,32 @@ def environment(home: Path) -> dict[str, str]:
     if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds opencode
         env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
     return env
+
+
+def refusal(method: str, path: str, status: int, text: str) -> TckError:
+    """What an error answer of opencode is in the kit's terms. opencode validates the project's
+    configuration (opencode.json and each .opencode/agent/NAME.md) when a call first reads it,
+    and answers 400 ``ConfigInvalidError`` listing the issues: a refusal of the configuration
+    the kit asked for, not a broken exchange. An issue in a ``permission`` mapping (where the
+    adapter writes a tool filter, docs/opencode.md) is a refused filter, INVALID_TOOL_FILTER
+    (docs/rules.md#TF-07); any other issue is INVALID_CONFIG. Anything else stays a
+    PROTOCOL_ERROR."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if status == 400 and isinstance(body, dict) and body.get("name") == "ConfigInvalidError":
+        data = body.get("data") if isinstance(body.get("data"), dict) else {}
+        issues = [i for i in data.get("issues") or [] if isinstance(i, dict)]
+        where = [[str(p) for p in i.get("path") or []] for i in issues]
+        code = (ErrorCode.INVALID_TOOL_FILTER if any("permission" in w for w in where)
+                else ErrorCode.INVALID_CONFIG)
+        said = "; ".join(f"{'.'.join(w) or '(root)'}: {str(i.get('message', ''))[:200]}"
+                         for w, i in zip(where, issues, strict=True))
+        file = Path(str(data.get("path", "?"))).name
+        return TckError(code, f"opencode refused its configuration ({file}): {said[:800]}")
+    return TckError(ErrorCode.PROTOCOL_ERROR, f"opencode answered {method} {path} with "
+                    f"{status}: {text[:500]}")
 
 
 class Serve:
@@ -113,8 +140,7 @@ class Serve:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, f"opencode serve is unreachable "
                            f"({exc}; exit {self.process.poll()}): {self.tail()}") from None
         if answer.status_code >= 400:
-            raise TckError(ErrorCode.PROTOCOL_ERROR, f"opencode answered {method} {path} with "
-                           f"{answer.status_code}: {answer.text[:500]}")
+            raise refusal(method, path, answer.status_code, answer.text)
         return answer.json() if answer.content else None
 
     def session(self, title: str) -> str:
