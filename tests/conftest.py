@@ -64,6 +64,11 @@ ONCE_TESTS = {
     "tests/fuzz/test_families.py": (
         "test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule",),
 }
+#: The whole zoo: tox's `once` runs it, with the single tests of ONCE_TESTS (the per-family zoo
+#: and the campaign against an entry of each family), in a command of its own without coverage
+#: tracing (marked `zoo`): they certify again the code every other suite already covers, and
+#: tracing made them 1.7 times slower.
+ZOO = "tests/test_zoo.py"
 #: The once suites that run a real implementation or runtime (Node, npm packages): marked
 #: `once` and `runtime`, tox's `runtimes` environment runs them beside `once`, so the two
 #: halves of the slow work share the machine's two tox slots.
@@ -95,5 +100,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         function = getattr(item, "originalname", item.name)
         if where in ONCE or where in RUNTIMES or function in ONCE_TESTS.get(where, ()):
             item.add_marker(pytest.mark.once)
+        if where == ZOO or function in ONCE_TESTS.get(where, ()):
+            item.add_marker(pytest.mark.zoo)
         if where in RUNTIMES:
             item.add_marker(pytest.mark.runtime)
