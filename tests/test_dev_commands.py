@@ -64,9 +64,9 @@ def test_tox_gives_every_python_environment_its_pyenv_version() -> None:
 
 def test_every_suite_and_test_marked_to_run_once_exists() -> None:
     # a renamed file or test would fall silently back into every Python environment's run
-    from tests.conftest import ONCE, ONCE_TESTS, RUNTIMES
+    from tests.conftest import ONCE, ONCE_TESTS, RUNTIMES, ZOO
 
-    for where in (*ONCE, *RUNTIMES, *ONCE_TESTS):
+    for where in (*ONCE, *RUNTIMES, *ONCE_TESTS, ZOO):
         assert (ROOT / where).is_file(), f"tests/conftest.py names {where}, which is gone"
     for where, functions in ONCE_TESTS.items():
         source = (ROOT / where).read_text(encoding="utf-8")

@@ -131,6 +131,11 @@ def test_opencode_refusing_a_permission_mapping_is_a_refused_tool_filter() -> No
     assert "/tmp/p" not in exc.message  # the scratch folder says nothing to the reader
 
 
+def test_opencode_refusing_its_depth_setting_is_a_refused_depth() -> None:
+    depth = CONFIG_INVALID.replace('["permission","allow"]', '["subagent_depth"]')
+    assert serve.refusal("POST", "/session", 400, depth).code is ErrorCode.INVALID_DEPTH
+
+
 def test_opencode_refusing_another_part_of_its_configuration_is_invalid_config() -> None:
     other = CONFIG_INVALID.replace('["permission","allow"]', '["model"]')
     assert serve.refusal("POST", "/session", 400, other).code is ErrorCode.INVALID_CONFIG

@@ -56,14 +56,22 @@ def environment(home: Path) -> dict[str, str]:
     return env
 
 
+#: A configuration issue's key, and the refusal it is in the kit's terms (:func:`refusal`).
+REFUSED_KEYS = {"permission": ErrorCode.INVALID_TOOL_FILTER,
+                "subagent_depth": ErrorCode.INVALID_DEPTH}
+#: Every code :func:`refusal` gives a configuration opencode refused.
+CONFIG_REFUSALS = frozenset({*REFUSED_KEYS.values(), ErrorCode.INVALID_CONFIG})
+
+
 def refusal(method: str, path: str, status: int, text: str) -> TckError:
     """What an error answer of opencode is in the kit's terms. opencode validates the project's
     configuration (opencode.json and each .opencode/agent/NAME.md) when a call first reads it,
     and answers 400 ``ConfigInvalidError`` listing the issues: a refusal of the configuration
     the kit asked for, not a broken exchange. An issue in a ``permission`` mapping (where the
     adapter writes a tool filter, docs/opencode.md) is a refused filter, INVALID_TOOL_FILTER
-    (docs/rules.md#TF-07); any other issue is INVALID_CONFIG. Anything else stays a
-    PROTOCOL_ERROR."""
+    (docs/rules.md#TF-07); one in ``subagent_depth`` (the cap) a refused depth, INVALID_DEPTH
+    (docs/rules.md#DE-05); any other issue is INVALID_CONFIG (:data:`CONFIG_REFUSALS`).
+    Anything else stays a PROTOCOL_ERROR."""
     try:
         body = json.loads(text)
     except ValueError:
@@ -72,8 +80,11 @@ def refusal(method: str, path: str, status: int, text: str) -> TckError:
         data = body.get("data") if isinstance(body.get("data"), dict) else {}
         issues = [i for i in data.get("issues") or [] if isinstance(i, dict)]
         where = [[str(p) for p in i.get("path") or []] for i in issues]
-        code = (ErrorCode.INVALID_TOOL_FILTER if any("permission" in w for w in where)
-                else ErrorCode.INVALID_CONFIG)
+        code = ErrorCode.INVALID_CONFIG
+        for key, refused in REFUSED_KEYS.items():
+            if any(key in w for w in where):
+                code = refused
+                break
         said = "; ".join(f"{'.'.join(w) or '(root)'}: {str(i.get('message', ''))[:200]}"
                          for w, i in zip(where, issues, strict=True))
         file = Path(str(data.get("path", "?"))).name

@@ -58,7 +58,7 @@ from subagent_tck.spec import ErrorCode, StopReason, TckError, model_problem
 
 from . import dialect
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
-from .serve import OPENCODE, Serve
+from .serve import CONFIG_REFUSALS, OPENCODE, Serve
 
 VERSION = "1.18.33"
 PROVIDER = "task"  # opencode's task tool with a project agent (docs/opencode.md)
@@ -410,7 +410,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         try:
             self.serve().session("subagent-tck configuration")  # opencode reads it: judged
         except TckError as exc:
-            if "ConfigInvalidError" not in exc.message:
+            if exc.code not in CONFIG_REFUSALS:  # opencode refused the configuration (serve.py)
                 raise
             with self._lock:  # the configuration opencode refused is taken back, and the
                 # server that read it is stopped: opencode keeps answering with that refusal
