@@ -172,21 +172,37 @@ def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tup
     which the runtime cannot be asked (UNSUPPORTED_OPERATION); anything else is the runtime
     refusing the child's setup (SETUP_FAILED), with its words. ``admits``: whether a link, as
     the adapter wrote it, keeps the runtime's delegation tool."""
+    def where(level: int | None) -> str:
+        return ("the top-level session" if level in (None, 0) else
+                f"{start.links[level - 1].agent} at depth {start.links[level - 1].depth}")
+
+    def worded(text: str) -> ErrorCode | None:
+        return next((code for code, said in words.items() if any(w in text for w in said)),
+                    None)
+
+    # A refusal in the runtime's words may come back as an ordinary tool result: a wire with
+    # no error flag (chat completions: opencode) carries it as the result's text. So every
+    # level's result is read for those words, the deepest first, before the flags are.
+    for deep in sorted(start.results, reverse=True):
+        said_text = str(start.results[deep].content)
+        found = worded(said_text)
+        if found is not None:
+            return TckError(found, f"{runtime} refused the {tool} call of {where(deep)}: "
+                            f"{said_text[:500]}")
     level = start.refused_at()
     result = start.results.get(level) if level is not None else None
     text = str(result.content) if result is not None else output
-    where = ("the top-level session" if level in (None, 0) else
-             f"{start.links[level - 1].agent} at depth {start.links[level - 1].depth}")
-    for code, said in words.items():
-        if any(w in text for w in said):
-            return TckError(code, f"{runtime} refused the {tool} call of {where}: {text[:500]}")
+    found = worded(text)
+    if found is not None:
+        return TckError(found, f"{runtime} refused the {tool} call of {where(level)}: "
+                        f"{text[:500]}")
     if level is not None and level > 0 and start.offered.get(level) is False:
         if admits(start.links[level - 1]):
-            return TckError(ErrorCode.DEPTH_EXCEEDED, f"{runtime} did not offer {where} its "
-                            f"{tool} tool, which its definition admits: it withholds the tool "
-                            "from an agent at its depth cap")
+            return TckError(ErrorCode.DEPTH_EXCEEDED, f"{runtime} did not offer {where(level)} "
+                            f"its {tool} tool, which its definition admits: it withholds the "
+                            "tool from an agent at its depth cap")
         return TckError(ErrorCode.UNSUPPORTED_OPERATION, f"{runtime} has no delegation from "
-                        f"{where} without its {tool} tool: its definition leaves {tool} out, "
-                        "and a subagent starts subagents only by calling it")
-    return TckError(ErrorCode.SETUP_FAILED, f"{runtime} did not start the child ({where}'s "
-                    f"{tool} call): {text[:500]}")
+                        f"{where(level)} without its {tool} tool: its definition leaves {tool} "
+                        "out, and a subagent starts subagents only by calling it")
+    return TckError(ErrorCode.SETUP_FAILED, f"{runtime} did not start the child "
+                    f"({where(level)}'s {tool} call): {text[:500]}")

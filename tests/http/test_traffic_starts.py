@@ -129,3 +129,21 @@ def test_a_chain_shorter_than_its_depth_probes_without_starting_a_child() -> Non
 def test_an_agent_at_depth_zero_runs_no_link() -> None:
     top = Lineage("agent-1", "", None, None, 0, None, filler=True)
     assert top.chain == () and not top.truncated
+
+
+def test_a_refusal_in_the_runtimes_words_counts_where_the_wire_has_no_error_flag() -> None:
+    """opencode's chat wire carries a refused task call as an ordinary tool result: the link at
+    depth 1 was refused by the depth cap, so the parent below it never called, and the start
+    is the cap's refusal (DEPTH_EXCEEDED), not a setup that failed."""
+    start = _start(3)
+    words = {ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",)}
+    start.results[0] = Message(role="tool", toolCallId=start.call_id(0), content="done")
+    start.results[1] = Message(role="tool", toolCallId=start.call_id(1), content=(
+        "Subagent depth limit reached (1). Increase \"subagent_depth\" to allow nested "
+        "subagents."))
+    assert start.refused_at() == 2  # level 2 never called: by the flags alone, a setup failure
+    refused = refusal(start, "opencode", "task", words, lambda link: True, "no child session")
+    assert refused.code is ErrorCode.DEPTH_EXCEEDED
+    assert "child-1 at depth 1" in refused.message and "limit reached (1)" in refused.message
+    assert refusal(start, "opencode", "task", {}, lambda link: True,
+                   "no child session").code is ErrorCode.SETUP_FAILED  # no words, no cap
