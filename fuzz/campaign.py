@@ -344,7 +344,10 @@ def run_round(
     # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
     test = state_machine_test(machine, options)
     test._hypothesis_internal_use_seed = round_seed
-    with stable_draws():  # the seed alone decides the steps (docs/certify.md#seeds)
+    # the seed alone decides the steps (docs/certify.md#seeds). The steps themselves are drawn
+    # as 96-byte codes, past the 50 bytes Hypothesis keeps of a literal, so no loaded module's
+    # literal can stand for one; the guard keeps it so for the machine's other draws
+    with stable_draws():
         test()
 
 
