@@ -95,4 +95,3 @@ def test_the_guard_nests_and_restores_the_pool_when_the_outermost_one_ends(liter
     assert providers._get_local_constants is original
     literals()  # the bare test sees local constants again once the kit is done
     assert marked(plain_draws(7)) > 0
-
