@@ -192,7 +192,7 @@ def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tup
     level = start.refused_at()
     result = start.results.get(level) if level is not None else None
     text = str(result.content) if result is not None else output
-    found = worded(text)
+    found = worded(text) if result is None else None  # every result was read above
     if found is not None:
         return TckError(found, f"{runtime} refused the {tool} call of {where(level)}: "
                         f"{text[:500]}")
