@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -76,3 +76,29 @@ class Rule(BaseModel):
     @property
     def anchor(self) -> str:
         return self.id.lower()
+
+
+class RuleFactory(Protocol):
+    """Makes one family's rules (:func:`family_rules`)."""
+
+    def __call__(self, number: int, slug: str, statement: str, rationale: str,
+                 examples: tuple[Example, ...] = (), **overrides: Any) -> Rule: ...
+
+
+def family_rules(family: Family, source: Source, *, level: Level = Level.MUST,
+                 capability: Capability | None = None, component: Component | None = None,
+                 stateful: bool = False) -> RuleFactory:
+    """The one way a catalogue module makes its family's rules: the id ``FAMILY-NN`` from the
+    rule's number, and the family's defaults (source, level, capability, component, stateful),
+    each of which a rule may override by keyword."""
+    defaults: dict[str, Any] = {"level": level, "capability": capability,
+                                "component": component, "source": source,
+                                "stateful": stateful}
+
+    def make(number: int, slug: str, statement: str, rationale: str,
+             examples: tuple[Example, ...] = (), **overrides: Any) -> Rule:
+        return Rule(id=f"{family.value}-{number:02d}", slug=slug, family=family,
+                    statement=statement, rationale=rationale, examples=examples,
+                    **{**defaults, **overrides})
+
+    return make

@@ -18,6 +18,7 @@ from subagent_tck.conformance.core.protocol import ModelReply
 from subagent_tck.conformance.transports.gateway_chat import reply_to_chat, streaming
 from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer
+from subagent_tck.conformance.transports.traffic_routes import edit_events
 
 
 def chat_error(status: int, message: str) -> Answer:
@@ -80,15 +81,11 @@ def to_runtime(data: bytes, kind: str, own: set[str],
                 function["name"] = wire(function["name"])
 
     if kind.startswith("text/event-stream"):
-        out = []
-        for line in data.decode("utf-8").split("\n"):
-            if line.startswith("data:") and line[5:].strip() != "[DONE]":
-                chunk = json.loads(line[5:])
-                for choice in chunk.get("choices") or []:
-                    rename((choice.get("delta") or {}).get("tool_calls"))
-                line = "data: " + json.dumps(chunk, separators=(",", ":"))
-            out.append(line)
-        return "\n".join(out).encode("utf-8"), names
+        def chunk(event: dict[str, Any]) -> None:
+            for choice in event.get("choices") or []:
+                rename((choice.get("delta") or {}).get("tool_calls"))
+
+        return edit_events(data, chunk, (",", ":")), names
     message = json.loads(data)
     for choice in message.get("choices") or []:
         rename((choice.get("message") or {}).get("tool_calls"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import itertools
+import json
 import re
 import threading
 from abc import ABC, abstractmethod
@@ -143,6 +144,52 @@ class TrafficProxy(ABC, Generic[R]):
 
     def refuse(self, status: int, message: str) -> Answer:
         return self._error(status, message)
+
+
+class OnePathRoute(TrafficRoute, ABC):
+    """A deployment's route that answers one path (:class:`OnePathProxy`)."""
+
+    @abstractmethod
+    def forward(self, request: Request) -> Answer: ...
+
+
+OR = TypeVar("OR", bound=OnePathRoute)
+
+
+class OnePathProxy(TrafficProxy[OR]):
+    """A proxy with one route per deployment: ``POST /p/{deployment}{path}`` goes to the
+    deployment's route (``forward``); anything else is a 404 in the runtime's error words."""
+
+    def __init__(self, name: str, error: Callable[[int, str], Answer], path: str,
+                 suffix: str = "/v1") -> None:
+        self._path = path
+        super().__init__(name, error, suffix)
+
+    def handle(self, request: Request) -> Answer:
+        parts = request.path.split("/", 3)  # "", "p", name, rest
+        if (len(parts) < 4 or parts[1] != "p" or request.method != "POST"
+                or "/" + parts[3] != self._path):
+            return self.refuse(404, f"{request.method} {request.path} is not a route here: "
+                               f"POST /p/{{deployment}}{self._path}")
+        route = self.route(parts[2])
+        if route is None:
+            return self.refuse(404, f"no deployment {parts[2]!r} is open")
+        return route.forward(request)
+
+
+def edit_events(data: bytes, edit: Callable[[dict[str, Any]], None],
+                separators: tuple[str, str] | None = None) -> bytes:
+    """A server-sent event stream with the JSON of each ``data:`` line passed through ``edit``
+    (which changes it in place) and written again (``separators`` as :func:`json.dumps` takes
+    them); every other line, ``data: [DONE]`` included, as it was."""
+    out = []
+    for line in data.decode("utf-8").split("\n"):
+        if line.startswith("data:") and line[5:].strip() != "[DONE]":
+            event = json.loads(line[5:])
+            edit(event)
+            line = "data: " + json.dumps(event, separators=separators)
+        out.append(line)
+    return "\n".join(out).encode("utf-8")
 
 
 P = TypeVar("P", bound=TrafficProxy[Any])

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import MAX_SAFE_INTEGER, Capability, Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import MAX_SAFE_INTEGER, Capability, Family
 
 _TREE_CAP = Source(document="000_f18e7de65ba39cf4.txt", section="Depth is an absolute tree cap")
 _REJECTED = {"rejected": True}
@@ -26,28 +26,7 @@ _PAST_THE_CAP_MISCOMPOSED: dict[str, Any] = {
 }
 
 
-def _de(
-    number: int,
-    slug: str,
-    statement: str,
-    rationale: str,
-    examples: tuple[Example, ...],
-    *,
-    capability: Capability | None = None,
-    stateful: bool = True,
-) -> Rule:
-    return Rule(
-        id=f"DE-{number:02d}",
-        slug=slug,
-        family=Family.DE,
-        level=Level.MUST,
-        capability=capability,
-        statement=statement,
-        rationale=rationale,
-        source=_TREE_CAP,
-        examples=examples,
-        stateful=stateful,
-    )
+_de = family_rules(Family.DE, _TREE_CAP, stateful=True)
 
 
 def _start(title: str, given: dict[str, Any], observed: dict[str, Any], holds: bool) -> Example:

@@ -6,37 +6,22 @@ EN-01 and EN-02 bind the ``preset-composition`` edition, EN-03 the
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import Edition, Family, Level
+from typing import Any
+
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import Edition, Family
 
 _SEED_000_DECISION = Source(document="000_f18e7de65ba39cf4.txt", section="Decision")
 _ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
 _REVIEWER = {"persona": "You review.", "toolFilter": {"allow": ["read"]}}
 
 
-def _en(
-    number: int,
-    slug: str,
-    edition: Edition,
-    statement: str,
-    rationale: str,
-    examples: tuple[Example, ...],
-    *,
-    stateful: bool = False,
-    source: Source = _SEED_000_DECISION,
-) -> Rule:
-    return Rule(
-        id=f"EN-{number:02d}",
-        slug=slug,
-        family=Family.EN,
-        level=Level.MUST,
-        edition=edition,
-        statement=statement,
-        rationale=rationale,
-        source=source,
-        examples=examples,
-        stateful=stateful,
-    )
+_rule = family_rules(Family.EN, _SEED_000_DECISION)
+
+
+def _en(number: int, slug: str, edition: Edition, statement: str, rationale: str,
+        examples: tuple[Example, ...], **overrides: Any) -> Rule:
+    return _rule(number, slug, statement, rationale, examples, edition=edition, **overrides)
 
 
 RULES: tuple[Rule, ...] = (

@@ -6,33 +6,15 @@ examples are narrative; FR-03's setup failures are also shown through the ``star
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import Family
 
 _SEED = "000_f18e7de65ba39cf4.txt"
 _UNPUBLISHED = Source(document=_SEED, section="Unpublished setup makes the first request correct")
 _ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
 
 
-def _fr(
-    number: int,
-    slug: str,
-    statement: str,
-    rationale: str,
-    examples: tuple[Example, ...],
-    *,
-    source: Source = _UNPUBLISHED,
-) -> Rule:
-    return Rule(
-        id=f"FR-{number:02d}",
-        slug=slug,
-        family=Family.FR,
-        level=Level.MUST,
-        statement=statement,
-        rationale=rationale,
-        source=source,
-        examples=examples,
-    )
+_fr = family_rules(Family.FR, _UNPUBLISHED)
 
 
 RULES: tuple[Rule, ...] = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rule import Example, Rule, Source
+from ..rule import Example, Rule, Source, family_rules
 from ..vocabulary import MAX_SAFE_INTEGER, Family, Level
 
 _SEED = "000_f18e7de65ba39cf4.txt"
@@ -24,28 +24,7 @@ _FROM_THE_TOP: dict[str, Any] = {
 }
 
 
-def _ca(
-    number: int,
-    slug: str,
-    statement: str,
-    rationale: str,
-    examples: tuple[Example, ...],
-    *,
-    level: Level = Level.MUST,
-    stateful: bool = False,
-    source: Source = _GATING,
-) -> Rule:
-    return Rule(
-        id=f"CA-{number:02d}",
-        slug=slug,
-        family=Family.CA,
-        level=level,
-        statement=statement,
-        rationale=rationale,
-        source=source,
-        examples=examples,
-        stateful=stateful,
-    )
+_ca = family_rules(Family.CA, _GATING)
 
 
 RULES: tuple[Rule, ...] = (

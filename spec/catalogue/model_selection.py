@@ -6,8 +6,8 @@ child's requests over its life (later turns, cold resume), so its examples are n
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import Capability, Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import Capability, Family
 
 _PRACTICE = Source(document="runtimes", section="Known practice")
 _ALL = ["depthLimit", "persona", "toolFilter", "outputSchema", "spawnPolicy", "modelSelection"]
@@ -23,20 +23,7 @@ def _start(request: dict[str, object], preset_model: str | None = None) -> dict[
     }
 
 
-def _mo(number: int, slug: str, statement: str, rationale: str,
-        examples: tuple[Example, ...], *, stateful: bool) -> Rule:
-    return Rule(
-        id=f"MO-{number:02d}",
-        slug=slug,
-        family=Family.MO,
-        level=Level.MUST,
-        capability=Capability.MODEL_SELECTION,
-        statement=statement,
-        rationale=rationale,
-        source=_PRACTICE,
-        examples=examples,
-        stateful=stateful,
-    )
+_mo = family_rules(Family.MO, _PRACTICE, capability=Capability.MODEL_SELECTION)
 
 
 RULES: tuple[Rule, ...] = (

@@ -6,8 +6,8 @@ oracle (composition and strict templates); PE-04 compares two observations and i
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import PERSONA_SECTION, Capability, Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import PERSONA_SECTION, Capability, Family
 
 _SHADOW = Source(document="000_f18e7de65ba39cf4.txt", section="Persona is a scoped shadow")
 _DEPLOYMENT = [PERSONA_SECTION, "You are a helpful assistant."]
@@ -15,27 +15,7 @@ _GUIDE = ["tools:guide", "Read files before editing them."]
 _REVIEWER = [PERSONA_SECTION, "You are a strict code reviewer."]
 
 
-def _pe(
-    number: int,
-    slug: str,
-    statement: str,
-    rationale: str,
-    examples: tuple[Example, ...],
-    *,
-    stateful: bool = True,
-) -> Rule:
-    return Rule(
-        id=f"PE-{number:02d}",
-        slug=slug,
-        family=Family.PE,
-        level=Level.MUST,
-        capability=Capability.PERSONA,
-        statement=statement,
-        rationale=rationale,
-        source=_SHADOW,
-        examples=examples,
-        stateful=stateful,
-    )
+_pe = family_rules(Family.PE, _SHADOW, capability=Capability.PERSONA, stateful=True)
 
 
 RULES: tuple[Rule, ...] = (

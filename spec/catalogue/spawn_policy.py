@@ -8,8 +8,8 @@ how a delegation tool names presets (consistent with ST-01's two parameters).
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import Capability, Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import Capability, Family
 
 #: The runtimes' documentation of spawn policies (spec/render.py names it for readers).
 _PRACTICE = Source(document="runtimes", section="Known practice")
@@ -32,20 +32,12 @@ def _start(policies: list[dict[str, list[str]]], preset: str | None,
     }
 
 
+_rule = family_rules(Family.SP, _PRACTICE, capability=Capability.SPAWN_POLICY, stateful=True)
+
+
 def _sp(number: int, slug: str, statement: str, rationale: str, source: Source,
         examples: tuple[Example, ...]) -> Rule:
-    return Rule(
-        id=f"SP-{number:02d}",
-        slug=slug,
-        family=Family.SP,
-        level=Level.MUST,
-        capability=Capability.SPAWN_POLICY,
-        statement=statement,
-        rationale=rationale,
-        source=source,
-        examples=examples,
-        stateful=True,
-    )
+    return _rule(number, slug, statement, rationale, examples, source=source)
 
 
 RULES: tuple[Rule, ...] = (

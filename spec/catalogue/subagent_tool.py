@@ -6,8 +6,8 @@ cap), so their examples are narrative.
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import Component, Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import Component, Family
 
 _README = "002_9cf54e4b1767c2c9.txt"
 _CONFIG = Source(document=_README, section="Provider selection is config, not model-facing")
@@ -19,25 +19,12 @@ _LIFECYCLE = Source(document=_README, section="Lifecycle (synchronous collect)")
 _TREE_CAP = Source(document="000_f18e7de65ba39cf4.txt", section="Depth is an absolute tree cap")
 
 
-def _st(
-    number: int,
-    slug: str,
-    statement: str,
-    rationale: str,
-    source: Source,
-    examples: tuple[Example, ...],
-) -> Rule:
-    return Rule(
-        id=f"ST-{number:02d}",
-        slug=slug,
-        family=Family.ST,
-        level=Level.MUST,
-        component=Component.SUBAGENT_TOOL,
-        statement=statement,
-        rationale=rationale,
-        source=source,
-        examples=examples,
-    )
+_rule = family_rules(Family.ST, _CONFIG, component=Component.SUBAGENT_TOOL)
+
+
+def _st(number: int, slug: str, statement: str, rationale: str, source: Source,
+        examples: tuple[Example, ...]) -> Rule:
+    return _rule(number, slug, statement, rationale, examples, source=source)
 
 
 RULES: tuple[Rule, ...] = (

@@ -8,8 +8,8 @@ across scopes (TF-09..TF-16), are :mod:`.tool_filter_live`'s.
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
-from ..vocabulary import Capability, Family, Level
+from ..rule import Example, Rule, Source, family_rules
+from ..vocabulary import Capability, Family
 
 _SEED = "000_f18e7de65ba39cf4.txt"
 _FILTERING = Source(document=_SEED, section="Tool filtering is one live global-view rule")
@@ -17,29 +17,8 @@ _ABC = ["a", "b", "c"]
 _BAD = {"code": "INVALID_TOOL_FILTER"}
 
 
-def _tf(
-    number: int,
-    slug: str,
-    statement: str,
-    rationale: str,
-    examples: tuple[Example, ...],
-    *,
-    level: Level = Level.MUST,
-    stateful: bool = True,
-    source: Source = _FILTERING,
-) -> Rule:
-    return Rule(
-        id=f"TF-{number:02d}",
-        slug=slug,
-        family=Family.TF,
-        level=level,
-        capability=Capability.TOOL_FILTER,
-        statement=statement,
-        rationale=rationale,
-        source=source,
-        examples=examples,
-        stateful=stateful,
-    )
+_tf = family_rules(Family.TF, _FILTERING, capability=Capability.TOOL_FILTER,
+                   stateful=True)
 
 
 RULES: tuple[Rule, ...] = (

@@ -22,18 +22,11 @@ runs start leaves loopback: Claude Code's model is the adapter's endpoint on 127
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from pathlib import Path
-from typing import Any
 
-import psutil
 import pytest
 from npm_install import ensure_installed
-
-from subagent_tck.conformance.core.baseline import load_baseline
+from runtime_selection import certify_selection, left_running
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "claude-code"
@@ -55,69 +48,22 @@ def _npm_ci() -> None:
                     "install script did not run; retry `cd adapters/claude-code && npm ci`")
 
 
-def _certify(output: Path, *, baseline: bool = True) -> subprocess.CompletedProcess[str]:
-    _npm_ci()
-    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
-               "--target", f"cmd:{sys.executable} adapters/claude-code/server.py",
-               "--edition", "preset-composition", "--seed", "0",
-               # a check makes dozens of `claude -p` runs of 1 to 3 s each (more beside other
-               # work: docs/claude-code.md)
-               "--timeout", "600", "--deadline", "2400",
-               *(["--baseline", BASELINE] if baseline else []),
-               *(arg for rule in RULES for arg in ("--rule", rule)),
-               "--format", "json", "--output", str(output)]
-    started = time.monotonic()
-    try:
-        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
-    print(f"certify of Claude Code took {time.monotonic() - started:.1f} s")  # the figure
-    assert not _left_running(), f"left running after certify: {_left_running()}"
-    return result
-
-
-def _left_running() -> list[str]:
-    """The ``claude`` processes of this checkout's install, and the kit's MCP servers of its
-    deployments, still running (the adapter kills each run's process group; nothing of a
-    chain of nested children may outlive its run)."""
-    mine = str(ADAPTER / "node_modules")
-    left = []
-    for process in psutil.process_iter(["cmdline"]):
-        command = " ".join(process.info["cmdline"] or [])
-        if mine in command or ("mcp_echo" in command and "tck-claude-" in command):
-            left.append(f"{process.pid}: {command[:200]}")
-    return left
-
-
-def _cells(certificate: dict[str, Any]) -> dict[tuple[str, str | None], str]:
-    return {(rule["id"], cell["provider"]): cell["outcome"]
-            for rule in certificate["rules"] if rule["id"] in RULES
-            for cell in rule["providers"]}
-
-
-def _tail(result: subprocess.CompletedProcess[str]) -> str:
-    return "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
-
-
 def test_claude_code_certifies_with_its_baseline_and_fails_without_it_on_exactly_its_entries(
         tmp_path: Path) -> None:
     """One run with the baseline (a certify of Claude Code is several minutes: it is not run
     twice): it exits 0, every outcome is a pass, not applicable or a listed divergence, and
     every entry is needed. The baseline only relabels the failures it lists, so the same run
     without it would fail (exit 1) on exactly those rules and no other."""
-    output = tmp_path / "claude-code.json"
-    result = _certify(output)
-    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n" \
-        f"{_tail(result)}"
-    cells = _cells(json.loads(output.read_text(encoding="utf-8")))
-    bad = {cell for cell, outcome in cells.items()
-           if outcome not in ("pass", "not-applicable", "expected-fail")}
-    assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{_tail(result)}"
-    assert result.returncode == 0, f"certify exited {result.returncode}:\n{_tail(result)}"
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries} & set(RULES)
-    expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
+    _npm_ci()
+    # a check makes dozens of `claude -p` runs of 1 to 3 s each (more beside other work:
+    # docs/claude-code.md); the adapter kills each run's process group, and nothing of a chain
+    # of nested children (the kit's MCP servers of its deployments included) may outlive it
+    run = certify_selection("Claude Code", "adapters/claude-code/server.py", RULES,
+                            tmp_path / "claude-code.json", timeout=TIMEOUT, check_timeout=600,
+                            deadline=2400, baseline=BASELINE,
+                            left=lambda: left_running(ADAPTER, ("mcp_echo", "tck-claude-")))
+    run.assert_settled()
+    listed, expected = run.listed(BASELINE), run.rules("expected-fail")
     assert listed == expected, (f"baseline entries whose rule did not fail: {listed - expected};"
                                 f" failing rules it does not list: {expected - listed}")
-    assert {rule for (rule, _), outcome in cells.items() if outcome == "pass"} == {
-        "CA-01", "CA-05", "EN-02", "PE-04", "MO-02"}, cells
+    assert run.rules("pass") == {"CA-01", "CA-05", "EN-02", "PE-04", "MO-02"}, run.cells

@@ -20,17 +20,10 @@ endpoint on 127.0.0.1 as its only model provider, no update check, plugins or ap
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import psutil
-import pytest
 from npm_install import ensure_installed
-
-from subagent_tck.conformance.core.baseline import load_baseline
+from runtime_selection import certify_selection, left_running
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "codex"
@@ -43,41 +36,12 @@ RULES = {"CA-04": "expected-fail", "EN-02": "pass", "CA-05": "pass"}
 def test_codex_certifies_its_selected_rules_with_its_baseline_and_each_entry_is_needed(
         tmp_path: Path) -> None:
     ensure_installed(ADAPTER, timeout=TIMEOUT)
-    output = tmp_path / "codex.json"
-    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
-               "--target", f"cmd:{sys.executable} adapters/codex/server.py",
-               "--edition", "preset-composition", "--seed", "0",
-               *(arg for rule in RULES for arg in ("--rule", rule)),
-               # a check makes a few `codex exec` runs of 1 to 3 s each
-               "--timeout", "180", "--deadline", "500", "--baseline", BASELINE,
-               "--format", "json", "--output", str(output)]
-    started = time.monotonic()
-    try:
-        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
-    print(f"certify of Codex took {time.monotonic() - started:.1f} s")  # the figure
-    assert not _left(), f"codex left running: {_left()}"
-    tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
-    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
-    certificate = json.loads(output.read_text(encoding="utf-8"))
-    cells = {(rule["id"], cell["provider"]): cell["outcome"]
-             for rule in certificate["rules"] for cell in rule["providers"]}
-    outcomes = {rule: {o for (r, _), o in cells.items() if r == rule} for rule in RULES}
-    assert outcomes == {rule: {outcome} for rule, outcome in RULES.items()}, tail
-    assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries} & set(RULES)
-    assert listed == {rule for rule, outcome in RULES.items() if outcome == "expected-fail"}
-
-
-def _left() -> list[str]:
-    """The processes this checkout's Codex started still running (the adapter's cleanup, and the
-    kit's of the adapter's process family, must have stopped every one)."""
-    mine = str(ADAPTER / "node_modules")
-    left = []
-    for process in psutil.process_iter(["cmdline"]):
-        command = " ".join(process.info["cmdline"] or [])
-        if mine in command:
-            left.append(f"{process.pid}: {command[:200]}")
-    return left
+    # a check makes a few `codex exec` runs of 1 to 3 s each
+    run = certify_selection("Codex", "adapters/codex/server.py", RULES, tmp_path / "codex.json",
+                            timeout=TIMEOUT, check_timeout=180, deadline=500, baseline=BASELINE,
+                            left=lambda: left_running(ADAPTER))
+    outcomes = {rule: {o for (r, _), o in run.cells.items() if r == rule} for rule in RULES}
+    assert outcomes == {rule: {outcome} for rule, outcome in RULES.items()}, run.tail
+    assert run.result.returncode == 0, f"certify exited {run.result.returncode}:\n{run.tail}"
+    assert run.listed(BASELINE) == {rule for rule, outcome in RULES.items()
+                                    if outcome == "expected-fail"}

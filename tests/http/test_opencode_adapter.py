@@ -23,17 +23,10 @@ its only model provider and opencode's and npm's offline switches set.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import psutil
-import pytest
 from npm_install import ensure_installed
-
-from subagent_tck.conformance.core.baseline import load_baseline
+from runtime_selection import certify_selection, left_running
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "opencode"
@@ -45,48 +38,14 @@ TIMEOUT = 3000
 
 def test_opencode_certifies_with_its_baseline_and_every_entry_is_needed(tmp_path: Path) -> None:
     ensure_installed(ADAPTER, timeout=TIMEOUT, clean=False)
-    output = tmp_path / "opencode.json"
-    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
-               "--target", f"cmd:{sys.executable} adapters/opencode/server.py",
-               "--edition", "preset-composition", "--seed", "0",
-               # a check makes dozens of opencode sessions of 1 to 4 s each, through every
-               # restriction channel the adapter declares (docs/opencode.md)
-               "--timeout", "600", "--deadline", "2800", "--baseline", BASELINE,
-               *(arg for rule in RULES for arg in ("--rule", rule)),
-               "--format", "json", "--output", str(output)]
-    started = time.monotonic()
-    try:
-        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
-    print(f"certify of opencode took {time.monotonic() - started:.1f} s")  # the figure
-    assert not _servers_left(), f"opencode serve left running: {_servers_left()}"
-    tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
-    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
-    certificate = json.loads(output.read_text(encoding="utf-8"))
-    cells = {(rule["id"], cell["provider"]): cell["outcome"]
-             for rule in certificate["rules"] if rule["id"] in RULES
-             for cell in rule["providers"]}
-    bad = {cell for cell, outcome in cells.items()
-           if outcome not in ("pass", "not-applicable", "expected-fail")}
-    assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{tail}"
-    assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
-    assert certificate["target_tools"] == ["task"], certificate["target_tools"]
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries} & set(RULES)
-    expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
+    # a check makes dozens of opencode sessions of 1 to 4 s each, through every restriction
+    # channel the adapter declares (docs/opencode.md)
+    run = certify_selection("opencode", "adapters/opencode/server.py", RULES,
+                            tmp_path / "opencode.json", timeout=TIMEOUT, check_timeout=600,
+                            deadline=2800, baseline=BASELINE,
+                            left=lambda: left_running(ADAPTER, only="serve"))
+    run.assert_settled()
+    assert run.certificate["target_tools"] == ["task"], run.certificate["target_tools"]
+    listed, expected = run.listed(BASELINE), run.rules("expected-fail")
     assert listed == expected, f"baseline entries whose rule did not fail: {listed - expected}"
-    assert {rule for (rule, _), outcome in cells.items() if outcome == "pass"}, \
-        "nothing passed: the run judged nothing"
-
-
-def _servers_left() -> list[str]:
-    """The ``opencode serve`` processes of this checkout still running (the adapter's cleanup,
-    and the kit's of the adapter's process family, must have stopped every one)."""
-    mine = str(ADAPTER / "node_modules")
-    left = []
-    for process in psutil.process_iter(["cmdline"]):
-        command = " ".join(process.info["cmdline"] or [])
-        if mine in command and " serve " in f"{command} ":
-            left.append(f"{process.pid}: {command[:200]}")
-    return left
+    assert run.rules("pass"), "nothing passed: the run judged nothing"

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from chat_renaming import assert_round_trip, called, function
 from http_helpers import MODEL_ROUTES, front_lines, model_start
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
@@ -22,12 +23,11 @@ from subagent_tck.conformance.core.gateway import Gateway, call
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
 from subagent_tck.conformance.engine.checks._names import tool_name, tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
-from subagent_tck.conformance.transports.gateway_chat import reply_to_chat
 from subagent_tck.conformance.transports.gateway_chat_stream import (
-    reply_to_stream,
     stream_to_reply,
 )
 from subagent_tck.conformance.transports.gateway_server import GatewayServer
+from subagent_tck.conformance.transports.traffic_chat import to_kit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "opencode"))
 
@@ -35,8 +35,6 @@ from opencode_adapter.proxy import (
     Proxy,
     Route,
     names_back,
-    to_kit,
-    to_opencode,
     wire_name,
 )
 from opencode_adapter.target import permission
@@ -44,15 +42,6 @@ from opencode_adapter.target import permission
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 #: Names opencode keeps as they are (so their wire names never meet).
 ascii_names = st.text(st.sampled_from(sorted(SAFE)), min_size=1, max_size=8)
-
-
-def function(name: str) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": "",
-                                             "parameters": {"type": "object"}}}
-
-
-def called(name: str, ident: str = "x") -> dict[str, Any]:
-    return {"id": ident, "type": "function", "function": {"name": name, "arguments": "{}"}}
 
 
 # --- the names -------------------------------------------------------------------------
@@ -170,35 +159,8 @@ def test_opencode_reading_the_rules_shows_exactly_the_tools_the_kits_filter_leav
 def test_the_kits_tools_travel_under_the_kits_names_and_come_back_as_tck_names(
         tools: list[str], usage: bool) -> None:
     assume(len({wire_name(t) for t in tools}) == len(tools))
-    body: dict[str, Any] = {
-        "model": "subagent-tck",
-        "tools": [function(wire_name(t)) for t in tools] + [function("task")],
-        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
-                     {"role": "assistant", "content": None,
-                      "tool_calls": [called(wire_name(tools[0])), called("task", "y")]},
-                     {"role": "tool", "tool_call_id": "x", "content": "ok"}]}
-    to_kit(body, names_back(tools))
-    assert [t["function"]["name"] for t in body["tools"]] == [*tools, "task"]
-    assert [c["function"]["name"] for c in body["messages"][2]["tool_calls"]] == [tools[0],
-                                                                                  "task"]
-    reply = ModelReply(text="on it", toolCalls=[
-        ToolCall(id="a", name=tools[-1], arguments={"k": "v"}), ToolCall(id="b", name="task"),
-        ToolCall(id="c", name="never-offered")])
-    for data, kind in ((reply_to_stream(reply, "m", usage).encode(), "text/event-stream"),
-                       (json.dumps(reply_to_chat(reply, "m")).encode(), "application/json")):
-        renamed, names = to_opencode(data, kind, {"task"})
-        assert names == [tools[-1], "task", "never-offered"]
-        if kind.startswith("text/"):
-            back = stream_to_reply(renamed.decode())
-        else:
-            message = json.loads(renamed)["choices"][0]["message"]
-            back = ModelReply(text=message["content"], toolCalls=[
-                ToolCall(id=c["id"], name=c["function"]["name"],
-                         arguments=json.loads(c["function"]["arguments"]))
-                for c in message["tool_calls"]])
-        assert [c.name for c in back.toolCalls] == [wire_name(tools[-1]), "task",
-                                                    "tck_never-offered"]
-        assert back.text == "on it" and back.toolCalls[0].arguments == {"k": "v"}
+    assert_round_trip(tools, usage, "task", wire_name, names_back)
+
 
 
 def test_a_shared_wire_name_reaches_the_kit_as_it_is() -> None:

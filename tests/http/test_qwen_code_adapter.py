@@ -27,17 +27,10 @@ loopback").
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import psutil
-import pytest
 from npm_install import ensure_installed
-
-from subagent_tck.conformance.core.baseline import load_baseline
+from runtime_selection import certify_selection, left_running
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = ROOT / "adapters" / "qwen-code"
@@ -51,48 +44,14 @@ RULES = ("CA-03", "CA-04", "CA-05", "EN-02", "FR-02", "FR-03")
 def test_qwen_code_passes_and_fails_exactly_its_listed_rules_on_a_selection(
         tmp_path: Path) -> None:
     ensure_installed(ADAPTER, timeout=TIMEOUT, clean=False)
-    output = tmp_path / "qwen-code.json"
-    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify",
-               "--target", f"cmd:{sys.executable} adapters/qwen-code/server.py",
-               "--edition", "preset-composition", "--seed", "0",
-               *(arg for rule in RULES for arg in ("--rule", rule)),
-               # a check runs a few headless qwen of 5 to 15 s each
-               "--timeout", "300", "--deadline", "600", "--baseline", BASELINE,
-               "--format", "json", "--output", str(output)]
-    started = time.monotonic()
-    try:
-        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"certify did not finish within {TIMEOUT} s:\n{exc.stdout!s}\n{exc.stderr!s}")
-    print(f"certify of Qwen Code took {time.monotonic() - started:.1f} s")  # the figure
-    assert not _left(), f"qwen left running: {_left()}"
-    tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
-    assert output.is_file(), f"certify wrote no certificate (exit {result.returncode}):\n{tail}"
-    certificate = json.loads(output.read_text(encoding="utf-8"))
-    cells = {(rule["id"], cell["provider"]): cell["outcome"]
-             for rule in certificate["rules"] if rule["id"] in RULES
-             for cell in rule["providers"]}
-    bad = {cell for cell, outcome in cells.items()
-           if outcome not in ("pass", "not-applicable", "expected-fail")}
-    assert not bad, f"unexpected outcomes {sorted(bad, key=str)}:\n{tail}"
-    assert result.returncode == 0, f"certify exited {result.returncode}:\n{tail}"
-    assert certificate["target_tools"] == ["agent"], certificate["target_tools"]
-    listed = {entry.rule for entry in load_baseline(ROOT / BASELINE).entries} & set(RULES)
-    expected = {rule for (rule, _), outcome in cells.items() if outcome == "expected-fail"}
+    # a check runs a few headless qwen of 5 to 15 s each
+    run = certify_selection("Qwen Code", "adapters/qwen-code/server.py", RULES,
+                            tmp_path / "qwen-code.json", timeout=TIMEOUT, check_timeout=300,
+                            deadline=600, baseline=BASELINE, left=lambda: left_running(ADAPTER))
+    run.assert_settled()
+    assert run.certificate["target_tools"] == ["agent"], run.certificate["target_tools"]
+    listed, expected = run.listed(BASELINE), run.rules("expected-fail")
     assert listed == expected == {"FR-02", "FR-03"}, \
-        f"listed {sorted(listed)}, failed {sorted(expected)}:\n{tail}"
-    passed = {rule for (rule, _), outcome in cells.items() if outcome == "pass"}
-    assert passed == {"CA-03", "CA-04", "CA-05", "EN-02"}, f"passed {sorted(passed)}:\n{tail}"
-
-
-def _left() -> list[str]:
-    """The qwen processes of this checkout still running (the adapter's cleanup, and the kit's
-    of the adapter's process family, must have stopped every one)."""
-    mine = str(ADAPTER / "node_modules")
-    left = []
-    for process in psutil.process_iter(["cmdline"]):
-        command = " ".join(process.info["cmdline"] or [])
-        if mine in command:
-            left.append(f"{process.pid}: {command[:200]}")
-    return left
+        f"listed {sorted(listed)}, failed {sorted(expected)}:\n{run.tail}"
+    passed = run.rules("pass")
+    assert passed == {"CA-03", "CA-04", "CA-05", "EN-02"}, f"passed {sorted(passed)}:\n{run.tail}"

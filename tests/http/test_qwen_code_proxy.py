@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from chat_renaming import assert_round_trip, function
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -22,7 +23,6 @@ from subagent_tck.conformance.engine.checks._names import tool_name, tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_chat import reply_to_chat
 from subagent_tck.conformance.transports.gateway_chat_stream import (
-    reply_to_stream,
     stream_to_reply,
 )
 from subagent_tck.conformance.transports.gateway_server import GatewayServer
@@ -34,15 +34,6 @@ from qwen_code_adapter.names import names_back, wire_name
 from qwen_code_adapter.proxy import Proxy, Route
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-
-def function(name: str) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": "",
-                                             "parameters": {"type": "object"}}}
-
-
-def called(name: str, ident: str = "x") -> dict[str, Any]:
-    return {"id": ident, "type": "function", "function": {"name": name, "arguments": "{}"}}
 
 
 # --- the names -------------------------------------------------------------------------
@@ -84,35 +75,8 @@ def test_each_wire_name_leads_back_to_its_one_kit_name(tools: list[str]) -> None
 @given(tool_names(min_size=1, max_size=4, avoid=("agent", "never-offered")), st.booleans())
 def test_the_kits_tools_travel_under_the_kits_names_and_come_back_as_mcp_names(
         tools: list[str], usage: bool) -> None:
-    body: dict[str, Any] = {
-        "model": "subagent-tck",
-        "tools": [function(wire_name(t)) for t in tools] + [function("agent")],
-        "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "go"},
-                     {"role": "assistant", "content": None,
-                      "tool_calls": [called(wire_name(tools[0])), called("agent", "y")]},
-                     {"role": "tool", "tool_call_id": "x", "content": "ok"}]}
-    assert to_kit(body, names_back(tools)) == {"agent"}
-    assert [t["function"]["name"] for t in body["tools"]] == [*tools, "agent"]
-    assert [c["function"]["name"] for c in body["messages"][2]["tool_calls"]] == [tools[0],
-                                                                                  "agent"]
-    reply = ModelReply(text="on it", toolCalls=[
-        ToolCall(id="a", name=tools[-1], arguments={"k": "v"}), ToolCall(id="b", name="agent"),
-        ToolCall(id="c", name="never-offered")])
-    for data, kind in ((reply_to_stream(reply, "m", usage).encode(), "text/event-stream"),
-                       (json.dumps(reply_to_chat(reply, "m")).encode(), "application/json")):
-        renamed, names = to_runtime(data, kind, {"agent"}, wire_name)
-        assert names == [tools[-1], "agent", "never-offered"]
-        if kind.startswith("text/"):
-            back = stream_to_reply(renamed.decode())
-        else:
-            message = json.loads(renamed)["choices"][0]["message"]
-            back = ModelReply(text=message["content"], toolCalls=[
-                ToolCall(id=c["id"], name=c["function"]["name"],
-                         arguments=json.loads(c["function"]["arguments"]))
-                for c in message["tool_calls"]])
-        assert [c.name for c in back.toolCalls] == [wire_name(tools[-1]), "agent",
-                                                    "mcp__tck__never-offered"]
-        assert back.text == "on it" and back.toolCalls[0].arguments == {"k": "v"}
+    assert_round_trip(tools, usage, "agent", wire_name, names_back)
+
 
 
 def test_a_kit_tool_named_like_qwen_codes_own_goes_to_the_kits_tool() -> None:

@@ -20,7 +20,11 @@ from typing import Any
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports import gateway_anthropic as anthropic
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import (
+    TrafficProxy,
+    TrafficRoute,
+    edit_events,
+)
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
@@ -124,17 +128,11 @@ def to_claude(data: bytes, kind: str, plain: set[str],
                 block["name"] = wire(block["name"])
 
     if kind.startswith("text/event-stream"):
-        events = []
-        for chunk in data.decode("utf-8").split("\n\n"):
-            lines = chunk.split("\n")
-            for i, line in enumerate(lines):
-                if line.startswith("data:"):
-                    event = json.loads(line[5:])
-                    if event.get("type") == "content_block_start":
-                        rename(event["content_block"])
-                    lines[i] = "data: " + json.dumps(event)
-            events.append("\n".join(lines))
-        return "\n\n".join(events).encode("utf-8"), names
+        def started(event: dict[str, Any]) -> None:
+            if event.get("type") == "content_block_start":
+                rename(event["content_block"])
+
+        return edit_events(data, started), names
     message = json.loads(data)
     for block in message.get("content") or []:
         rename(block)

@@ -40,7 +40,11 @@ from subagent_tck.conformance.transports.gateway_responses import (
     streaming,
 )
 from subagent_tck.conformance.transports.httpd import Answer, Request
-from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import (
+    OnePathProxy,
+    OnePathRoute,
+    edit_events,
+)
 
 START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
@@ -135,16 +139,7 @@ def to_codex(data: bytes, kind: str, own: dict[str, str | None]) -> tuple[bytes,
             rename(item)
 
     if kind.startswith("text/event-stream"):
-        out = []
-        for block in data.decode("utf-8").split("\n\n"):
-            lines = block.split("\n")
-            for i, line in enumerate(lines):
-                if line.startswith("data:"):
-                    event = json.loads(line[5:])
-                    walk(event)
-                    lines[i] = "data: " + json.dumps(event, separators=(",", ":"))
-            out.append("\n".join(lines))
-        return "\n\n".join(out).encode("utf-8"), names
+        return edit_events(data, walk, (",", ":")), names
     whole = json.loads(data)
     walk({"response": whole})
     return json.dumps(whole).encode("utf-8"), names
@@ -167,7 +162,7 @@ def own_tools(body: dict[str, Any]) -> dict[str, str | None]:
     return own
 
 
-class Route(TrafficRoute):
+class Route(OnePathRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
@@ -252,19 +247,8 @@ def _remark(body: dict[str, Any], old: str, new: str) -> None:
         body["instructions"] = body["instructions"].replace(old, new)
 
 
-class Proxy(TrafficProxy[Route]):
+class Proxy(OnePathProxy[Route]):
     """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/responses``."""
 
     def __init__(self) -> None:
-        super().__init__("codex adapter model endpoint", _error, "/v1")
-
-    def handle(self, request: Request) -> Answer:
-        parts = request.path.split("/", 3)  # "", "p", name, rest
-        if (len(parts) < 4 or parts[1] != "p" or request.method != "POST"
-                or "/" + parts[3] != RESPONSES_PATH):
-            return _error(404, f"{request.method} {request.path} is not a route here: POST "
-                          f"/p/{{deployment}}{RESPONSES_PATH}")
-        route = self.route(parts[2])
-        if route is None:
-            return _error(404, f"no deployment {parts[2]!r} is open")
-        return route.forward(request)
+        super().__init__("codex adapter model endpoint", _error, RESPONSES_PATH)

@@ -31,14 +31,18 @@ from subagent_tck.conformance.transports.gateway_chat import (
     CHAT_PATH,
     chat_to_request,
     parse_chat,
-    reply_to_chat,
     streaming,
 )
-from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer, Request
+from subagent_tck.conformance.transports.traffic_chat import (
+    chat_answer,
+    chat_error,
+    to_kit,
+    to_runtime,
+)
 from subagent_tck.conformance.transports.traffic_routes import (
-    TrafficProxy,
-    TrafficRoute,
+    OnePathProxy,
+    OnePathRoute,
     js_name,
 )
 
@@ -72,14 +76,7 @@ def _user_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _error(status: int, message: str) -> Answer:
-    body = {"error": {"message": message, "type": "server_error" if status >= 500 else
-                      "invalid_request_error"}}
-    return Answer(status, json.dumps(body).encode("utf-8"), "application/json",
-                  (("x-should-retry", "false"),))
-
-
-class Route(TrafficRoute):
+class Route(OnePathRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
@@ -93,36 +90,23 @@ class Route(TrafficRoute):
         self.probed: ModelRequest | None = None
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
 
-    def answer(self, reply: ModelReply, body: dict[str, Any]) -> Answer:
-        stream, usage = streaming(body)
-        model = body.get("model") if isinstance(body.get("model"), str) else "subagent-tck"
-        if stream:
-            return Answer(200, reply_to_stream(reply, model, usage).encode("utf-8"),
-                          "text/event-stream", (("cache-control", "no-cache"),))
-        return Answer(200, json.dumps(reply_to_chat(reply, model)).encode("utf-8"),
-                      "application/json")
-
     def forward(self, request: Request) -> Answer:
         try:
             body = parse_chat(request.body)
             chat_to_request("", body)
             streaming(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return _error(400, f"not a Chat Completions request: {exc}")
+            return chat_error(400, f"not a Chat Completions request: {exc}")
         user = _user_text(body)
         token = START.search(user)
         if token is not None:
-            return self.answer(self.driver(chat_to_request("", body), token.group(1)), body)
+            return chat_answer(self.driver(chat_to_request("", body), token.group(1)), body)
         back = names_back(self.tools())
         if PROBE in user:
             with self.lock:
                 self.probed = chat_to_request("", body)
-            return self.answer(ModelReply(text="done"), body)
-        plain = {t["function"]["name"] for t in body.get("tools") or []
-                 if isinstance(t, dict) and isinstance(t.get("function"), dict)
-                 and isinstance(t["function"].get("name"), str)
-                 and t["function"]["name"] not in back}  # opencode's own (built-in) tools
-        to_kit(body, back)
+            return chat_answer(ModelReply(text="done"), body)
+        plain = to_kit(body, back)  # the names back does not know: opencode's own tools
         model_request = chat_to_request("", body)
         agent, system, _ = find_marker(model_request.system)
         if agent is not None and (kit := self.attribute(agent)) != agent:
@@ -134,11 +118,11 @@ class Route(TrafficRoute):
         try:
             answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
         except OSError as exc:
-            return _error(502, f"the kit's model gateway is unreachable: {exc}")
+            return chat_error(502, f"the kit's model gateway is unreachable: {exc}")
         if answer.status == 200:
             # a kit tool is the kit's, whatever opencode's own tools are called
-            data, names = to_opencode(answer.body, answer.content_type,
-                                      (plain | self.builtins) - set(self.tools()))
+            data, names = to_runtime(answer.body, answer.content_type,
+                                     (plain | self.builtins) - set(self.tools()), wire_name)
             self.tell(agent, names)
             return answer._replace(body=data)
         return answer
@@ -153,64 +137,8 @@ def remark(body: dict[str, Any], agent: str, kit: str) -> None:
                                                             agent_marker(kit))
 
 
-def to_kit(body: dict[str, Any], back: dict[str, str]) -> None:
-    """Rename, in place, the kit's tools as opencode names them back to the kit's names, in the
-    tools offered and in the history's tool calls (``back``: :func:`names_back`)."""
-    for tool in body.get("tools") or []:
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            function["name"] = back.get(function["name"], function["name"])
-    for message in body.get("messages") or []:
-        calls = message.get("tool_calls") if isinstance(message, dict) else None
-        for call in calls if isinstance(calls, list) else []:
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and isinstance(function.get("name"), str):
-                function["name"] = back.get(function["name"], function["name"])
-
-
-def to_opencode(data: bytes, kind: str, plain: set[str]) -> tuple[bytes, list[str]]:
-    """The kit's answer with every tool call named as opencode names the kit's tools, but for
-    the built-ins the request offered under their own names (``plain``: ``task``, ``write``,
-    ...); and the kit names of the calls."""
-    names: list[str] = []
-
-    def rename(calls: Any) -> None:
-        for call in calls if isinstance(calls, list) else []:
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and isinstance(function.get("name"), str):
-                names.append(function["name"])
-                if function["name"] not in plain:
-                    function["name"] = wire_name(function["name"])
-
-    if kind.startswith("text/event-stream"):
-        out = []
-        for line in data.decode("utf-8").split("\n"):
-            if line.startswith("data:") and line[5:].strip() != "[DONE]":
-                chunk = json.loads(line[5:])
-                for choice in chunk.get("choices") or []:
-                    rename((choice.get("delta") or {}).get("tool_calls"))
-                line = "data: " + json.dumps(chunk, separators=(",", ":"))
-            out.append(line)
-        return "\n".join(out).encode("utf-8"), names
-    message = json.loads(data)
-    for choice in message.get("choices") or []:
-        rename((choice.get("message") or {}).get("tool_calls"))
-    return json.dumps(message).encode("utf-8"), names
-
-
-class Proxy(TrafficProxy[Route]):
+class Proxy(OnePathProxy[Route]):
     """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/chat/completions``."""
 
     def __init__(self) -> None:
-        super().__init__("opencode adapter model endpoint", _error, "/v1")
-
-    def handle(self, request: Request) -> Answer:
-        parts = request.path.split("/", 3)  # "", "p", name, rest
-        if (len(parts) < 4 or parts[1] != "p" or request.method != "POST"
-                or "/" + parts[3] != CHAT_PATH):
-            return _error(404, f"{request.method} {request.path} is not a route here: POST "
-                          f"/p/{{deployment}}{CHAT_PATH}")
-        route = self.route(parts[2])
-        if route is None:
-            return _error(404, f"no deployment {parts[2]!r} is open")
-        return route.forward(request)
+        super().__init__("opencode adapter model endpoint", chat_error, CHAT_PATH)

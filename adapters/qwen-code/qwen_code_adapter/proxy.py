@@ -36,7 +36,7 @@ from subagent_tck.conformance.transports.traffic_chat import (
     to_kit,
     to_runtime,
 )
-from subagent_tck.conformance.transports.traffic_routes import TrafficProxy, TrafficRoute
+from subagent_tck.conformance.transports.traffic_routes import OnePathProxy, OnePathRoute
 
 from .names import names_back, wire_name
 
@@ -46,7 +46,7 @@ START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 Driver = Callable[[ModelRequest, str], ModelReply]
 
 
-class Route(TrafficRoute):
+class Route(OnePathRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
@@ -84,19 +84,8 @@ class Route(TrafficRoute):
         return answer
 
 
-class Proxy(TrafficProxy[Route]):
+class Proxy(OnePathProxy[Route]):
     """Serves every deployment's route on 127.0.0.1: ``/p/{deployment}/v1/chat/completions``."""
 
     def __init__(self) -> None:
-        super().__init__("qwen-code adapter model endpoint", chat_error, "/v1")
-
-    def handle(self, request: Request) -> Answer:
-        parts = request.path.split("/", 3)  # "", "p", name, rest
-        if (len(parts) < 4 or parts[1] != "p" or request.method != "POST"
-                or "/" + parts[3] != CHAT_PATH):
-            return chat_error(404, f"{request.method} {request.path} is not a route here: "
-                              f"POST /p/{{deployment}}{CHAT_PATH}")
-        route = self.route(parts[2])
-        if route is None:
-            return chat_error(404, f"no deployment {parts[2]!r} is open")
-        return route.forward(request)
+        super().__init__("qwen-code adapter model endpoint", chat_error, CHAT_PATH)
