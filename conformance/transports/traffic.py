@@ -28,6 +28,7 @@ import shutil
 import tempfile
 import threading
 from abc import abstractmethod
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, ClassVar, Generic
 
@@ -190,6 +191,12 @@ class TrafficDeployment(Delegation, Generic[R]):
         """Whether a runtime of this deployment runs now (the lock held): it is told of a
         changed tool list, and the change waits until it has listed the tools again."""
 
+    def _listened_servers(self) -> Collection[str] | None:
+        """The MCP servers the running runtime was started with (the lock held), when it
+        reads its list of servers only when it starts: a server that came later is not one it
+        will list, so a change on it is not waited for. None: every server of the deployment."""
+        return None
+
     def _unlisted(self) -> None:
         """A running runtime did not list the changed tools within ``relist``: it keeps its
         list (a subclass may read its configuration again at the next run)."""
@@ -275,7 +282,10 @@ class TrafficDeployment(Delegation, Generic[R]):
         with their names, when a runtime of this deployment runs (each server tells it its list
         changed), None when none runs (the next one lists them fresh)."""
         changed = self.mcp.write(self.tools)
-        return changed if self._listening() else None
+        if not self._listening():
+            return None
+        known = self._listened_servers()
+        return changed if known is None else {s: n for s, n in changed.items() if s in known}
 
     def _relisted(self, changed: dict[str, set[str]] | None) -> None:
         """Wait (the lock not held) until the running runtime has listed each changed server

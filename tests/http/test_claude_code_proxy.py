@@ -274,3 +274,45 @@ def test_a_starts_model_is_its_definitions_model_the_requests_winning(
         finally:
             deployment.close()
             proxy.close()
+
+
+def test_a_tool_on_a_server_the_running_claude_never_connected_to_is_not_waited_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A running ``claude`` lists again only the MCP servers of its ``--mcp-config``, read when
+    it starts: a global registered on a server made since is not waited for, one on a server
+    it has is (here nothing re-lists, so that one waits the relist timeout out). Waiting for
+    the former cost the timeout on every such change and changed nothing
+    (docs/claude-code.md#tf-09-timing)."""
+    import threading
+    import time
+
+    from claude_code_adapter import target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\nsleep 30\n", encoding="utf-8")  # runs, never re-lists
+    fake.chmod(0o755)
+    monkeypatch.setattr(target.ClaudeCodeDeployment, "relist", 1.5)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(
+        DeploymentConfig(tools=[ToolSpec(name="alpha")]), "http://127.0.0.1:9/d/g1", proxy,
+        "d1", claude=_stand_in(fake))
+    turn = threading.Thread(target=lambda: deployment.run_turn("root", "hello"), daemon=True)
+    try:
+        turn.start()
+        deadline = time.monotonic() + 10
+        while not deployment._listening() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert deployment._listening(), "the stand-in claude never ran"
+        started = time.monotonic()
+        deployment.register_tool(ToolSpec(name="late", server="fresh"))
+        assert time.monotonic() - started < 1.0  # a server it never connected to
+        started = time.monotonic()
+        deployment.register_tool(ToolSpec(name="later"))
+        assert time.monotonic() - started >= 1.4  # its own server: waited for a re-listing
+    finally:
+        deployment.abort_turn("root")
+        turn.join(10)
+        deployment.close()
+        proxy.close()
