@@ -231,14 +231,18 @@ def nested(ctx: CheckContext) -> None:
     ctx.for_all(model_names(3, 3), body)
 
 
-@check("MO-02", name="model-resumed", partitions=tuple(
+@check("MO-02", name="model-resumed", partitions=(*(
     Partition("MO-02", f"{turn}-of-a-{kind}-model", f"{words} of a child on {what} model")
     for turn, words in (("later-turn", "a later turn"), ("cold-resume", "a turn after a cold "
                                                          "resume"))
-    for kind, what in (("composed", "a composed"), ("inherited", "its parent's"))))
+    for kind, what in (("composed", "a composed"), ("inherited", "its parent's"))),
+    Partition("MO-02", "cold-resume-of-a-model-inherited-from-a-child", "a turn after a cold "
+              "resume of a grandchild on the model of its parent, a child on a composed one")))
 def resumed(ctx: CheckContext) -> None:
     """A child's later turn and its turn after a cold resume name the model of its first
-    request, whether that model was composed or its parent's."""
+    request, whether that model was composed or its parent's; so does a cold-resumed
+    grandchild whose model is its parent's, a child's (the one case where the model a resume
+    restores comes from a parent other than the root)."""
 
     def body(models: list[str]) -> None:
         dep = ctx.deploy(tools=TOOLS, model=models[0])
@@ -264,6 +268,37 @@ def resumed(ctx: CheckContext) -> None:
                 turn = "later-turn" if how == "a later turn" else "cold-resume"
                 kind = "inherited" if composed_model is None else "composed"
                 ctx.drew("MO-02", f"{turn}-of-a-{kind}-model")
+        resumed_grandchild(dep, root, models[1])
+
+    def resumed_grandchild(dep: Deployment, root: str, model: str) -> None:
+        child, sent = run_child(ctx, dep, root, {"model": model}, 1, "a child")
+        if not sent:
+            return  # MO-01's check says so
+        with ctx.step("MO-02", "reaching the child as a parent"):
+            parent = reach(dep, child).agent
+        label = _script(ctx, 1, required=False)
+        what = f"a grandchild under a child on {model!r}"
+        try:
+            grandchild = dep.start(start_request(parent, provider_name(ctx), f"child {label}",
+                                                 {}))
+        except TckError as exc:
+            if exc.code is ErrorCode.DEPTH_EXCEEDED:
+                return  # the target caps nesting below a grandchild (DE-10's question)
+            with ctx.step("MO-02", f"starting {what}"):
+                raise
+        sent = ctx.gateway.requests(grandchild.agent)
+        if not sent:
+            return  # MO-01's check says so
+        first = sent[0].model
+        with ctx.step("MO-02", f"resuming {what} cold"):
+            agent = dep.resume(grandchild.session).agent
+        with ctx.step("MO-02", f"running a turn after a cold resume of {what}"):
+            dep.run_turn(agent, f"again {marker(ctx, 'mo')}")
+        again = ctx.gateway.requests(agent)
+        seen = again[-1].model if again else None
+        ctx.expect("MO-02", seen == first, f"a turn after a cold resume of {what}, whose first "
+                   f"request named {first!r}, names {seen!r}", first, seen)
+        ctx.drew("MO-02", "cold-resume-of-a-model-inherited-from-a-child")
 
     body(["claude-sonnet-4-5", "claude-haiku-4-5"])
     ctx.for_all(model_names(2, 2), body)
