@@ -337,13 +337,16 @@ class CheckContext:
                 self.drew(rule, part.name)
                 raise
             else:
-                self.drew(rule, part.name)
+                # a body that found the partition absent on this target says so (inapplicable)
+                if part.key not in self.inapplicable_partitions:
+                    self.drew(rule, part.name)
             finally:
                 self._drawing = outer
 
         self.for_all(cover_strategy(parts, self), run)
         for part in parts:
-            if part.key not in self.drawn and not any(f.rule == rule for f in self.failures):
+            if part.key not in self.drawn and part.key not in self.inapplicable_partitions \
+                    and not any(f.rule == rule for f in self.failures):
                 self.for_all(top_up_strategy(part, self), run, max_examples=1)
 
     def abort(self) -> NoReturn:

@@ -144,6 +144,22 @@ def test_a_failing_case_ends_cover_without_drawing_the_rest_on_purpose() -> None
     assert len(ctx.drawn) < len(SHAPES)
 
 
+def test_a_covered_partition_the_target_turns_out_not_to_have_is_inapplicable_not_drawn() -> None:
+    ran: list[object] = []
+
+    def absent(value: object) -> None:
+        ran.append(value)
+        ctx.inapplicable("PE-05", "shape-0")  # e.g. the target keeps nothing to rewrite
+
+    ctx = context(Check("absent", ("PE-05",),
+                        lambda c: c.cover("PE-05", absent, ["shape-0"]), partitions=SHAPES),
+                  max_examples=1)
+    run_check(ctx)
+    assert ran and not ctx.failures
+    assert ("PE-05", "shape-0") in ctx.inapplicable_partitions
+    assert ("PE-05", "shape-0") not in ctx.drawn
+
+
 # --- the certificate and the reports ------------------------------------------------------
 
 DRAWS = (Partition("TF-91", "always", "drawn by every run"),

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from subagent_tck.spec import Capability, ErrorCode, validate_restriction
 
 from ...core.gateway import call, text
 from ...core.protocol import ModelReply, ModelRequest, ToolSpec
 from ...core.target import Deployment
+from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._composed import config, each_case, expected_sections, expected_view, expected_wire
@@ -24,6 +27,7 @@ from ._observed import as_pairs, expect_unchanged, sections_of, snapshot, view_p
 from ._starts import (
     capable,
     composition,
+    header_of,
     judge,
     marker,
     oracle_accepts,
@@ -31,7 +35,40 @@ from ._starts import (
     start_request,
     supported_controls,
 )
-from ._texts import Vocabulary
+from ._texts import Vocabulary, vocabularies
+
+#: The JSON type each descriptor field the resume applies must have (docs/rules.md#FR-04:
+#: the descriptor is how the child was composed): a name, or an object.
+_TEXT_FIELDS = ("provider", "persona", "model")
+_OBJECT_FIELDS = ("toolFilter", "outputSchema", "spawnPolicy")
+_JSON_SCALARS = st.one_of(st.booleans(), st.integers(), st.floats(allow_nan=False,
+                                                                    allow_infinity=False))
+_NAMES = st.text(min_size=1, max_size=12)
+#: A value of the wrong type for a text field (a number, a flag, a list of names, an object) or
+#: for an object field (a name, a number, a flag, a list of names, which a filter once was).
+_WRONG_TEXT = st.one_of(_JSON_SCALARS, st.lists(_NAMES, max_size=3),
+                        st.dictionaries(_NAMES, _NAMES, max_size=2))
+_WRONG_OBJECT = st.one_of(_NAMES, _JSON_SCALARS, st.lists(_NAMES, max_size=3))
+_malformed_st = st.one_of(
+    st.tuples(st.sampled_from(_TEXT_FIELDS), _WRONG_TEXT),
+    st.tuples(st.sampled_from(_OBJECT_FIELDS), _WRONG_OBJECT),
+)
+#: A refusal of the resume that says why: it cannot be resumed, its set-up failed, the value is
+#: malformed, or the field's own validation refused it (or its provider's gate).
+_FIELD_CODE = {
+    "provider": ErrorCode.NO_PROVIDER, "persona": ErrorCode.INVALID_TEMPLATE,
+    "toolFilter": ErrorCode.INVALID_TOOL_FILTER, "outputSchema": ErrorCode.INVALID_OUTPUT_SCHEMA,
+    "spawnPolicy": ErrorCode.INVALID_SPAWN_POLICY, "model": ErrorCode.INVALID_REQUEST,
+}
+_RESUME_REFUSALS = {ErrorCode.NOT_RESUMABLE, ErrorCode.SETUP_FAILED, ErrorCode.INVALID_REQUEST,
+                    ErrorCode.UNSUPPORTED_CAPABILITY}
+
+
+def _malformed(field: str, value: object) -> bool:
+    if field in _TEXT_FIELDS:
+        return not isinstance(value, str)
+    return field in _OBJECT_FIELDS and not isinstance(value, dict)
+
 
 FR04 = (
     Partition("FR-04", "historical-composition", "a child with a persona and an allow filter, "
@@ -40,6 +77,12 @@ FR04 = (
               "the resume fails, nothing published"),
     Partition("FR-04", "deny-filter-then-a-new-global", "a child with a deny-only filter, "
               "cold-resumed, then a global registered: the resumed child is offered it"),
+    Partition("FR-04", "malformed-descriptor", "a stored descriptor whose provider, persona, "
+              "tool filter, output schema, spawn policy or model is of the wrong JSON type "
+              "(written over a composed child's header): the resume fails, nothing published",
+              cases=lambda drawer: st.tuples(vocabularies(drawer.portable_variables),
+                                             _malformed_st),
+              member=lambda case: _malformed(*case[1])),
 )
 
 
@@ -51,6 +94,9 @@ def cold_resume(ctx: CheckContext) -> None:
     if not capable(ctx.provider, Capability.TOOL_FILTER):
         ctx.inapplicable("FR-04", "descriptor-no-longer-applies", "deny-filter-then-a-new-global")
     each_case(ctx, ["FR-04"], lambda texts: _cold_resume(ctx, texts))
+    if not any(f.rule == "FR-04" for f in ctx.failures):
+        ctx.cover("FR-04", lambda case: _malformed_descriptor(ctx, case[0], *case[1]),
+                  ["malformed-descriptor"])
 
 
 def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
@@ -118,6 +164,38 @@ def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
     expect_unchanged(ctx, "FR-04", before, dep, "a failed resume",
                      unrelated=[parent, resumed.agent])
     ctx.drew("FR-04", "descriptor-no-longer-applies")
+
+
+def _malformed_descriptor(ctx: CheckContext, texts: Vocabulary, field: str,
+                         value: object) -> None:
+    """A composed child's stored descriptor, its ``field`` rewritten to ``value`` of the wrong
+    type, is a descriptor that cannot be applied: the resume is refused and nothing of the
+    child runs or is published. A target that shows no descriptor in its session headers, or
+    cannot write one (UNSUPPORTED_OPERATION), keeps none the kit can rewrite."""
+    controls = supported_controls(ctx.provider, {"persona": texts.child_persona})
+    child = Child(ctx, "FR-04", texts, controls)
+    dep = child.dep
+    stored = header_of(dep, child.session)
+    if stored is None or stored.descriptor is None:
+        # the target shows no descriptor (FR-04 asks for the composition back, not for a
+        # descriptor the kit can read): there is nothing here to rewrite
+        ctx.inapplicable("FR-04", "malformed-descriptor")
+        return
+    planted = {**stored.descriptor, field: value}
+    try:
+        dep.put_session_header(stored.model_copy(update={"descriptor": planted}))
+    except Unsupported:
+        ctx.inapplicable("FR-04", "malformed-descriptor")
+        return
+    before = snapshot(dep, ctx.gateway, [dep.root().agent])
+    ctx.expect_error(
+        "FR-04", _RESUME_REFUSALS | {_FIELD_CODE[field]},
+        lambda: dep.resume(child.session),
+        f"resuming a child whose stored descriptor has {field} {value!r}, not "
+        f"{'a name' if field in _TEXT_FIELDS else 'an object'}",
+    )
+    expect_unchanged(ctx, "FR-04", before, dep, "a refused resume of a malformed descriptor",
+                     unrelated=[dep.root().agent, child.agent])
 
 
 def _resumed_deny_filter(ctx: CheckContext, texts: Vocabulary) -> None:

@@ -27,6 +27,7 @@ ZOO = (
     "tools_frozen_per_turn",
     "nested_tool_parameters_flattened",
     "resume_freezes_deny_filter",
+    "lenient_descriptor_fields",
 )
 
 
