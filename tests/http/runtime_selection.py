@@ -28,6 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SETTLED = ("pass", "not-applicable", "expected-fail")
 
 
+def printed_tail(result: subprocess.CompletedProcess[str], lines: int = 40) -> str:
+    """The last ``lines`` lines of what a process printed, for a failure message."""
+    return "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-lines:])
+
+
 @dataclass(frozen=True)
 class Selection:
     """A finished certify of a selection: its process, its certificate, and each selected
@@ -41,7 +46,7 @@ class Selection:
     @property
     def tail(self) -> str:
         """The last 40 lines of what certify printed, for a failure message."""
-        return "\n".join((self.result.stdout + "\n" + self.result.stderr).splitlines()[-40:])
+        return printed_tail(self.result)
 
     def rules(self, outcome: str) -> set[str]:
         """The selected rules with ``outcome`` for some provider."""
@@ -83,8 +88,8 @@ def certify_selection(runtime: str, server: str, rules: Collection[str], output:
     print(f"certify of {runtime} took {time.monotonic() - started:.1f} s")  # the figure
     assert not left(), f"left running after certify: {left()}"
     if not output.is_file():
-        tail = "\n".join((result.stdout + "\n" + result.stderr).splitlines()[-40:])
-        pytest.fail(f"certify wrote no certificate (exit {result.returncode}):\n{tail}")
+        pytest.fail(f"certify wrote no certificate (exit {result.returncode}):\n"
+                    f"{printed_tail(result)}")
     certificate = json.loads(output.read_text(encoding="utf-8"))
     cells = {(rule["id"], cell["provider"]): cell["outcome"]
              for rule in certificate["rules"] if rule["id"] in rules

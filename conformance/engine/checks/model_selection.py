@@ -259,16 +259,20 @@ def resumed(ctx: CheckContext) -> None:
                 else:
                     with ctx.step("MO-02", "resuming the child cold"):
                         agent = dep.resume(child.session).agent
-                with ctx.step("MO-02", f"running {how} of the child"):
-                    dep.run_turn(agent, f"again {marker(ctx, 'mo')}")
-                again = ctx.gateway.requests(agent)
-                seen = again[-1].model if again else None
-                ctx.expect("MO-02", seen == first, f"{how} of a child whose first request "
-                           f"named {first!r} names {seen!r}", first, seen)
+                same_model(dep, agent, first, f"{how} of a child")
                 turn = "later-turn" if how == "a later turn" else "cold-resume"
                 kind = "inherited" if composed_model is None else "composed"
                 ctx.drew("MO-02", f"{turn}-of-a-{kind}-model")
         resumed_grandchild(dep, root, models[1])
+
+    def same_model(dep: Deployment, agent: str, first: str | None, turn: str) -> None:
+        """``turn`` of ``agent`` names the model its first request named (MO-02)."""
+        with ctx.step("MO-02", f"running {turn}"):
+            dep.run_turn(agent, f"again {marker(ctx, 'mo')}")
+        again = ctx.gateway.requests(agent)
+        seen = again[-1].model if again else None
+        ctx.expect("MO-02", seen == first, f"{turn}, whose first request named {first!r}, "
+                   f"names {seen!r}", first, seen)
 
     def resumed_grandchild(dep: Deployment, root: str, model: str) -> None:
         child, sent = run_child(ctx, dep, root, {"model": model}, 1, "a child")
@@ -292,12 +296,7 @@ def resumed(ctx: CheckContext) -> None:
         first = sent[0].model
         with ctx.step("MO-02", f"resuming {what} cold"):
             agent = dep.resume(grandchild.session).agent
-        with ctx.step("MO-02", f"running a turn after a cold resume of {what}"):
-            dep.run_turn(agent, f"again {marker(ctx, 'mo')}")
-        again = ctx.gateway.requests(agent)
-        seen = again[-1].model if again else None
-        ctx.expect("MO-02", seen == first, f"a turn after a cold resume of {what}, whose first "
-                   f"request named {first!r}, names {seen!r}", first, seen)
+        same_model(dep, agent, first, f"a turn after a cold resume of {what}")
         ctx.drew("MO-02", "cold-resume-of-a-model-inherited-from-a-child")
 
     body(["claude-sonnet-4-5", "claude-haiku-4-5"])
