@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from subagent_tck.spec import Capability, ErrorCode, PresentationMode, TckError
 
 from ...core.protocol import snapshot_of
@@ -38,7 +40,7 @@ from ._starts import (
     start_request,
     supported_controls,
 )
-from ._texts import EXAMPLE, Vocabulary, strangers
+from ._texts import EXAMPLE, Vocabulary, strangers, vocabularies
 
 #: Codes a target may give when it refuses a broken preset as soon as it is configured.
 CONFIGURATION_CODES = frozenset({
@@ -282,8 +284,49 @@ def _unpublished_setup(ctx: CheckContext, texts: Vocabulary) -> None:
     ctx.drew("FR-02", "failed-start")
 
 
+#: Output schemas docs/rules.md#FR-03 calls invalid, drawn per kind: an object schema of another
+#: JSON Schema type; a list of types that holds "object" beside others; a type that is "object"
+#: but for case, spaces or a suffix; a schema without a type; a value that is no object at all.
+_PROPERTIES = st.dictionaries(st.text(min_size=1, max_size=8), st.just({"type": "string"}),
+                              max_size=2)
+_TYPES = ("string", "array", "number", "integer", "boolean", "null")
+
+
+def _typed(types: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({"type": types}, optional={"properties": _PROPERTIES})
+
+
+_INVALID_SCHEMAS: dict[str, tuple[str, st.SearchStrategy[Any]]] = {
+    "schema-of-another-type": ("an object schema of another type", _typed(st.sampled_from(_TYPES))),
+    "list-of-types": ('a list of types holding "object" beside others', _typed(
+        st.lists(st.sampled_from(_TYPES), min_size=1, max_size=3, unique=True).flatmap(
+            lambda others: st.permutations(["object", *others])))),
+    "type-near-object": ('a type that is "object" but for case, spaces or a suffix', _typed(
+        st.tuples(st.sampled_from(("", " ", "\t")), st.sampled_from(("object", "Object",
+                                                                        "OBJECT", "objecT")),
+                  st.sampled_from(("", " ", "s", "\n"))).map("".join).filter(
+                      lambda t: t != "object"))),
+    "schema-without-type": ("a schema without a type", st.fixed_dictionaries(
+        {}, optional={"properties": _PROPERTIES, "title": st.text(max_size=8)})),
+    "no-object-at-all": ("a value that is no object: a name, a number, a flag, a list",
+                         st.one_of(st.text(max_size=12), st.integers(), st.booleans(),
+                                   st.lists(st.just({"type": "object"}), max_size=2))),
+}
+
+
+def _invalid_schema(schema: object) -> bool:
+    return not (isinstance(schema, dict) and schema.get("type") == "object")
+
+
+def _schema_cases(schemas: st.SearchStrategy[Any]) -> Any:
+    return lambda drawer: st.tuples(vocabularies(drawer.portable_variables), schemas)
+
+
 FR03 = (
     *(Partition("FR-03", part, f"{what}, alone") for what, part in FAILING.items()),
+    *(Partition("FR-03", name, f"{what}, drawn, alone", cases=_schema_cases(schemas),
+                member=lambda case: _invalid_schema(case[1]))
+      for name, (what, schemas) in _INVALID_SCHEMAS.items()),
     *(Partition("FR-03", part, f"a valid {part.split('-')[1]} beside a failing "
                 f"{part.split('-')[3]}: whichever the target sets up first, a step that "
                 "succeeded is undone") for part in PAIRS),
@@ -302,6 +345,12 @@ def setup_rollback(ctx: CheckContext) -> None:
         FAILING[w] for w, _ in _failing_controls(ctx, EXAMPLE)}))
     ctx.inapplicable("FR-03", *(set(PAIRS) - {p for p, _, _ in _paired_failures(ctx, EXAMPLE)}))
     each_case(ctx, ["FR-03"], lambda texts: _setup_rollback(ctx, texts))
+    if Capability.OUTPUT_SCHEMA not in (ctx.provider.capabilities if ctx.provider else []):
+        ctx.inapplicable("FR-03", *_INVALID_SCHEMAS)
+    elif not any(f.rule == "FR-03" for f in ctx.failures):
+        ctx.cover("FR-03", lambda case: _failed_start(
+            ctx, "FR-03", case[0], f"the output schema {case[1]!r}", {"outputSchema": case[1]}),
+            list(_INVALID_SCHEMAS))
 
 
 def _setup_rollback(ctx: CheckContext, texts: Vocabulary) -> None:

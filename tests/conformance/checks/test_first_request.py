@@ -28,6 +28,7 @@ ZOO = (
     "nested_tool_parameters_flattened",
     "resume_freezes_deny_filter",
     "lenient_descriptor_fields",
+    "schema_type_contains_object",
 )
 
 
