@@ -271,7 +271,7 @@ class CheckContext:
         the target supplied (docs/baseline.md#the-fingerprint)."""
         self._cited(rule)
         self.exercised.add(rule)
-        expected, observed = _jsonable(expected), _jsonable(observed)
+        expected, observed = plain(expected), plain(observed)
         case: fingerprint.Case = ("campaign" if self.check.supplementary
                                   else "drawn" if self.drawn_state else "fixed")
         self.failures.append(
@@ -382,7 +382,7 @@ class CheckContext:
             )
             return exc
         self.fail(rule, f"{message}: accepted, expected a refusal with {wanted}", wanted,
-                  _jsonable(result))
+                  plain(result))
         return None
 
     def for_all(self, strategy: Any, body: Callable[[Any], None],
@@ -434,10 +434,6 @@ def fault_text(exc: TckError) -> str:
     """What a transport or protocol failure says: who failed, then the detail."""
     words = _FAULT_WORDS.get(exc.code, "the target failed")
     return f"{words} ({exc.code.value}: {exc.message}): an error of the target, not a verdict"
-
-
-def _jsonable(value: Any) -> Any:
-    return plain(value)
 
 
 def stop_unsupported(ctx: CheckContext, exc: Unsupported) -> None:

@@ -27,7 +27,7 @@ import { SubagentDepthError, SubagentError } from '@deepseek-ai/dsh-subagent';
 import { SessionId } from '@deepseek-ai/dsh-session';
 
 import { Code, TckError } from './errors.mjs';
-import { outcomeOf } from './dsh_host.mjs';
+import { outcomeOf } from './outcomes.mjs';
 import { withRequestPreset } from './delegation.mjs';
 
 /** Set by `server.mjs --continuable`: the kit's start goes through DSH's continuable path. */

@@ -15,7 +15,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm';
 
 import { Code, TckError } from './errors.mjs';
 import { DSH } from './version.mjs';
-import { outcomeOf } from './dsh_host.mjs';
+import { outcomeOf } from './outcomes.mjs';
 import { presetOutputSchema, withPreset } from './presets.mjs';
 
 const KNOWN_CODES = new Set(Object.values(Code));

@@ -19,9 +19,8 @@ import JsonlPersistence from '@deepseek-ai/dsh-session-persistence-jsonl';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import LlmRuntime from '@deepseek-ai/dsh-llm';
 import AgentLoop from '@deepseek-ai/dsh-agent-loop';
-import SubagentRuntime, { finalAssistantOutput } from '@deepseek-ai/dsh-subagent';
+import SubagentRuntime from '@deepseek-ai/dsh-subagent';
 import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local';
-import { foldConsumedWork } from '@deepseek-ai/dsh-agent';
 import * as Spawn from '@deepseek-ai/dsh-subagent-spawn-in-process';
 import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
 import * as PersonaOnly from '../examples/persona_only_provider.mjs';
@@ -33,6 +32,7 @@ import { join } from 'node:path';
 import { Code, TckError } from './errors.mjs';
 import { GatewayLlmAdapter, ROUTE } from './model.mjs';
 import { observe } from './observe.mjs';
+import { translateToolError } from './outcomes.mjs';
 import { SDK_SECTION, sdkTextBindings } from './sdk_text.mjs';
 import { BASE, loadPresets } from './presets.mjs';
 
@@ -489,51 +489,11 @@ export class DshHost {
   }
 }
 
-/** DSH's turn outcome (turn/end reason) in the seam's vocabulary, as DSH's driver maps it. */
-function stopReasonOf(reason) {
-  switch (reason?.kind) {
-    case 'completed': return 'completed';
-    case 'max-tokens': return 'max-tokens';
-    case 'aborted': return 'aborted';
-    case 'blocked': return 'refusal';
-    default: return 'error';
-  }
-}
-
-const blocksText = (blocks) => (Array.isArray(blocks) ? blocks : [])
-  .map((b) => (b.type === 'text' ? b.text : '')).join('');
-
-/** The kit's ToolResults from the tool/result events DSH's loop appended. */
-export function toolResultsOf(events) {
-  return events.filter((e) => e.type === 'tool/result').map((e) => {
-    const block = e.data.message?.content?.[0] ?? {};
-    const isError = block.isError === true;
-    return { isError, code: isError ? translateToolError({ info: e.data.error }) : null,
-      content: blocksText(block.content) };
-  });
-}
-
-/** The outcome of the turn(s) after `boundary` in a DSH session log. */
-export function outcomeOf(events, boundary) {
-  const own = events.slice(boundary);
-  return { stopReason: stopReasonOf(foldConsumedWork(own).end?.data.reason),
-    output: blocksText(finalAssistantOutput(own) ?? []), toolResults: toolResultsOf(own) };
-}
-
 /** DSH renders one section with its own interpolation (renderPrompt over a one-section assembly). */
 function renderOne(section, variables) {
   return renderPrompt({ sections: [section], variables });
 }
 
-/** DSH's failure info code (HarnessError) mapped onto the kit's vocabulary where it is the same. */
-function translateToolError(error) {
-  const code = error?.info?.code;
-  if (code === 'UNKNOWN_TOOL' || code === 'TOOL_NOT_FOUND') return Code.UNKNOWN_TOOL;
-  return code ?? null;
-}
-
 /** DSH's persona section under the kit's name for it (a vocabulary mapping, like MODE). */
-export const KIT_PERSONA_SECTION = 'deployment:persona-prefix';
-export const kitSectionName = (name) => (name === PERSONA_SECTION ? KIT_PERSONA_SECTION : name);
-
-export { PERSONA_SECTION };
+const KIT_PERSONA_SECTION = 'deployment:persona-prefix';
+const kitSectionName = (name) => (name === PERSONA_SECTION ? KIT_PERSONA_SECTION : name);
