@@ -47,3 +47,16 @@ def test_a_target_with_fewer_capabilities_fails_none_of_these_checks() -> None:
     assert verdicts.bad() == {}, verdicts.explain()
     exercised = {k[0] for k, v in verdicts.outcomes.items() if v == "pass"}
     assert {"PE-01", "PE-03", "FR-03", "EN-01", "EN-02", "EN-03"} <= exercised
+
+
+def test_a_subagent_tool_loaded_with_request_controls_starts_no_composed_child_in_presets() -> None:
+    # EN-02 through the subagent tool: the reference refuses the load, for every provider
+    verdicts = run(reference_target(), ["subagent-tool-overrides-refused"],
+                   editions=(Edition.PRESET_COMPOSITION,))
+    assert verdicts.bad() == {}, verdicts.explain()
+    assert {v for k, v in verdicts.outcomes.items() if k[0] == "EN-02"} == {"pass"}
+    # a tool that takes them anyway and composes its children by them fails it
+    broken = zoo("tool_options_ignore_edition")
+    failed = run(broken.provider(), ["subagent-tool-overrides-refused"],
+                 editions=(Edition.PRESET_COMPOSITION,)).failed_rules()
+    assert failed == {"EN-02"}
