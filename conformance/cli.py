@@ -324,7 +324,7 @@ def build_parser(argv: Sequence[str] = (), prog: str = "subagent-tck") -> argpar
     parser = Parser(
         prog=prog,
         description="Conformance kit for subagent delegation controls: persona, tool "
-                    "visibility and delegation depth.",
+                    "visibility, delegation depth, spawn policy and model.",
         epilog="exit codes: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode),
     )
     parser.add_argument("--version", action=VersionAction)

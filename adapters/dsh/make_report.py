@@ -110,6 +110,11 @@ def divergences(certificate: dict[str, Any], entries: list[dict[str, Any]]) -> s
         out.append("")
         failures = [f for f in (rule or {}).get("failures", [])
                     if provider is None or f.get("provider") == provider]
+        # an entry that names its assertions is shown the failures it excuses, not its rule's
+        named = {a.get("fingerprint") for a in entry.get("assertions") or []
+                 if isinstance(a, dict)}
+        own = [f for f in failures if (f.get("assertion") or {}).get("fingerprint") in named]
+        failures = own or failures
         if failures:
             out.append(f"Observed in this run ({len(failures)} failure(s); the first "
                        f"{min(QUOTED, len(failures))}):")
@@ -126,7 +131,8 @@ def divergences(certificate: dict[str, Any], entries: list[dict[str, Any]]) -> s
 
 
 def entries_of(path: Path) -> list[dict[str, Any]]:
-    return [{"rule": e.rule, "reason": e.reason, "provider": e.provider}
+    return [{"rule": e.rule, "reason": e.reason, "provider": e.provider,
+             "assertions": [{"fingerprint": a.fingerprint} for a in e.assertions]}
             for e in load_baseline(path).entries]
 
 

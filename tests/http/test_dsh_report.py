@@ -83,3 +83,16 @@ def test_the_preset_composition_run_gets_its_own_section_with_its_baseline_entri
     assert "### EN-02 request-overrides-refused" in section  # an entry of baseline.presets.toml
     assert "`a request persona: accepted`" in section
     assert "--edition preset-composition" in section
+
+
+def test_two_entries_of_one_rule_each_quote_the_failures_they_excuse() -> None:
+    certificate = _certificate("unused")
+    failing = [{"provider": "spawn", "message": f"failure {n}",
+                "assertion": {"fingerprint": f"f{n}"}} for n in (1, 2)]
+    certificate["rules"][1] = {**certificate["rules"][1], "failures": failing}
+    entries = [{"rule": "TF-07", "reason": f"cause {n}",
+                "assertions": [{"fingerprint": f"f{n}"}]} for n in (1, 2)]
+    text = _module().divergences(certificate, entries)
+    first, second = text.split("cause 2")
+    assert "`failure 1`" in first and "`failure 2`" not in first
+    assert "`failure 2`" in second and "`failure 1`" not in second
