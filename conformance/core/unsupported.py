@@ -19,6 +19,7 @@ check's ``except TckError`` (or ``expect_error``) can take the answer for a refu
 from __future__ import annotations
 
 import inspect
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -180,7 +181,22 @@ class _Guarded:
             raise answer(exc, _wire(name), _arguments(name, args, kwargs), self._root) from exc
         if name == "root" and isinstance(result, AgentRef):
             self._root = result.agent
+        elif name in ("events", "observe"):
+            in_order(result if name == "events" else getattr(result, "events", ()), name)
         return result
+
+
+def in_order(events: Any, operation: str) -> None:
+    """The lifecycle log is one ordered log whose ``seq`` increases (docs/driver-api.md,
+    ``events``): a log out of order is an answer off the protocol (PROTOCOL_ERROR, an error of
+    the target), never read as an order of events it does not have."""
+    seqs = [getattr(e, "seq", None) for e in events or ()]
+    for before, after in itertools.pairwise(seqs):
+        if not (isinstance(before, int) and isinstance(after, int) and after > before):
+            raise TckError(ErrorCode.PROTOCOL_ERROR,
+                           f"{operation}: the lifecycle log is out of order: seq {after!r} "
+                           f"follows seq {before!r}; the driver API's log is one ordered list "
+                           "whose seq increases (docs/driver-api.md#routes)")
 
 
 def _arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
