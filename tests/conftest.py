@@ -19,8 +19,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 os.environ.setdefault("SUBAGENT_TCK_JOBS", "1")
 
 
-#: Suites that are slow and do not depend on the interpreter: tox runs them once, in its `once`
-#: and `runtimes` environments, and every Python environment runs the rest (`-m "not once"`;
+#: Suites that are slow and do not depend on the interpreter: tox runs them once, in its `once`,
+#: `zoo` and `runtimes` environments, and every Python environment runs the rest (`-m "not once"`;
 #: tox.ini). Plain `pytest` runs everything.
 ONCE = (
     "tests/test_zoo.py",  # the whole zoo at two seeds, each with default certify's campaign
@@ -64,8 +64,8 @@ ONCE_TESTS = {
     "tests/fuzz/test_families.py": (
         "test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule",),
 }
-#: The whole zoo: tox's `once` runs it, with the single tests of ONCE_TESTS (the per-family zoo
-#: and the campaign against an entry of each family), in a command of its own without coverage
+#: The whole zoo: tox's `zoo` runs it, with the single tests of ONCE_TESTS (the per-family zoo
+#: and the campaign against an entry of each family), in an environment of its own without coverage
 #: tracing (marked `zoo`): they certify again the code every other suite already covers, and
 #: tracing made them 1.7 times slower.
 ZOO = "tests/test_zoo.py"
