@@ -6,13 +6,15 @@ preset's or its start request's ``spawnPolicy``. SP-01 is judged on every start 
 of the deployment from a scope with policies: one the policies admit starts, one they refuse is
 ``SPAWN_DENIED`` naming the preset and leaves nothing behind (docs/rules.md#SP-01); a policy
 naming presets the deployment lacks is refused when installed, listing them all, and nothing is
-installed. SP-02 reads what the scope's model is offered to delegate with: the ``subagent``
-tools the check loads and the provider's own delegation tool (``ProviderInfo.delegationTool``).
+installed. SP-02's checks, which read what the scope's model is offered to delegate with, are
+in spawn_policy_offered.py, over the same cases.
 
 Preset names are drawn from the tool-name grammar (``_names``: case twins, prefixes, non-ASCII,
 long), policies of every shape (allow, deny, both, empty lists), one to three on a scope, some
-disposed. A start names a preset only in the preset-composition edition (a request-controls
-start names none), so the start judgments run there. Each check asks one operation the target
+disposed; where the provider advertises depthLimit, the starts of a case may carry a cap the
+child's depth is within (the partition ``under-a-cap``: a policy combined with a depth cap). A
+start names a preset only in the preset-composition edition (a request-controls start names
+none), so the start judgments run there. Each check asks one operation the target
 may not express (a live policy, a start from a child): answered ``UNSUPPORTED_OPERATION``, its
 rules are not applicable with the reason, and the other checks still judge.
 """
@@ -26,21 +28,17 @@ from typing import Any
 from hypothesis import strategies as st
 
 from subagent_tck.spec import (
+    MAX_SAFE_INTEGER,
     Capability,
-    Component,
     Edition,
     ErrorCode,
     Restriction,
     TckError,
     name_token,
-    named_refused,
-    offered_text,
     parse_policies,
-    words,
 )
 
-from ...core.gateway import text
-from ...core.protocol import PresetSpec, SubagentToolConfig
+from ...core.protocol import AgentRef, PresetSpec
 from ...core.target import Deployment
 from ..check import TARGET_FAULTS, CheckContext, check
 from ..partitions import Partition
@@ -69,10 +67,20 @@ EXAMPLES: tuple[dict[str, Any], ...] = (
                   {"deny": ["検索"]}], "disposed": []},
     {"presets": ["read", "Read", "READ", "read_file"],
      "policies": [{"deny": []}, {"allow": ["Read", "read_file"]}, {"deny": ["read_file"]}],
-     "disposed": []},
+     "disposed": [], "headroom": 0},
     {"presets": ["writer", "writer-2", "café"], "policies": [{"allow": []}, {"deny": ["writer"]}],
      "disposed": [0]},
 )
+
+#: The starts of a case carry ``maxDepth``: the child's depth plus ``headroom`` (0: a cap the
+#: child's depth reaches exactly), or the largest safe integer (``"max"``); None: no cap.
+Headroom = int | str | None
+
+#: A policy judged on starts that also carry a cap, where the provider advertises depthLimit:
+#: a gate that lets a capped start through on its cap alone fails only such a case
+#: (docs/rules.md#SP-01 speaks of every start).
+UNDER_A_CAP = Partition("SP-01", "under-a-cap", "the starts carry a maxDepth the child's depth "
+                        "is within (the policy combined with a cap)")
 
 #: The partition each hand-written case stands for (docs/certify.md#partitions).
 EXAMPLE_PARTS = (
@@ -96,7 +104,22 @@ def case_st(draw: Any) -> dict[str, Any]:
     policies = draw(st.lists(restriction_st(presets, empty=True), min_size=1, max_size=3))
     disposed = draw(st.lists(st.integers(0, len(policies) - 1), unique=True,
                              max_size=len(policies) - 1))
-    return {"presets": presets, "policies": policies, "disposed": sorted(disposed)}
+    headroom = draw(st.one_of(st.none(), st.integers(0, 6), st.just("max")))
+    return {"presets": presets, "policies": policies, "disposed": sorted(disposed),
+            "headroom": headroom}
+
+
+def cap_for(ctx: CheckContext, case: dict[str, Any], parent_depth: int) -> int | None:
+    """The ``maxDepth`` the starts of ``case`` carry from a parent at ``parent_depth`` (None:
+    none); a provider without depthLimit gets none, and the partition is not its."""
+    headroom: Headroom = case.get("headroom")
+    if not capable(ctx.provider, Capability.DEPTH_LIMIT):
+        ctx.inapplicable("SP-01", UNDER_A_CAP.name)
+        return None
+    if headroom is None:
+        return None
+    ctx.drew("SP-01", UNDER_A_CAP.name)
+    return MAX_SAFE_INTEGER if headroom == "max" else parent_depth + 1 + int(headroom)
 
 
 def names_preset(exc: TckError, preset: str) -> bool:
@@ -112,17 +135,20 @@ def names_preset(exc: TckError, preset: str) -> bool:
 _POLICY_CODES = frozenset({ErrorCode.SPAWN_DENIED, ErrorCode.INVALID_SPAWN_POLICY})
 
 
-def judge_starts(ctx: CheckContext, dep: Deployment, parent: str, presets: list[PresetSpec],
+def judge_starts(ctx: CheckContext, dep: Deployment, parent: AgentRef, presets: list[PresetSpec],
                  policies: Sequence[Restriction], where: str,
-                 tools: list[str] | None = None) -> None:
+                 tools: list[str] | None = None, cap: int | None = None) -> None:
     """Start every preset from ``parent``, whose scope holds ``policies``: each as the oracle
-    says (SP-01; ``tools``: the deployment's global tools)."""
+    says (SP-01; ``tools``: the deployment's global tools; ``cap``: each start's maxDepth)."""
     provider = provider_name(ctx)
     state = start_state(ctx, global_names=tools or [], presets=oracle_presets(presets),
-                        parent_policies=policies)
+                        parent_policies=policies, parent_header=parent.depth)
+    fields: dict[str, Any] = {} if cap is None else {"maxDepth": cap}
+    if cap is not None:
+        where = f"{where}, with maxDepth {cap}"
     for spec in presets:
-        request = start_request(parent, provider, f"policed {marker(ctx, 'sp')}",
-                                {"preset": spec.name})
+        request = start_request(parent.agent, provider, f"policed {marker(ctx, 'sp')}",
+                                {**fields, "preset": spec.name})
         outcome = expected_start(state, request)
         if not outcome.ok and outcome.codes != {ErrorCode.SPAWN_DENIED}:
             raise AssertionError(f"check bug: the oracle refuses {spec.name!r} for "
@@ -170,7 +196,7 @@ def preset_specs(names: list[str]) -> list[PresetSpec]:
 
 
 @check("SP-01", name="spawn-policy-live", edition=Edition.PRESET_COMPOSITION,
-       partitions=example_partitions("SP-01"))
+       partitions=(*example_partitions("SP-01"), UNDER_A_CAP))
 def live(ctx: CheckContext) -> None:
     """Policies installed on the root (some disposed again): every preset of the deployment
     started from it, admitted or refused as the remaining policies say."""
@@ -187,14 +213,14 @@ def live(ctx: CheckContext) -> None:
             with ctx.step("SP-01", f"disposing the spawn policy {case['policies'][index]}"):
                 dep.dispose_spawn_policy(root, handles[index])
         kept = [p for i, p in enumerate(case["policies"]) if i not in case["disposed"]]
-        judge_starts(ctx, dep, root, specs, parse_policies(kept, case["presets"]),
-                     f"the root under the policies {kept}")
+        judge_starts(ctx, dep, dep.root(), specs, parse_policies(kept, case["presets"]),
+                     f"the root under the policies {kept}", cap=cap_for(ctx, case, 0))
 
     each(ctx, body)
 
 
 @check("SP-01", name="spawn-policy-composed", edition=Edition.PRESET_COMPOSITION,
-       partitions=(*example_partitions("SP-01"),
+       partitions=(*example_partitions("SP-01"), UNDER_A_CAP,
                    Partition("SP-01", "from-the-request", "the policy composed by the start "
                              "request, beside a preset's"),
                    Partition("SP-01", "from-the-preset", "the policy composed by the preset")))
@@ -223,8 +249,9 @@ def composed(ctx: CheckContext) -> None:
             child = dep.start(request)
         with ctx.step("SP-01", "reaching the child as a parent"):
             parent = reach(dep, child)
-        judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
-                     f"a child whose {route} composed the policy {policy}", ["tool_a", "tool_b"])
+        judge_starts(ctx, dep, parent, specs, parse_policies([policy], names),
+                     f"a child whose {route} composed the policy {policy}", ["tool_a", "tool_b"],
+                     cap_for(ctx, case, parent.depth))
         ctx.drew("SP-01", f"from-the-{route}")
 
     # a policy from the preset alone (the hand-written cases below compose it by the request)
@@ -233,7 +260,7 @@ def composed(ctx: CheckContext) -> None:
 
 
 @check("SP-01", name="spawn-policy-resumed", edition=Edition.PRESET_COMPOSITION,
-       partitions=example_partitions("SP-01"))
+       partitions=(*example_partitions("SP-01"), UNDER_A_CAP))
 def resumed(ctx: CheckContext) -> None:
     """A child composed with a policy and resumed cold gets the policy back from its
     descriptor: the resumed child starts every preset as that policy says."""
@@ -248,8 +275,9 @@ def resumed(ctx: CheckContext) -> None:
                                             {"spawnPolicy": policy}))
         with ctx.step("SP-01", "resuming the child cold"):
             parent = dep.resume(child.session)
-        judge_starts(ctx, dep, parent.agent, specs, parse_policies([policy], names),
-                     f"a resumed child whose descriptor holds the policy {policy}")
+        judge_starts(ctx, dep, parent, specs, parse_policies([policy], names),
+                     f"a resumed child whose descriptor holds the policy {policy}",
+                     cap=cap_for(ctx, case, parent.depth))
 
     each(ctx, body)
 
@@ -362,126 +390,3 @@ def unknown_composed(ctx: CheckContext) -> None:
     else:
         ctx.inapplicable("SP-01", "unknown-in-a-preset")
     ctx.for_all(st.composite(unknown_case)(), body)
-
-
-# --- SP-02: what the model is offered to delegate with ------------------------------------
-
-NOTHING_OFFERED = ("the target ships no subagent tool and the provider names no delegation tool "
-                   "of its own: nothing offers a preset to the model")
-#: The preset of the deployment the words of the delegation tools are first read in.
-BASELINE_PRESET = "tck_baseline_preset"
-
-
-def delegation_tools(ctx: CheckContext, dep: Deployment, presets: list[str]) -> set[str] | None:
-    """Load the kit's ``subagent`` tools where the target ships them (one bound to the provider,
-    and in the preset-composition edition one bound to a preset too) and add the provider's own
-    delegation tool: the names SP-02 reads, or None when there is none to read."""
-    assert ctx.provider is not None
-    names = {ctx.provider.delegationTool} if ctx.provider.delegationTool else set()
-    info = ctx.target.info()
-    if Component.SUBAGENT_TOOL in info.components:
-        with ctx.step("SP-02", f"loading the subagent tool bound to {ctx.provider.name}"):
-            dep.load_subagent_tool(SubagentToolConfig(provider=ctx.provider.name))
-        names.add("subagent")
-        if ctx.edition is Edition.PRESET_COMPOSITION:
-            with ctx.step("SP-02", f"loading a subagent tool bound to the preset {presets[0]}"):
-                dep.load_subagent_tool(SubagentToolConfig(
-                    provider=ctx.provider.name, toolName="delegate", preset=presets[0]))
-            names.add("delegate")
-    return names or None
-
-
-class Offered:
-    """What SP-02 reads in one check run: the delegation tools' names, and the words they say
-    in a deployment whose one preset is :data:`BASELINE_PRESET` (a drawn preset named like one
-    of them, ``task`` or ``prompt``, cannot be told apart from the tool's own wording, so it is
-    not judged)."""
-
-    def __init__(self, ctx: CheckContext) -> None:
-        self.ctx = ctx
-        self.own: frozenset[str] | None = None
-
-    def deploy(self, presets: list[str]) -> tuple[Deployment, set[str] | None]:
-        """A deployment of ``presets`` with the delegation tools loaded, and their names (the
-        baseline is read first, in a deployment of its own: a deployment's gateway is the
-        check's until the next one)."""
-        if self.own is None:
-            base = self.ctx.deploy(presets=preset_specs([BASELINE_PRESET]))
-            names = delegation_tools(self.ctx, base, [BASELINE_PRESET]) or set()
-            root = base.root().agent
-            self.own = frozenset().union(*(words(offered_text(t.model_dump()))
-                                           for t in base.tool_schemas(root) if t.name in names))
-        dep = self.ctx.deploy(presets=preset_specs(presets))
-        return dep, delegation_tools(self.ctx, dep, presets)
-
-    def judge(self, tools: list[Any], names: set[str], policies: list[Any], presets: list[str],
-              what: str) -> None:
-        offered = [t.model_dump() for t in tools if t.name in names]
-        named = named_refused(offered, parse_policies(policies, presets), presets, self.own or ())
-        self.ctx.expect("SP-02", not named, f"{what}: a delegation tool names presets the "
-                        f"policies refuse: {named}", "no refused preset named",
-                        {"named": named, "offered": offered})
-
-
-@check("SP-02", name="spawn-policy-offered-child", partitions=example_partitions("SP-02"))
-def offered_child(ctx: CheckContext) -> None:
-    """A child composed with a policy (its start request's): its first request offers no
-    delegation tool that names a preset the policy refuses."""
-    provider = provider_name(ctx)
-    offered = Offered(ctx)
-
-    def body(case: dict[str, Any]) -> None:
-        presets, policy = case["presets"], case["policies"][0]
-        dep, names = offered.deploy(presets)
-        if names is None:
-            ctx.skip("SP-02", NOTHING_OFFERED)
-            return
-        label = marker(ctx, "offered")
-        ctx.gateway.script(label, text("done"))
-        with ctx.step("SP-02", f"starting a child with the policy {policy}"):
-            child = dep.start(start_request(dep.root().agent, provider, f"child {label}",
-                                            {"spawnPolicy": policy}))
-        sent = ctx.gateway.requests(child.agent)
-        offered.judge(sent[0].tools if sent else [], names, [policy], presets,
-                      f"the first request of a child with the policy {policy}")
-
-    each_offered(ctx, body)
-
-
-@check("SP-02", name="spawn-policy-offered-live", partitions=example_partitions("SP-02"))
-def offered_live(ctx: CheckContext) -> None:
-    """The root under policies installed on it: its tool schemas and its next request offer
-    no delegation tool that names a preset they refuse."""
-    offered = Offered(ctx)
-
-    def body(case: dict[str, Any]) -> None:
-        presets = case["presets"]
-        dep, names = offered.deploy(presets)
-        root = dep.root().agent
-        if names is None:
-            ctx.skip("SP-02", NOTHING_OFFERED)
-            return
-        for raw in case["policies"]:
-            with ctx.step("SP-02", f"installing the spawn policy {raw}"):
-                dep.install_spawn_policy(root, raw)
-        what = f"the root under the policies {case['policies']}"
-        offered.judge(dep.tool_schemas(root), names, case["policies"], presets,
-                      f"{what}: its tool schemas")
-        with ctx.step("SP-02", "running a turn of the root"):
-            dep.run_turn(root, f"turn {marker(ctx, 'offered')}")
-        sent = ctx.gateway.requests(root)
-        offered.judge(sent[-1].tools if sent else [], names, case["policies"], presets,
-                      f"{what}: its next request")
-
-    each_offered(ctx, body)
-
-
-def each_offered(ctx: CheckContext, body: Any) -> None:
-    for case, (part, _) in zip(EXAMPLES, EXAMPLE_PARTS, strict=True):
-        body(case)
-        if ctx.not_applicable:
-            return
-        ctx.drew("SP-02", part)
-        if any(f.rule == "SP-02" for f in ctx.failures):
-            return
-    ctx.for_all(case_st(), body)

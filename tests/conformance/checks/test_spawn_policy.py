@@ -8,14 +8,15 @@ import pytest
 
 from subagent_tck.conformance.engine.checks import spawn_policy
 from subagent_tck.conformance.transports.builtin import reference_target
-from subagent_tck.spec import ErrorCode, TckError
+from subagent_tck.spec import Edition, ErrorCode, TckError
 
 from .tiny_runner import checks_of, run
 from .zoo_cases import SPAWN_POLICY, assert_breaks_only_its_rule, entry
 
 
 def test_every_spawn_policy_check_passes_on_the_reference_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("spawn_policy"), max_examples=3)
+    verdicts = run(reference_target(), checks_of("spawn_policy", "spawn_policy_offered"),
+                   max_examples=3)
     assert not verdicts.bad(), verdicts.explain()
     outcomes = {(rule, provider, edition): outcome
                 for (rule, provider, edition), outcome in verdicts.outcomes.items()}
@@ -46,3 +47,15 @@ def test_a_refusal_names_its_preset_by_detail_or_as_a_whole_word_of_its_message(
     assert spawn_policy.names_preset(TckError(ErrorCode.SPAWN_DENIED, "refused 'Read'"), "Read")
     assert not spawn_policy.names_preset(TckError(ErrorCode.SPAWN_DENIED, "refused read_file"),
                                          "read")
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_a_gate_that_admits_a_capped_start_on_its_cap_alone_fails_sp_01_through_a_case_with_a_cap(
+        seed: int) -> None:
+    # spawn_policy_skipped_under_cap passed every SP check while no case combined a policy with
+    # a maxDepth (only the campaign found it, at the seeds that drew it); the partition
+    # under-a-cap is drawn from a hand-written case at every seed
+    verdicts = run(entry("spawn_policy_skipped_under_cap").provider(), checks_of("spawn_policy"),
+                   editions=[Edition.PRESET_COMPOSITION], max_examples=1, seed=seed)
+    assert "SP-01" in verdicts.failed_rules(), verdicts.explain()
+    assert any("with maxDepth" in f.message for f in verdicts.failures if f.rule == "SP-01")

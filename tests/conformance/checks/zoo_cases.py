@@ -40,6 +40,7 @@ GATING = (
 SPAWN_POLICY = (
     "spawn_allow_overrides_deny", "spawn_policies_united", "spawn_denied_after_publish",
     "spawn_policy_names_unchecked", "spawn_policy_lost_on_resume", "tool_lists_every_preset",
+    "spawn_policy_skipped_under_cap",
 )
 MODEL_SELECTION = (
     "child_runs_on_parent_model", "preset_model_beats_request", "resumed_child_loses_model",

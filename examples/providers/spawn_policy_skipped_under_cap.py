@@ -1,0 +1,32 @@
+"""A start that carries a depth cap skips the spawn-policy check (breaks SP-01).
+
+The runtime treats ``maxDepth`` as the start's whole admission: a start with a cap is judged by
+the cap alone, so a scope whose policy refuses ``writer`` still starts ``writer`` when the
+start says how deep the tree may grow. A refactor that moves the policy check into the branch
+for uncapped starts does this; only a case that combines a spawn policy with a cap shows it
+(docs/rules.md#SP-01: every start of a preset the scope's policies refuse is refused).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
+from subagent_tck.reference import ChildStart, Host
+
+BREAKS = "SP-01"
+
+
+class CapAdmitsStart(ChildStart):
+    def check_spawn_policy(self) -> None:
+        if self.request.get("maxDepth") is not None:
+            return  # the bug: a capped start is admitted by its cap alone
+        super().check_spawn_policy()
+
+
+class CapAdmitsHost(Host):
+    child_start_class = CapAdmitsStart
+
+
+def provider() -> Any:
+    return ReferenceTarget(host_class=CapAdmitsHost, name="spawn-policy-skipped-under-cap")
