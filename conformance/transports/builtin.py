@@ -261,7 +261,8 @@ class ReferenceDeployment:
 
     def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
         origin = Origin.GLOBAL if agent is None else Origin.LOCAL
-        self.host.register_tool(self._echo_tool(tool, origin), agent)
+        fresh = tool.model_copy(update={"name": _fresh(tool.name)})
+        self.host.register_tool(self._echo_tool(fresh, origin), agent)
 
     def unregister_tool(self, name: str, agent: str | None = None) -> None:
         self.host.unregister_tool(name, agent)

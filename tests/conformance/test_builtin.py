@@ -298,6 +298,10 @@ def test_an_in_process_target_gets_equal_copies_of_names_never_the_kits_own_obje
     seen: list[tuple[str, str]] = []
 
     class Recording(Host):
+        def register_tool(self, tool: Any, agent: str | None = None) -> None:
+            seen.append(("register_tool", tool.name))
+            super().register_tool(tool, agent)
+
         def execute(self, agent: str, name: str, arguments: Any, signal: Any = None) -> Any:
             seen.append(("execute", name))
             return super().execute(agent, name, arguments, signal)
@@ -315,7 +319,10 @@ def test_an_in_process_target_gets_equal_copies_of_names_never_the_kits_own_obje
         dep.remove_provider(provider)
     finally:
         dep.close()
-    (_, executed), (_, removed) = seen
+    (_, registered), (_, executed), (_, removed) = seen
+    # a reserved name compared by identity passes in-process with the kit's own string only
+    # (examples/providers/reserved_name_by_identity.py)
+    assert registered == tool_name and registered is not tool_name
     assert executed == tool_name and executed is not tool_name
     assert removed == provider and removed is not provider
 

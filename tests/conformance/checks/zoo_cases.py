@@ -22,7 +22,7 @@ TOOL_FILTER = (
     "schemas_only_filter", "child_locals_leak_to_parent", "dispose_lifts_all",
     "deny_skips_unfamiliar_names", "null_list_read_as_empty", "filter_unknown_keys_ignored",
     "preset_null_list_read_as_empty", "sdk_only_model_call_runs_global",
-    "model_calls_checked_in_default_mode",
+    "model_calls_checked_in_default_mode", "reserved_name_by_identity",
     # a runtime's own grammar, declared (docs/driver-api.md#dialect)
     "server_deny_ignored", "wildcard_prefix_dropped", "declared_folding_ignored",
 )
