@@ -334,7 +334,8 @@ class TrafficDeployment(Delegation, Generic[R]):
         return []
 
     def providers(self) -> list[ProviderInfo]:
-        return [provider_info(self.provider, self.depth_limit, self.model_selection)] \
+        return [provider_info(self.provider, self.depth_limit, self.model_selection,
+                              self.spawn_policy)] \
             if self._provider else []
 
     def remove_provider(self, name: str) -> None:

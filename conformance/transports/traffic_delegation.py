@@ -56,6 +56,9 @@ class Delegation(Refusals):
     #: Whether the provider advertises modelSelection: an agent definition carries a model,
     #: which a start's model (the request's, else its preset's) is written as.
     model_selection: ClassVar[bool] = False
+    #: Whether the provider advertises spawnPolicy: an agent definition carries which agents
+    #: it may start, which a start's policy (the request's, else its preset's) is written as.
+    spawn_policy: ClassVar[bool] = False
     #: The most agents a start from a deep parent nests to stand for its ancestors (a parent
     #: created deeper is a probe: traffic_starts.Lineage.truncated).
     deepest: ClassVar[int] = 8
@@ -95,10 +98,13 @@ class Delegation(Refusals):
         with ``start.setting`` as the runtime's depth setting (UNSET: the runtime's default)."""
 
     def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
-                          written: list[str], model: str | None = None) -> str:
+                          written: list[str], model: str | None = None,
+                          spawn_policy: Any = None) -> str:
         """The definition start ``number``'s parent calls the tool with: a fresh one made from
         the preset, with the start's composed ``model`` (None: none, the parent's), its body
-        marked with the new child's agent id (appended to ``written``)."""
+        marked with the new child's agent id (appended to ``written``). ``spawn_policy``
+        reaches a runtime that advertises spawnPolicy only (:attr:`spawn_policy`), whose
+        adapter writes it."""
         file = f"tck-child-{number}"
         self._write_agent(file, preset.persona if preset else None,
                           preset.toolFilter if preset else None, agent, model=model)
@@ -131,6 +137,11 @@ class Delegation(Refusals):
         """Whether an allow list admits the delegation tool: its name (or, where the runtime
         reads one, a typed entry ``TOOL(type)``)."""
         return self.tool in names
+
+    def _withheld(self, link: Lineage) -> bool:
+        """Whether the runtime withholds its delegation tool from ``link`` for the spawn policy
+        its definition carries (a policy that refuses every agent); none by default."""
+        return False
 
     def _drive(self, request: ModelRequest, token: str) -> ModelReply:
         """A driven agent of a kit ``start`` (its top-level session or a link): call the tool
@@ -226,7 +237,7 @@ class Delegation(Refusals):
             if preset.outputSchema is not None:
                 raise TckError(ErrorCode.UNSUPPORTED_CAPABILITY, f"provider {self.provider} "
                                "does not advertise outputSchema")
-        unmapped = [("spawnPolicy", Capability.SPAWN_POLICY)]
+        unmapped = [] if self.spawn_policy else [("spawnPolicy", Capability.SPAWN_POLICY)]
         if not self.model_selection:
             unmapped.append(("model", Capability.MODEL_SELECTION))
         for field, capability in unmapped:
@@ -257,9 +268,14 @@ class Delegation(Refusals):
         # the request's model wins over its preset's (docs/rules.md#MO-01); None: the parent's
         model = request.model if request.model is not None else \
             preset.model if preset is not None else None
-        file = self._child_definition(number, preset, f"child-{number}", written, model)
+        # so is the request's spawn policy over its preset's (docs/driver-api.md#spawn-policies-
+        # and-models); a runtime without spawnPolicy never gets here with one (_start_preset)
+        policy = request.spawnPolicy if request.spawnPolicy is not None else \
+            preset.spawnPolicy if preset is not None else None
+        file = self._child_definition(number, preset, f"child-{number}", written, model,
+                                      policy)
         child = Lineage(f"child-{number}", file, persona, tool_filter, len(links) + 1,
-                        request.parent, links, model=model)
+                        request.parent, links, model=model, spawn_policy=policy)
         link_files = tuple(self._link_definition(number, level, link, written)
                            for level, link in enumerate(links, 1))
         descriptor: dict[str, Any] = {"provider": self.provider}
@@ -294,8 +310,15 @@ class Delegation(Refusals):
                                         f"its depth is how deep it is nested, and "
                                         f"{self.runtime} let a chain of {len(links)} nested "
                                         "agents through: the adapter builds no deeper one")
-            raise refusal(start, self.runtime, self.tool, self.refusal_words, self._admits_tool,
-                          output if isinstance(output, str) else json.dumps(output))
+            refused = refusal(start, self.runtime, self.tool, self.refusal_words,
+                              self._admits_tool,
+                              output if isinstance(output, str) else json.dumps(output),
+                              self._withheld)
+            if refused.code is ErrorCode.SPAWN_DENIED and isinstance(request.preset, str):
+                # the runtime's words name its own agent; the kit's preset is the one asked for
+                raise TckError(ErrorCode.SPAWN_DENIED, f"the preset {request.preset!r}: "
+                               f"{refused.message}", {"preset": request.preset})
+            raise refused
         self._event("run.stopped", child.agent, {"stopReason": stop.value})
         return RunResult(agent=child.agent, session=header.session, depth=child.depth,
                          stopReason=stop, output=output, toolResults=results)

@@ -46,16 +46,18 @@ def slug(value: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:40] or "preset"
 
 
-def provider_info(name: str, depth_limit: bool = False,
-                  model_selection: bool = False) -> ProviderInfo:
+def provider_info(name: str, depth_limit: bool = False, model_selection: bool = False,
+                  spawn_policy: bool = False) -> ProviderInfo:
     """The one provider: the runtime's subagent tool called with a project agent, whose
     definition carries the persona and the tool filter (a preset); ``depth_limit`` where the
     runtime has a depth setting the start's ``maxDepth`` is given as; ``model_selection``
-    where the definition carries a model too (docs/driver-api.md#spawn-policies-and-models)."""
+    where the definition carries a model too, ``spawn_policy`` where it carries which agents
+    the child may start (docs/driver-api.md#spawn-policies-and-models)."""
     capabilities = [Capability.PERSONA, Capability.TOOL_FILTER]
     return ProviderInfo(name=name, capabilities=capabilities + (
         [Capability.DEPTH_LIMIT] if depth_limit else []) + (
-        [Capability.MODEL_SELECTION] if model_selection else []))
+        [Capability.MODEL_SELECTION] if model_selection else []) + (
+        [Capability.SPAWN_POLICY] if spawn_policy else []))
 
 
 class TrafficRoute:
@@ -206,6 +208,8 @@ class TrafficTarget(Generic[P]):
     depth_limit: bool = False  # whether the provider advertises depthLimit
     #: whether the provider advertises modelSelection (an agent definition's model)
     model_selection: ClassVar[bool] = False
+    #: whether the provider advertises spawnPolicy (an agent definition's delegation rules)
+    spawn_policy: ClassVar[bool] = False
 
     def __init__(self, proxy: Callable[[], P]) -> None:
         self._make_proxy = proxy
@@ -217,7 +221,8 @@ class TrafficTarget(Generic[P]):
         return TargetInfo(name=f"{self.folder} (via subagent-tck adapters/{self.folder})",
                           version=self.version, editions=[Edition.PRESET_COMPOSITION],
                           components=[], providers=[provider_info(
-                              self.provider, self.depth_limit, self.model_selection)])
+                              self.provider, self.depth_limit, self.model_selection,
+                              self.spawn_policy)])
 
     def _endpoint(self, gateway: Gateway) -> tuple[str, P, str]:
         """For a new deployment: the kit gateway's base URL, the model endpoint and the

@@ -79,6 +79,8 @@ class Lineage:
     filler: bool = False
     #: the model its definition names (None: none, its parent's)
     model: str | None = None
+    #: the spawn policy its definition carries (None: none; only where the runtime has one)
+    spawn_policy: Any = None
 
     @property
     def chain(self) -> tuple[Lineage, ...]:
@@ -164,14 +166,17 @@ class Start:
 
 
 def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tuple[str, ...]],
-            admits: Callable[[Lineage], bool], output: str) -> TckError:
+            admits: Callable[[Lineage], bool], output: str,
+            withheld: Callable[[Lineage], bool] = lambda link: False) -> TckError:
     """Why a start whose child never asked its model failed, as the kit's code: a refusal in
     the runtime's words for a code (``words``, by the adapters' reading of its code: its depth
     cap is DEPTH_EXCEEDED); the tool withheld from a link whose filter admits it, DEPTH_EXCEEDED
     (the runtime's depth cap); a link whose filter leaves the tool out cannot start anything,
     which the runtime cannot be asked (UNSUPPORTED_OPERATION); anything else is the runtime
     refusing the child's setup (SETUP_FAILED), with its words. ``admits``: whether a link, as
-    the adapter wrote it, keeps the runtime's delegation tool."""
+    the adapter wrote it, keeps the runtime's delegation tool; ``withheld``: whether a link's
+    spawn policy, as written, makes the runtime withhold the tool (every agent refused:
+    SPAWN_DENIED)."""
     def where(level: int | None) -> str:
         return ("the top-level session" if level in (None, 0) else
                 f"{start.links[level - 1].agent} at depth {start.links[level - 1].depth}")
@@ -197,6 +202,10 @@ def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tup
         return TckError(found, f"{runtime} refused the {tool} call of {where(level)}: "
                         f"{text[:500]}")
     if level is not None and level > 0 and start.offered.get(level) is False:
+        if withheld(start.links[level - 1]):
+            return TckError(ErrorCode.SPAWN_DENIED, f"{runtime} did not offer {where(level)} "
+                            f"its {tool} tool: the spawn policy its definition carries refuses "
+                            "every agent")
         if admits(start.links[level - 1]):
             return TckError(ErrorCode.DEPTH_EXCEEDED, f"{runtime} did not offer {where(level)} "
                             f"its {tool} tool, which its definition admits: it withholds the "

@@ -37,7 +37,7 @@ from opencode_adapter.proxy import (
     names_back,
     wire_name,
 )
-from opencode_adapter.target import permission
+from opencode_adapter.rules import permission
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 #: Names opencode keeps as they are (so their wire names never meet).

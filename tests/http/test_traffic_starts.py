@@ -116,6 +116,21 @@ def test_a_link_without_the_tool_is_the_depth_cap_where_its_filter_admits_the_to
     assert refused.code is code and "child-2" in refused.message
 
 
+@pytest.mark.parametrize("admits", [True, False])
+def test_a_link_whose_spawn_policy_makes_the_runtime_withhold_the_tool_is_spawn_denied(
+        admits: bool) -> None:
+    """opencode offers no task to an agent whose task rules end in '*': deny (a policy that
+    admits nothing): the start is refused by the policy, whatever the filter says."""
+    start = _start(3)
+    start.drive(_request(offered=False), 2, TOOL)
+    start.results[0] = start.results[1] = Message(role="tool", content="done")
+    refused = refusal(start, "opencode", TOOL, {}, lambda link: admits, "",
+                      lambda link: link.agent == "child-2")
+    assert refused.code is ErrorCode.SPAWN_DENIED and "child-2" in refused.message
+    assert refusal(start, "opencode", TOOL, {}, lambda link: admits, "",
+                   lambda link: False).code is not ErrorCode.SPAWN_DENIED
+
+
 def test_a_chain_shorter_than_its_depth_probes_without_starting_a_child() -> None:
     deep = Lineage("agent-1", "", None, None, 2**53 - 1, None, _line(8, filler=True).chain,
                    filler=True)

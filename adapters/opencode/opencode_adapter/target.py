@@ -57,11 +57,11 @@ from subagent_tck.conformance.transports.traffic_starts import (
 from subagent_tck.spec import ErrorCode, StopReason, TckError, model_problem
 
 from . import dialect
-from .proxy import PROBE, SERVER, Proxy, Route, wire_name
+from .proxy import PROBE, SERVER, Proxy, Route
+from .rules import PROVIDER, permission, rule_name, with_policy, withheld
 from .serve import CONFIG_REFUSALS, OPENCODE, Serve
 
 VERSION = "1.18.33"
-PROVIDER = "task"  # opencode's task tool with a project agent (docs/opencode.md)
 RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_OPENCODE_TIMEOUT", "60"))
 #: How long a tool registration waits for a running opencode to list the MCP server's tools
 #: again after the server announced the change (it goes on either way).
@@ -78,34 +78,6 @@ FILLER = "tck-filler"
 UNAVAILABLE = "Model tried to call unavailable tool"
 
 
-def _rule(name: str) -> str:
-    """A filter entry as an opencode permission key: the kit's tool as opencode names it, but
-    opencode's own ``task`` (the delegation tool, docs/opencode.md "Delegation from a child")
-    by its own name."""
-    return name if name == PROVIDER else wire_name(name)
-
-
-def permission(tool_filter: Any) -> Any:
-    """The kit's tool filter as opencode's ordered permission rules (a mapping in the order
-    written); a filter of another shape is written as it is, for opencode to judge."""
-    if not isinstance(tool_filter, dict):
-        return tool_filter
-    allow, deny = tool_filter.get("allow"), tool_filter.get("deny")
-    lists = [v for v in (allow, deny) if v is not None]
-    if set(tool_filter) - {"allow", "deny"} or not all(
-            isinstance(v, list) and all(isinstance(n, str) for n in v) for v in lists):
-        return tool_filter
-    rules: dict[str, str] = {}
-    if allow is not None:
-        rules["*"] = "deny"
-        for name in allow:
-            rules[_rule(name)] = "allow"
-    for name in deny or []:
-        rules.pop(_rule(name), None)  # last: opencode's last matching rule wins
-        rules[_rule(name)] = "deny"
-    return rules
-
-
 class OpencodeTarget(TrafficTarget[Proxy]):
     runtime = "opencode"
     folder = "opencode"
@@ -113,6 +85,7 @@ class OpencodeTarget(TrafficTarget[Proxy]):
     provider = PROVIDER
     depth_limit = True  # subagent_depth (opencode.json)
     model_selection = True  # an agent's model, the configuration's (docs/opencode.md)
+    spawn_policy = True  # an agent's task rules (rules.py)
 
     def __init__(self) -> None:
         if not OPENCODE.exists():
@@ -159,8 +132,12 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     nesting = True  # a subagent whose rules allow task may call it (opencode 1.18.33)
     depth_limit = True  # subagent_depth (opencode.json)
     model_selection = True
+    spawn_policy = True  # an agent's task rules (rules.py)
     refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
-        ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",)}
+        ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",),
+        # a task rule denies the agent type (Permission.ask's DeniedError, 1.18.33)
+        ErrorCode.SPAWN_DENIED: ("The user has specified a rule which prevents you from using "
+                                 "this specific tool call",)}
     call_prefix = "call_tck_"
     agents_folder = ".opencode/agent"
     temp_prefix = "tck-opencode-"
@@ -202,13 +179,13 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
         self._write_config()
-        self._write_presets()  # a root turn may call task with one; a start calls it with one
-        self._write_agent(PLAIN, None, None, PLAIN)  # a start that names no preset
-        self._write_agent(FILLER, None, {PROVIDER: "allow"}, FILLER)  # a made-up ancestor
         self._preset_files = {p.name: f"tck-preset-{i}-{slug(p.name)}"
                               for i, p in enumerate(config.presets)}
         self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
                                               for n, f in self._preset_files.items()}}
+        self._write_presets()  # a root turn may call task with one; a start calls it with one
+        self._write_agent(PLAIN, None, None, PLAIN)  # a start that names no preset
+        self._write_agent(FILLER, None, {PROVIDER: "allow"}, FILLER)  # a made-up ancestor
 
     def _write_config(self) -> None:
         """The project's opencode.json: the model provider on the adapter's endpoint, the kit's
@@ -253,26 +230,30 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         rules = dict(self._denied)
         for entries in deny_lists(permissions, "opencode"):
             for name in entries if isinstance(entries, list) else [entries]:
-                rules[_rule(name) if isinstance(name, str) else json.dumps(name)] = "deny"
+                rules[rule_name(name) if isinstance(name, str) else json.dumps(name)] = "deny"
         return rules
 
     def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
-                          written: list[str], model: str | None = None) -> str:
+                          written: list[str], model: str | None = None,
+                          spawn_policy: Any = None) -> str:
         """The preset's own definition (written when the deployment was: opencode reads its
         agent files when its configuration is read, so a fresh file per start would cost a
         reload of the whole configuration): its requests carry the preset's marker, which the
         adapter's endpoint attributes to the start's child while the start runs
         (:meth:`_attribute`). A start whose model is not its preset's (the request's own) is
         the one that pays for a fresh definition, marked with the child's own agent id, and
-        the model declared in the configuration."""
-        if model == (preset.model if preset is not None else None):
+        the model declared in the configuration; so is one whose spawn policy is not its
+        preset's (the request's own), written as the definition's task rules (rules.py)."""
+        if model == (preset.model if preset is not None else None) and \
+                spawn_policy == (preset.spawnPolicy if preset is not None else None):
             return self._preset_files[preset.name] if preset is not None else PLAIN
         file = f"tck-child-{number}"
         with self._lock:
             if self._declare(model):
                 self._write_config()
         self._write_agent(file, preset.persona if preset else None,
-                          preset.toolFilter if preset else None, agent, model=model)
+                          preset.toolFilter if preset else None, agent, model=model,
+                          spawn_policy=spawn_policy)
         written.append(file)
         return file
 
@@ -309,9 +290,12 @@ class OpencodeDeployment(TrafficDeployment[Route]):
 
     def _admits_tool(self, link: Lineage) -> bool:
         """opencode lets a subagent call task only where its rules allow it (its task tool
-        denies it to a subagent whose permission names no task rule): a filler, or an allow
-        list naming task (and no deny of it)."""
+        denies it to a subagent whose permission names no task rule): a filler, an allow
+        list naming task (and no deny of it), or task rules of a spawn policy that its filter
+        leaves in place (rules.with_policy)."""
         if link.filler:
+            return True
+        if self._task_rules(link) is not None:
             return True
         tool_filter = link.tool_filter
         if not isinstance(tool_filter, dict) or not isinstance(tool_filter.get("allow"), list):
@@ -320,15 +304,38 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         return PROVIDER in tool_filter["allow"] and not (isinstance(deny, list)
                                                           and PROVIDER in deny)
 
+    def _task_rules(self, link: Lineage) -> Any:
+        """The task rules ``link``'s definition carries for its spawn policy (None: none)."""
+        rules = with_policy(permission(link.tool_filter) if link.tool_filter is not None
+                            else None, link.spawn_policy, self._preset_files)
+        return rules.get(PROVIDER) if isinstance(rules, dict) and \
+            not isinstance(rules.get(PROVIDER, "deny"), str) else None
+
+    def _withheld(self, link: Lineage) -> bool:
+        """Whether opencode withholds task from ``link`` for its spawn policy: task rules that
+        end in ``*``: ``deny`` (rules.withheld)."""
+        return self._task_rules(link) is not None and withheld(link.spawn_policy)
+
     # --- files and the server ----------------------------------------------------------
 
+    def _write_presets(self) -> None:
+        """Each preset as a project agent (as traffic.py writes them), with its spawn policy
+        as its task rules."""
+        for preset in self.config.presets:
+            self._write_agent(self._preset_files[preset.name], preset.persona,
+                              preset.toolFilter, f"preset:{preset.name}", model=preset.model,
+                              spawn_policy=preset.spawnPolicy)
+
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None, model: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None,
+                     spawn_policy: Any = None) -> None:
         front = [f"description: {json.dumps('subagent-tck agent ' + agent)}", "mode: subagent"]
         if model is not None:  # on the provider's model of that name (declared: _declare)
             front.append(f"model: {json.dumps('tck/' + model)}")
-        if tool_filter is not None:
-            front.append(f"permission: {json.dumps(permission(tool_filter))}")
+        rules = with_policy(permission(tool_filter) if tool_filter is not None else None,
+                            spawn_policy, self._preset_files)
+        if rules is not None:
+            front.append(f"permission: {json.dumps(rules)}")
         self._write_definition(file, front, persona, agent, marker)
         with self._lock:
             self._stale = True

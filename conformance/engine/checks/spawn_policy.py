@@ -64,7 +64,7 @@ PRESETS_ONLY = "a request-controls start names no preset (docs/rules.md, 'editio
 EXAMPLES: tuple[dict[str, Any], ...] = (
     {"presets": ["reviewer", "Reviewer", "reviewer_v2", "検索", "x" * MAX_NAME],
      "policies": [{"allow": ["reviewer", "reviewer_v2", "検索"], "deny": ["reviewer_v2"]},
-                  {"deny": ["検索"]}], "disposed": []},
+                  {"deny": ["検索"]}], "disposed": [], "headroom": 1},
     {"presets": ["read", "Read", "READ", "read_file"],
      "policies": [{"deny": []}, {"allow": ["Read", "read_file"]}, {"deny": ["read_file"]}],
      "disposed": [], "headroom": 0},
@@ -168,6 +168,14 @@ def judge_starts(ctx: CheckContext, dep: Deployment, parent: AgentRef, presets: 
                 # refused for no spawn policy's reason (a tool filter the target misjudges,
                 # say): the rule of that refusal's own, which SP-01 does not speak of
                 # (docs/rules.md#SP-01); the checks of that rule judge it
+                continue
+            if cap is None and exc.code is ErrorCode.DEPTH_EXCEEDED:
+                # a start without maxDepth refused for depth: a depth bound the start did not
+                # ask for, which docs/rules.md#DE-10 judges (a runtime whose own default cap
+                # stops nesting). The policy is judged by the cases with a cap (under-a-cap,
+                # drawn at every seed), where such a refusal is SP-01's failure; nothing may
+                # be created all the same.
+                expect_unchanged(ctx, "SP-01", before, dep, what)
                 continue
             if ctx.expect("SP-01", exc.code is ErrorCode.SPAWN_DENIED,
                           f"{what}: refused with {exc.code.value}", "SPAWN_DENIED",

@@ -79,8 +79,8 @@ class Offered:
 
 @check("SP-02", name="spawn-policy-offered-child", partitions=example_partitions("SP-02"))
 def offered_child(ctx: CheckContext) -> None:
-    """A child composed with a policy (its start request's): its first request offers no
-    delegation tool that names a preset the policy refuses."""
+    """A child composed with a policy (its start request's): none of its requests, the first
+    included, offers a delegation tool that names a preset the policy refuses."""
     provider = provider_name(ctx)
     offered = Offered(ctx)
 
@@ -95,9 +95,12 @@ def offered_child(ctx: CheckContext) -> None:
         with ctx.step("SP-02", f"starting a child with the policy {policy}"):
             child = dep.start(start_request(dep.root().agent, provider, f"child {label}",
                                             {"spawnPolicy": policy}))
+        # every request the child sent: nothing it is offered may name a refused preset
+        # (docs/rules.md#SP-02), and a runtime may send a request of its own first (opencode
+        # asks for a session title beside the child's first turn, in either order)
         sent = ctx.gateway.requests(child.agent)
-        offered.judge(sent[0].tools if sent else [], names, [policy], presets,
-                      f"the first request of a child with the policy {policy}")
+        offered.judge([t for request in sent for t in request.tools], names, [policy], presets,
+                      f"the requests of a child with the policy {policy}")
 
     each_offered(ctx, body)
 
