@@ -57,6 +57,7 @@ from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
 )
+from subagent_tck.conformance.transports.traffic_runs import Runs
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
 
@@ -143,7 +144,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         self._mcp_config = self.dir / "mcp.json"
         #: each running ``claude`` with the MCP servers it was started with (the only ones it
         #: lists: it reads --mcp-config once)
-        self._running: dict[subprocess.Popen[bytes], frozenset[str]] = {}
+        self.runs = Runs("claude -p", "SUBAGENT_TCK_CLAUDE_TIMEOUT")
         self._mount(proxy, name, Route(gateway_url, lambda request, token, body:
                                        self._drive(request, token), {self.tool},
                                        kit=self._kit_name, wire=self._wire_name))
@@ -230,14 +231,14 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         settings.write_text(json.dumps({"permissions": {"deny": deny}}), encoding="utf-8")
 
     def _listening(self) -> bool:
-        return bool(self._running)  # a running ``claude`` re-lists on list_changed
+        return self.runs.running()  # a running ``claude`` re-lists on list_changed
 
     def _listened_servers(self) -> frozenset[str]:
         """A running ``claude`` connects to the servers of its ``--mcp-config`` when it starts
         and to no other: a kit tool on a server made since (a new ``mcp__SERVER__`` prefix) is
         not listed by it, so the change is not waited for (waiting cost the relist timeout per
         change and changed nothing)."""
-        return frozenset().union(*self._running.values())
+        return self.runs.servers()
 
     def _own_name(self, name: str) -> bool:
         return name == self.tool or name.startswith(self.tool + "(")
@@ -269,16 +270,9 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
             servers = [js_name(server) for server in known]
         argv = run.command(self.claude, spec, self._mcp_config, servers, self.config.model)
         setting = spec.setting if self.depth_limit else None
-        process = run.start(argv, self.project, run.environment(self.dir / "home", self.url,
-                                                                 setting))
-        with self._lock:
-            self._running[process] = known
-
-        def done() -> None:
-            with self._lock:
-                self._running.pop(process, None)
-
-        return run.wait(process, argv, done)
+        return self.runs.run(argv, self.project, run.environment(self.dir / "home", self.url,
+                                                                 setting),
+                             run.RUN_TIMEOUT, servers=known)
 
     def _setting(self, value: Any) -> str | None:
         return None if value is UNSET else run.setting_text(value)
@@ -340,10 +334,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         return stop, answer.get("result"), self._results(ROOT)
 
     def abort_turn(self, agent: str) -> None:
-        with self._lock:
-            running = list(self._running)
-        for process in running:
-            run.kill(process)
+        self.runs.abort()
 
     def close(self) -> None:
         self.abort_turn(ROOT)

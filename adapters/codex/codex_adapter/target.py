@@ -126,7 +126,7 @@ class CodexTarget(TrafficTarget[Proxy]):
             deployment = CodexDeployment(DeploymentConfig(persona=PROBE_PERSONA),
                                          "http://127.0.0.1:9", self._proxy, "probe", None)
         try:
-            done = deployment.runs.run(f"{PROBE} list your tools")
+            done = deployment.runs.codex(f"{PROBE} list your tools")
             seen = deployment.route.probed
         finally:
             deployment.close()
@@ -279,7 +279,7 @@ class CodexDeployment(TrafficDeployment[Route]):
         mark, child = token(start.number, 0), start.child.agent
         with self.route.lock:
             self.route.children[mark] = child
-        done = self.runs.run(f"start {child} {start_marker(mark)}")
+        done = self.runs.codex(f"start {child} {start_marker(mark)}")
         with self._lock:
             refused = self._refused.pop(start.number, None)
             status = self._ended.pop(start.number, None)
@@ -295,7 +295,7 @@ class CodexDeployment(TrafficDeployment[Route]):
         if START.search(prompt):
             raise TckError(ErrorCode.INVALID_REQUEST, "a root turn's prompt may not carry the "
                            "adapter's start marker")
-        done = self.runs.run(prompt)
+        done = self.runs.codex(prompt)
         stop = StopReason.COMPLETED if done.returncode == 0 else StopReason.ERROR
         output: Any = done.stdout.decode("utf-8", "replace").strip() if stop is \
             StopReason.COMPLETED else _tail(done.stderr)

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +36,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolResult,
     ToolSchema,
 )
+from subagent_tck.conformance.transports import traffic_runs
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import ROOT, Outcome, TrafficDeployment
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
@@ -136,7 +135,7 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         super().__init__(config)
         (self.project / ".qwen" / "settings.json").write_text(
             json.dumps(settings(self.mcp.commands()), indent=1), encoding="utf-8")
-        self._running: set[subprocess.Popen[bytes]] = set()
+        self.runs = traffic_runs.Runs("qwen", "SUBAGENT_TCK_QWEN_TIMEOUT")
         # every global tool it ever had: a running child may still be offered one unregistered
         self._mount(proxy, name, Route(gateway_url, self._drive,
                                        lambda: list(self.known_tools)))
@@ -145,7 +144,7 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
     # --- files ---------------------------------------------------------------------------
 
     def _listening(self) -> bool:
-        return bool(self._running)  # a running qwen lists again on list_changed
+        return self.runs.running()  # a running qwen lists again on list_changed
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None) -> None:
@@ -184,37 +183,12 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
                "OPENAI_MODEL": "subagent-tck", "QWEN_CODE_NO_RELAUNCH": "1",
                "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1", "QWEN_CODE_DISABLE_PRECONNECT": "1",
                "NO_PROXY": "127.0.0.1,localhost"}
-        if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds qwen
-            env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
+        traffic_runs.marked(env)  # the kit's marker: its cleanup finds qwen
         # the prompt comes on standard input: any text, none of it read as an option
         command = [str(NODE), str(CLI), "--auth-type", "openai", "--approval-mode", "yolo",
                    "--core-tools", PROVIDER, "--system-prompt", system, "--output-format",
                    "json"]
-        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
-                                 else {"preexec_fn": os.setpgrp})
-        process = subprocess.Popen(command, cwd=self.project, env=env, stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group)
-        with self._lock:
-            self._running.add(process)
-        try:
-            out, err = process.communicate(prompt.encode("utf-8"), timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self._kill(process)
-            out, err = process.communicate()
-            raise TckError(ErrorCode.TIMEOUT, f"qwen did not finish within {RUN_TIMEOUT:g} s "
-                           f"(SUBAGENT_TCK_QWEN_TIMEOUT): "
-                           f"{err.decode('utf-8', 'replace')[-500:]}") from None
-        finally:
-            with self._lock:
-                self._running.discard(process)
-        return subprocess.CompletedProcess(command, process.returncode, out, err)
-
-    @staticmethod
-    def _kill(process: subprocess.Popen[bytes]) -> None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
+        return self.runs.run(command, self.project, env, RUN_TIMEOUT, prompt.encode("utf-8"))
 
     def _run_start(self, start: Start) -> Outcome:
         """A ``qwen`` whose top-level session carries the start's marker: the start driver
@@ -260,10 +234,7 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         return stop, result.get("result"), self._results(ROOT)
 
     def abort_turn(self, agent: str) -> None:
-        with self._lock:
-            running = list(self._running)
-        for process in running:
-            self._kill(process)
+        self.runs.abort()
 
     def close(self) -> None:
         self.abort_turn(ROOT)
