@@ -13,8 +13,7 @@
   gives an MCP server's tools (``tck_NAME``, every character outside ``[A-Za-z0-9_-]`` as ``_``)
   back to the kit's names; the kit's answer is relayed with its tool calls renamed the other way.
 
-The route keeps each agent's last request (what it sees: ``view``, ``tool-schemas``, ``prompt``)
-and which agent was last told to call each kit tool (whose body ran, for ``invocations``).
+What the route keeps of each agent is traffic_chat.ChatRoute's (traffic_routes.TrafficRoute).
 """
 
 from __future__ import annotations

@@ -11,8 +11,7 @@
   answer is relayed with its tool calls renamed the other way, but for Qwen Code's own tools
   the request offered under their own names (``agent``).
 
-The route keeps each agent's last request (what it sees: ``view``, ``tool-schemas``, ``prompt``)
-and which agent was last told to call each kit tool (whose body ran, for ``invocations``).
+What the route keeps of each agent is traffic_chat.ChatRoute's (traffic_routes.TrafficRoute).
 """
 
 from __future__ import annotations
