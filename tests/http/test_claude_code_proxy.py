@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from http_helpers import MODEL_ROUTES, front_lines, model_start
+from http_helpers import MODEL_ROUTES, front_lines, gone_within, model_start
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,7 +23,6 @@ from subagent_tck.conformance.transports.gateway_anthropic import (
     reply_to_events,
     reply_to_message,
 )
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "claude-code"))
 
@@ -55,14 +53,6 @@ def test_the_kits_tools_travel_under_the_kits_names_and_come_back_prefixed(
         calls = back.toolCalls if back else [
             ToolCall(id=b["id"], name=b["name"]) for b in json.loads(renamed)["content"]]
         assert [c.name for c in calls] == [PREFIX + tools[-1], builtin, PREFIX + "never-offered"]
-
-
-@pytest.fixture
-def kit() -> Iterator[tuple[Gateway, str]]:
-    server = GatewayServer(reply_timeout=2.0).start()
-    gateway = Gateway()
-    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
-    server.close()
 
 
 def test_a_marked_request_reaches_the_kit_attributed_and_renamed(
@@ -125,7 +115,6 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
     with TIMEOUT after SUBAGENT_TCK_CLAUDE_TIMEOUT, and its whole process group is gone."""
     import time
 
-    import psutil
     from claude_code_adapter import target
 
     from subagent_tck.conformance.core.protocol import DeploymentConfig
@@ -148,11 +137,7 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
         assert refused.value.code is ErrorCode.TIMEOUT
         assert time.monotonic() - started < 5
         left = int(pids.read_text())
-        deadline = time.monotonic() + 3
-        while psutil.pid_exists(left) and psutil.Process(left).status() != "zombie" \
-                and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not psutil.pid_exists(left) or psutil.Process(left).status() == "zombie"
+        assert gone_within([left], 3.0)
         assert [(e.kind, e.data) for e in deployment.events()] == [
             ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
     finally:

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -24,7 +22,6 @@ from subagent_tck.conformance.transports.gateway_responses import (
     reply_to_events,
     reply_to_response,
 )
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "codex"))
 
@@ -108,14 +105,6 @@ def _stream_items(stream: str) -> list[dict[str, Any]]:
                 if event.get("type") == "response.completed":
                     return list(event["response"]["output"])
     raise AssertionError("no response.completed event")
-
-
-@pytest.fixture
-def kit() -> Iterator[tuple[Gateway, str]]:
-    server = GatewayServer(reply_timeout=2.0).start()
-    gateway = Gateway()
-    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
-    server.close()
 
 
 def _marked(text: str, thread: str, parent: str | None = None) -> tuple[dict[str, Any],

@@ -8,8 +8,8 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
 import pytest
+from http_helpers import gone_within
 
 from subagent_tck.conformance.transports.traffic_runs import Runs, marked
 from subagent_tck.spec import ErrorCode, TckError
@@ -32,11 +32,7 @@ def test_a_run_that_hangs_is_a_timeout_that_leaves_nothing_of_its_group(tmp_path
     assert refused.value.code is ErrorCode.TIMEOUT
     assert "sh did not finish within 0.5 s (SUBAGENT_TCK_SH_TIMEOUT): late" in str(refused.value)
     left = int(pids.read_text())
-    deadline = time.monotonic() + 3
-    while psutil.pid_exists(left) and psutil.Process(left).status() != "zombie" \
-            and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not psutil.pid_exists(left) or psutil.Process(left).status() == "zombie"
+    assert gone_within([left], 3.0)
 
 
 def test_an_abort_ends_every_running_process_and_its_servers_are_known_while_it_runs(
