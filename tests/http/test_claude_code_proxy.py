@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+)
 from subagent_tck.conformance.transports.gateway_anthropic import (
     agent_marker,
     events_to_reply,
@@ -109,28 +116,41 @@ def _stand_in(script: Path) -> Any:
     return Install(script.parent, "2.1.332", (str(script),))
 
 
+@contextmanager
+def _deployment(folder: Path, script: str | None = None,
+                config: DeploymentConfig | None = None) -> Iterator[Any]:
+    """A deployment, behind a proxy of its own, whose ``claude`` is ``folder/claude``: the
+    shell ``script`` when one is given (_stand_in); closed with its proxy afterwards."""
+    from claude_code_adapter import target
+
+    fake = folder / "claude"
+    if script is not None:
+        fake.write_text("#!/bin/sh\n" + script, encoding="utf-8")
+        fake.chmod(0o755)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(config or DeploymentConfig(),
+                                             "http://127.0.0.1:9/d/g1", proxy, "d1",
+                                             claude=_stand_in(fake))
+    try:
+        yield deployment
+    finally:
+        deployment.close()
+        proxy.close()
+
+
 def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_started(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
     with TIMEOUT after SUBAGENT_TCK_CLAUDE_TIMEOUT, and its whole process group is gone."""
     import time
 
-    from claude_code_adapter import target
+    from claude_code_adapter import run
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig
     from subagent_tck.spec import ErrorCode, TckError
 
     pids = tmp_path / "pids"
-    fake = tmp_path / "claude"
-    fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
-    fake.chmod(0o755)
-    from claude_code_adapter import run
-
     monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(fake))
-    try:
+    with _deployment(tmp_path, f"sleep 60 &\necho $! > {pids}\nsleep 60\n") as deployment:
         started = time.monotonic()
         with pytest.raises(TckError) as refused:
             deployment.run_turn("root", "hello")
@@ -140,9 +160,6 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
         assert gone_within([left], 3.0)
         assert [(e.kind, e.data) for e in deployment.events()] == [
             ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
-    finally:
-        deployment.close()
-        proxy.close()
     assert not deployment.dir.exists()  # the project directory went with the deployment
 
 
@@ -151,24 +168,11 @@ def test_a_claude_run_whose_output_is_no_result_object_ends_in_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stdout: str) -> None:
     """A stand-in for `claude -p` that prints JSON other than an object (or no JSON): the turn
     stops with ERROR and stderr as its output, its run.stopped recorded; never a crash."""
-    from claude_code_adapter import target
-
-    from subagent_tck.conformance.core.protocol import DeploymentConfig
-
-    fake = tmp_path / "claude"
-    fake.write_text(f"#!/bin/sh\nprintf '%s' '{stdout}'\necho oops >&2\n", encoding="utf-8")
-    fake.chmod(0o755)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(fake))
-    try:
+    with _deployment(tmp_path, f"printf '%s' '{stdout}'\necho oops >&2\n") as deployment:
         result = deployment.run_turn("root", "hello")
         assert (result.stopReason.value, result.output) == ("error", "oops\n")
         assert [(e.kind, e.data) for e in deployment.events()] == [
             ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
-    finally:
-        deployment.close()
-        proxy.close()
 
 
 def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
@@ -176,29 +180,20 @@ def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
     """A chain of nested children that never ends is one `claude -p` run: killed with its
     group at SUBAGENT_TCK_CLAUDE_TIMEOUT, the start ends with TIMEOUT and no child it began
     was published (docs/claude-code.md "Robustness")."""
-    from claude_code_adapter import run, target
+    from claude_code_adapter import run
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
+    from subagent_tck.conformance.core.protocol import StartRequest
     from subagent_tck.spec import ErrorCode, TckError
 
-    fake = tmp_path / "claude"
-    # each level starts the next and waits: a chain of processes that never ends
-    fake.write_text("#!/bin/sh\nsh -c 'sleep 60 & sh -c \"sleep 60\"' &\nsleep 60\n",
-                    encoding="utf-8")
-    fake.chmod(0o755)
     monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(fake))
-    try:
+    # each level starts the next and waits: a chain of processes that never ends
+    with _deployment(tmp_path, "sh -c 'sleep 60 & sh -c \"sleep 60\"' &\nsleep 60\n") \
+            as deployment:
         with pytest.raises(TckError) as refused:
             deployment.start(StartRequest(parent="root", provider="agent", prompt="go"))
         assert refused.value.code is ErrorCode.TIMEOUT
         assert deployment.events() == [] and deployment.agents() == ["root"]
         assert not list(deployment.agents_dir.glob("tck-child-*.md"))
-    finally:
-        deployment.close()
-        proxy.close()
 
 
 @pytest.mark.parametrize("field", ["outputSchema", "persona", "toolFilter", "spawnPolicy",
@@ -208,20 +203,12 @@ def test_a_start_control_given_as_null_is_absent_not_refused(
     """A control given as null counts as absent (docs/rules.md#TF-07, Decision): the start is
     the one without it. The fuzz campaign once found `outputSchema: null` refused as the
     unadvertised capability on a traffic adapter (CA-01's false failure)."""
-    from claude_code_adapter import target
+    from subagent_tck.conformance.core.protocol import StartRequest
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
-
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(tmp_path / "c"))
-    try:
+    with _deployment(tmp_path) as deployment:
         request = StartRequest.model_validate(
             {"parent": "root", "provider": deployment.provider, "prompt": "p", field: None})
         assert deployment._start_preset(request) is None
-    finally:
-        deployment.close()
-        proxy.close()
 
 
 @given(st.sampled_from(MODEL_ROUTES),
@@ -235,30 +222,24 @@ def test_a_starts_model_is_its_definitions_model_the_requests_winning(
     (Claude Code runs it on its parent's); the deployment's model is every run's --model."""
     import tempfile
 
-    from claude_code_adapter import run, target
+    from claude_code_adapter import run
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec
+    from subagent_tck.conformance.core.protocol import PresetSpec
     from subagent_tck.spec import Capability
 
-    proxy = Proxy()
-    with tempfile.TemporaryDirectory() as tmp:
-        config = DeploymentConfig(presets=[PresetSpec(name="p", model=preset_model)],
-                                  model="root-model")
-        deployment = target.ClaudeCodeDeployment(config, "http://127.0.0.1:9/d/g1", proxy,
-                                                 "d1", claude=_stand_in(Path(tmp) / "c"))
-        try:
-            assert Capability.MODEL_SELECTION in deployment.providers()[0].capabilities
-            definition, want = model_start(deployment, route, preset_model, request_model)
-            assert front_lines(definition, "model") == (
-                [] if want is None else [f"model: {json.dumps(want)}"])
-            argv = run.command(_stand_in(Path(tmp) / "c"), run.Run("go", system="s"),
-                               Path(tmp) / "m.json", [], config.model)
-            assert argv[argv.index("--model") + 1] == "root-model"
-            assert "--model" not in run.command(_stand_in(Path(tmp) / "c"), run.Run("go"),
-                                                Path(tmp) / "m.json", [])
-        finally:
-            deployment.close()
-            proxy.close()
+    config = DeploymentConfig(presets=[PresetSpec(name="p", model=preset_model)],
+                              model="root-model")
+    with tempfile.TemporaryDirectory() as tmp, _deployment(Path(tmp), config=config) \
+            as deployment:
+        assert Capability.MODEL_SELECTION in deployment.providers()[0].capabilities
+        definition, want = model_start(deployment, route, preset_model, request_model)
+        assert front_lines(definition, "model") == (
+            [] if want is None else [f"model: {json.dumps(want)}"])
+        argv = run.command(_stand_in(Path(tmp) / "c"), run.Run("go", system="s"),
+                           Path(tmp) / "m.json", [], config.model)
+        assert argv[argv.index("--model") + 1] == "root-model"
+        assert "--model" not in run.command(_stand_in(Path(tmp) / "c"), run.Run("go"),
+                                            Path(tmp) / "m.json", [])
 
 
 def test_a_tool_on_a_server_the_running_claude_never_connected_to_is_not_waited_for(
@@ -273,31 +254,25 @@ def test_a_tool_on_a_server_the_running_claude_never_connected_to_is_not_waited_
 
     from claude_code_adapter import target
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+    from subagent_tck.conformance.core.protocol import ToolSpec
 
-    fake = tmp_path / "claude"
-    fake.write_text("#!/bin/sh\nsleep 30\n", encoding="utf-8")  # runs, never re-lists
-    fake.chmod(0o755)
     monkeypatch.setattr(target.ClaudeCodeDeployment, "relist", 1.5)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(
-        DeploymentConfig(tools=[ToolSpec(name="alpha")]), "http://127.0.0.1:9/d/g1", proxy,
-        "d1", claude=_stand_in(fake))
-    turn = threading.Thread(target=lambda: deployment.run_turn("root", "hello"), daemon=True)
-    try:
-        turn.start()
-        deadline = time.monotonic() + 10
-        while not deployment._listening() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert deployment._listening(), "the stand-in claude never ran"
-        started = time.monotonic()
-        deployment.register_tool(ToolSpec(name="late", server="fresh"))
-        assert time.monotonic() - started < 1.0  # a server it never connected to
-        started = time.monotonic()
-        deployment.register_tool(ToolSpec(name="later"))
-        assert time.monotonic() - started >= 1.4  # its own server: waited for a re-listing
-    finally:
-        deployment.abort_turn("root")
-        turn.join(10)
-        deployment.close()
-        proxy.close()
+    with _deployment(tmp_path, "sleep 30\n",  # runs, never re-lists
+                     DeploymentConfig(tools=[ToolSpec(name="alpha")])) as deployment:
+        turn = threading.Thread(target=lambda: deployment.run_turn("root", "hello"),
+                                daemon=True)
+        try:
+            turn.start()
+            deadline = time.monotonic() + 10
+            while not deployment._listening() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert deployment._listening(), "the stand-in claude never ran"
+            started = time.monotonic()
+            deployment.register_tool(ToolSpec(name="late", server="fresh"))
+            assert time.monotonic() - started < 1.0  # a server it never connected to
+            started = time.monotonic()
+            deployment.register_tool(ToolSpec(name="later"))
+            assert time.monotonic() - started >= 1.4  # its own server: waited for a re-listing
+        finally:
+            deployment.abort_turn("root")
+            turn.join(10)
