@@ -7,7 +7,6 @@ silently; every bad input is exit 2 with nothing written."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 
-ROOT = Path(__file__).resolve().parents[1]
 OFFENDER = "python:examples.providers.first_offender_only:provider"
 #: first_offender_only's bug and local_names_accepted's at once: TF-08 fails as it does for
 #: the first, and in more assertions (a filter naming a local-only tool is accepted).
@@ -37,12 +35,7 @@ def both_bugs() -> ReferenceTarget:
     return ReferenceTarget(host_class=_BothHost, name="first-offender-and-local-names")
 
 
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.chdir(ROOT)
-    monkeypatch.syspath_prepend(str(ROOT))
-    monkeypatch.syspath_prepend(str(ROOT / "tests"))
-    yield
+pytestmark = pytest.mark.usefixtures("at_root")  # tests/conftest.py
 
 
 def certify(out: Path, target: str, seed: int, *extra: str) -> int:

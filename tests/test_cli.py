@@ -2,44 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from cli_helpers import FAKE
 
 from subagent_tck.conformance.cli import PLUGGED, main
 from subagent_tck.spec import CATALOGUE
-
-FAKES_NAME = "subagent_tck_test_fakes"
-FAKE = f"python:{FAKES_NAME}:"
-
-
-def _load_fakes() -> ModuleType:
-    if FAKES_NAME not in sys.modules:
-        path = Path(__file__).parent / "conformance" / "fakes.py"
-        spec = importlib.util.spec_from_file_location(FAKES_NAME, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[FAKES_NAME] = module
-        spec.loader.exec_module(module)
-    return sys.modules[FAKES_NAME]
-
-
-_load_fakes()
-
-
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    module = _load_fakes()
-    module.install(monkeypatch)
-    yield module
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
