@@ -10,34 +10,7 @@
 import { DriverServer } from '../../../implementations/javascript/src/server.mjs';
 import { Deployment } from '../../../implementations/javascript/src/deployment.mjs';
 import { delegateTool, loadRoster, requestFor, validate } from './roster.mjs';
-
-const PARENT_PERSONA = 'You are the orchestrator of this workspace; you decide who does what.';
-
-function withRole(roster, id, change) {
-  return { ...roster, roles: roster.roles.map((r) => (r.id === id ? { ...r, ...change } : r)) };
-}
-
-const VARIANTS = {
-  review_gets_write: () => ({ roster: withRole(loadRoster(), 'reviewer-strict', { capability: 'workspace' }), mode: 'advisory' }),
-  batch_gets_tools: () => ({ roster: withRole(loadRoster(), 'batch-summarizer', { capability: 'read-only' }), mode: 'advisory' }),
-  persona_leaks: () => ({
-    request: (roster, role, task) => {
-      const out = requestFor(roster, role, task);
-      if (role.id === 'planner') out.persona = `${PARENT_PERSONA}\n${role.prompt}`;
-      return out;
-    },
-  }),
-  delegates_again: () => ({
-    request: (roster, role, task) => {
-      const out = requestFor(roster, role, task);
-      if (role.id === 'researcher') {
-        out.toolFilter = { allow: [...out.toolFilter.allow, 'delegate'] };
-        delete out.maxDepth;
-      }
-      return out;
-    },
-  }),
-};
+import { VARIANTS } from './variants.mjs';
 
 function parse(argv) {
   const options = { port: 0, host: '127.0.0.1', mode: 'strict', variant: null };
