@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from subagent_tck.conformance.transports.processes import MARKER
+from subagent_tck.conformance.transports.traffic import TrafficDeployment
+from subagent_tck.conformance.transports.traffic_routes import R
 from subagent_tck.spec import ErrorCode, TckError
 
 
@@ -96,3 +98,20 @@ class Runs:
             running = list(self._running)
         for process in running:
             kill_group(process)
+
+
+class RunsDeployment(TrafficDeployment[R]):
+    """A traffic deployment whose runtime runs as processes of its own (``runs``): it listens
+    to a changed tool list while one runs, and an aborted turn or closing it kills them all."""
+
+    runs: Runs
+
+    def _listening(self) -> bool:
+        return self.runs.running()
+
+    def abort_turn(self, agent: str) -> None:
+        self.runs.abort()
+
+    def close(self) -> None:
+        self.runs.abort()
+        super().close()

@@ -48,7 +48,6 @@ from subagent_tck.conformance.transports.tool_names import names_back
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    TrafficDeployment,
     deny_lists,
     root_preset,
 )
@@ -57,7 +56,7 @@ from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
 )
-from subagent_tck.conformance.transports.traffic_runs import Runs
+from subagent_tck.conformance.transports.traffic_runs import Runs, RunsDeployment
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
 
@@ -105,7 +104,7 @@ class ClaudeCodeTarget(TrafficTarget[Proxy]):
         return ClaudeCodeDeployment(config, base, proxy, name, self._definitions, self.install)
 
 
-class ClaudeCodeDeployment(TrafficDeployment[Route]):
+class ClaudeCodeDeployment(RunsDeployment[Route]):
     runtime = "Claude Code"
     page = "docs/claude-code.md#operations"
     provider = PROVIDER
@@ -230,9 +229,6 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         settings = self.project / ".claude" / "settings.json"
         settings.write_text(json.dumps({"permissions": {"deny": deny}}), encoding="utf-8")
 
-    def _listening(self) -> bool:
-        return self.runs.running()  # a running ``claude`` re-lists on list_changed
-
     def _listened_servers(self) -> frozenset[str]:
         """A running ``claude`` connects to the servers of its ``--mcp-config`` when it starts
         and to no other: a kit tool on a server made since (a new ``mcp__SERVER__`` prefix) is
@@ -333,12 +329,6 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         stop = StopReason.ERROR if answer.get("is_error") else StopReason.COMPLETED
         return stop, answer.get("result"), self._results(ROOT)
 
-    def abort_turn(self, agent: str) -> None:
-        self.runs.abort()
-
-    def close(self) -> None:
-        self.abort_turn(ROOT)
-        super().close()
 
 
 def make_target() -> ClaudeCodeTarget:

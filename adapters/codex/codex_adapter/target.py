@@ -49,12 +49,12 @@ from subagent_tck.conformance.transports.gateway_responses import responses_to_r
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    TrafficDeployment,
     deny_lists,
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_runs import RunsDeployment
 from subagent_tck.conformance.transports.traffic_starts import (
     Start,
     parse_token,
@@ -169,7 +169,7 @@ def _root_definition(config: DeploymentConfig) -> tuple[Any, Any]:
     return persona, combined
 
 
-class CodexDeployment(TrafficDeployment[Route]):
+class CodexDeployment(RunsDeployment[Route]):
     runtime = "Codex CLI"
     page = "docs/codex.md#operations"
     provider = PROVIDER
@@ -226,9 +226,6 @@ class CodexDeployment(TrafficDeployment[Route]):
         (self.agents_dir / f"{file}{self.definition_suffix}").write_text(
             agent_toml(file, agent, persona, self._server(), tool_filter, marker),
             encoding="utf-8")
-
-    def _listening(self) -> bool:
-        return self.runs.running()
 
     def _own_tools(self) -> list[ToolSchema]:
         """Codex's own tools its root is offered (as the adapter's probe saw them)."""
@@ -312,12 +309,6 @@ class CodexDeployment(TrafficDeployment[Route]):
                            code="UNKNOWN_TOOL" if UNSUPPORTED in str(m.content) else None)
                 for m in seen.messages if m.role == "tool"]
 
-    def abort_turn(self, agent: str) -> None:
-        self.runs.abort()
-
-    def close(self) -> None:
-        self.runs.abort()
-        super().close()
 
 
 def _final(content: Any, child: str) -> tuple[StopReason, Any] | None:

@@ -38,7 +38,7 @@ from subagent_tck.conformance.core.protocol import (
 )
 from subagent_tck.conformance.transports import traffic_runs
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.traffic import ROOT, Outcome, TrafficDeployment
+from subagent_tck.conformance.transports.traffic import ROOT, Outcome
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
 from subagent_tck.conformance.transports.traffic_starts import Start, start_marker, token
@@ -105,7 +105,7 @@ class QwenCodeTarget(TrafficTarget[Proxy]):
         return QwenCodeDeployment(config, base, proxy, name)
 
 
-class QwenCodeDeployment(TrafficDeployment[Route]):
+class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
     runtime = "Qwen Code"
     page = "docs/qwen-code.md#operations"
     provider = PROVIDER
@@ -142,9 +142,6 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         self._write_presets()  # a root turn may call agent with one
 
     # --- files ---------------------------------------------------------------------------
-
-    def _listening(self) -> bool:
-        return self.runs.running()  # a running qwen lists again on list_changed
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None) -> None:
@@ -233,12 +230,6 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         stop = StopReason.ERROR if result.get("is_error") else StopReason.COMPLETED
         return stop, result.get("result"), self._results(ROOT)
 
-    def abort_turn(self, agent: str) -> None:
-        self.runs.abort()
-
-    def close(self) -> None:
-        self.abort_turn(ROOT)
-        super().close()
 
 
 def _names(value: Any) -> Any:
