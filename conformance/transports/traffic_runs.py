@@ -7,6 +7,7 @@ processes").
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from typing import Any
 from subagent_tck.conformance.transports.processes import MARKER
 from subagent_tck.conformance.transports.traffic import TrafficDeployment
 from subagent_tck.conformance.transports.traffic_routes import R
-from subagent_tck.spec import ErrorCode, TckError
+from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 
 def marked(env: dict[str, str]) -> dict[str, str]:
@@ -43,6 +44,25 @@ def kill_group(process: subprocess.Popen[Any]) -> None:
     except OSError:
         if process.poll() is None:
             process.kill()
+
+
+def printed(done: subprocess.CompletedProcess[bytes]) -> Any:
+    """The JSON a run printed on stdout; None when it printed none."""
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        return None
+
+
+def ended(done: subprocess.CompletedProcess[bytes],
+          result: dict[str, Any] | None) -> tuple[StopReason, Any]:
+    """How a turn ended, by the result object its run printed (``is_error``, ``result``: what
+    Claude Code's and Qwen Code's JSON output carry): ERROR with the tail of its stderr when it
+    printed none (the runtime ended before its answer)."""
+    if result is None:
+        return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:]
+    return StopReason.ERROR if result.get("is_error") else StopReason.COMPLETED, \
+        result.get("result")
 
 
 class Runs:

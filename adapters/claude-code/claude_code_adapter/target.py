@@ -56,7 +56,12 @@ from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
 )
-from subagent_tck.conformance.transports.traffic_runs import Runs, RunsDeployment
+from subagent_tck.conformance.transports.traffic_runs import (
+    Runs,
+    RunsDeployment,
+    ended,
+    printed,
+)
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
 
@@ -319,16 +324,8 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
 
     def _run_root(self, prompt: str) -> Outcome:
         done = self._claude(self._root_run(prompt, self.host_depth))
-        try:
-            answer = json.loads(done.stdout)
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):  # no result object: claude ended before its answer
-            return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:], \
-                self._results(ROOT)
-        stop = StopReason.ERROR if answer.get("is_error") else StopReason.COMPLETED
-        return stop, answer.get("result"), self._results(ROOT)
-
+        answer = printed(done)  # no result object: claude ended before its answer
+        return *ended(done, answer if isinstance(answer, dict) else None), self._results(ROOT)
 
 
 def make_target() -> ClaudeCodeTarget:

@@ -310,7 +310,6 @@ class CodexDeployment(RunsDeployment[Route]):
                 for m in seen.messages if m.role == "tool"]
 
 
-
 def _final(content: Any, child: str) -> tuple[StopReason, Any] | None:
     """The child's final status in a ``wait_agent`` result (``{"status": {ID: {"completed":
     TEXT}}, "timed_out": false}``), or None while it runs."""

@@ -218,18 +218,11 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
 
     def _run_root(self, prompt: str) -> Outcome:
         done = self._qwen(prompt, self._system(ROOT))
-        try:
-            events = json.loads(done.stdout)
-        except ValueError:
-            events = None
+        events = traffic_runs.printed(done)
         result = next((e for e in reversed(events) if isinstance(e, dict)
                        and e.get("type") == "result"), None) if isinstance(events, list) else None
-        if result is None:  # no result event: qwen ended before its answer
-            return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:], \
-                self._results(ROOT)
-        stop = StopReason.ERROR if result.get("is_error") else StopReason.COMPLETED
-        return stop, result.get("result"), self._results(ROOT)
-
+        # no result event: qwen ended before its answer
+        return *traffic_runs.ended(done, result), self._results(ROOT)
 
 
 def _names(value: Any) -> Any:
