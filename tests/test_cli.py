@@ -124,11 +124,16 @@ def test_openapi_prints_the_driver_api_document(capsys: pytest.CaptureFixture[st
 # --- certify ---------------------------------------------------------------------------
 
 
-def test_a_certified_target_exits_0_with_a_text_summary(
-    capsys: pytest.CaptureFixture[str], fakes: ModuleType,
+@pytest.mark.parametrize(("target", "exit_code", "verdict"), [
+    ("healthy", 0, "verdict: CERTIFIED (exit 0)"),  # a certified target, a text summary
+    ("crashing", 3, "verdict: FAILED (exit 3)"),  # a target that breaks the protocol everywhere
+])
+def test_a_whole_run_exits_with_its_verdicts_code_and_says_it(
+    capsys: pytest.CaptureFixture[str], fakes: ModuleType, target: str, exit_code: int,
+    verdict: str,
 ) -> None:
-    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}healthy")
-    assert code == 0 and "verdict: CERTIFIED (exit 0)" in out
+    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}{target}")
+    assert code == exit_code and verdict in out
 
 
 def test_a_failed_capability_exits_1_and_prints_the_replay(
@@ -146,13 +151,6 @@ def test_a_partial_run_whose_selected_rules_pass_exits_0_but_is_not_a_certificat
     assert code == 0 and "verdict: PASSED (exit 0); partial run of 1 selected rule(s)" in out
     code, out, _ = run(capsys, "certify", "--target", f"{FAKE}broken_filter", "--rule", "TF-92")
     assert code == 1 and "verdict: FAILED (exit 1)" in out
-
-
-def test_a_target_that_breaks_the_protocol_everywhere_exits_3(
-    capsys: pytest.CaptureFixture[str], fakes: ModuleType,
-) -> None:
-    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}crashing")
-    assert code == 3 and "verdict: FAILED (exit 3)" in out
 
 
 def test_an_unreachable_target_exits_3(
