@@ -44,6 +44,10 @@ class Verdicts:
     def failed_rules(self) -> set[str]:
         return {k[0] for k, v in self.outcomes.items() if v in ("fail", "error", "not-run")}
 
+    def passed(self) -> set[tuple[str, str | None]]:
+        """The (rule, provider) cells that passed, in some edition."""
+        return {(k[0], k[1]) for k, v in self.outcomes.items() if v == "pass"}
+
     def bad(self) -> dict[tuple[str, str | None, str], str]:
         return {k: v for k, v in self.outcomes.items() if v in ("fail", "error", "not-run")}
 
