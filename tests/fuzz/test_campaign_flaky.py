@@ -5,29 +5,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from target_wrappers import Changed, Wrapped
+
+from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.spec import ErrorCode, TckError
 
 
-class _Reference:
+class _Reference(Wrapped):
     """The reference, each deployment's ``register_tool`` and ``view`` passed through the
     methods of the same names here (a subclass changes what one answers)."""
 
     def __init__(self) -> None:
-        self.inner, self.deployments = ReferenceTarget(), 0
+        super().__init__(ReferenceTarget(), self._through)
+        self.deployments = 0
 
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+    def _through(self, deployment: Any) -> Changed:
         self.deployments += 1
-        return _Through(self.inner.deploy(config, gateway), self, self.deployments)
-
-    def close(self) -> None:
-        self.inner.close()
+        number = self.deployments
+        return Changed(deployment,
+                       register_tool=lambda tool, agent=None: self.register_tool(
+                           deployment, tool, agent),
+                       view=lambda agent=None: self.view(deployment, number, agent))
 
     def register_tool(self, deployment: Any, tool: ToolSpec, agent: str | None) -> None:
         deployment.register_tool(tool, agent)
@@ -35,22 +35,6 @@ class _Reference:
     def view(self, deployment: Any, number: int, agent: str | None) -> Any:
         """The view of ``agent`` in deployment ``number`` (1 for the first)."""
         return deployment.view(agent)
-
-
-class _Through:
-    """A deployment of :class:`_Reference`: its own, but for what the target changes."""
-
-    def __init__(self, deployment: Any, target: _Reference, number: int) -> None:
-        self._deployment, self._target, self._number = deployment, target, number
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._deployment, name)
-
-    def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
-        self._target.register_tool(self._deployment, tool, agent)
-
-    def view(self, agent: str | None = None) -> Any:
-        return self._target.view(self._deployment, self._number, agent)
 
 
 class _OnceFaulty(_Reference):
