@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.conformance.engine.runner import PROFILES
-from subagent_tck.fuzz.campaign import replay, run_campaign
+from subagent_tck.fuzz.campaign import replay
 from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
-from .conftest import run_steps, zoo_module
+from .conftest import ci_campaign, run_steps, zoo_module
 
 #: family -> zoo entries its differential checks must catch (the entry's BREAKS is named)
 CAUGHT = {
@@ -51,11 +50,7 @@ def test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule(
     edition = RULES_BY_ID[breaks].edition
     target = module.provider()
     try:
-        result = run_campaign(
-            target, seed=0, budget_seconds=float("inf"),
-            max_examples=PROFILES["ci"].fuzz_examples, database_dir=None, output_dir=tmp_path,
-            editions=(edition,) if edition else (),
-        )
+        result = ci_campaign(target, 0, tmp_path, editions=(edition,) if edition else ())
         assert result.finding is not None, f"{name}: no divergence in {result.examples} examples"
         assert result.finding.rule == breaks, result.report()
         assert len(result.counterexample) <= 8, result.report()  # shrunk
