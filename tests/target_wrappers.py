@@ -42,3 +42,14 @@ class Wrapped:
 
     def close(self) -> None:
         self.inner.close()
+
+
+def patched(inner: Any, name: str, replacement: Callable[[Any], Any]) -> Wrapped:
+    """``inner`` with the method ``name`` of every deployment replaced by
+    ``replacement(deployment)``, set on the deployment itself (its own calls reach it too)."""
+
+    def patch(deployment: Any) -> Any:
+        setattr(deployment, name, replacement(deployment))
+        return deployment
+
+    return Wrapped(inner, patch)
