@@ -1,6 +1,7 @@
-"""A target whose deployments are another target's with some methods changed: the broken or
-older targets of the tests (a crash in one operation, a driver protocol without one, a fault
-that does not recur), built on the reference."""
+"""A target made of another target with something changed: its info, or its deployments
+with some methods changed. The broken or older targets of the tests (a crash in one
+operation, a driver protocol without one, a fault that does not recur, a connection lost at a
+deployment), built on the reference."""
 
 from __future__ import annotations
 
@@ -28,9 +29,11 @@ class Changed:
 
 
 class Wrapped:
-    """The target ``inner`` with each deployment made ``wrap(deployment)``."""
+    """The target ``inner`` with each deployment made ``wrap(deployment)`` (as it is, by
+    default: a subclass changes ``info`` or ``deploy``)."""
 
-    def __init__(self, inner: Any, wrap: Callable[[Any], Any]) -> None:
+    def __init__(self, inner: Any, wrap: Callable[[Any], Any] = lambda deployment: deployment,
+                 ) -> None:
         self.inner, self._wrap = inner, wrap
 
     def info(self) -> TargetInfo:

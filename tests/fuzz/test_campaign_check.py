@@ -15,7 +15,7 @@ from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.core.certificate import Certificate, Verdict
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Outcome
-from subagent_tck.conformance.core.protocol import DeploymentConfig, TargetInfo
+from subagent_tck.conformance.core.protocol import DeploymentConfig
 from subagent_tck.conformance.core.target import Deployment, Target
 from subagent_tck.conformance.engine.runner import PROFILES, RunConfig, Suite, certify
 from subagent_tck.fuzz.campaign import replay
@@ -76,23 +76,19 @@ def test_a_thorough_run_of_the_reference_notes_the_campaign_and_finds_nothing(
     assert not list(tmp_path.iterdir())  # no replay file without a finding
 
 
-class _Failing:
+class _Failing(Wrapped):
     """The reference, until its ``deploys``-th deployment: then the target is gone."""
 
     def __init__(self, inner: Target, deploys: int) -> None:
-        self.inner, self.left = inner, deploys
-
-    def info(self) -> TargetInfo:
-        return self.inner.info()
+        super().__init__(inner)
+        self.left = deploys
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
         self.left -= 1
         if self.left < 0:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, "connection refused (the test's)")
-        return self.inner.deploy(config, gateway)
-
-    def close(self) -> None:
-        self.inner.close()
+        deployment: Deployment = super().deploy(config, gateway)
+        return deployment
 
 
 def test_a_target_lost_during_the_campaign_leaves_its_rules_error(

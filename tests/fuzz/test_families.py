@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from target_wrappers import Wrapped, patched
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.fuzz.campaign import replay
@@ -114,30 +115,21 @@ def test_a_resume_on_a_provider_without_the_descriptors_control_is_ca_01(at_root
     assert divergence is not None and divergence.finding.rule == "CA-01", divergence
 
 
-class _NoPresetField:
+def _no_preset_field(inner: Target) -> Wrapped:
     """The reference, refusing a start request's ``preset`` in the request-controls edition
     (DSH's answer: that edition defines no such field)."""
 
-    def __init__(self, inner: Target) -> None:
-        self.inner = inner
+    def refusing(deployment: object) -> object:
+        start = deployment.start  # type: ignore[attr-defined]
 
-    def info(self) -> object:
-        return self.inner.info()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def deploy(self, config: object, gateway: object) -> object:
-        deployment = self.inner.deploy(config, gateway)  # type: ignore[arg-type]
-        start = deployment.start
-
-        def refusing(request: object) -> object:
+        def refuse(request: object) -> object:
             if getattr(request, "preset", None) is not None:
                 raise TckError(ErrorCode.UNKNOWN_PRESET, "this edition has no preset field")
             return start(request)
 
-        deployment.start = refusing  # type: ignore[method-assign]
-        return deployment
+        return refuse
+
+    return patched(inner, "start", refusing)
 
 
 def test_a_preset_refused_in_the_request_controls_edition_is_the_targets_choice(
@@ -145,7 +137,7 @@ def test_a_preset_refused_in_the_request_controls_edition_is_the_targets_choice(
 ) -> None:
     steps = [Step(op="start", args={"parent": "root", "provider": "spawn",
                                     "controls": {"preset": "reviewer"}, "label": "c1"})]
-    target = _NoPresetField(reference)
+    target = _no_preset_field(reference)
     assert run_steps(target, Setup(edition=Edition.REQUEST_CONTROLS), steps) is None
     divergence = run_steps(target, Setup(edition=Edition.PRESET_COMPOSITION), steps)
     assert divergence is not None and "UNKNOWN_PRESET" in str(divergence)
