@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import subprocess
@@ -110,6 +111,15 @@ def launched_kit(script: str, command: str) -> Iterator[subprocess.Popen[str]]:
 words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 arguments = st.dictionaries(words, st.one_of(st.integers(-5, 5), words, st.booleans()),
                             max_size=3)
+
+
+#: Non-empty texts of any code point but surrogates, as a wire carries ids and names.
+ids = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=16)
+
+
+def probe(name: str) -> Any:
+    """A runtime's traffic recorded in fixtures/``name`` (a JSON file)."""
+    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
 
 
 def tool_calls(ids: st.SearchStrategy[str]) -> st.SearchStrategy[list[ToolCall]]:
