@@ -2,10 +2,8 @@
 // ../roster.json through roster_data.mjs), the same validation and the same `delegate` tool
 // (docs/promises.md, "The worked example").
 
-import { runChild, startChild } from '../../../implementations/javascript/src/delegation.mjs';
-import { TckError } from '../../../implementations/javascript/src/errors.mjs';
-import { Kind } from '../../../implementations/javascript/src/events.mjs';
-import { toolError } from '../../../implementations/javascript/src/tool.mjs';
+import { runForTool, startChild } from '../../../implementations/javascript/src/delegation.mjs';
+import { refusedStart, toolError } from '../../../implementations/javascript/src/tool.mjs';
 import { delegateShape, requestFor, roleOf, TOOL_NAME } from './roster_data.mjs';
 
 export { loadRoster, problemsOf, requestFor, TOOL_NAME, validate } from './roster_data.mjs';
@@ -20,15 +18,10 @@ export function delegateTool(host, roster, { request = requestFor } = {}) {
       try {
         child = startChild(host, { parent: context.agent, ...request(roster, role, args.task) });
       } catch (error) {
-        if (!(error instanceof TckError)) throw error;
-        return toolError(error.code, `no child was started: ${error.reason}`);
+        return refusedStart(error);
       }
-      let outcome;
-      try {
-        outcome = await runChild(host, child, args.task, { signal: context.signal });
-      } finally {
-        host.unpublish(child, Kind.AGENT_DISPOSED, { by: TOOL_NAME });
-      }
+      const outcome = await runForTool(host, child, args.task,
+        { signal: context.signal, by: TOOL_NAME });
       if (outcome.stopReason !== 'completed') {
         return toolError(null, `the ${role.id} child stopped with "${outcome.stopReason}"`);
       }
