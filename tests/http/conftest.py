@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -37,3 +38,12 @@ def kit() -> Iterator[tuple[Gateway, str]]:
     gateway = Gateway()
     yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
     server.close()
+
+
+@pytest.fixture
+def proxy(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The model endpoint of the test module's adapter (the module's ``Proxy``), closed after
+    the test (the proxy tests of each traffic adapter)."""
+    endpoint = request.module.Proxy()
+    yield endpoint
+    endpoint.close()

@@ -63,50 +63,43 @@ def test_the_kits_tools_travel_under_the_kits_names_and_come_back_prefixed(
 
 
 def test_a_marked_request_reaches_the_kit_attributed_and_renamed(
-        kit: tuple[Gateway, str]) -> None:
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
     gateway, url = kit
-    proxy = Proxy()
-    try:
-        drive_calls: list[str] = []
+    drive_calls: list[str] = []
 
-        def drive(request: ModelRequest, token: str, body: dict[str, Any]) -> ModelReply:
-            drive_calls.append(token)
-            return call("Agent", {"prompt": "go"})
+    def drive(request: ModelRequest, token: str, body: dict[str, Any]) -> ModelReply:
+        drive_calls.append(token)
+        return call("Agent", {"prompt": "go"})
 
-        route = Route(url, drive)
-        base = proxy.mount("d1", route)
-        gateway.script("go read", call("read", {"path": "/x"}))
-        body = {"model": "m", "max_tokens": 5, "stream": True,
-                "system": [{"type": "text", "text": "persona\n" + agent_marker("child-1")}],
-                "tools": [{"name": PREFIX + "read", "input_schema": {"type": "object"}}],
-                "messages": [{"role": "user", "content": "go read"}]}
-        answer = httpx.post(f"{base}/v1/messages?beta=true", json=body)
-        assert answer.status_code == 200
-        reply = events_to_reply(answer.text)
-        assert [c.name for c in reply.toolCalls] == [PREFIX + "read"]
-        [request] = gateway.requests("child-1")
-        assert [t.name for t in request.tools] == ["read"] and request.system == "persona"
-        assert route.told == {"read": "child-1"}
-        assert route.last["child-1"].system == "persona"
-        body["system"] = "root\n[subagent-tck start=s1]"
-        driven = httpx.post(f"{base}/v1/messages", json={**body, "stream": False})
-        assert driven.json()["content"][0]["name"] == "Agent" and drive_calls == ["s1"]
-        assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
-        body["system"] = "no marker"
-        refused = httpx.post(f"{base}/v1/messages", json=body)
-        assert refused.status_code == 403 and len(gateway.unattributed) == 1
-    finally:
-        proxy.close()
+    route = Route(url, drive)
+    base = proxy.mount("d1", route)
+    gateway.script("go read", call("read", {"path": "/x"}))
+    body = {"model": "m", "max_tokens": 5, "stream": True,
+            "system": [{"type": "text", "text": "persona\n" + agent_marker("child-1")}],
+            "tools": [{"name": PREFIX + "read", "input_schema": {"type": "object"}}],
+            "messages": [{"role": "user", "content": "go read"}]}
+    answer = httpx.post(f"{base}/v1/messages?beta=true", json=body)
+    assert answer.status_code == 200
+    reply = events_to_reply(answer.text)
+    assert [c.name for c in reply.toolCalls] == [PREFIX + "read"]
+    [request] = gateway.requests("child-1")
+    assert [t.name for t in request.tools] == ["read"] and request.system == "persona"
+    assert route.told == {"read": "child-1"}
+    assert route.last["child-1"].system == "persona"
+    body["system"] = "root\n[subagent-tck start=s1]"
+    driven = httpx.post(f"{base}/v1/messages", json={**body, "stream": False})
+    assert driven.json()["content"][0]["name"] == "Agent" and drive_calls == ["s1"]
+    assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
+    body["system"] = "no marker"
+    refused = httpx.post(f"{base}/v1/messages", json=body)
+    assert refused.status_code == 403 and len(gateway.unattributed) == 1
 
 
-def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_404() -> None:
-    proxy = Proxy()
-    try:
-        for path in ("/p/nope/v1/messages", "/elsewhere"):
-            answer = httpx.post(f"{proxy.url}{path}", json={})
-            assert answer.status_code == 404 and answer.json()["type"] == "error"
-    finally:
-        proxy.close()
+def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_404(
+        proxy: Proxy) -> None:
+    for path in ("/p/nope/v1/messages", "/elsewhere"):
+        answer = httpx.post(f"{proxy.url}{path}", json={})
+        assert answer.status_code == 404 and answer.json()["type"] == "error"
 
 
 def _stand_in(script: Path) -> Any:

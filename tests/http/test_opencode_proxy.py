@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -167,13 +166,6 @@ def test_a_shared_wire_name_reaches_the_kit_as_it_is() -> None:
 
 
 # --- the route over loopback HTTP ------------------------------------------------------
-
-
-@pytest.fixture
-def proxy() -> Iterator[Proxy]:
-    endpoint = Proxy()
-    yield endpoint
-    endpoint.close()
 
 
 @pytest.mark.parametrize("stream", [True, False])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +86,6 @@ def test_a_kit_tool_named_like_qwen_codes_own_goes_to_the_kits_tool() -> None:
 
 
 # --- the route over loopback HTTP ------------------------------------------------------
-
-
-@pytest.fixture
-def proxy() -> Iterator[Proxy]:
-    endpoint = Proxy()
-    yield endpoint
-    endpoint.close()
 
 
 #: The user's message of every request posted here: Qwen Code sends it as a list of parts.
