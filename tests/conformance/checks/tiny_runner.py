@@ -139,3 +139,8 @@ def checks_of(*modules: str) -> list[str]:
     load_checks()
     wanted = {f"subagent_tck.conformance.engine.checks.{m}" for m in modules}
     return [name for name, chk in REGISTRY.items() if chk.function.__module__ in wanted]
+
+
+def rules_of(*modules: str) -> set[str]:
+    """The rules the checks of the given check modules cite."""
+    return {rule for name in checks_of(*modules) for rule in REGISTRY[name].rules}
