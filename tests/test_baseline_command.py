@@ -93,13 +93,20 @@ def test_update_keeps_reasons_drops_stale_and_refuses_new_failures_silently(
     assert certify(tmp_path / "again.json", SKIPS, 3, "--baseline", str(baseline)) == 0
 
 
+def _offender_beside(tmp_path: Path, baseline_text: str) -> tuple[Path, Path]:
+    """A certificate of the first offender at seed 0, and a baseline file of ``baseline_text``
+    written by hand."""
+    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
+    certify(cert, OFFENDER, 0)
+    baseline.write_text(baseline_text, "utf-8")
+    return cert, baseline
+
+
 def test_update_pins_an_entry_of_the_old_format_with_its_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
-    certify(cert, OFFENDER, 0)
-    baseline.write_text('# why\n[[expected-fail]]\nrule = "TF-08"\nreason = "old reason"\n',
-                        "utf-8")
+    cert, baseline = _offender_beside(
+        tmp_path, '# why\n[[expected-fail]]\nrule = "TF-08"\nreason = "old reason"\n')
     assert certify(tmp_path / "x.json", OFFENDER, 0, "--baseline", str(baseline)) == 2
     assert main(["baseline", "update", str(baseline), str(cert)]) == 0
     assert "pinned entry 1" in capsys.readouterr().out
@@ -111,11 +118,9 @@ def test_update_pins_an_entry_of_the_old_format_with_its_reason(
 def test_update_moves_a_baseline_of_another_catalogue_on_only_when_told_keeping_its_reasons(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
-    certify(cert, OFFENDER, 0)
     old = ('catalogue_hash = "0000"\n[[expected-fail]]\nrule = "TF-08"\n'
            'reason = "read in its code"\n')
-    baseline.write_text(old, "utf-8")
+    cert, baseline = _offender_beside(tmp_path, old)
     assert main(["baseline", "update", str(baseline), str(cert)]) == 2
     assert "--new-catalogue" in capsys.readouterr().err and baseline.read_text("utf-8") == old
     assert main(["baseline", "update", "--new-catalogue", str(baseline), str(cert)]) == 0
