@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, text
@@ -25,6 +26,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_chat import CONTEXT_PREFIX
+from subagent_tck.spec import ErrorCode, TckError
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -79,6 +81,16 @@ def gone_within(pids: list[int], seconds: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def timed_out(call: Callable[[], Any], within: float) -> TckError:
+    """The TIMEOUT error ``call`` ends with, within ``within`` seconds."""
+    started = time.monotonic()
+    with pytest.raises(TckError) as refused:
+        call()
+    assert refused.value.code is ErrorCode.TIMEOUT, refused.value
+    assert time.monotonic() - started < within
+    return refused.value
 
 
 def pids_of(pidfile: Path, seconds: float = 10.0) -> list[int]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_helpers import MODEL_ROUTES, front_lines, gone_within, model_start
+from http_helpers import MODEL_ROUTES, front_lines, gone_within, model_start, timed_out
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -135,20 +135,14 @@ def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_s
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
     with TIMEOUT after SUBAGENT_TCK_CLAUDE_TIMEOUT, and its whole process group is gone."""
-    import time
 
     from claude_code_adapter import run
 
-    from subagent_tck.spec import ErrorCode, TckError
 
     pids = tmp_path / "pids"
     monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
     with _deployment(tmp_path, f"sleep 60 &\necho $! > {pids}\nsleep 60\n") as deployment:
-        started = time.monotonic()
-        with pytest.raises(TckError) as refused:
-            deployment.run_turn("root", "hello")
-        assert refused.value.code is ErrorCode.TIMEOUT
-        assert time.monotonic() - started < 5
+        timed_out(lambda: deployment.run_turn("root", "hello"), 5)
         left = int(pids.read_text())
         assert gone_within([left], 3.0)
         assert [(e.kind, e.data) for e in deployment.events()] == [

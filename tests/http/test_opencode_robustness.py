@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from http_helpers import gone_within
+from http_helpers import gone_within, timed_out
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "opencode"))
 
@@ -95,11 +95,7 @@ def test_a_turn_that_never_ends_is_a_timeout_and_closing_stops_everything_it_sta
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     deployment, proxy, pids = _deployment(tmp_path, monkeypatch, "hang")
     try:
-        started = time.monotonic()
-        with pytest.raises(TckError) as refused:
-            deployment.run_turn("root", "hello")
-        assert refused.value.code is ErrorCode.TIMEOUT
-        assert time.monotonic() - started < 8
+        timed_out(lambda: deployment.run_turn("root", "hello"), 8)
         left = int(pids.read_text())
         assert psutil.pid_exists(left)  # the server lives on with its deployment
     finally:
