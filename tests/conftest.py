@@ -23,29 +23,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 os.environ.setdefault("SUBAGENT_TCK_JOBS", "1")
 
 
-# The fake suite, loaded at collection: pytester restores sys.modules after each in-process
-# run, and a kit module imported during one would come back as a second instance, unpatched.
-load_fakes()
-
-
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    """The fakes module (cli_helpers.py), with its suite installed as the default one for this
-    test."""
-    module = load_fakes()
-    module.RELEASE.clear()
-    module.install(monkeypatch)
-    yield module
-    module.RELEASE.set()  # free any check a test left hanging
-
-
-@pytest.fixture
-def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The test runs in the repository's root (cli_helpers.at_root)."""
-    in_root(monkeypatch)
-    yield
-
-
 #: Suites that are slow and do not depend on the interpreter: tox runs them once, in its `once`
 #: and `runtimes` environments, and every Python environment runs the rest (`-m "not once"`;
 #: tox.ini). Plain `pytest` runs everything.
@@ -131,3 +108,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.zoo)
         if where in RUNTIMES:
             item.add_marker(pytest.mark.runtime)
+
+
+# The fake suite, loaded at collection: pytester restores sys.modules after each in-process
+# run, and a kit module imported during one would come back as a second instance, unpatched.
+load_fakes()
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The fakes module (cli_helpers.py), with its suite installed as the default one for this
+    test."""
+    module = load_fakes()
+    module.RELEASE.clear()
+    module.install(monkeypatch)
+    yield module
+    module.RELEASE.set()  # free any check a test left hanging
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The test runs in the repository's root (cli_helpers.at_root)."""
+    in_root(monkeypatch)
+    yield
