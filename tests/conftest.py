@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from cli_helpers import at_root as in_root
+from cli_helpers import load_fakes
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=50, deadline=None)
@@ -104,3 +108,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.zoo)
         if where in RUNTIMES:
             item.add_marker(pytest.mark.runtime)
+
+
+# The fake suite, loaded at collection: pytester restores sys.modules after each in-process
+# run, and a kit module imported during one would come back as a second instance, unpatched.
+load_fakes()
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The fakes module (cli_helpers.py), with its suite installed as the default one for this
+    test."""
+    module = load_fakes()
+    module.RELEASE.clear()
+    module.install(monkeypatch)
+    yield module
+    module.RELEASE.set()  # free any check a test left hanging
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The test runs in the repository's root (cli_helpers.at_root)."""
+    in_root(monkeypatch)
+    yield

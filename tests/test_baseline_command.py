@@ -7,7 +7,6 @@ silently; every bad input is exit 2 with nothing written."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 
-ROOT = Path(__file__).resolve().parents[1]
 OFFENDER = "python:examples.providers.first_offender_only:provider"
 #: first_offender_only's bug and local_names_accepted's at once: TF-08 fails as it does for
 #: the first, and in more assertions (a filter naming a local-only tool is accepted).
@@ -37,12 +35,7 @@ def both_bugs() -> ReferenceTarget:
     return ReferenceTarget(host_class=_BothHost, name="first-offender-and-local-names")
 
 
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.chdir(ROOT)
-    monkeypatch.syspath_prepend(str(ROOT))
-    monkeypatch.syspath_prepend(str(ROOT / "tests"))
-    yield
+pytestmark = pytest.mark.usefixtures("at_root")  # tests/conftest.py
 
 
 def certify(out: Path, target: str, seed: int, *extra: str) -> int:
@@ -100,13 +93,20 @@ def test_update_keeps_reasons_drops_stale_and_refuses_new_failures_silently(
     assert certify(tmp_path / "again.json", SKIPS, 3, "--baseline", str(baseline)) == 0
 
 
+def _offender_beside(tmp_path: Path, baseline_text: str) -> tuple[Path, Path]:
+    """A certificate of the first offender at seed 0, and a baseline file of ``baseline_text``
+    written by hand."""
+    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
+    certify(cert, OFFENDER, 0)
+    baseline.write_text(baseline_text, "utf-8")
+    return cert, baseline
+
+
 def test_update_pins_an_entry_of_the_old_format_with_its_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
-    certify(cert, OFFENDER, 0)
-    baseline.write_text('# why\n[[expected-fail]]\nrule = "TF-08"\nreason = "old reason"\n',
-                        "utf-8")
+    cert, baseline = _offender_beside(
+        tmp_path, '# why\n[[expected-fail]]\nrule = "TF-08"\nreason = "old reason"\n')
     assert certify(tmp_path / "x.json", OFFENDER, 0, "--baseline", str(baseline)) == 2
     assert main(["baseline", "update", str(baseline), str(cert)]) == 0
     assert "pinned entry 1" in capsys.readouterr().out
@@ -118,11 +118,9 @@ def test_update_pins_an_entry_of_the_old_format_with_its_reason(
 def test_update_moves_a_baseline_of_another_catalogue_on_only_when_told_keeping_its_reasons(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    cert, baseline = tmp_path / "c.json", tmp_path / "b.toml"
-    certify(cert, OFFENDER, 0)
     old = ('catalogue_hash = "0000"\n[[expected-fail]]\nrule = "TF-08"\n'
            'reason = "read in its code"\n')
-    baseline.write_text(old, "utf-8")
+    cert, baseline = _offender_beside(tmp_path, old)
     assert main(["baseline", "update", str(baseline), str(cert)]) == 2
     assert "--new-catalogue" in capsys.readouterr().err and baseline.read_text("utf-8") == old
     assert main(["baseline", "update", "--new-catalogue", str(baseline), str(cert)]) == 0

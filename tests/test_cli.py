@@ -2,44 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from cli_helpers import FAKE
 
 from subagent_tck.conformance.cli import PLUGGED, main
 from subagent_tck.spec import CATALOGUE
-
-FAKES_NAME = "subagent_tck_test_fakes"
-FAKE = f"python:{FAKES_NAME}:"
-
-
-def _load_fakes() -> ModuleType:
-    if FAKES_NAME not in sys.modules:
-        path = Path(__file__).parent / "conformance" / "fakes.py"
-        spec = importlib.util.spec_from_file_location(FAKES_NAME, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[FAKES_NAME] = module
-        spec.loader.exec_module(module)
-    return sys.modules[FAKES_NAME]
-
-
-_load_fakes()
-
-
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    module = _load_fakes()
-    module.install(monkeypatch)
-    yield module
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -149,11 +124,16 @@ def test_openapi_prints_the_driver_api_document(capsys: pytest.CaptureFixture[st
 # --- certify ---------------------------------------------------------------------------
 
 
-def test_a_certified_target_exits_0_with_a_text_summary(
-    capsys: pytest.CaptureFixture[str], fakes: ModuleType,
+@pytest.mark.parametrize(("target", "exit_code", "verdict"), [
+    ("healthy", 0, "verdict: CERTIFIED (exit 0)"),  # a certified target, a text summary
+    ("crashing", 3, "verdict: FAILED (exit 3)"),  # a target that breaks the protocol everywhere
+])
+def test_a_whole_run_exits_with_its_verdicts_code_and_says_it(
+    capsys: pytest.CaptureFixture[str], fakes: ModuleType, target: str, exit_code: int,
+    verdict: str,
 ) -> None:
-    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}healthy")
-    assert code == 0 and "verdict: CERTIFIED (exit 0)" in out
+    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}{target}")
+    assert code == exit_code and verdict in out
 
 
 def test_a_failed_capability_exits_1_and_prints_the_replay(
@@ -171,13 +151,6 @@ def test_a_partial_run_whose_selected_rules_pass_exits_0_but_is_not_a_certificat
     assert code == 0 and "verdict: PASSED (exit 0); partial run of 1 selected rule(s)" in out
     code, out, _ = run(capsys, "certify", "--target", f"{FAKE}broken_filter", "--rule", "TF-92")
     assert code == 1 and "verdict: FAILED (exit 1)" in out
-
-
-def test_a_target_that_breaks_the_protocol_everywhere_exits_3(
-    capsys: pytest.CaptureFixture[str], fakes: ModuleType,
-) -> None:
-    code, out, _ = run(capsys, "certify", "--target", f"{FAKE}crashing")
-    assert code == 3 and "verdict: FAILED (exit 3)" in out
 
 
 def test_an_unreachable_target_exits_3(

@@ -22,13 +22,6 @@ FAKE, run = test_cli.FAKE, test_cli.run
 ERROR_LINE = re.compile(r"^subagent-tck: error: .+ \(code [A-Z_]+\)$")
 
 
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    module = test_cli._load_fakes()
-    module.install(monkeypatch)
-    return module
-
-
 def last_line(err: str) -> str:
     return err.rstrip("\n").splitlines()[-1]
 

@@ -5,25 +5,19 @@ exit 1 when something got worse, 0 otherwise, 2 on bad input; a target's text es
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import at_root
 from markdown_it import MarkdownIt
 
 from subagent_tck.conformance.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
 GOOD = "reference"
 WORSE = "python:examples.providers.first_offender_only:provider"
 
 
-@pytest.fixture(autouse=True)
-def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.chdir(ROOT)
-    monkeypatch.syspath_prepend(str(ROOT))
-    monkeypatch.syspath_prepend(str(ROOT / "tests"))
-    yield
+pytestmark = pytest.mark.usefixtures("at_root")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +25,7 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The reference's TF-01 and TF-08 run, and a zoo target's that breaks TF-08, at seed 0."""
     out = tmp_path_factory.mktemp("diff")
     with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(ROOT)
-        patch.syspath_prepend(str(ROOT))
-        patch.syspath_prepend(str(ROOT / "tests"))
+        at_root(patch)
         for name, target in (("old", GOOD), ("new", WORSE)):
             main(["certify", "--target", target, "--rule", "TF-08", "--rule", "TF-01",
                   "--seed", "0", "--report", f"json={out / name}.json", "--format", "text"])

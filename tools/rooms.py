@@ -138,6 +138,7 @@ ROOMS: dict[str, str] = {
     "traffic_delegation": "transports",
     "tool_names": "transports",
     "traffic_chat": "transports",
+    "traffic_runs": "transports",
     # front ends: the command line, the pytest plugin, API fuzzing, the promises command.
     "__init__": TOP,
     "cli": TOP,

@@ -15,6 +15,9 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { ADDRESS, MODEL_TIMEOUT, SEE_HELP, help, readArguments }
+  from '../../implementations/javascript/arguments.mjs';
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 const NODE22 = join(HERE, 'node_modules', 'node', 'bin', 'node');
 
@@ -35,28 +38,14 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
 }
 
 function parse(argv) {
-  const options = { port: 0, host: '127.0.0.1', modelTimeout: 120, providerModules: [] };
-  for (let i = 0; i < argv.length; i += 1) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => (inline !== undefined ? inline : argv[++i]);
-    switch (flag) {
-      case '--port': options.port = Number(value()); break;
-      case '--host': options.host = value(); break;
-      case '--model-timeout': options.modelTimeout = Number(value()); break;
-      case '--provider-module': options.providerModules.push(value()); break;
-      case '--continuable': options.continuable = true; break;
-      case '-h':
-      case '--help':
-        process.stdout.write('usage: server.mjs [--port N] [--host 127.0.0.1] '
-          + '[--model-timeout S] [--provider-module PATH ...] [--continuable]\n');
-        process.exit(0);
-        break;
-      default:
-        process.stderr.write(`unknown argument ${argv[i]}: see --help\n`);
-        process.exit(2);
-    }
-  }
-  return options;
+  return readArguments(argv, { port: 0, host: '127.0.0.1', modelTimeout: 120, providerModules: [] }, {
+    ...ADDRESS,
+    ...MODEL_TIMEOUT,
+    '--provider-module': (o, value) => { o.providerModules.push(value()); },
+    '--continuable': (o) => { o.continuable = true; },
+    ...help('usage: server.mjs [--port N] [--host 127.0.0.1] '
+      + '[--model-timeout S] [--provider-module PATH ...] [--continuable]\n'),
+  }, SEE_HELP);
 }
 
 async function main(argv) {

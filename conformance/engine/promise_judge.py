@@ -54,6 +54,22 @@ class _Judge:
             exchange=self.exchange if status != "kept" else [],
         ))
 
+    def judged(self, aspect: str, problems: list[str], kept: str, expected: Any,
+               observed: Any) -> None:
+        """``aspect`` broken by ``problems`` (each one said), or kept (``kept`` says how)."""
+        if problems:
+            self.add(aspect, "broken", "; ".join(problems), expected, observed)
+        else:
+            self.add(aspect, "kept", kept, expected, observed)
+
+
+def _unrefused(result: dict[str, Any] | None, tool: str, call: str) -> list[str]:
+    """What is wrong with ``result``, the answer to a forged call (``call``) of ``tool``: none
+    came back, or it was no refusal."""
+    if result is None:
+        return [f"no result came back for the forged call of {tool!r}"]
+    return [] if result["isError"] else [f"{call} of {tool!r} was not refused"]
+
 
 def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
     promise, file = judge.promise, judge.file
@@ -109,10 +125,7 @@ def _judge_wire(judge: _Judge, requests: list[ModelRequest]) -> None:
                     tally.setdefault(problem, []).append(n)
             problems = [_collapse(tally, len(requests))] if tally else []
             observed = sorted(_names(requests[0]))
-            if problems:
-                judge.add("tools", "broken", "; ".join(problems), expected, observed)
-            else:
-                judge.add("tools", "kept", f"the child saw {observed}", expected, observed)
+            judge.judged("tools", problems, f"the child saw {observed}", expected, observed)
     for name, schema in promise.schemas.items():
         aspect = f"schema:{name}"
         if not requests:
@@ -177,18 +190,12 @@ def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGatew
                 ran = [v.arguments for v in observation.invocations
                        if v.tool == name and v.agent == child_agent]
                 seen[name] = {"result": result, "bodyRan": bool(ran)}
-                if result is None:
-                    problems.append(f"no result came back for the forged call of {name!r}")
-                elif not result["isError"]:
-                    problems.append(f"the call of {name!r} was not refused")
+                problems += _unrefused(result, name, "the call")
                 if ran:
                     problems.append(f"the body of {name!r} ran")
             expected = {n: {"isError": True, "bodyRan": False} for n in forged}
-            if problems:
-                judge.add("refuses:calls", "broken", "; ".join(problems), expected, seen)
-            else:
-                judge.add("refuses:calls", "kept", f"{len(forged)} forged call(s) refused, no "
-                          "body ran", expected, seen)
+            judge.judged("refuses:calls", problems, f"{len(forged)} forged call(s) refused, no "
+                         "body ran", expected, seen)
     if promise.refuses.delegation:
         tool = promise.trigger.tool
         if not child:
@@ -201,19 +208,11 @@ def _judge_refusals(judge: _Judge, deployment: Deployment, gateway: PromiseGatew
         grandchildren = [h.session for h in observation.sessions
                          if session is not None and h.parent == session]
         others = gateway.of(OTHER)
-        problems = []
-        if result is None:
-            problems.append(f"no result came back for the forged call of {tool!r}")
-        elif not result["isError"]:
-            problems.append(f"the child's call of {tool!r} was not refused")
+        problems = _unrefused(result, tool, "the child's call")
         if grandchildren:
             problems.append(f"a grandchild was published: {grandchildren}")
         if others:
             problems.append(f"{len(others)} model request(s) came from a grandchild")
-        observed = {"result": result, "grandchildren": grandchildren}
-        if problems:
-            judge.add("refuses:delegation", "broken", "; ".join(problems),
-                      {"isError": True, "grandchildren": []}, observed)
-        else:
-            judge.add("refuses:delegation", "kept", f"the child's {tool!r} call was refused "
-                      "and published nothing", {"isError": True, "grandchildren": []}, observed)
+        judge.judged("refuses:delegation", problems, f"the child's {tool!r} call was refused "
+                     "and published nothing", {"isError": True, "grandchildren": []},
+                     {"result": result, "grandchildren": grandchildren})

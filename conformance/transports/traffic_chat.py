@@ -14,11 +14,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance.core.protocol import ModelReply
-from subagent_tck.conformance.transports.gateway_chat import reply_to_chat, streaming
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
+from subagent_tck.conformance.transports.gateway_chat import (
+    CHAT_PATH,
+    chat_to_request,
+    parse_chat,
+    reply_to_chat,
+    streaming,
+)
 from subagent_tck.conformance.transports.gateway_chat_stream import reply_to_stream
 from subagent_tck.conformance.transports.httpd import Answer
-from subagent_tck.conformance.transports.traffic_routes import edit_events
+from subagent_tck.conformance.transports.traffic_routes import OnePathRoute, edit_events
 
 
 def chat_error(status: int, message: str) -> Answer:
@@ -27,6 +34,18 @@ def chat_error(status: int, message: str) -> Answer:
                       "invalid_request_error"}}
     return Answer(status, json.dumps(body).encode("utf-8"), "application/json",
                   (("x-should-retry", "false"),))
+
+
+def read_chat(data: bytes) -> tuple[dict[str, Any], ModelRequest] | Answer:
+    """The Chat Completions request ``data`` and what it asks as the kit reads it; the 400
+    that refuses it when it is none."""
+    try:
+        body = parse_chat(data)
+        seen = chat_to_request("", body)
+        streaming(body)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return chat_error(400, f"not a Chat Completions request: {exc}")
+    return body, seen
 
 
 def chat_answer(reply: ModelReply, body: dict[str, Any]) -> Answer:
@@ -90,3 +109,39 @@ def to_runtime(data: bytes, kind: str, own: set[str],
     for choice in message.get("choices") or []:
         rename((choice.get("message") or {}).get("tool_calls"))
     return json.dumps(message).encode("utf-8"), names
+
+
+def remark(body: dict[str, Any], agent: str, kit: str) -> None:
+    """Put ``kit``'s agent marker where ``agent``'s is, in place, in the system messages."""
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "system" and \
+                isinstance(message.get("content"), str):
+            message["content"] = message["content"].replace(agent_marker(agent),
+                                                            agent_marker(kit))
+
+
+class ChatRoute(OnePathRoute):
+    """A deployment's route for a runtime that posts Chat Completions."""
+
+    def to_gateway(self, body: dict[str, Any], kit_tools: list[str], back: dict[str, str],
+                   wire: Callable[[str], str], own: set[str] | frozenset[str] = frozenset(),
+                   attribute: Callable[[str], str] | None = None) -> Answer:
+        """``body`` forwarded to the kit's gateway (``{gatewayUrl}/v1/chat/completions``,
+        docs/driver-api.md#model-gateway) with the tools ``back`` knows renamed to the kit's
+        names, its agent (the marker in its system text; ``attribute`` tells the kit agent a
+        marked one is, and the marker is changed to that agent's) recorded; the kit's answer
+        relayed with every tool call named as the runtime names the kit's tools (``wire``), but
+        for the runtime's own tools the request offered (the names ``back`` does not know, and
+        ``own``) that are none of ``kit_tools``."""
+        plain = to_kit(body, back)
+        model_request = chat_to_request("", body)
+        agent, system, _ = find_marker(model_request.system)
+        if agent is not None and attribute is not None and (kit := attribute(agent)) != agent:
+            remark(body, agent, kit)  # the kit's gateway attributes by the marker it reads
+            agent = kit
+        if agent is not None:  # its first request publishes a start's child (traffic.py)
+            self.record(agent, model_request.model_copy(update={"agent": agent,
+                                                                "system": system}))
+        runtimes = (plain | own) - set(kit_tools)  # a kit tool is the kit's, whatever its name
+        return self.relay(CHAT_PATH, json.dumps(body).encode("utf-8"), agent, chat_error,
+                          lambda data, kind: to_runtime(data, kind, runtimes, wire))

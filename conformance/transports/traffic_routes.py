@@ -98,6 +98,24 @@ class TrafficRoute:
         finally:
             connection.close()
 
+    def relay(self, path: str, data: bytes, agent: str | None,
+              error: Callable[[int, str], Answer],
+              rename: Callable[[bytes, str], tuple[bytes, list[str]]] | None) -> Answer:
+        """``data`` posted to the kit's gateway at ``path`` (:meth:`post`) and its answer
+        relayed: a 200's tool calls renamed by ``rename`` (the answer's body and content type
+        -> the body as the runtime reads it and the kit names of its calls, which ``agent`` was
+        told to call: :meth:`tell`), anything else as it came; an unreachable gateway is a 502
+        as ``error`` words it."""
+        try:
+            answer = self.post(path, data)
+        except OSError as exc:
+            return error(502, f"the kit's model gateway is unreachable: {exc}")
+        if answer.status != 200 or rename is None:
+            return answer
+        body, names = rename(answer.body, answer.content_type)
+        self.tell(agent, names)
+        return answer._replace(body=body)
+
     def tell(self, agent: str | None, names: list[str]) -> None:
         """``agent`` (when the request was attributed) was told to call the kit tools
         ``names``: a body of one of them that runs from now on is taken as its

@@ -21,6 +21,7 @@ published (docs/rules.md#de-04, docs/rules.md#fr-03).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -45,6 +46,24 @@ class _Unset:
 
 #: A depth setting left unset: the runtime's default applies.
 UNSET: Any = _Unset()
+
+
+#: A start marker in a request's text, its token the group (read by the adapters' proxies).
+START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
+#: A start driver's answer, as an adapter's proxy asks it: (the request, its token) -> the reply.
+Driver = Callable[[ModelRequest, str], ModelReply]
+
+
+def user_text(items: Any) -> str:
+    """The content of the user messages of ``items`` (a request's messages, or its input),
+    one a line: a text as it is, anything else as its JSON (where a proxy looks for a start
+    marker)."""
+    texts = []
+    for item in items or []:
+        if isinstance(item, dict) and item.get("role") == "user":
+            content = item.get("content")
+            texts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(texts)
 
 
 def start_marker(token: str) -> str:

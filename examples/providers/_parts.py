@@ -5,12 +5,14 @@ Each part keeps the reference's behaviour but for one hook an entry overrides wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment
 from subagent_tck.reference import ExecutionContext, ResolvedTool, Resolver, Scope, ToolResult
 from subagent_tck.reference.resolver import invoke
-from subagent_tck.spec import Restriction
+from subagent_tck.spec import Restriction, TckError
 
 
 class _MisreadScope:
@@ -77,3 +79,27 @@ class ModelCallResolver(Resolver):
     ) -> ToolResult:
         inner = ExecutionContext(context.agent, context.signal, context.host)
         return super()._run_calls(scope, arguments, inner)
+
+
+def rewording_deployment(name: str, reword: Callable[[Any, TckError], TckError],
+                         ) -> type[ReferenceDeployment]:
+    """A reference deployment (class ``name``) whose every public method raises each error as
+    ``reword(deployment, error)`` says: the same error when it returns that, else the one it
+    returns (the refusal worded another way, its code kept)."""
+
+    def rewording(method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def wrapper(self: ReferenceDeployment, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(self, *args, **kwargs)
+            except TckError as exc:
+                reworded = reword(self, exc)
+                if reworded is exc:
+                    raise
+                raise reworded from None
+
+        return wrapper
+
+    methods = {key: rewording(value) for key, value in vars(ReferenceDeployment).items()
+               if callable(value) and not key.startswith("_")}
+    return type(name, (ReferenceDeployment,), {"__module__": reword.__module__, **methods})

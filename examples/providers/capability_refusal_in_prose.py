@@ -13,10 +13,9 @@ named", or that knows a control only by its capability name, gives a false failu
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any
 
+from examples.providers._parts import rewording_deployment
 from examples.providers.fewer_capabilities import providers
 from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
 from subagent_tck.spec import Capability, ErrorCode, TckError
@@ -46,27 +45,7 @@ def in_prose(deployment: ReferenceDeployment, exc: TckError) -> TckError:
     return TckError(exc.code, message, {"provider": name})
 
 
-def _in_prose(method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def wrapper(self: ReferenceDeployment, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except TckError as exc:
-            reworded = in_prose(self, exc)
-            if reworded is exc:
-                raise
-            raise reworded from None
-
-    return wrapper
-
-
-class ProseDeployment(ReferenceDeployment):
-    pass
-
-
-for _name, _value in vars(ReferenceDeployment).items():
-    if callable(_value) and not _name.startswith("_"):
-        setattr(ProseDeployment, _name, _in_prose(_value))
+ProseDeployment = rewording_deployment("ProseDeployment", in_prose)
 
 
 class ProseTarget(ReferenceTarget):

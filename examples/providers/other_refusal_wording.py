@@ -9,12 +9,11 @@ reference's wording gives a false failure here.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
+from examples.providers._parts import rewording_deployment
+from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = None
@@ -43,24 +42,8 @@ def reworded(exc: TckError) -> TckError:
     return TckError(exc.code, f"{phrase}{': ' + about if about else ''}.", exc.details)
 
 
-def _reword(method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(*args, **kwargs)
-        except TckError as exc:
-            raise reworded(exc) from None
-
-    return wrapper
-
-
-class RewordingDeployment(ReferenceDeployment):
-    pass
-
-
-for _name, _value in vars(ReferenceDeployment).items():
-    if callable(_value) and not _name.startswith("_"):
-        setattr(RewordingDeployment, _name, _reword(_value))
+RewordingDeployment = rewording_deployment("RewordingDeployment",
+                                           lambda deployment, exc: reworded(exc))
 
 
 class RewordingTarget(ReferenceTarget):

@@ -7,29 +7,18 @@
 // The first stdout line is the cmd: handshake, "SUBAGENT_TCK_READY http://127.0.0.1:PORT".
 // SIGINT/SIGTERM (or stdin closing, with --exit-on-stdin-close) stop it.
 
+import { ADDRESS, MODEL_TIMEOUT, SEE_HELP, help, readArguments } from './arguments.mjs';
 import { DriverServer, PROTOCOL_VERSION } from './src/server.mjs';
 
 function parse(argv) {
-  const options = { port: 0, host: '127.0.0.1', modelTimeout: 120, exitOnStdinClose: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => (inline !== undefined ? inline : argv[++i]);
-    switch (flag) {
-      case '--port': options.port = Number(value()); break;
-      case '--host': options.host = value(); break;
-      case '--model-timeout': options.modelTimeout = Number(value()); break;
-      case '--exit-on-stdin-close': options.exitOnStdinClose = true; break;
-      case '-h':
-      case '--help':
-        process.stdout.write('usage: server.mjs [--port N] [--host 127.0.0.1] '
-          + '[--model-timeout S] [--exit-on-stdin-close]\n');
-        process.exit(0);
-        break;
-      default:
-        process.stderr.write(`unknown argument ${argv[i]}: see --help\n`);
-        process.exit(2);
-    }
-  }
+  const options = readArguments(argv,
+    { port: 0, host: '127.0.0.1', modelTimeout: 120, exitOnStdinClose: false }, {
+      ...ADDRESS,
+      ...MODEL_TIMEOUT,
+      '--exit-on-stdin-close': (o) => { o.exitOnStdinClose = true; },
+      ...help('usage: server.mjs [--port N] [--host 127.0.0.1] '
+        + '[--model-timeout S] [--exit-on-stdin-close]\n'),
+    }, SEE_HELP);
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
     process.stderr.write(`--port must be 0..65535, not ${options.port}\n`);
     process.exit(2);

@@ -6,13 +6,23 @@ oracle (composition and strict templates); PE-04 compares two observations and i
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..rule import Example, Rule, Source, family_rules
 from ..vocabulary import PERSONA_SECTION, Capability, Family
 
 _SHADOW = Source(document="000_f18e7de65ba39cf4.txt", section="Persona is a scoped shadow")
-_DEPLOYMENT = [PERSONA_SECTION, "You are a helpful assistant."]
+_HELPFUL = "You are a helpful assistant."
+_DEPLOYMENT = [PERSONA_SECTION, _HELPFUL]
 _GUIDE = ["tools:guide", "Read files before editing them."]
 _REVIEWER = [PERSONA_SECTION, "You are a strict code reviewer."]
+
+
+def _composed(title: str, given: dict[str, Any], observed: Any, holds: bool) -> Example:
+    """An example of the ``persona`` oracle over the deployment persona ``_HELPFUL`` (its
+    ``given`` adds the child's, a preset's, the variables)."""
+    return Example(title=title, oracle="persona", given={"deployment": _HELPFUL, **given},
+                   observed=observed, holds=holds)
 
 
 _pe = family_rules(Family.PE, _SHADOW, capability=Capability.PERSONA, stateful=True)
@@ -60,27 +70,15 @@ RULES: tuple[Rule, ...] = (
         "Leaving the persona out must mean keeping what the deployment (or the chosen preset) "
         "already composes, not dropping the role instructions.",
         (
-            Example(
-                title="no preset: the deployment persona",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant."},
-                observed={"text": "You are a helpful assistant."},
-                holds=True,
-            ),
-            Example(
-                title="the preset's persona wins over the deployment's",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "preset": "You review."},
-                observed={"text": "You review."},
-                holds=True,
-            ),
-            Example(
-                title="preset persona ignored",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "preset": "You review."},
-                observed={"text": "You are a helpful assistant."},
-                holds=False,
-            ),
+            _composed("no preset: the deployment persona",
+                      {},
+                      {"text": "You are a helpful assistant."}, True),
+            _composed("the preset's persona wins over the deployment's",
+                      {"preset": "You review."},
+                      {"text": "You review."}, True),
+            _composed("preset persona ignored",
+                      {"preset": "You review."},
+                      {"text": "You are a helpful assistant."}, False),
         ),
     ),
     _pe(
@@ -92,20 +90,12 @@ RULES: tuple[Rule, ...] = (
         "An empty string is a deliberate choice (a child with no role preamble), different from "
         "leaving the persona out; treating it as absent would silently restore the default.",
         (
-            Example(
-                title="empty persona: empty text",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "child": ""},
-                observed={"text": ""},
-                holds=True,
-            ),
-            Example(
-                title="empty persona treated as omitted",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "child": ""},
-                observed={"text": "You are a helpful assistant."},
-                holds=False,
-            ),
+            _composed("empty persona: empty text",
+                      {"child": ""},
+                      {"text": ""}, True),
+            _composed("empty persona treated as omitted",
+                      {"child": ""},
+                      {"text": "You are a helpful assistant."}, False),
             Example(
                 title="an empty persona still needs the persona capability",
                 oracle="start",
@@ -155,62 +145,27 @@ RULES: tuple[Rule, ...] = (
         "closes nothing are the implementation's grammar, literal prose or an error naming "
         "them, never partly substituted.",
         (
-            Example(
-                title="a known variable is substituted",
-                oracle="persona",
-                given={
-                    "deployment": "You are a helpful assistant.",
-                    "child": "You review for {{team}}.",
-                    "variables": {"team": "infra"},
-                },
-                observed={"text": "You review for infra."},
-                holds=True,
-            ),
-            Example(
-                title="an unknown variable is an error",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "child": "Hi {{nmae}}."},
-                observed={"code": "INVALID_TEMPLATE"},
-                holds=True,
-            ),
-            Example(
-                title="a {{ that nothing closes is literal prose, sent as written",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.",
-                       "child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
-                observed={"text": "Review infra, then {{ more"},
-                holds=True,
-            ),
-            Example(
-                title="... or refused, naming it: the implementation's grammar",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.",
-                       "child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
-                observed={"code": "INVALID_TEMPLATE"},
-                holds=True,
-            ),
-            Example(
-                title="a }} that closes nothing is never partly substituted",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.",
-                       "child": "Review }} {{team}}.", "variables": {"team": "infra"}},
-                observed={"text": "Review }} {{team}}."},
-                holds=False,
-            ),
-            Example(
-                title="a {{ with a later }} that forms no name is malformed",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "child": "Hi {{1x}}."},
-                observed={"text": "Hi {{1x}}."},
-                holds=False,
-            ),
-            Example(
-                title="the raw placeholder reaches the model",
-                oracle="persona",
-                given={"deployment": "You are a helpful assistant.", "child": "Hi {{nmae}}."},
-                observed={"text": "Hi {{nmae}}."},
-                holds=False,
-            ),
+            _composed("a known variable is substituted",
+                      {"child": "You review for {{team}}.", "variables": {"team": "infra"}},
+                      {"text": "You review for infra."}, True),
+            _composed("an unknown variable is an error",
+                      {"child": "Hi {{nmae}}."},
+                      {"code": "INVALID_TEMPLATE"}, True),
+            _composed("a {{ that nothing closes is literal prose, sent as written",
+                      {"child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
+                      {"text": "Review infra, then {{ more"}, True),
+            _composed("... or refused, naming it: the implementation's grammar",
+                      {"child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
+                      {"code": "INVALID_TEMPLATE"}, True),
+            _composed("a }} that closes nothing is never partly substituted",
+                      {"child": "Review }} {{team}}.", "variables": {"team": "infra"}},
+                      {"text": "Review }} {{team}}."}, False),
+            _composed("a {{ with a later }} that forms no name is malformed",
+                      {"child": "Hi {{1x}}."},
+                      {"text": "Hi {{1x}}."}, False),
+            _composed("the raw placeholder reaches the model",
+                      {"child": "Hi {{nmae}}."},
+                      {"text": "Hi {{nmae}}."}, False),
         ),
     ),
 )

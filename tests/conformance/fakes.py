@@ -1,6 +1,6 @@
 """Fake rules, checks and targets for the runner's own tests (independent of the real ones).
 
-Loaded under the module name :data:`NAME` (see ``conftest.load_fakes``), so that target specs
+Loaded under the module name :data:`NAME` (see ``tests/cli_helpers.py``), so that target specs
 such as ``python:subagent_tck_test_fakes:healthy`` work in CLI tests. A fake target's ``behaviour``
 maps ``(rule, provider)`` to what the fake check sees for that rule: ``"break"`` (the target
 violates it), ``"break-also"`` (it violates it in a second assertion too), ``"crash"`` (the

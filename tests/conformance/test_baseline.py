@@ -8,6 +8,7 @@ import json
 from datetime import date
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 from xml.etree import ElementTree as ET
 
 import jsonschema
@@ -137,6 +138,16 @@ def _written(cert: Certificate, tmp_path: Path, reason: str = "known since 1.2",
     return file
 
 
+def _broken_until(fakes: ModuleType, rule: str, tmp_path: Path,
+                  until: str) -> tuple[Any, Path]:
+    """A target that breaks ``rule`` on spawn, and the baseline of its run, its entries valid
+    until ``until``."""
+    target = fakes.FakeTarget({(rule, "spawn"): "break"})
+    return target, _written(certify(target, RunConfig()), tmp_path,
+                            edit=('reason = "known since 1.2"', 'reason = "known since 1.2"\n'
+                                  f"until = {until}"))
+
+
 def test_a_baseline_written_from_a_certificate_excuses_exactly_its_failures(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
@@ -205,10 +216,7 @@ def test_a_listed_assertion_that_passes_is_stale_and_fails_the_run(
 def test_an_expired_entry_excuses_nothing_and_fails_the_run(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
-    target = fakes.FakeTarget({("TF-92", "spawn"): "break"})
-    file = _written(certify(target, RunConfig()), tmp_path,
-                    edit=('reason = "known since 1.2"', 'reason = "known since 1.2"\n'
-                          "until = 2001-01-01"))
+    target, file = _broken_until(fakes, "TF-92", tmp_path, "2001-01-01")
     cert = certify(target, RunConfig(baseline=load_baseline(file)))
     assert cert.rule("TF-92").outcome == Outcome.FAIL
     assert "expired on 2001-01-01" in cert.rule("TF-92").providers[0].reason
@@ -220,10 +228,7 @@ def test_an_expired_entry_excuses_nothing_and_fails_the_run(
 
 
 def test_an_entry_until_a_later_date_still_excuses(fakes: ModuleType, tmp_path: Path) -> None:
-    target = fakes.FakeTarget({("TF-92", "spawn"): "break"})
-    file = _written(certify(target, RunConfig()), tmp_path,
-                    edit=('reason = "known since 1.2"', 'reason = "known since 1.2"\n'
-                          "until = 2999-12-31"))
+    target, file = _broken_until(fakes, "TF-92", tmp_path, "2999-12-31")
     assert certify(target, RunConfig(baseline=load_baseline(file))).certified
 
 
@@ -273,10 +278,7 @@ def test_an_entry_without_provider_leaves_the_passing_providers_passing(
 def test_an_expired_entry_of_a_should_rule_fails_the_run_too(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
-    target = fakes.FakeTarget({("TF-93", "spawn"): "break"})
-    file = _written(certify(target, RunConfig()), tmp_path,
-                    edit=('reason = "known since 1.2"', 'reason = "known since 1.2"\n'
-                          "until = 2001-01-01"))
+    target, file = _broken_until(fakes, "TF-93", tmp_path, "2001-01-01")
     cert = certify(target, RunConfig(baseline=load_baseline(file)))
     assert for_certificate(cert) == ExitCode.FAILED
     root = ET.fromstring(report_junit.render(cert))

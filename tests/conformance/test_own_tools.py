@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from target_wrappers import Wrapped
 
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
@@ -31,22 +32,16 @@ from subagent_tck.spec import RUN_CODE, Edition
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class _WithPluginTool:
+class _WithPluginTool(Wrapped):
     """``inner`` with a plugin that registers one global tool in every deployment."""
 
     def __init__(self, inner: Any, name: str) -> None:
-        self.inner, self.name = inner, name
+        super().__init__(inner, self._plugged)
+        self.name = name
 
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        deployment = self.inner.deploy(config, gateway)
+    def _plugged(self, deployment: Any) -> Any:
         deployment.register_tool(ToolSpec(name=self.name, description="a plugin's own tool"))
         return deployment
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def test_an_empty_deployments_global_tools_are_the_targets_own() -> None:

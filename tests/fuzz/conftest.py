@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.fuzz.campaign import CampaignResult, run_campaign
 from subagent_tck.fuzz.lockstep import Lockstep
 from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.operations import apply
 from subagent_tck.fuzz.step import Divergence, Step
+from subagent_tck.spec import Edition
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOO = ROOT / "examples" / "providers"
@@ -35,6 +38,15 @@ def run_steps(target: Target, setup: Setup, steps: list[Step]) -> Divergence | N
     finally:
         lock.close()
     return None
+
+
+def ci_campaign(target: Target, seed: int, output: Path, budget: float = float("inf"),
+                editions: Sequence[Edition] = ()) -> CampaignResult:
+    """A campaign against ``target`` at ``seed`` with the ``ci`` profile's examples, no
+    database, its files in ``output``."""
+    return run_campaign(target, seed=seed, budget_seconds=budget,
+                        max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
+                        output_dir=output, editions=editions)
 
 
 def subtle_names() -> list[str]:

@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.fuzz.campaign import replay, run_campaign
 from subagent_tck.fuzz.replay import load_replay
 from subagent_tck.spec import RULES_BY_ID
 
-from .conftest import ROOT, subtle_names, zoo_module
+from .conftest import ROOT, ci_campaign, subtle_names, zoo_module
 from .test_subagent_campaign import CASES as TOOL_CASES
 
 #: A guard against a hang, not a goal: with seed 0 the campaign is deterministic and finds every
@@ -76,9 +75,7 @@ def test_the_ci_campaign_finds_a_zoo_entry_and_names_the_rule_it_breaks(
     editions = (edition,) if edition else tuple(module.provider().info().editions)[:1]
     target = module.provider()
     try:
-        result = run_campaign(target, seed=seed, budget_seconds=BUDGET,
-                              max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
-                              output_dir=tmp_path, editions=editions)
+        result = ci_campaign(target, seed, tmp_path, BUDGET, editions)
     finally:
         target.close()
     assert result.finding is not None, f"{name}: no divergence in {result.examples} examples"

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from target_wrappers import Changed, Wrapped
 
 from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.core.certificate import Certificate, Verdict
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Outcome
-from subagent_tck.conformance.core.protocol import DeploymentConfig, TargetInfo
+from subagent_tck.conformance.core.protocol import DeploymentConfig
 from subagent_tck.conformance.core.target import Deployment, Target
 from subagent_tck.conformance.engine.runner import PROFILES, RunConfig, Suite, certify
 from subagent_tck.fuzz.campaign import replay
@@ -75,23 +76,19 @@ def test_a_thorough_run_of_the_reference_notes_the_campaign_and_finds_nothing(
     assert not list(tmp_path.iterdir())  # no replay file without a finding
 
 
-class _Failing:
+class _Failing(Wrapped):
     """The reference, until its ``deploys``-th deployment: then the target is gone."""
 
     def __init__(self, inner: Target, deploys: int) -> None:
-        self.inner, self.left = inner, deploys
-
-    def info(self) -> TargetInfo:
-        return self.inner.info()
+        super().__init__(inner)
+        self.left = deploys
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
         self.left -= 1
         if self.left < 0:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, "connection refused (the test's)")
-        return self.inner.deploy(config, gateway)
-
-    def close(self) -> None:
-        self.inner.close()
+        deployment: Deployment = super().deploy(config, gateway)
+        return deployment
 
 
 def test_a_target_lost_during_the_campaign_leaves_its_rules_error(
@@ -107,36 +104,19 @@ def test_a_target_lost_during_the_campaign_leaves_its_rules_error(
     assert cert.verdict == Verdict.FAILED
 
 
-class _CrashingViews:
-    """The reference, except that reading a view raises a plain exception (a crash)."""
+def _explode(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("view exploded")
 
-    def __init__(self, inner: Target) -> None:
-        self.inner = inner
 
-    def info(self) -> TargetInfo:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
-        deployment = self.inner.deploy(config, gateway)
-
-        class Crashing:
-            def __getattr__(self, name: str) -> Any:
-                if name == "view":
-                    def view(*args: Any, **kwargs: Any) -> Any:
-                        raise RuntimeError("view exploded")
-                    return view
-                return getattr(deployment, name)
-
-        return Crashing()  # type: ignore[return-value]
-
-    def close(self) -> None:
-        self.inner.close()
+def _crashing_views(inner: Target) -> Wrapped:
+    """``inner``, except that reading a view raises a plain exception (a crash)."""
+    return Wrapped(inner, lambda deployment: Changed(deployment, view=_explode))
 
 
 def test_a_crash_during_the_campaign_is_an_error_of_the_operations_rule(
     reference: Target, tmp_path: Path,
 ) -> None:
-    cert = thorough(_CrashingViews(reference), "reference", tmp_path,
+    cert = thorough(_crashing_views(reference), "reference", tmp_path,
                     suite=Suite(Suite.default().rules, {}), budget=10.0)
     crashed = [f for r in cert.rules for f in r.failures if f.check == NAME]
     assert len(crashed) == 1 and crashed[0].error

@@ -5,39 +5,50 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from target_wrappers import Changed, Wrapped
+
+from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.spec import ErrorCode, TckError
 
 
-class _OnceFaulty:
+class _Reference(Wrapped):
+    """The reference, each deployment's ``register_tool`` and ``view`` passed through the
+    methods of the same names here (a subclass changes what one answers)."""
+
+    def __init__(self) -> None:
+        super().__init__(ReferenceTarget(), self._through)
+        self.deployments = 0
+
+    def _through(self, deployment: Any) -> Changed:
+        self.deployments += 1
+        number = self.deployments
+        return Changed(deployment,
+                       register_tool=lambda tool, agent=None: self.register_tool(
+                           deployment, tool, agent),
+                       view=lambda agent=None: self.view(deployment, number, agent))
+
+    def register_tool(self, deployment: Any, tool: ToolSpec, agent: str | None) -> None:
+        deployment.register_tool(tool, agent)
+
+    def view(self, deployment: Any, number: int, agent: str | None) -> Any:
+        """The view of ``agent`` in deployment ``number`` (1 for the first)."""
+        return deployment.view(agent)
+
+
+class _OnceFaulty(_Reference):
     """The reference, but the first global tool registration of the whole campaign fails."""
 
     def __init__(self) -> None:
-        self.inner, self.failed = ReferenceTarget(), False
+        super().__init__()
+        self.failed = False
 
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        deployment, outer = self.inner.deploy(config, gateway), self
-
-        class Faulty:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(deployment, name)
-
-            def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
-                if not outer.failed:
-                    outer.failed = True
-                    raise TckError(ErrorCode.TIMEOUT, "a transient fault of the first run")
-                deployment.register_tool(tool, agent)
-
-        return Faulty()
-
-    def close(self) -> None:
-        self.inner.close()
+    def register_tool(self, deployment: Any, tool: ToolSpec, agent: str | None) -> None:
+        if not self.failed:
+            self.failed = True
+            raise TckError(ErrorCode.TIMEOUT, "a transient fault of the first run")
+        deployment.register_tool(tool, agent)
 
 
 def test_a_fault_that_does_not_recur_is_an_error_naming_what_the_first_run_saw(
@@ -51,34 +62,20 @@ def test_a_fault_that_does_not_recur_is_an_error_naming_what_the_first_run_saw(
     assert "a transient fault of the first run" in result.error
 
 
-class _OnceWrongView:
+class _OnceWrongView(_Reference):
     """The reference, but the first non-empty view of an agent the campaign reads is answered
     empty once: a divergence in the first run that its replay does not show."""
 
     def __init__(self) -> None:
-        self.inner, self.wrong = ReferenceTarget(), False
+        super().__init__()
+        self.wrong = False
 
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        deployment, outer = self.inner.deploy(config, gateway), self
-
-        class Wobbly:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(deployment, name)
-
-            def view(self, agent: str | None = None) -> Any:
-                seen = deployment.view(agent)
-                if agent is not None and seen and not outer.wrong:
-                    outer.wrong = True
-                    return []
-                return seen
-
-        return Wobbly()
-
-    def close(self) -> None:
-        self.inner.close()
+    def view(self, deployment: Any, number: int, agent: str | None) -> Any:
+        seen = deployment.view(agent)
+        if agent is not None and seen and not self.wrong:
+            self.wrong = True
+            return []
+        return seen
 
 
 def test_a_divergence_that_does_not_recur_leaves_only_the_rules_it_named_undecided(
@@ -106,40 +103,23 @@ def test_a_divergence_that_does_not_recur_leaves_only_the_rules_it_named_undecid
     assert len(errors) < len(result.rules_exercised)
 
 
-class _EarlierWrongView:
+class _EarlierWrongView(_Reference):
     """The reference, but in the first deployment the eighth non-empty view of an agent is
     answered empty, and in the second (Hypothesis running the same example again) the
     second one: the re-run raises earlier, so Hypothesis keeps no exception of either run
     ("inconsistent data generation"), as the JavaScript implementation once showed."""
 
     def __init__(self) -> None:
-        self.inner, self.deployments = ReferenceTarget(), 0
+        super().__init__()
+        self.seen: dict[int, int] = {}  # a deployment's number -> its non-empty views so far
 
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        deployment, outer = self.inner.deploy(config, gateway), self
-        outer.deployments += 1
-        wrong_at = {1: 8, 2: 2}.get(outer.deployments)
-        seen = [0]
-
-        class Wobbly:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(deployment, name)
-
-            def view(self, agent: str | None = None) -> Any:
-                answer = deployment.view(agent)
-                if agent is not None and answer:
-                    seen[0] += 1
-                    if seen[0] == wrong_at:
-                        return []
-                return answer
-
-        return Wobbly()
-
-    def close(self) -> None:
-        self.inner.close()
+    def view(self, deployment: Any, number: int, agent: str | None) -> Any:
+        answer = deployment.view(agent)
+        if agent is not None and answer:
+            self.seen[number] = self.seen.get(number, 0) + 1
+            if self.seen[number] == {1: 8, 2: 2}.get(number):
+                return []
+        return answer
 
 
 def test_a_wobble_whose_rerun_raises_earlier_leaves_only_the_rules_its_runs_named_undecided(

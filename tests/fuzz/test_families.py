@@ -7,15 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from target_wrappers import Wrapped, patched
 
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.conformance.engine.runner import PROFILES
-from subagent_tck.fuzz.campaign import replay, run_campaign
+from subagent_tck.fuzz.campaign import replay
 from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
-from .conftest import run_steps, zoo_module
+from .conftest import ci_campaign, run_steps, zoo_module
 
 #: family -> zoo entries its differential checks must catch (the entry's BREAKS is named)
 CAUGHT = {
@@ -51,11 +51,7 @@ def test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule(
     edition = RULES_BY_ID[breaks].edition
     target = module.provider()
     try:
-        result = run_campaign(
-            target, seed=0, budget_seconds=float("inf"),
-            max_examples=PROFILES["ci"].fuzz_examples, database_dir=None, output_dir=tmp_path,
-            editions=(edition,) if edition else (),
-        )
+        result = ci_campaign(target, 0, tmp_path, editions=(edition,) if edition else ())
         assert result.finding is not None, f"{name}: no divergence in {result.examples} examples"
         assert result.finding.rule == breaks, result.report()
         assert len(result.counterexample) <= 8, result.report()  # shrunk
@@ -119,30 +115,21 @@ def test_a_resume_on_a_provider_without_the_descriptors_control_is_ca_01(at_root
     assert divergence is not None and divergence.finding.rule == "CA-01", divergence
 
 
-class _NoPresetField:
+def _no_preset_field(inner: Target) -> Wrapped:
     """The reference, refusing a start request's ``preset`` in the request-controls edition
     (DSH's answer: that edition defines no such field)."""
 
-    def __init__(self, inner: Target) -> None:
-        self.inner = inner
+    def refusing(deployment: object) -> object:
+        start = deployment.start  # type: ignore[attr-defined]
 
-    def info(self) -> object:
-        return self.inner.info()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def deploy(self, config: object, gateway: object) -> object:
-        deployment = self.inner.deploy(config, gateway)  # type: ignore[arg-type]
-        start = deployment.start
-
-        def refusing(request: object) -> object:
+        def refuse(request: object) -> object:
             if getattr(request, "preset", None) is not None:
                 raise TckError(ErrorCode.UNKNOWN_PRESET, "this edition has no preset field")
             return start(request)
 
-        deployment.start = refusing  # type: ignore[method-assign]
-        return deployment
+        return refuse
+
+    return patched(inner, "start", refusing)
 
 
 def test_a_preset_refused_in_the_request_controls_edition_is_the_targets_choice(
@@ -150,7 +137,7 @@ def test_a_preset_refused_in_the_request_controls_edition_is_the_targets_choice(
 ) -> None:
     steps = [Step(op="start", args={"parent": "root", "provider": "spawn",
                                     "controls": {"preset": "reviewer"}, "label": "c1"})]
-    target = _NoPresetField(reference)
+    target = _no_preset_field(reference)
     assert run_steps(target, Setup(edition=Edition.REQUEST_CONTROLS), steps) is None
     divergence = run_steps(target, Setup(edition=Edition.PRESET_COMPOSITION), steps)
     assert divergence is not None and "UNKNOWN_PRESET" in str(divergence)

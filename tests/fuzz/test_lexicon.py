@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
 from subagent_tck.fuzz.campaign import replay, run_campaign, words_of
@@ -21,6 +20,8 @@ from subagent_tck.fuzz.step import Step
 from subagent_tck.reference import Host
 from subagent_tck.reference.prompt import render_strict
 from subagent_tck.spec import Capability, ErrorCode, TckError
+
+from .conftest import ci_campaign
 
 #: The variable names the kit wrote every deployment with before its words were drawn.
 _KIT_VARIABLES = frozenset(CLASSIC.variables)
@@ -94,9 +95,7 @@ def test_a_target_right_only_for_the_kits_variable_names_is_found_at_two_seeds(
 ) -> None:
     target = ReferenceTarget(host_class=_KnownVariablesHost, name="known-variables-only")
     try:
-        result = run_campaign(target, seed=seed, budget_seconds=float("inf"),
-                              max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
-                              output_dir=tmp_path)
+        result = ci_campaign(target, seed, tmp_path)
         assert result.finding is not None, result.report()
         assert result.finding.rule == "PE-05", result.report()
         # the words travel with the finding: the replay file shows it again on its own

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from target_wrappers import Changed, Wrapped
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.fuzz.lockstep_core import Setup
@@ -241,30 +242,6 @@ def test_a_child_whose_turn_changed_the_registry_can_call_a_subagent_tool_later(
     assert run_steps(reference, Setup(), sequence) is None
 
 
-class _WithoutRunCode:
-    """The reference behind a driver protocol 1.0 adapter: no run-code operation."""
-
-    def __init__(self, inner: Target) -> None:
-        self.inner = inner
-
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: Any, gateway: Any) -> Any:
-        deployment = self.inner.deploy(config, gateway)
-
-        class Older:
-            def __getattr__(self, name: str) -> Any:
-                if name == "run_code":
-                    raise AttributeError(name)
-                return getattr(deployment, name)
-
-        return Older()
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 def test_a_target_without_the_run_code_operation_is_not_judged_by_the_fuzzers_programs(
     reference: Target,
 ) -> None:
@@ -275,7 +252,9 @@ def test_a_target_without_the_run_code_operation_is_not_judged_by_the_fuzzers_pr
         ("run_code", {"agent": "root", "names": ["web"]}),
     )
     setup = Setup(mode=PresentationMode.PTC, tools=("read", "web"))
-    assert run_steps(_WithoutRunCode(reference), setup, sequence) is None  # type: ignore[arg-type]
+    # the reference behind a driver protocol 1.0 adapter: no run-code operation
+    older = Wrapped(reference, lambda deployment: Changed(deployment, run_code=None))
+    assert run_steps(older, setup, sequence) is None  # type: ignore[arg-type]
     # and the same programs do judge a target that has it
     broken = zoo_module("run_code_reaches_hidden_global").provider()
     divergence = run_steps(broken, setup, sequence)

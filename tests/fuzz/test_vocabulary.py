@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.engine.runner import PROFILES
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
-from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.fuzz.lexicon import CLASSIC
 from subagent_tck.fuzz.tool_model import TOOL_NAMES
 from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
+
+from .conftest import ci_campaign
 
 #: The names a target "tested against" (every fixed name of the kit): right for these only.
 KNOWN = frozenset((*CLASSIC.register_names, *CLASSIC.extra_names, *TOOL_NAMES))
@@ -66,9 +66,7 @@ def test_a_target_wrong_only_for_names_the_kit_never_used_is_found_at_two_seeds(
 ) -> None:
     target = ReferenceTarget(host_class=_KnownDenyHost, name="known-deny-only")
     try:
-        result = run_campaign(target, seed=seed, budget_seconds=float("inf"),
-                              max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
-                              output_dir=tmp_path)
+        result = ci_campaign(target, seed, tmp_path)
     finally:
         target.close()
     assert result.finding is not None, result.report()

@@ -1,7 +1,8 @@
 """The renaming round trip of a Chat Completions runtime's endpoint (traffic_chat.py), for the
 proxy tests of each runtime that posts Chat Completions (opencode, Qwen Code): the kit's tools
 travel to the kit under the kit's names and come back to the runtime under its names, the
-runtime's own tool keeps its name."""
+runtime's own tool keeps its name; and the requests those tests post and the answers they
+read."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from subagent_tck.conformance.core.protocol import ModelReply, ToolCall
+import httpx
+
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
 from subagent_tck.conformance.transports.gateway_chat import reply_to_chat
 from subagent_tck.conformance.transports.gateway_chat_stream import (
     reply_to_stream,
@@ -30,6 +33,39 @@ def function(name: str) -> dict[str, Any]:
 def called(name: str, ident: str = "x") -> dict[str, Any]:
     """A tool call in a Chat Completions history."""
     return {"id": ident, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+def chat(system: str, user: Any, tools: list[str], stream: bool, **more: Any) -> dict[str, Any]:
+    """A Chat Completions request: its system and user content, the tools it offers."""
+    body: dict[str, Any] = {"model": "subagent-tck", "stream": stream,
+                            "messages": [{"role": "system", "content": system},
+                                         {"role": "user", "content": user}],
+                            "tools": [function(t) for t in tools], **more}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def read_reply(answer: httpx.Response, stream: bool) -> ModelReply:
+    """The answer as the client reads it: the stream accumulated (a stream was asked for), or
+    the JSON message."""
+    assert answer.status_code == 200, answer.text
+    kind = answer.headers["content-type"]
+    if stream:
+        assert kind.startswith("text/event-stream") and answer.headers["cache-control"] == \
+            "no-cache"
+        return stream_to_reply(answer.text)
+    assert kind.startswith("application/json")
+    message = answer.json()["choices"][0]["message"]
+    return ModelReply(text=message["content"], toolCalls=[
+        ToolCall(id=c["id"], name=c["function"]["name"],
+                 arguments=json.loads(c["function"]["arguments"]))
+        for c in message.get("tool_calls") or []])
+
+
+def no_driver(request: ModelRequest, token: str) -> ModelReply:
+    """A start driver no request should reach."""
+    raise AssertionError(f"the start driver was asked ({token})")
 
 
 def assert_round_trip(tools: list[str], usage: bool, own: str, wire: Callable[[str], str],

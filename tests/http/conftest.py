@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.conformance.transports.http_server import create_app
 from subagent_tck.conformance.transports.http_target import HttpTarget
 from subagent_tck.conformance.transports.httpd import ServerThread
@@ -25,3 +28,22 @@ def http_target(served: ServerThread) -> Iterator[HttpTarget]:
     target = HttpTarget(served.url, timeout=10.0)
     yield target
     target.close()
+
+
+@pytest.fixture
+def kit() -> Iterator[tuple[Gateway, str]]:
+    """The kit's model gateway over HTTP, as an adapter's proxy reaches it: the gateway and its
+    URL, the agents ``root`` and ``child-1`` known (the proxy tests of each traffic adapter)."""
+    server = GatewayServer(reply_timeout=2.0).start()
+    gateway = Gateway()
+    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
+    server.close()
+
+
+@pytest.fixture
+def proxy(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The model endpoint of the test module's adapter (the module's ``Proxy``), closed after
+    the test (the proxy tests of each traffic adapter)."""
+    endpoint = request.module.Proxy()
+    yield endpoint
+    endpoint.close()

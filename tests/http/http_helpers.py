@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import subprocess
@@ -13,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, text
@@ -24,6 +26,7 @@ from subagent_tck.conformance.core.protocol import (
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_chat import CONTEXT_PREFIX
+from subagent_tck.spec import ErrorCode, TckError
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -80,6 +83,16 @@ def gone_within(pids: list[int], seconds: float = 5.0) -> bool:
     return True
 
 
+def timed_out(call: Callable[[], Any], within: float) -> TckError:
+    """The TIMEOUT error ``call`` ends with, within ``within`` seconds."""
+    started = time.monotonic()
+    with pytest.raises(TckError) as refused:
+        call()
+    assert refused.value.code is ErrorCode.TIMEOUT, refused.value
+    assert time.monotonic() - started < within
+    return refused.value
+
+
 def pids_of(pidfile: Path, seconds: float = 10.0) -> list[int]:
     """The pids a fixture adapter wrote to ``pidfile`` (at least two), waiting at most
     ``seconds`` for them."""
@@ -110,6 +123,15 @@ def launched_kit(script: str, command: str) -> Iterator[subprocess.Popen[str]]:
 words = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 arguments = st.dictionaries(words, st.one_of(st.integers(-5, 5), words, st.booleans()),
                             max_size=3)
+
+
+#: Non-empty texts of any code point but surrogates, as a wire carries ids and names.
+ids = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=16)
+
+
+def probe(name: str) -> Any:
+    """A runtime's traffic recorded in fixtures/``name`` (a JSON file)."""
+    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
 
 
 def tool_calls(ids: st.SearchStrategy[str]) -> st.SearchStrategy[list[ToolCall]]:

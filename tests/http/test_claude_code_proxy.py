@@ -7,24 +7,29 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from http_helpers import MODEL_ROUTES, front_lines, model_start
+from http_helpers import MODEL_ROUTES, front_lines, gone_within, model_start, timed_out
 from hypothesis import given
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    ModelReply,
+    ModelRequest,
+    ToolCall,
+)
 from subagent_tck.conformance.transports.gateway_anthropic import (
     agent_marker,
     events_to_reply,
     reply_to_events,
     reply_to_message,
 )
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "claude-code"))
 
@@ -57,59 +62,44 @@ def test_the_kits_tools_travel_under_the_kits_names_and_come_back_prefixed(
         assert [c.name for c in calls] == [PREFIX + tools[-1], builtin, PREFIX + "never-offered"]
 
 
-@pytest.fixture
-def kit() -> Iterator[tuple[Gateway, str]]:
-    server = GatewayServer(reply_timeout=2.0).start()
-    gateway = Gateway()
-    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
-    server.close()
-
-
 def test_a_marked_request_reaches_the_kit_attributed_and_renamed(
-        kit: tuple[Gateway, str]) -> None:
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
     gateway, url = kit
-    proxy = Proxy()
-    try:
-        drive_calls: list[str] = []
+    drive_calls: list[str] = []
 
-        def drive(request: ModelRequest, token: str, body: dict[str, Any]) -> ModelReply:
-            drive_calls.append(token)
-            return call("Agent", {"prompt": "go"})
+    def drive(request: ModelRequest, token: str, body: dict[str, Any]) -> ModelReply:
+        drive_calls.append(token)
+        return call("Agent", {"prompt": "go"})
 
-        route = Route(url, drive)
-        base = proxy.mount("d1", route)
-        gateway.script("go read", call("read", {"path": "/x"}))
-        body = {"model": "m", "max_tokens": 5, "stream": True,
-                "system": [{"type": "text", "text": "persona\n" + agent_marker("child-1")}],
-                "tools": [{"name": PREFIX + "read", "input_schema": {"type": "object"}}],
-                "messages": [{"role": "user", "content": "go read"}]}
-        answer = httpx.post(f"{base}/v1/messages?beta=true", json=body)
-        assert answer.status_code == 200
-        reply = events_to_reply(answer.text)
-        assert [c.name for c in reply.toolCalls] == [PREFIX + "read"]
-        [request] = gateway.requests("child-1")
-        assert [t.name for t in request.tools] == ["read"] and request.system == "persona"
-        assert route.told == {"read": "child-1"}
-        assert route.last["child-1"].system == "persona"
-        body["system"] = "root\n[subagent-tck start=s1]"
-        driven = httpx.post(f"{base}/v1/messages", json={**body, "stream": False})
-        assert driven.json()["content"][0]["name"] == "Agent" and drive_calls == ["s1"]
-        assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
-        body["system"] = "no marker"
-        refused = httpx.post(f"{base}/v1/messages", json=body)
-        assert refused.status_code == 403 and len(gateway.unattributed) == 1
-    finally:
-        proxy.close()
+    route = Route(url, drive)
+    base = proxy.mount("d1", route)
+    gateway.script("go read", call("read", {"path": "/x"}))
+    body = {"model": "m", "max_tokens": 5, "stream": True,
+            "system": [{"type": "text", "text": "persona\n" + agent_marker("child-1")}],
+            "tools": [{"name": PREFIX + "read", "input_schema": {"type": "object"}}],
+            "messages": [{"role": "user", "content": "go read"}]}
+    answer = httpx.post(f"{base}/v1/messages?beta=true", json=body)
+    assert answer.status_code == 200
+    reply = events_to_reply(answer.text)
+    assert [c.name for c in reply.toolCalls] == [PREFIX + "read"]
+    [request] = gateway.requests("child-1")
+    assert [t.name for t in request.tools] == ["read"] and request.system == "persona"
+    assert route.told == {"read": "child-1"}
+    assert route.last["child-1"].system == "persona"
+    body["system"] = "root\n[subagent-tck start=s1]"
+    driven = httpx.post(f"{base}/v1/messages", json={**body, "stream": False})
+    assert driven.json()["content"][0]["name"] == "Agent" and drive_calls == ["s1"]
+    assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
+    body["system"] = "no marker"
+    refused = httpx.post(f"{base}/v1/messages", json=body)
+    assert refused.status_code == 403 and len(gateway.unattributed) == 1
 
 
-def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_404() -> None:
-    proxy = Proxy()
-    try:
-        for path in ("/p/nope/v1/messages", "/elsewhere"):
-            answer = httpx.post(f"{proxy.url}{path}", json={})
-            assert answer.status_code == 404 and answer.json()["type"] == "error"
-    finally:
-        proxy.close()
+def test_the_endpoint_answers_an_unknown_route_or_deployment_with_an_anthropic_404(
+        proxy: Proxy) -> None:
+    for path in ("/p/nope/v1/messages", "/elsewhere"):
+        answer = httpx.post(f"{proxy.url}{path}", json={})
+        assert answer.status_code == 404 and answer.json()["type"] == "error"
 
 
 def _stand_in(script: Path) -> Any:
@@ -119,45 +109,44 @@ def _stand_in(script: Path) -> Any:
     return Install(script.parent, "2.1.332", (str(script),))
 
 
+@contextmanager
+def _deployment(folder: Path, script: str | None = None,
+                config: DeploymentConfig | None = None) -> Iterator[Any]:
+    """A deployment, behind a proxy of its own, whose ``claude`` is ``folder/claude``: the
+    shell ``script`` when one is given (_stand_in); closed with its proxy afterwards."""
+    from claude_code_adapter import target
+
+    fake = folder / "claude"
+    if script is not None:
+        fake.write_text("#!/bin/sh\n" + script, encoding="utf-8")
+        fake.chmod(0o755)
+    proxy = Proxy()
+    deployment = target.ClaudeCodeDeployment(config or DeploymentConfig(),
+                                             "http://127.0.0.1:9/d/g1", proxy, "d1",
+                                             claude=_stand_in(fake))
+    try:
+        yield deployment
+    finally:
+        deployment.close()
+        proxy.close()
+
+
 def test_a_claude_run_that_hangs_ends_within_its_timeout_with_every_process_it_started(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stand-in for `claude -p` that never answers and leaves a child behind: the run ends
     with TIMEOUT after SUBAGENT_TCK_CLAUDE_TIMEOUT, and its whole process group is gone."""
-    import time
 
-    import psutil
-    from claude_code_adapter import target
-
-    from subagent_tck.conformance.core.protocol import DeploymentConfig
-    from subagent_tck.spec import ErrorCode, TckError
-
-    pids = tmp_path / "pids"
-    fake = tmp_path / "claude"
-    fake.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pids}\nsleep 60\n", encoding="utf-8")
-    fake.chmod(0o755)
     from claude_code_adapter import run
 
+
+    pids = tmp_path / "pids"
     monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(fake))
-    try:
-        started = time.monotonic()
-        with pytest.raises(TckError) as refused:
-            deployment.run_turn("root", "hello")
-        assert refused.value.code is ErrorCode.TIMEOUT
-        assert time.monotonic() - started < 5
+    with _deployment(tmp_path, f"sleep 60 &\necho $! > {pids}\nsleep 60\n") as deployment:
+        timed_out(lambda: deployment.run_turn("root", "hello"), 5)
         left = int(pids.read_text())
-        deadline = time.monotonic() + 3
-        while psutil.pid_exists(left) and psutil.Process(left).status() != "zombie" \
-                and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not psutil.pid_exists(left) or psutil.Process(left).status() == "zombie"
+        assert gone_within([left], 3.0)
         assert [(e.kind, e.data) for e in deployment.events()] == [
             ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
-    finally:
-        deployment.close()
-        proxy.close()
     assert not deployment.dir.exists()  # the project directory went with the deployment
 
 
@@ -166,24 +155,11 @@ def test_a_claude_run_whose_output_is_no_result_object_ends_in_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stdout: str) -> None:
     """A stand-in for `claude -p` that prints JSON other than an object (or no JSON): the turn
     stops with ERROR and stderr as its output, its run.stopped recorded; never a crash."""
-    from claude_code_adapter import target
-
-    from subagent_tck.conformance.core.protocol import DeploymentConfig
-
-    fake = tmp_path / "claude"
-    fake.write_text(f"#!/bin/sh\nprintf '%s' '{stdout}'\necho oops >&2\n", encoding="utf-8")
-    fake.chmod(0o755)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(fake))
-    try:
+    with _deployment(tmp_path, f"printf '%s' '{stdout}'\necho oops >&2\n") as deployment:
         result = deployment.run_turn("root", "hello")
         assert (result.stopReason.value, result.output) == ("error", "oops\n")
         assert [(e.kind, e.data) for e in deployment.events()] == [
             ("run.started", {}), ("run.stopped", {"stopReason": "error"})]
-    finally:
-        deployment.close()
-        proxy.close()
 
 
 def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
@@ -191,29 +167,20 @@ def test_a_start_whose_run_never_ends_is_a_timeout_that_publishes_nothing(
     """A chain of nested children that never ends is one `claude -p` run: killed with its
     group at SUBAGENT_TCK_CLAUDE_TIMEOUT, the start ends with TIMEOUT and no child it began
     was published (docs/claude-code.md "Robustness")."""
-    from claude_code_adapter import run, target
+    from claude_code_adapter import run
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
+    from subagent_tck.conformance.core.protocol import StartRequest
     from subagent_tck.spec import ErrorCode, TckError
 
-    fake = tmp_path / "claude"
-    # each level starts the next and waits: a chain of processes that never ends
-    fake.write_text("#!/bin/sh\nsh -c 'sleep 60 & sh -c \"sleep 60\"' &\nsleep 60\n",
-                    encoding="utf-8")
-    fake.chmod(0o755)
     monkeypatch.setattr(run, "RUN_TIMEOUT", 1.0)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(fake))
-    try:
+    # each level starts the next and waits: a chain of processes that never ends
+    with _deployment(tmp_path, "sh -c 'sleep 60 & sh -c \"sleep 60\"' &\nsleep 60\n") \
+            as deployment:
         with pytest.raises(TckError) as refused:
             deployment.start(StartRequest(parent="root", provider="agent", prompt="go"))
         assert refused.value.code is ErrorCode.TIMEOUT
         assert deployment.events() == [] and deployment.agents() == ["root"]
         assert not list(deployment.agents_dir.glob("tck-child-*.md"))
-    finally:
-        deployment.close()
-        proxy.close()
 
 
 @pytest.mark.parametrize("field", ["outputSchema", "persona", "toolFilter", "spawnPolicy",
@@ -223,20 +190,12 @@ def test_a_start_control_given_as_null_is_absent_not_refused(
     """A control given as null counts as absent (docs/rules.md#TF-07, Decision): the start is
     the one without it. The fuzz campaign once found `outputSchema: null` refused as the
     unadvertised capability on a traffic adapter (CA-01's false failure)."""
-    from claude_code_adapter import target
+    from subagent_tck.conformance.core.protocol import StartRequest
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
-
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(DeploymentConfig(), "http://127.0.0.1:9/d/g1",
-                                             proxy, "d1", claude=_stand_in(tmp_path / "c"))
-    try:
+    with _deployment(tmp_path) as deployment:
         request = StartRequest.model_validate(
             {"parent": "root", "provider": deployment.provider, "prompt": "p", field: None})
         assert deployment._start_preset(request) is None
-    finally:
-        deployment.close()
-        proxy.close()
 
 
 @given(st.sampled_from(MODEL_ROUTES),
@@ -250,30 +209,24 @@ def test_a_starts_model_is_its_definitions_model_the_requests_winning(
     (Claude Code runs it on its parent's); the deployment's model is every run's --model."""
     import tempfile
 
-    from claude_code_adapter import run, target
+    from claude_code_adapter import run
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec
+    from subagent_tck.conformance.core.protocol import PresetSpec
     from subagent_tck.spec import Capability
 
-    proxy = Proxy()
-    with tempfile.TemporaryDirectory() as tmp:
-        config = DeploymentConfig(presets=[PresetSpec(name="p", model=preset_model)],
-                                  model="root-model")
-        deployment = target.ClaudeCodeDeployment(config, "http://127.0.0.1:9/d/g1", proxy,
-                                                 "d1", claude=_stand_in(Path(tmp) / "c"))
-        try:
-            assert Capability.MODEL_SELECTION in deployment.providers()[0].capabilities
-            definition, want = model_start(deployment, route, preset_model, request_model)
-            assert front_lines(definition, "model") == (
-                [] if want is None else [f"model: {json.dumps(want)}"])
-            argv = run.command(_stand_in(Path(tmp) / "c"), run.Run("go", system="s"),
-                               Path(tmp) / "m.json", [], config.model)
-            assert argv[argv.index("--model") + 1] == "root-model"
-            assert "--model" not in run.command(_stand_in(Path(tmp) / "c"), run.Run("go"),
-                                                Path(tmp) / "m.json", [])
-        finally:
-            deployment.close()
-            proxy.close()
+    config = DeploymentConfig(presets=[PresetSpec(name="p", model=preset_model)],
+                              model="root-model")
+    with tempfile.TemporaryDirectory() as tmp, _deployment(Path(tmp), config=config) \
+            as deployment:
+        assert Capability.MODEL_SELECTION in deployment.providers()[0].capabilities
+        definition, want = model_start(deployment, route, preset_model, request_model)
+        assert front_lines(definition, "model") == (
+            [] if want is None else [f"model: {json.dumps(want)}"])
+        argv = run.command(_stand_in(Path(tmp) / "c"), run.Run("go", system="s"),
+                           Path(tmp) / "m.json", [], config.model)
+        assert argv[argv.index("--model") + 1] == "root-model"
+        assert "--model" not in run.command(_stand_in(Path(tmp) / "c"), run.Run("go"),
+                                            Path(tmp) / "m.json", [])
 
 
 def test_a_tool_on_a_server_the_running_claude_never_connected_to_is_not_waited_for(
@@ -288,31 +241,25 @@ def test_a_tool_on_a_server_the_running_claude_never_connected_to_is_not_waited_
 
     from claude_code_adapter import target
 
-    from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+    from subagent_tck.conformance.core.protocol import ToolSpec
 
-    fake = tmp_path / "claude"
-    fake.write_text("#!/bin/sh\nsleep 30\n", encoding="utf-8")  # runs, never re-lists
-    fake.chmod(0o755)
     monkeypatch.setattr(target.ClaudeCodeDeployment, "relist", 1.5)
-    proxy = Proxy()
-    deployment = target.ClaudeCodeDeployment(
-        DeploymentConfig(tools=[ToolSpec(name="alpha")]), "http://127.0.0.1:9/d/g1", proxy,
-        "d1", claude=_stand_in(fake))
-    turn = threading.Thread(target=lambda: deployment.run_turn("root", "hello"), daemon=True)
-    try:
-        turn.start()
-        deadline = time.monotonic() + 10
-        while not deployment._listening() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert deployment._listening(), "the stand-in claude never ran"
-        started = time.monotonic()
-        deployment.register_tool(ToolSpec(name="late", server="fresh"))
-        assert time.monotonic() - started < 1.0  # a server it never connected to
-        started = time.monotonic()
-        deployment.register_tool(ToolSpec(name="later"))
-        assert time.monotonic() - started >= 1.4  # its own server: waited for a re-listing
-    finally:
-        deployment.abort_turn("root")
-        turn.join(10)
-        deployment.close()
-        proxy.close()
+    with _deployment(tmp_path, "sleep 30\n",  # runs, never re-lists
+                     DeploymentConfig(tools=[ToolSpec(name="alpha")])) as deployment:
+        turn = threading.Thread(target=lambda: deployment.run_turn("root", "hello"),
+                                daemon=True)
+        try:
+            turn.start()
+            deadline = time.monotonic() + 10
+            while not deployment._listening() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert deployment._listening(), "the stand-in claude never ran"
+            started = time.monotonic()
+            deployment.register_tool(ToolSpec(name="late", server="fresh"))
+            assert time.monotonic() - started < 1.0  # a server it never connected to
+            started = time.monotonic()
+            deployment.register_tool(ToolSpec(name="later"))
+            assert time.monotonic() - started >= 1.4  # its own server: waited for a re-listing
+        finally:
+            deployment.abort_turn("root")
+            turn.join(10)

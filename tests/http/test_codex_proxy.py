@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -24,7 +22,6 @@ from subagent_tck.conformance.transports.gateway_responses import (
     reply_to_events,
     reply_to_response,
 )
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "codex"))
 
@@ -110,14 +107,6 @@ def _stream_items(stream: str) -> list[dict[str, Any]]:
     raise AssertionError("no response.completed event")
 
 
-@pytest.fixture
-def kit() -> Iterator[tuple[Gateway, str]]:
-    server = GatewayServer(reply_timeout=2.0).start()
-    gateway = Gateway()
-    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
-    server.close()
-
-
 def _marked(text: str, thread: str, parent: str | None = None) -> tuple[dict[str, Any],
                                                                        dict[str, str]]:
     body = {"model": "m", "stream": True, "instructions": "base",
@@ -133,60 +122,53 @@ def _marked(text: str, thread: str, parent: str | None = None) -> tuple[dict[str
 
 
 def test_a_marked_request_reaches_the_kit_attributed_and_renamed(
-        kit: tuple[Gateway, str]) -> None:
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
     gateway, url = kit
-    proxy = Proxy()
-    try:
-        driven: list[str] = []
+    driven: list[str] = []
 
-        def drive(request: ModelRequest, token: str) -> ModelReply:
-            driven.append(token)
-            return call("multi_agent_v1__spawn_agent", {"message": "go read"})
+    def drive(request: ModelRequest, token: str) -> ModelReply:
+        driven.append(token)
+        return call("multi_agent_v1__spawn_agent", {"message": "go read"})
 
-        route = Route(url, drive, lambda: ["read"], lambda: {})
-        base = proxy.mount("d1", route)
-        gateway.script("go read", call("read", {"path": "/x"}))
-        body, headers = _marked("persona" + agent_marker("child-1"), "t-child")
-        answered = httpx.post(f"{base}/responses", json=body, headers=headers)
-        assert answered.status_code == 200
-        assert _stream_items(answered.text)[0]["namespace"] == NAMESPACE
-        [request] = gateway.requests("child-1")
-        assert [t.name for t in request.tools] == ["read"]
-        assert route.last["child-1"].system.endswith("persona")
-        body, headers = _marked("root" + agent_marker("root"), "t-start")
-        body["input"][1]["content"] = "start [subagent-tck start=s1]"
-        body["tools"].append({"type": "namespace", "name": "multi_agent_v1", "description": "",
-                              "tools": [{"type": "function", "name": "spawn_agent"}]})
-        started = httpx.post(f"{base}/responses", json={**body, "stream": False},
-                             headers=headers)
-        [spawn] = started.json()["output"]
-        assert (spawn["namespace"], spawn["name"], driven) == ("multi_agent_v1", "spawn_agent",
-                                                               ["s1"])
-        assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
-        body, headers = _marked("root" + agent_marker("root"), "t-inherit", parent="t-other")
-        route.threads["t-other"] = "root"  # a child of the root's run, its marker inherited
-        refused = httpx.post(f"{base}/responses", json=body, headers=headers)
-        assert refused.status_code == 403 and len(gateway.unattributed) == 1
-        route.children["s1"] = "child-1"  # the start's child inherits the start root's marker
-        body, headers = _marked("root" + agent_marker("root"), "t-2", parent="t-start")
-        assert httpx.post(f"{base}/responses", json=body, headers=headers).status_code == 200
-        assert len(gateway.requests("child-1")) == 2 and route.threads["t-2"] == "child-1"
-    finally:
-        proxy.close()
+    route = Route(url, drive, lambda: ["read"], lambda: {})
+    base = proxy.mount("d1", route)
+    gateway.script("go read", call("read", {"path": "/x"}))
+    body, headers = _marked("persona" + agent_marker("child-1"), "t-child")
+    answered = httpx.post(f"{base}/responses", json=body, headers=headers)
+    assert answered.status_code == 200
+    assert _stream_items(answered.text)[0]["namespace"] == NAMESPACE
+    [request] = gateway.requests("child-1")
+    assert [t.name for t in request.tools] == ["read"]
+    assert route.last["child-1"].system.endswith("persona")
+    body, headers = _marked("root" + agent_marker("root"), "t-start")
+    body["input"][1]["content"] = "start [subagent-tck start=s1]"
+    body["tools"].append({"type": "namespace", "name": "multi_agent_v1", "description": "",
+                          "tools": [{"type": "function", "name": "spawn_agent"}]})
+    started = httpx.post(f"{base}/responses", json={**body, "stream": False},
+                         headers=headers)
+    [spawn] = started.json()["output"]
+    assert (spawn["namespace"], spawn["name"], driven) == ("multi_agent_v1", "spawn_agent",
+                                                           ["s1"])
+    assert len(gateway.exchanges) == 1  # the start driver's request never reaches the kit
+    body, headers = _marked("root" + agent_marker("root"), "t-inherit", parent="t-other")
+    route.threads["t-other"] = "root"  # a child of the root's run, its marker inherited
+    refused = httpx.post(f"{base}/responses", json=body, headers=headers)
+    assert refused.status_code == 403 and len(gateway.unattributed) == 1
+    route.children["s1"] = "child-1"  # the start's child inherits the start root's marker
+    body, headers = _marked("root" + agent_marker("root"), "t-2", parent="t-start")
+    assert httpx.post(f"{base}/responses", json=body, headers=headers).status_code == 200
+    assert len(gateway.requests("child-1")) == 2 and route.threads["t-2"] == "child-1"
 
 
-def test_the_endpoint_answers_an_unknown_route_or_a_bad_body_with_a_responses_error() -> None:
-    proxy = Proxy()
-    try:
-        for path in ("/p/nope/v1/responses", "/elsewhere"):
-            answered = httpx.post(f"{proxy.url}{path}", json={})
-            assert answered.status_code == 404 and "message" in answered.json()["error"]
-        route = Route("http://127.0.0.1:9", lambda r, t: ModelReply(text="x"), list, dict)
-        base = proxy.mount("d1", route)
-        bad = httpx.post(f"{base}/responses", content=b"{not json")
-        assert bad.status_code == 400 and bad.headers["x-should-retry"] == "false"
-    finally:
-        proxy.close()
+def test_the_endpoint_answers_an_unknown_route_or_a_bad_body_with_a_responses_error(
+        proxy: Proxy) -> None:
+    for path in ("/p/nope/v1/responses", "/elsewhere"):
+        answered = httpx.post(f"{proxy.url}{path}", json={})
+        assert answered.status_code == 404 and "message" in answered.json()["error"]
+    route = Route("http://127.0.0.1:9", lambda r, t: ModelReply(text="x"), list, dict)
+    base = proxy.mount("d1", route)
+    bad = httpx.post(f"{base}/responses", content=b"{not json")
+    assert bad.status_code == 400 and bad.headers["x-should-retry"] == "false"
 
 
 def test_a_streamed_answer_stays_a_stream_codex_can_read() -> None:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from http_helpers import failing_and_stalling, model_requests, tool_calls, words
+from http_helpers import failing_and_stalling, ids, model_requests, probe, tool_calls, words
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -32,10 +31,8 @@ from subagent_tck.conformance.transports.gateway_anthropic import (
 from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.spec import StopReason
 
-PROBE = json.loads((Path(__file__).parent / "fixtures" / "claude_code_probe.json")
-                   .read_text(encoding="utf-8"))
+PROBE = probe("claude_code_probe.json")
 
-ids = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=16)
 calls = tool_calls(ids)
 requests = model_requests(calls, system=words.filter(lambda t: "[subagent-tck" not in t))
 replies = st.builds(ModelReply, text=st.none() | words.filter(bool), toolCalls=calls,
@@ -254,8 +251,7 @@ def test_a_get_on_a_messages_route_is_not_allowed(server: GatewayServer) -> None
     assert answer.status_code == 405 and answer.json()["type"] == "error"
 
 
-NESTED = json.loads((Path(__file__).parent / "fixtures" / "claude_code_nested_probe.json")
-                    .read_text(encoding="utf-8"))
+NESTED = probe("claude_code_nested_probe.json")
 
 
 def test_the_recorded_grandchild_of_a_deny_only_child_gets_the_denied_tool_back() -> None:

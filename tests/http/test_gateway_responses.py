@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from http_helpers import failing_and_stalling, model_requests, tool_calls, words
+from http_helpers import failing_and_stalling, ids, model_requests, probe, tool_calls, words
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -34,10 +33,8 @@ from subagent_tck.conformance.transports.gateway_responses import (
 from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.spec import StopReason
 
-PROBE = json.loads((Path(__file__).parent / "fixtures" / "codex_probe.json")
-                   .read_text(encoding="utf-8"))
+PROBE = probe("codex_probe.json")
 
-ids = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=16)
 calls = tool_calls(ids)
 
 

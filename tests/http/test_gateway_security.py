@@ -13,6 +13,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from target_wrappers import Wrapped
 
 from subagent_tck.conformance.core.gateway import Gateway, text
 from subagent_tck.conformance.core.protocol import DeploymentConfig, StartRequest
@@ -177,20 +178,14 @@ def test_the_gateway_refuses_a_request_a_web_page_sent(server: GatewayServer) ->
     assert answer.status_code == 403
 
 
-class Forging:
+class Forging(Wrapped):
     """The reference, except that every agent posts to the gateway under an id it never
     reported (``forged-`` + its id): as a target faking its children's requests would."""
 
     def __init__(self) -> None:
         from subagent_tck.conformance.transports.builtin import reference_target
 
-        self.inner = reference_target()
-
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def close(self) -> None:
-        self.inner.close()
+        super().__init__(reference_target())
 
     def deploy(self, config: Any, gateway: Gateway) -> Any:
         class Renaming(Gateway):
@@ -198,7 +193,7 @@ class Forging:
                 return gateway.complete(request.model_copy(
                     update={"agent": "forged-" + request.agent}))
 
-        return self.inner.deploy(config, Renaming())
+        return super().deploy(config, Renaming())
 
 
 def test_a_check_over_http_fails_when_its_agents_requests_were_unattributed() -> None:

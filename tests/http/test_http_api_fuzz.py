@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from target_wrappers import patched
 
 from subagent_tck.conformance.api_fuzz import fuzz_api, run
-from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.core.protocol import ToolSpec
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.conformance.transports.http_server import create_app
 from subagent_tck.conformance.transports.http_target import HttpTarget
@@ -27,25 +27,6 @@ def test_the_reference_passes_the_probes_and_the_generated_requests(
     report = fuzz_api(http_target, examples=2, seed=1, operations=SOME)
     assert report.ok, report.text()
     assert report.operations == len(SOME) and report.requests > 16 + 2 * len(SOME)
-
-
-class _Broken:
-    """The reference, with one deployment method replaced by ``patch(deployment)``."""
-
-    def __init__(self, name: str, patch: Any) -> None:
-        self.inner = reference_target()
-        self.name, self.patch = name, patch
-
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        deployment = self.inner.deploy(config, gateway)
-        setattr(deployment, self.name, self.patch(deployment))
-        return deployment
-
-    def close(self) -> None:
-        pass
 
 
 @pytest.fixture
@@ -69,7 +50,7 @@ def test_a_refusal_that_changes_state_is_caught(serve: Any) -> None:
 
         return set_host_depth
 
-    report = fuzz_api(serve(_Broken("set_host_depth", leaky)), examples=3,
+    report = fuzz_api(serve(patched(reference_target(), "set_host_depth", leaky)), examples=3,
                       operations=("set-host-depth",))
     checks = {f.check for f in report.failures}
     assert "refusal-changes-nothing" in checks, report.text()
@@ -83,7 +64,7 @@ def test_a_crash_is_caught_with_a_command_that_replays_it(serve: Any) -> None:
 
         return view
 
-    target = serve(_Broken("view", crashing))
+    target = serve(patched(reference_target(), "view", crashing))
     report = fuzz_api(target, examples=2, operations=("view",), generated=True)
     crashes = [f for f in report.failures if "rror" in f.check]
     assert crashes and all(f.reproduce.startswith("curl") for f in crashes), report.text()

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from target_wrappers import patched
 
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import PROTOCOL_VERSION, DeploymentConfig, ToolSpec
@@ -118,32 +119,14 @@ def test_an_empty_body_stands_for_no_arguments_where_none_is_required(
     assert client.post(f"{deployment}/register-tool").status_code == 400
 
 
-class _PatchedTarget:
-    """The reference, with one method of every deployment replaced."""
-
-    def __init__(self, name: str, replacement: Any) -> None:
-        self.inner = reference_target()
-        self.name, self.replacement = name, replacement
-
-    def info(self) -> Any:
-        return self.inner.info()
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        deployment = self.inner.deploy(config, gateway)
-        setattr(deployment, self.name, self.replacement)
-        return deployment
-
-    def close(self) -> None:
-        pass
-
-
 def test_numbers_reach_the_target_as_javascript_reads_them() -> None:
     seen: list[Any] = []
 
     def set_host_depth(value: Any) -> None:
         seen.append(value)
 
-    with ServerThread(create_app(_PatchedTarget("set_host_depth", set_host_depth))) as server:
+    with ServerThread(create_app(patched(reference_target(), "set_host_depth",
+                                           lambda _: set_host_depth))) as server:
         http = httpx.Client(base_url=server.url, trust_env=False, timeout=10,
                             headers={"content-type": "application/json"})
         path = f"/v1/deployments/{http.post('/v1/deployments', json=CONFIG).json()['deployment']}"
@@ -161,7 +144,7 @@ def test_a_crash_of_the_target_is_a_500_which_the_kit_reports_as_a_protocol_erro
     def view(agent: str | None = None) -> Any:
         raise ZeroDivisionError("a bug in the adapter")
 
-    with ServerThread(create_app(_PatchedTarget("view", view))) as server:
+    with ServerThread(create_app(patched(reference_target(), "view", lambda _: view))) as server:
         answer = httpx.post(f"{server.url}/v1/deployments", json=CONFIG, trust_env=False)
         path = f"/v1/deployments/{answer.json()['deployment']}/view"
         crash = httpx.post(server.url + path, json={}, trust_env=False)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from target_wrappers import Wrapped
 
 from subagent_tck.conformance.core.gateway import Gateway, call, text
 from subagent_tck.conformance.core.protocol import (
@@ -206,20 +207,14 @@ def test_closing_a_deployment_twice_is_harmless_and_the_target_forgets_it(
     assert "no open deployment" in caught.value.message
 
 
-class _Serial:
+class _Serial(Wrapped):
     """The reference, saying in its info that it runs one deployment at a time."""
 
     def __init__(self) -> None:
-        self.inner = reference_target()
+        super().__init__(reference_target())
 
     def info(self) -> Any:
-        return self.inner.info().model_copy(update={"serial": "one home directory \u202e"})
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Deployment:
-        return self.inner.deploy(config, gateway)
-
-    def close(self) -> None:
-        self.inner.close()
+        return super().info().model_copy(update={"serial": "one home directory \u202e"})
 
 
 def test_a_target_that_runs_one_deployment_at_a_time_says_so_over_http() -> None:

@@ -8,25 +8,20 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from chat_renaming import assert_round_trip, called, function
+from chat_renaming import assert_round_trip, called, chat, function, no_driver, read_reply
 from http_helpers import MODEL_ROUTES, front_lines, model_start
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.engine.checks._names import tool_name, tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
-from subagent_tck.conformance.transports.gateway_chat_stream import (
-    stream_to_reply,
-)
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.conformance.transports.traffic_chat import to_kit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "opencode"))
@@ -171,52 +166,6 @@ def test_a_shared_wire_name_reaches_the_kit_as_it_is() -> None:
 
 
 # --- the route over loopback HTTP ------------------------------------------------------
-
-
-@pytest.fixture
-def kit() -> Iterator[tuple[Gateway, str]]:
-    server = GatewayServer(reply_timeout=2.0).start()
-    gateway = Gateway()
-    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
-    server.close()
-
-
-@pytest.fixture
-def proxy() -> Iterator[Proxy]:
-    endpoint = Proxy()
-    yield endpoint
-    endpoint.close()
-
-
-def chat(system: str, user: str, tools: list[str], stream: bool, **more: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": "subagent-tck", "stream": stream,
-                            "messages": [{"role": "system", "content": system},
-                                         {"role": "user", "content": user}],
-                            "tools": [function(t) for t in tools], **more}
-    if stream:
-        body["stream_options"] = {"include_usage": True}
-    return body
-
-
-def read_reply(answer: httpx.Response, stream: bool) -> ModelReply:
-    """The answer as the client reads it: the stream accumulated (a stream was asked for), or
-    the JSON message."""
-    assert answer.status_code == 200, answer.text
-    kind = answer.headers["content-type"]
-    if stream:
-        assert kind.startswith("text/event-stream") and answer.headers["cache-control"] == \
-            "no-cache"
-        return stream_to_reply(answer.text)
-    assert kind.startswith("application/json")
-    message = answer.json()["choices"][0]["message"]
-    return ModelReply(text=message["content"], toolCalls=[
-        ToolCall(id=c["id"], name=c["function"]["name"],
-                 arguments=json.loads(c["function"]["arguments"]))
-        for c in message.get("tool_calls") or []])
-
-
-def no_driver(request: ModelRequest, token: str) -> ModelReply:
-    raise AssertionError(f"the start driver was asked ({token})")
 
 
 @pytest.mark.parametrize("stream", [True, False])

@@ -7,25 +7,20 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from chat_renaming import assert_round_trip, function
+from chat_renaming import assert_round_trip, chat, function, no_driver, read_reply
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest, ToolCall
+from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.engine.checks._names import tool_name, tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_chat import reply_to_chat
-from subagent_tck.conformance.transports.gateway_chat_stream import (
-    stream_to_reply,
-)
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
 from subagent_tck.conformance.transports.traffic_chat import to_kit, to_runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "qwen-code"))
@@ -93,46 +88,8 @@ def test_a_kit_tool_named_like_qwen_codes_own_goes_to_the_kits_tool() -> None:
 # --- the route over loopback HTTP ------------------------------------------------------
 
 
-@pytest.fixture
-def kit() -> Iterator[tuple[Gateway, str]]:
-    server = GatewayServer(reply_timeout=2.0).start()
-    gateway = Gateway()
-    yield gateway, server.mount(gateway, known=lambda agent: agent in ("root", "child-1"))
-    server.close()
-
-
-@pytest.fixture
-def proxy() -> Iterator[Proxy]:
-    endpoint = Proxy()
-    yield endpoint
-    endpoint.close()
-
-
-def chat(system: str, tools: list[str], stream: bool) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": "subagent-tck", "stream": stream,
-                            "messages": [{"role": "system", "content": system},
-                                         {"role": "user", "content": [
-                                             {"type": "text", "text": "go echo"}]}],
-                            "tools": [function(t) for t in tools]}
-    if stream:
-        body["stream_options"] = {"include_usage": True}
-    return body
-
-
-def read_reply(answer: httpx.Response, stream: bool) -> ModelReply:
-    assert answer.status_code == 200, answer.text
-    if stream:
-        assert answer.headers["content-type"].startswith("text/event-stream")
-        return stream_to_reply(answer.text)
-    message = answer.json()["choices"][0]["message"]
-    return ModelReply(text=message["content"], toolCalls=[
-        ToolCall(id=c["id"], name=c["function"]["name"],
-                 arguments=json.loads(c["function"]["arguments"]))
-        for c in message.get("tool_calls") or []])
-
-
-def no_driver(request: ModelRequest, token: str) -> ModelReply:
-    raise AssertionError(f"the start driver was asked ({token})")
+#: The user's message of every request posted here: Qwen Code sends it as a list of parts.
+GO_ECHO = [{"type": "text", "text": "go echo"}]
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -151,7 +108,8 @@ def test_a_start_request_is_answered_by_the_driver_and_never_reaches_the_kit(
     assert base == f"{proxy.url}/p/d1/v1"
     system = "root" + agent_marker("root") + "\n[subagent-tck start=s-1_A]"
     reply = read_reply(httpx.post(f"{base}/chat/completions",
-                                  json=chat(system, ["agent", "mcp__tck__echo"], stream)), stream)
+                                  json=chat(system, GO_ECHO, ["agent", "mcp__tck__echo"], stream)),
+                       stream)
     assert [(c.name, c.arguments) for c in reply.toolCalls] == [
         ("agent", {"prompt": "go", "subagent_type": "tck-child-1", "run_in_background": False})]
     assert asked == ["s-1_A"]
@@ -165,7 +123,7 @@ def test_a_marked_request_reaches_the_kit_attributed_with_kit_names_and_comes_ba
     base = proxy.mount("d1", route)
     gateway.script("go echo", call("echo", {"text": "hi"}))
     system = "persona" + agent_marker("child-1") + "\n\nImportant Rules: ..."
-    body = chat(system, [wire_name("echo"), wire_name("café"), "agent"], True)
+    body = chat(system, GO_ECHO, [wire_name("echo"), wire_name("café"), "agent"], True)
     reply = read_reply(httpx.post(f"{base}/chat/completions", json=body), True)
     assert [(c.name, c.arguments) for c in reply.toolCalls] == [("mcp__tck__echo",
                                                                  {"text": "hi"})]

@@ -12,6 +12,7 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
+from target_wrappers import Wrapped
 
 from examples.roster import broken
 from subagent_tck.conformance.cli import main
@@ -91,25 +92,20 @@ def test_a_bad_promises_file_is_a_usage_error_before_anything_runs(
     assert json.loads(report.read_text("utf-8"))["verdict"] == "ERROR"
 
 
-class _BreaksOnDeploy:
+class _BreaksOnDeploy(Wrapped):
     """A target whose connection breaks at the second deployment."""
 
     def __init__(self) -> None:
         from examples.roster.target import make_target
 
-        self.inner, self.count = make_target(), 0
-
-    def info(self):  # type: ignore[no-untyped-def]
-        return self.inner.info()
+        super().__init__(make_target())
+        self.count = 0
 
     def deploy(self, config: DeploymentConfig, gateway):  # type: ignore[no-untyped-def]
         self.count += 1
         if self.count == 2:
             raise TckError(ErrorCode.TARGET_UNREACHABLE, "connection reset")
-        return self.inner.deploy(config, gateway)
-
-    def close(self) -> None:
-        self.inner.close()
+        return super().deploy(config, gateway)
 
 
 def test_a_target_that_breaks_mid_run_leaves_that_promise_an_error_and_checks_the_rest() -> None:

@@ -39,21 +39,18 @@ class Run:
     files: dict[str, Path]
 
 
-@pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    """One certification of the hostile target, every format written at once."""
+def certify_hostile(out: Path, formats: tuple[str, ...], *options: str) -> Run:
+    """One certification of the hostile target with ``options``, each of ``formats`` written
+    to ``out`` at once, its stdout captured."""
+    import io
     import sys
 
     sys.modules["subagent_tck_hostile_target"] = hostile_target
-    out = tmp_path_factory.mktemp("hostile")
-    files = {fmt: out / f"report.{fmt}" for fmt in ("json", "junit", "markdown", "text")}
-    argv = ["certify", "--target", "python:subagent_tck_hostile_target:factory",
-            "--rule", "FR-01", "--rule", "PE-01"]
+    files = {fmt: out / f"report.{fmt}" for fmt in formats}
+    argv = ["certify", "--target", "python:subagent_tck_hostile_target:factory", *options]
     for fmt, path in files.items():
         argv += ["--report", f"{fmt}={path}"]
     capture = pytest.MonkeyPatch()
-    import io
-
     stdout = io.StringIO()
     capture.setattr(sys, "stdout", stdout)
     try:
@@ -61,7 +58,15 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     finally:
         capture.undo()
         sys.modules.pop("subagent_tck_hostile_target", None)
-    yield Run(code, stdout.getvalue(), files)
+    return Run(code, stdout.getvalue(), files)
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    """One certification of the hostile target, every format written at once."""
+    yield certify_hostile(tmp_path_factory.mktemp("hostile"),
+                          ("json", "junit", "markdown", "text"),
+                          "--rule", "FR-01", "--rule", "PE-01")
 
 
 def _walk(tokens: list[Any]) -> Iterator[Any]:

@@ -5,42 +5,25 @@ escaped like every other target-supplied text, and the JSON keeps them whole
 
 from __future__ import annotations
 
-import io
 import json
-import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-from subagent_tck.conformance.cli import main
 from subagent_tck.conformance.core.untrusted import for_terminal
 
-from . import hostile_target
 from .hostile_target import NAME
-from .test_hostile_outputs import RAW_CONTROL, SCHEMA
+from .test_hostile_outputs import RAW_CONTROL, SCHEMA, certify_hostile
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """One timed certification of the hostile target: its text report and its JSON."""
-    sys.modules["subagent_tck_hostile_target"] = hostile_target
-    out = tmp_path_factory.mktemp("timed-hostile")
-    files = {fmt: out / f"report.{fmt}" for fmt in ("json", "text")}
-    argv = ["certify", "--target", "python:subagent_tck_hostile_target:factory", "--timings",
-            "--rule", "PE-01", "--seed", "0"]
-    for fmt, path in files.items():
-        argv += ["--report", f"{fmt}={path}"]
-    capture = pytest.MonkeyPatch()
-    stdout = io.StringIO()
-    capture.setattr(sys, "stdout", stdout)
-    try:
-        assert main(argv) in (1, 3)
-    finally:
-        capture.undo()
-        sys.modules.pop("subagent_tck_hostile_target", None)
-    return {"stdout": stdout.getvalue(),
-            **{fmt: Path(path).read_text("utf-8") for fmt, path in files.items()}}
+    run = certify_hostile(tmp_path_factory.mktemp("timed-hostile"), ("json", "text"),
+                          "--timings", "--rule", "PE-01", "--seed", "0")
+    assert run.code in (1, 3)
+    return {"stdout": run.stdout,
+            **{fmt: path.read_text("utf-8") for fmt, path in run.files.items()}}
 
 
 def _timing_lines(text: str) -> list[str]:

@@ -35,6 +35,11 @@ SCOPES = st.tuples(
 )
 
 
+def origins(scope: Scope) -> dict[str, Origin]:
+    """Each name of the scope's view -> where it comes from."""
+    return {e.name: e.origin for e in resolve_view(*scope)}
+
+
 @FAST
 @given(SCOPES)
 def test_the_view_never_holds_a_name_twice(scope: Scope) -> None:
@@ -45,9 +50,8 @@ def test_the_view_never_holds_a_name_twice(scope: Scope) -> None:
 @FAST
 @given(SCOPES)
 def test_locals_are_always_visible_and_shadow_globals(scope: Scope) -> None:
-    globals_, restrictions, locals_, mode = scope
-    view = {e.name: e.origin for e in resolve_view(globals_, restrictions, locals_, mode)}
-    for name in locals_:
+    view = origins(scope)
+    for name in scope[2]:
         assert view[name] is Origin.LOCAL
 
 
@@ -65,8 +69,8 @@ def test_permuting_restrictions_never_changes_the_view(scope: Scope, rnd: Random
 @FAST
 @given(SCOPES)
 def test_a_global_is_visible_iff_every_restriction_admits_it(scope: Scope) -> None:
-    globals_, restrictions, locals_, mode = scope
-    view = {e.name: e.origin for e in resolve_view(globals_, restrictions, locals_, mode)}
+    globals_, restrictions, locals_, _ = scope
+    view = origins(scope)
     for name in globals_:
         if name in locals_:
             continue

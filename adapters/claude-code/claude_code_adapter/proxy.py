@@ -13,7 +13,6 @@ for ``invocations``).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,8 +24,8 @@ from subagent_tck.conformance.transports.traffic_routes import (
     TrafficRoute,
     edit_events,
 )
+from subagent_tck.conformance.transports.traffic_starts import START
 
-START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 #: How Claude Code names the tools of the MCP server ``tck`` (the kit's global tools).
 PREFIX = "mcp__tck__"
 #: Claude Code's own tools whose calls keep their name even in a request that does not offer
@@ -77,16 +76,9 @@ class Route(TrafficRoute):
                 with self.lock:
                     self.requests += 1
                 self.record(agent, seen.model_copy(update={"system": system}))
-        try:
-            answer = self.post(rest, data)
-        except OSError as exc:
-            return anthropic.no_retry(anthropic.error(
-                502, f"the kit's model gateway is unreachable: {exc}", "api_error"))
-        if answer.status == 200 and model_request is not None:
-            data, names = to_claude(answer.body, answer.content_type, plain, self.wire)
-            self.tell(agent, names)
-            return answer._replace(body=data)
-        return answer
+        return self.relay(rest, data, agent, lambda status, message: anthropic.no_retry(
+            _refusal(status, message)), None if model_request is None else
+            lambda answer, kind: to_claude(answer, kind, plain, self.wire))
 
 
 def kit_name(name: str) -> str:

@@ -16,15 +16,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
-import subprocess
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from subagent_tck.spec import ErrorCode, TckError
+from subagent_tck.conformance.transports.traffic_runs import marked
 
 from .install import Install
 
@@ -98,8 +95,7 @@ def environment(home: Path, url: str, setting: str | None) -> dict[str, str]:
            # every subagent in the foreground: its parent's call returns its answer (2.1.332
            # may launch one in the background and answer "Async agent launched")
            "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS": "1"}
-    if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds claude
-        env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
+    marked(env)  # the kit's marker: its cleanup finds claude
     if setting is not None:
         env[SETTING] = setting
     return env
@@ -111,34 +107,3 @@ def mcp_config(commands: Mapping[str, list[str]]) -> str:
                                              "args": argv[1:]}
                                       for name, argv in commands.items()}})
 
-
-def start(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    # its own process group (killed whole on a timeout), still in the adapter's session
-    group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
-                             else {"preexec_fn": os.setpgrp})
-    return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group)
-
-
-def kill(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:
-        process.kill()
-
-
-def wait(process: subprocess.Popen[bytes], argv: list[str],
-         done: Callable[[], None]) -> subprocess.CompletedProcess[bytes]:
-    """The run's end, within RUN_TIMEOUT (else killed with its group: TIMEOUT); ``done`` is
-    called once it ended, either way."""
-    try:
-        out, err = process.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        kill(process)
-        out, err = process.communicate()
-        raise TckError(ErrorCode.TIMEOUT, f"claude -p did not finish within "
-                       f"{RUN_TIMEOUT:g} s (SUBAGENT_TCK_CLAUDE_TIMEOUT): "
-                       f"{err.decode('utf-8', 'replace')[-500:]}") from None
-    finally:
-        done()
-    return subprocess.CompletedProcess(argv, process.returncode, out, err)

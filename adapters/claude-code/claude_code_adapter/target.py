@@ -48,7 +48,6 @@ from subagent_tck.conformance.transports.tool_names import names_back
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    TrafficDeployment,
     deny_lists,
     root_preset,
 )
@@ -56,6 +55,12 @@ from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
+)
+from subagent_tck.conformance.transports.traffic_runs import (
+    Runs,
+    RunsDeployment,
+    ended,
+    printed,
 )
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
@@ -104,7 +109,7 @@ class ClaudeCodeTarget(TrafficTarget[Proxy]):
         return ClaudeCodeDeployment(config, base, proxy, name, self._definitions, self.install)
 
 
-class ClaudeCodeDeployment(TrafficDeployment[Route]):
+class ClaudeCodeDeployment(RunsDeployment[Route]):
     runtime = "Claude Code"
     page = "docs/claude-code.md#operations"
     provider = PROVIDER
@@ -143,7 +148,7 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         self._mcp_config = self.dir / "mcp.json"
         #: each running ``claude`` with the MCP servers it was started with (the only ones it
         #: lists: it reads --mcp-config once)
-        self._running: dict[subprocess.Popen[bytes], frozenset[str]] = {}
+        self.runs = Runs("claude -p", "SUBAGENT_TCK_CLAUDE_TIMEOUT")
         self._mount(proxy, name, Route(gateway_url, lambda request, token, body:
                                        self._drive(request, token), {self.tool},
                                        kit=self._kit_name, wire=self._wire_name))
@@ -229,15 +234,12 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
         settings = self.project / ".claude" / "settings.json"
         settings.write_text(json.dumps({"permissions": {"deny": deny}}), encoding="utf-8")
 
-    def _listening(self) -> bool:
-        return bool(self._running)  # a running ``claude`` re-lists on list_changed
-
     def _listened_servers(self) -> frozenset[str]:
         """A running ``claude`` connects to the servers of its ``--mcp-config`` when it starts
         and to no other: a kit tool on a server made since (a new ``mcp__SERVER__`` prefix) is
         not listed by it, so the change is not waited for (waiting cost the relist timeout per
         change and changed nothing)."""
-        return frozenset().union(*self._running.values())
+        return self.runs.servers()
 
     def _own_name(self, name: str) -> bool:
         return name == self.tool or name.startswith(self.tool + "(")
@@ -269,16 +271,9 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
             servers = [js_name(server) for server in known]
         argv = run.command(self.claude, spec, self._mcp_config, servers, self.config.model)
         setting = spec.setting if self.depth_limit else None
-        process = run.start(argv, self.project, run.environment(self.dir / "home", self.url,
-                                                                 setting))
-        with self._lock:
-            self._running[process] = known
-
-        def done() -> None:
-            with self._lock:
-                self._running.pop(process, None)
-
-        return run.wait(process, argv, done)
+        return self.runs.run(argv, self.project, run.environment(self.dir / "home", self.url,
+                                                                 setting),
+                             run.RUN_TIMEOUT, servers=known)
 
     def _setting(self, value: Any) -> str | None:
         return None if value is UNSET else run.setting_text(value)
@@ -329,25 +324,8 @@ class ClaudeCodeDeployment(TrafficDeployment[Route]):
 
     def _run_root(self, prompt: str) -> Outcome:
         done = self._claude(self._root_run(prompt, self.host_depth))
-        try:
-            answer = json.loads(done.stdout)
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):  # no result object: claude ended before its answer
-            return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:], \
-                self._results(ROOT)
-        stop = StopReason.ERROR if answer.get("is_error") else StopReason.COMPLETED
-        return stop, answer.get("result"), self._results(ROOT)
-
-    def abort_turn(self, agent: str) -> None:
-        with self._lock:
-            running = list(self._running)
-        for process in running:
-            run.kill(process)
-
-    def close(self) -> None:
-        self.abort_turn(ROOT)
-        super().close()
+        answer = printed(done)  # no result object: claude ended before its answer
+        return *ended(done, answer if isinstance(answer, dict) else None), self._results(ROOT)
 
 
 def make_target() -> ClaudeCodeTarget:

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
+from subagent_tck.conformance.core.protocol import ModelReply
 from subagent_tck.conformance.transports import tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
 from subagent_tck.conformance.transports.gateway_responses import (
@@ -45,15 +45,12 @@ from subagent_tck.conformance.transports.traffic_routes import (
     OnePathRoute,
     edit_events,
 )
+from subagent_tck.conformance.transports.traffic_starts import START, Driver, user_text
 
-START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
 SERVER = "tck"  # the MCP server's name in config.toml: its tools are the namespace mcp__tck
 NAMESPACE = f"mcp__{SERVER}"
 _CLEAN = re.compile(r"[^A-Za-z0-9_]")
-
-#: A start driver's answer: (the request, its token) -> the reply.
-Driver = Callable[[ModelRequest, str], ModelReply]
 
 
 def wire_name(tool: str) -> str:
@@ -69,15 +66,6 @@ def names_back(tools: Iterable[str]) -> dict[str, str]:
     suffixes one of them with a hash, so neither can be told apart here and both reach the
     kit under the names Codex gave them (tools no check gave)."""
     return tool_names.names_back(tools, wire_name)
-
-
-def _user_text(body: dict[str, Any]) -> str:
-    texts = []
-    for item in body.get("input") or []:
-        if isinstance(item, dict) and item.get("role") == "user":
-            content = item.get("content")
-            texts.append(content if isinstance(content, str) else json.dumps(content))
-    return "\n".join(texts)
 
 
 def _error(status: int, message: str) -> Answer:
@@ -185,7 +173,7 @@ class Route(OnePathRoute):
             return _error(400, f"not a Responses API request: {exc}")
         thread = request.headers.get("thread-id", "")
         parent = request.headers.get("x-codex-parent-thread-id")
-        user = _user_text(body)
+        user = user_text(body.get("input"))
         token = START.search(user)
         if token is not None and parent is None:
             with self.lock:
@@ -203,15 +191,8 @@ class Route(OnePathRoute):
             # its first request publishes a start's child (traffic_starts.py)
             self.record(agent, model_request.model_copy(update={"agent": agent,
                                                                 "system": system}))
-        try:
-            answered = self.post(RESPONSES_PATH, json.dumps(body).encode("utf-8"))
-        except OSError as exc:
-            return _error(502, f"the kit's model gateway is unreachable: {exc}")
-        if answered.status != 200:
-            return answered
-        data, names = to_codex(answered.body, answered.content_type, self.own())
-        self.tell(agent, names)
-        return answered._replace(body=data)
+        return self.relay(RESPONSES_PATH, json.dumps(body).encode("utf-8"), agent, _error,
+                          lambda data, kind: to_codex(data, kind, self.own()))
 
     def _attribute(self, body: dict[str, Any], thread: str, parent: str | None) -> str | None:
         """The agent a request is from (its marker, or its start's child when it inherited its

@@ -49,12 +49,12 @@ from subagent_tck.conformance.transports.gateway_responses import responses_to_r
 from subagent_tck.conformance.transports.traffic import (
     ROOT,
     Outcome,
-    TrafficDeployment,
     deny_lists,
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_runs import RunsDeployment
 from subagent_tck.conformance.transports.traffic_starts import (
     Start,
     parse_token,
@@ -126,7 +126,7 @@ class CodexTarget(TrafficTarget[Proxy]):
             deployment = CodexDeployment(DeploymentConfig(persona=PROBE_PERSONA),
                                          "http://127.0.0.1:9", self._proxy, "probe", None)
         try:
-            done = deployment.runs.run(f"{PROBE} list your tools")
+            done = deployment.runs.codex(f"{PROBE} list your tools")
             seen = deployment.route.probed
         finally:
             deployment.close()
@@ -169,7 +169,7 @@ def _root_definition(config: DeploymentConfig) -> tuple[Any, Any]:
     return persona, combined
 
 
-class CodexDeployment(TrafficDeployment[Route]):
+class CodexDeployment(RunsDeployment[Route]):
     runtime = "Codex CLI"
     page = "docs/codex.md#operations"
     provider = PROVIDER
@@ -227,9 +227,6 @@ class CodexDeployment(TrafficDeployment[Route]):
             agent_toml(file, agent, persona, self._server(), tool_filter, marker),
             encoding="utf-8")
 
-    def _listening(self) -> bool:
-        return self.runs.running()
-
     def _own_tools(self) -> list[ToolSchema]:
         """Codex's own tools its root is offered (as the adapter's probe saw them)."""
         return list(self.probed.schemas) if self.probed is not None else []
@@ -279,7 +276,7 @@ class CodexDeployment(TrafficDeployment[Route]):
         mark, child = token(start.number, 0), start.child.agent
         with self.route.lock:
             self.route.children[mark] = child
-        done = self.runs.run(f"start {child} {start_marker(mark)}")
+        done = self.runs.codex(f"start {child} {start_marker(mark)}")
         with self._lock:
             refused = self._refused.pop(start.number, None)
             status = self._ended.pop(start.number, None)
@@ -295,7 +292,7 @@ class CodexDeployment(TrafficDeployment[Route]):
         if START.search(prompt):
             raise TckError(ErrorCode.INVALID_REQUEST, "a root turn's prompt may not carry the "
                            "adapter's start marker")
-        done = self.runs.run(prompt)
+        done = self.runs.codex(prompt)
         stop = StopReason.COMPLETED if done.returncode == 0 else StopReason.ERROR
         output: Any = done.stdout.decode("utf-8", "replace").strip() if stop is \
             StopReason.COMPLETED else _tail(done.stderr)
@@ -311,13 +308,6 @@ class CodexDeployment(TrafficDeployment[Route]):
         return [ToolResult(isError=UNSUPPORTED in str(m.content), content=m.content,
                            code="UNKNOWN_TOOL" if UNSUPPORTED in str(m.content) else None)
                 for m in seen.messages if m.role == "tool"]
-
-    def abort_turn(self, agent: str) -> None:
-        self.runs.abort()
-
-    def close(self) -> None:
-        self.runs.abort()
-        super().close()
 
 
 def _final(content: Any, child: str) -> tuple[StopReason, Any] | None:

@@ -13,45 +13,28 @@
   gives an MCP server's tools (``tck_NAME``, every character outside ``[A-Za-z0-9_-]`` as ``_``)
   back to the kit's names; the kit's answer is relayed with its tool calls renamed the other way.
 
-The route keeps each agent's last request (what it sees: ``view``, ``tool-schemas``, ``prompt``)
-and which agent was last told to call each kit tool (whose body ran, for ``invocations``).
+What the route keeps of each agent is traffic_chat.ChatRoute's (traffic_routes.TrafficRoute).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports import tool_names
-from subagent_tck.conformance.transports.gateway_anthropic import agent_marker, find_marker
-from subagent_tck.conformance.transports.gateway_chat import (
-    CHAT_PATH,
-    chat_to_request,
-    parse_chat,
-    streaming,
-)
+from subagent_tck.conformance.transports.gateway_chat import CHAT_PATH
 from subagent_tck.conformance.transports.httpd import Answer, Request
 from subagent_tck.conformance.transports.traffic_chat import (
+    ChatRoute,
     chat_answer,
     chat_error,
-    to_kit,
-    to_runtime,
+    read_chat,
 )
-from subagent_tck.conformance.transports.traffic_routes import (
-    OnePathProxy,
-    OnePathRoute,
-    js_name,
-)
+from subagent_tck.conformance.transports.traffic_routes import OnePathProxy, js_name
+from subagent_tck.conformance.transports.traffic_starts import START, Driver, user_text
 
-START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 PROBE = "[subagent-tck probe]"
 SERVER = "tck"  # the MCP server's name in opencode.json: its tools are tck_NAME
-
-#: A start driver's answer: (the request, its token) -> the reply.
-Driver = Callable[[ModelRequest, str], ModelReply]
 
 
 def wire_name(tool: str) -> str:
@@ -67,16 +50,7 @@ def names_back(tools: Iterable[str]) -> dict[str, str]:
     return tool_names.names_back(tools, wire_name)
 
 
-def _user_text(body: dict[str, Any]) -> str:
-    parts = []
-    for message in body.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            parts.append(content if isinstance(content, str) else json.dumps(content))
-    return "\n".join(parts)
-
-
-class Route(OnePathRoute):
+class Route(ChatRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
@@ -91,50 +65,22 @@ class Route(OnePathRoute):
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
 
     def forward(self, request: Request) -> Answer:
-        try:
-            body = parse_chat(request.body)
-            chat_to_request("", body)
-            streaming(body)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return chat_error(400, f"not a Chat Completions request: {exc}")
-        user = _user_text(body)
+        read = read_chat(request.body)
+        if isinstance(read, Answer):
+            return read
+        body, seen = read
+        user = user_text(body.get("messages"))
         token = START.search(user)
         if token is not None:
-            return chat_answer(self.driver(chat_to_request("", body), token.group(1)), body)
-        back = names_back(self.tools())
+            return chat_answer(self.driver(seen, token.group(1)), body)
         if PROBE in user:
             with self.lock:
-                self.probed = chat_to_request("", body)
+                self.probed = seen
             return chat_answer(ModelReply(text="done"), body)
-        plain = to_kit(body, back)  # the names back does not know: opencode's own tools
-        model_request = chat_to_request("", body)
-        agent, system, _ = find_marker(model_request.system)
-        if agent is not None and (kit := self.attribute(agent)) != agent:
-            remark(body, agent, kit)  # the kit's gateway attributes by the marker it reads
-            agent = kit
-        if agent is not None:
-            self.record(agent, model_request.model_copy(update={"agent": agent,
-                                                                "system": system}))
-        try:
-            answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
-        except OSError as exc:
-            return chat_error(502, f"the kit's model gateway is unreachable: {exc}")
-        if answer.status == 200:
-            # a kit tool is the kit's, whatever opencode's own tools are called
-            data, names = to_runtime(answer.body, answer.content_type,
-                                     (plain | self.builtins) - set(self.tools()), wire_name)
-            self.tell(agent, names)
-            return answer._replace(body=data)
-        return answer
-
-
-def remark(body: dict[str, Any], agent: str, kit: str) -> None:
-    """Put ``kit``'s agent marker where ``agent``'s is, in place, in the system messages."""
-    for message in body.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "system" and \
-                isinstance(message.get("content"), str):
-            message["content"] = message["content"].replace(agent_marker(agent),
-                                                            agent_marker(kit))
+        # the names back does not know are opencode's own tools
+        kit_tools = self.tools()
+        return self.to_gateway(body, kit_tools, names_back(kit_tools), wire_name,
+                               self.builtins, self.attribute)
 
 
 class Proxy(OnePathProxy[Route]):

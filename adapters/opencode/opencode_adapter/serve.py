@@ -19,7 +19,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from subagent_tck.conformance.transports import traffic_runs
 from subagent_tck.spec import ErrorCode, TckError
 
 HERE = Path(__file__).resolve().parent
@@ -51,9 +51,7 @@ def environment(home: Path) -> dict[str, str]:
            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
            "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local/state"),
            "NO_PROXY": "127.0.0.1,localhost", **OFFLINE}
-    if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds opencode
-        env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
-    return env
+    return traffic_runs.marked(env)  # the kit's marker: its cleanup finds opencode
 
 
 #: A configuration issue's key, and the refusal it is in the kit's terms (:func:`refusal`).
@@ -100,15 +98,12 @@ class Serve:
                            "&& npm install`")
         self.timeout = timeout
         self.log: collections.deque[str] = collections.deque(maxlen=200)
-        # its own process group (killed whole), still in the adapter's session
-        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
-                                 else {"preexec_fn": os.setpgrp})
         self.process = subprocess.Popen(
             [str(OPENCODE), "serve", "--pure", "--port", "0", "--hostname", "127.0.0.1",
              "--print-logs", "--log-level", "WARN"],
             cwd=project, env=environment(home), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-            **group)
+            **traffic_runs.own_group())  # killed whole, still in the adapter's session
         found: list[str] = []
         ready = threading.Event()
 

@@ -11,42 +11,28 @@
   answer is relayed with its tool calls renamed the other way, but for Qwen Code's own tools
   the request offered under their own names (``agent``).
 
-The route keeps each agent's last request (what it sees: ``view``, ``tool-schemas``, ``prompt``)
-and which agent was last told to call each kit tool (whose body ran, for ``invocations``).
+What the route keeps of each agent is traffic_chat.ChatRoute's (traffic_routes.TrafficRoute).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 
-from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
-from subagent_tck.conformance.transports.gateway_anthropic import find_marker
-from subagent_tck.conformance.transports.gateway_chat import (
-    CHAT_PATH,
-    chat_to_request,
-    parse_chat,
-    streaming,
-)
+from subagent_tck.conformance.transports.gateway_chat import CHAT_PATH
 from subagent_tck.conformance.transports.httpd import Answer, Request
 from subagent_tck.conformance.transports.traffic_chat import (
+    ChatRoute,
     chat_answer,
     chat_error,
-    to_kit,
-    to_runtime,
+    read_chat,
 )
-from subagent_tck.conformance.transports.traffic_routes import OnePathProxy, OnePathRoute
+from subagent_tck.conformance.transports.traffic_routes import OnePathProxy
+from subagent_tck.conformance.transports.traffic_starts import START, Driver
 
 from .names import names_back, wire_name
 
-START = re.compile(r"\[subagent-tck start=([A-Za-z0-9_-]+)\]")
 
-#: A start driver's answer: (the request, its token) -> the reply.
-Driver = Callable[[ModelRequest, str], ModelReply]
-
-
-class Route(OnePathRoute):
+class Route(ChatRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
@@ -55,33 +41,16 @@ class Route(OnePathRoute):
         self.tools = tools  # the kit's global tool names now (the deployment's registry)
 
     def forward(self, request: Request) -> Answer:
-        try:
-            body = parse_chat(request.body)
-            seen = chat_to_request("", body)
-            streaming(body)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return chat_error(400, f"not a Chat Completions request: {exc}")
+        read = read_chat(request.body)
+        if isinstance(read, Answer):
+            return read
+        body, seen = read
         token = START.search(seen.system)
         if token is not None:
             return chat_answer(self.driver(seen, token.group(1)), body)
+        # the names back does not know are Qwen Code's own tools
         kit_tools = self.tools()
-        own = to_kit(body, names_back(kit_tools))
-        model_request = chat_to_request("", body)
-        agent, system, _ = find_marker(model_request.system)
-        if agent is not None:  # its first request publishes a start's child (traffic.py)
-            self.record(agent, model_request.model_copy(update={"agent": agent,
-                                                                "system": system}))
-        try:
-            answer = self.post(CHAT_PATH, json.dumps(body).encode("utf-8"))
-        except OSError as exc:
-            return chat_error(502, f"the kit's model gateway is unreachable: {exc}")
-        if answer.status == 200:
-            # a kit tool is the kit's, whatever Qwen Code's own tools are called
-            data, names = to_runtime(answer.body, answer.content_type,
-                                     own - set(kit_tools), wire_name)
-            self.tell(agent, names)
-            return answer._replace(body=data)
-        return answer
+        return self.to_gateway(body, kit_tools, names_back(kit_tools), wire_name)
 
 
 class Proxy(OnePathProxy[Route]):

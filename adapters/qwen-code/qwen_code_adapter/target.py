@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +36,9 @@ from subagent_tck.conformance.core.protocol import (
     ToolResult,
     ToolSchema,
 )
+from subagent_tck.conformance.transports import traffic_runs
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
-from subagent_tck.conformance.transports.traffic import ROOT, Outcome, TrafficDeployment
+from subagent_tck.conformance.transports.traffic import ROOT, Outcome
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
 from subagent_tck.conformance.transports.traffic_starts import Start, start_marker, token
@@ -106,7 +105,7 @@ class QwenCodeTarget(TrafficTarget[Proxy]):
         return QwenCodeDeployment(config, base, proxy, name)
 
 
-class QwenCodeDeployment(TrafficDeployment[Route]):
+class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
     runtime = "Qwen Code"
     page = "docs/qwen-code.md#operations"
     provider = PROVIDER
@@ -136,16 +135,13 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
         super().__init__(config)
         (self.project / ".qwen" / "settings.json").write_text(
             json.dumps(settings(self.mcp.commands()), indent=1), encoding="utf-8")
-        self._running: set[subprocess.Popen[bytes]] = set()
+        self.runs = traffic_runs.Runs("qwen", "SUBAGENT_TCK_QWEN_TIMEOUT")
         # every global tool it ever had: a running child may still be offered one unregistered
         self._mount(proxy, name, Route(gateway_url, self._drive,
                                        lambda: list(self.known_tools)))
         self._write_presets()  # a root turn may call agent with one
 
     # --- files ---------------------------------------------------------------------------
-
-    def _listening(self) -> bool:
-        return bool(self._running)  # a running qwen lists again on list_changed
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None) -> None:
@@ -184,37 +180,12 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
                "OPENAI_MODEL": "subagent-tck", "QWEN_CODE_NO_RELAUNCH": "1",
                "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1", "QWEN_CODE_DISABLE_PRECONNECT": "1",
                "NO_PROXY": "127.0.0.1,localhost"}
-        if "SUBAGENT_TCK_ADAPTER" in os.environ:  # the kit's marker: its cleanup finds qwen
-            env["SUBAGENT_TCK_ADAPTER"] = os.environ["SUBAGENT_TCK_ADAPTER"]
+        traffic_runs.marked(env)  # the kit's marker: its cleanup finds qwen
         # the prompt comes on standard input: any text, none of it read as an option
         command = [str(NODE), str(CLI), "--auth-type", "openai", "--approval-mode", "yolo",
                    "--core-tools", PROVIDER, "--system-prompt", system, "--output-format",
                    "json"]
-        group: dict[str, Any] = ({"process_group": 0} if sys.version_info >= (3, 11)
-                                 else {"preexec_fn": os.setpgrp})
-        process = subprocess.Popen(command, cwd=self.project, env=env, stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, **group)
-        with self._lock:
-            self._running.add(process)
-        try:
-            out, err = process.communicate(prompt.encode("utf-8"), timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self._kill(process)
-            out, err = process.communicate()
-            raise TckError(ErrorCode.TIMEOUT, f"qwen did not finish within {RUN_TIMEOUT:g} s "
-                           f"(SUBAGENT_TCK_QWEN_TIMEOUT): "
-                           f"{err.decode('utf-8', 'replace')[-500:]}") from None
-        finally:
-            with self._lock:
-                self._running.discard(process)
-        return subprocess.CompletedProcess(command, process.returncode, out, err)
-
-    @staticmethod
-    def _kill(process: subprocess.Popen[bytes]) -> None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
+        return self.runs.run(command, self.project, env, RUN_TIMEOUT, prompt.encode("utf-8"))
 
     def _run_start(self, start: Start) -> Outcome:
         """A ``qwen`` whose top-level session carries the start's marker: the start driver
@@ -247,27 +218,11 @@ class QwenCodeDeployment(TrafficDeployment[Route]):
 
     def _run_root(self, prompt: str) -> Outcome:
         done = self._qwen(prompt, self._system(ROOT))
-        try:
-            events = json.loads(done.stdout)
-        except ValueError:
-            events = None
+        events = traffic_runs.printed(done)
         result = next((e for e in reversed(events) if isinstance(e, dict)
                        and e.get("type") == "result"), None) if isinstance(events, list) else None
-        if result is None:  # no result event: qwen ended before its answer
-            return StopReason.ERROR, done.stderr.decode("utf-8", "replace")[-500:], \
-                self._results(ROOT)
-        stop = StopReason.ERROR if result.get("is_error") else StopReason.COMPLETED
-        return stop, result.get("result"), self._results(ROOT)
-
-    def abort_turn(self, agent: str) -> None:
-        with self._lock:
-            running = list(self._running)
-        for process in running:
-            self._kill(process)
-
-    def close(self) -> None:
-        self.abort_turn(ROOT)
-        super().close()
+        # no result event: qwen ended before its answer
+        return *traffic_runs.ended(done, result), self._results(ROOT)
 
 
 def _names(value: Any) -> Any:

@@ -13,7 +13,8 @@ from ...core.protocol import DeploymentConfig, ModelRequest, StartRequest
 from ...core.target import Deployment
 from ..check import CheckContext
 from ._composed import config, expected_sections, expected_system, expected_view, expected_wire
-from ._observed import as_pairs
+from ._framed import carries_framed
+from ._observed import as_pairs, sections_of, wire_names
 from ._starts import OUTPUT_SCHEMA, composition, judge, oracle_accepts, provider_name, start_request
 from ._texts import Vocabulary
 
@@ -77,6 +78,21 @@ class Child:
     def wire(self) -> list[str]:
         view = expected_view(self.outcome, self.globals, self.mode)
         return expected_wire(view, self.mode)
+
+    def expect_carried(self, ctx: CheckContext, rule: str, first: ModelRequest, agent: str,
+                       persona: str, tools: str) -> None:
+        """``first``, a request of ``agent`` (this child, or the child resumed), carries the
+        composed persona and sections as prompt inspection reports them (``persona`` words
+        the expectation) and exactly the child's tool schemas (``tools``)."""
+        inspected = sections_of(self.dep, agent)
+        ctx.expect(
+            rule,
+            carries_framed(ctx, first.system, inspected, self.composed()),
+            persona,
+            {"composed": self.sections(), "system": self.system()},
+            {"inspected": inspected, "system": first.system},
+        )
+        ctx.expect(rule, wire_names(first) == self.wire(), tools, self.wire(), wire_names(first))
 
 
 def model_requests(ctx: CheckContext, agent: str, rule: str,

@@ -112,22 +112,10 @@ def _cold_resume(ctx: CheckContext, texts: Vocabulary) -> None:
     requests = ctx.gateway.requests(resumed.agent)[seen:]
     ctx.expect("FR-04", bool(requests), "the resumed child made a model request", ">= 1", 0)
     if requests:
-        first = requests[0]
-        inspected = sections_of(dep, resumed.agent)
-        ctx.expect(
-            "FR-04",
-            carries_framed(ctx, first.system, inspected, child.composed()),
+        child.expect_carried(
+            ctx, "FR-04", requests[0], resumed.agent,
             "the first resumed request carries the historical persona",
-            {"composed": child.sections(), "system": child.system()},
-            {"inspected": inspected, "system": first.system},
-        )
-        ctx.expect(
-            "FR-04",
-            wire_names(first) == child.wire(),
-            "the first resumed request carries the historically filtered tool schemas",
-            child.wire(),
-            wire_names(first),
-        )
+            "the first resumed request carries the historically filtered tool schemas")
     ctx.expect(
         "FR-04",
         prompt_agrees(ctx, sections_of(dep, resumed.agent), child.composed()),

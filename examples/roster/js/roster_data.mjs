@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 
 const WRITE_OR_EXEC = new Set(['write', 'edit', 'bash']);
+export const TOOL_NAME = 'delegate';
 
 export function loadRoster() {
   const data = JSON.parse(readFileSync(new URL('../roster.json', import.meta.url), 'utf8'));
@@ -55,6 +56,32 @@ export function validate(roster, mode = 'advisory') {
 export function routingSection(roster) {
   return ['## Delegation shapes', 'Call `delegate` with one of these roles:',
     ...roster.roles.map((r) => `- \`${r.id}\`: ${r.prompt}`)].join('\n');
+}
+
+/** The `delegate` tool as the model is offered it: its name, description and parameters (the
+ * roster's roles as the enum of `role`). */
+export function delegateShape(roster) {
+  return {
+    name: TOOL_NAME,
+    description: `Delegate a task to a child agent in one of the roster's roles.\n\n${routingSection(roster)}`,
+    parameters: {
+      type: 'object',
+      properties: {
+        role: { type: 'string', enum: roster.roles.map((r) => r.id) },
+        task: { type: 'string', description: 'The whole task for the child.' },
+      },
+      required: ['role', 'task'],
+      additionalProperties: false,
+    },
+  };
+}
+
+/** The role a `delegate` call names (`{ role }`), or why the call is refused (`{ problem }`). */
+export function roleOf(roster, args) {
+  const role = roster.roles.find((r) => r.id === args.role);
+  if (role === undefined) return { problem: `role must be one of ${roster.roles.map((r) => r.id).join(', ')}` };
+  if (typeof args.task !== 'string' || !args.task.trim()) return { problem: 'task must be a non-empty string' };
+  return { role };
 }
 
 /** The start request of a role (override `requestFor` in a variant to break one promise). */

@@ -7,53 +7,18 @@
 // --mode advisory|strict (default strict) validates the roster at load. --variant NAME loads a
 // broken roster (in advisory mode), the same four as examples/roster/broken.py.
 
+import { ADDRESS, readArguments } from '../../../implementations/javascript/arguments.mjs';
 import { DriverServer } from '../../../implementations/javascript/src/server.mjs';
 import { Deployment } from '../../../implementations/javascript/src/deployment.mjs';
 import { delegateTool, loadRoster, requestFor, validate } from './roster.mjs';
-
-const PARENT_PERSONA = 'You are the orchestrator of this workspace; you decide who does what.';
-
-function withRole(roster, id, change) {
-  return { ...roster, roles: roster.roles.map((r) => (r.id === id ? { ...r, ...change } : r)) };
-}
-
-const VARIANTS = {
-  review_gets_write: () => ({ roster: withRole(loadRoster(), 'reviewer-strict', { capability: 'workspace' }), mode: 'advisory' }),
-  batch_gets_tools: () => ({ roster: withRole(loadRoster(), 'batch-summarizer', { capability: 'read-only' }), mode: 'advisory' }),
-  persona_leaks: () => ({
-    request: (roster, role, task) => {
-      const out = requestFor(roster, role, task);
-      if (role.id === 'planner') out.persona = `${PARENT_PERSONA}\n${role.prompt}`;
-      return out;
-    },
-  }),
-  delegates_again: () => ({
-    request: (roster, role, task) => {
-      const out = requestFor(roster, role, task);
-      if (role.id === 'researcher') {
-        out.toolFilter = { allow: [...out.toolFilter.allow, 'delegate'] };
-        delete out.maxDepth;
-      }
-      return out;
-    },
-  }),
-};
+import { VARIANTS } from './variants.mjs';
 
 function parse(argv) {
-  const options = { port: 0, host: '127.0.0.1', mode: 'strict', variant: null };
-  for (let i = 0; i < argv.length; i += 1) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => (inline !== undefined ? inline : argv[++i]);
-    switch (flag) {
-      case '--port': options.port = Number(value()); break;
-      case '--host': options.host = value(); break;
-      case '--mode': options.mode = value(); break;
-      case '--variant': options.variant = value(); break;
-      default:
-        process.stderr.write(`unknown argument ${argv[i]}: use --port, --host, --mode, --variant\n`);
-        process.exit(2);
-    }
-  }
+  const options = readArguments(argv, { port: 0, host: '127.0.0.1', mode: 'strict', variant: null }, {
+    ...ADDRESS,
+    '--mode': (o, value) => { o.mode = value(); },
+    '--variant': (o, value) => { o.variant = value(); },
+  }, (argument) => `unknown argument ${argument}: use --port, --host, --mode, --variant\n`);
   if (options.variant !== null && !(options.variant in VARIANTS)) {
     process.stderr.write(`unknown --variant ${options.variant}: use ${Object.keys(VARIANTS).join(', ')}\n`);
     process.exit(2);

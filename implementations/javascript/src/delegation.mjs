@@ -91,6 +91,16 @@ export function startChild(host, request) {
   return child;
 }
 
+/** A child a tool call started, run on `prompt` to its end and then unpublished (disposed by
+ * the tool `by`): its outcome. */
+export async function runForTool(host, child, prompt, { signal, by }) {
+  try {
+    return await runChild(host, child, prompt, { signal });
+  } finally {
+    host.unpublish(child, Kind.AGENT_DISPOSED, { by });
+  }
+}
+
 /** Run a published child with its prompt; the run's lifecycle events around it. */
 export async function runChild(host, child, prompt, { signal } = {}) {
   host.events.emit(Kind.RUN_STARTED, { agent: child.id, session: child.session,

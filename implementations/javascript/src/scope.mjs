@@ -47,10 +47,7 @@ export class Scope {
 
   /** Validate against the global names registered now, copy, install; returns the handle. */
   restrict(value, globalNames) {
-    const restriction = parseRestriction(value, globalNames);
-    const handle = this.#handles();
-    this.#restrictions.set(handle, restriction);
-    return handle;
+    return this.#install(this.#restrictions, parseRestriction(value, globalNames));
   }
 
   /** TF-14: lift exactly this restriction; a second dispose is harmless. */
@@ -64,9 +61,13 @@ export class Scope {
 
   /** SP-01: validate against the deployment's preset names, copy, install; the handle. */
   restrictSpawn(value, presetNames) {
-    const policy = parseSpawnPolicy(value, presetNames);
+    return this.#install(this.#policies, parseSpawnPolicy(value, presetNames));
+  }
+
+  /** `parsed` kept in `installed` under a new handle; the handle. */
+  #install(installed, parsed) {
     const handle = this.#handles();
-    this.#policies.set(handle, policy);
+    installed.set(handle, parsed);
     return handle;
   }
 

@@ -22,9 +22,9 @@ import { deriveChildDepth, requireDepth } from './depth.mjs';
 import { requireModel } from './agent.mjs';
 import { Code, TckError } from './errors.mjs';
 import { Kind } from './events.mjs';
-import { runChild, startChild } from './delegation.mjs';
+import { runForTool, startChild } from './delegation.mjs';
 import { Capability, hasCapability } from './providers.mjs';
-import { RUN_CODE, toolError, toolResult } from './tool.mjs';
+import { RUN_CODE, refusedStart, toolError, toolResult } from './tool.mjs';
 
 export const PROVIDER_MANAGED = 'provider-managed';
 export const OWNER = 'subagent-tool';
@@ -202,15 +202,10 @@ export class SubagentTools {
       if (load.model !== undefined) request.model = load.model;
       child = startChild(host, request);
     } catch (error) {
-      if (!(error instanceof TckError)) throw error;
-      return toolError(error.code, `no child was started: ${error.reason}`);
+      return refusedStart(error);
     }
-    let outcome;
-    try {
-      outcome = await runChild(host, child, args.prompt, { signal: context.signal });
-    } finally {
-      host.unpublish(child, Kind.AGENT_DISPOSED, { by: load.toolName });
-    }
+    const outcome = await runForTool(host, child, args.prompt,
+      { signal: context.signal, by: load.toolName });
     if (outcome.stopReason !== 'completed') {
       return toolError(null, `the child run stopped with "${outcome.stopReason}", not `
         + `"completed": its output is not a result (${outcome.stopReason})`);

@@ -22,6 +22,12 @@ export function toolError(code, message) {
   return toolResult(code ? `${code}: ${message}` : message, { isError: true, code });
 }
 
+/** The tool error of a start the host refused (a TckError); anything else is thrown on. */
+export function refusedStart(error) {
+  if (!(error instanceof TckError)) throw error;
+  return toolError(error.code, `no child was started: ${error.reason}`);
+}
+
 /** Run a tool body and make whatever it did a plain {isError, code, content}. */
 export async function invoke(tool, args, context) {
   try {

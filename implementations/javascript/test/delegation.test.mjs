@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { world } from './helpers.mjs';
+import { withWorld } from './helpers.mjs';
 
 const TOOLS = [{ name: 'read' }, { name: 'write' }, { name: 'search' }];
 const PERSONA = 'DEPLOYMENT of {{team}}';
@@ -14,15 +14,6 @@ const base = (extra = {}) => ({ tools: TOOLS, persona: PERSONA, variables: { tea
 async function observed(dep) {
   return { sessions: await dep.op('sessions'), agents: await dep.op('agents'),
     events: await dep.op('events'), invocations: await dep.op('invocations') };
-}
-
-async function withWorld(config, body) {
-  const w = await world(config);
-  try {
-    await body(w);
-  } finally {
-    await w.done();
-  }
 }
 
 describe('starting a child', () => {

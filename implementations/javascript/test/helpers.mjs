@@ -147,3 +147,13 @@ export async function world(config = {}) {
   const root = (await dep.op('root')).agent;
   return { gateway, driver, dep, root, done: async () => { await driver.close(); await gateway.close(); } };
 }
+
+/** `body` run in a fresh world of `config` (world), closed after it whatever it did. */
+export async function withWorld(config, body) {
+  const w = await world(config);
+  try {
+    await body(w);
+  } finally {
+    await w.done();
+  }
+}

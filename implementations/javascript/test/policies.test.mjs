@@ -4,21 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { world } from './helpers.mjs';
+import { withWorld as inWorld } from './helpers.mjs';
 
 const PRESETS = [{ name: 'reviewer' }, { name: 'Reviewer' }, { name: 'writer', model: 'small' },
   { name: 'lead', spawnPolicy: { deny: ['writer'] }, model: 'lead-model' }];
 const start = (parent, extra = {}) => ({ request: { parent, provider: 'spawn', prompt: 'go',
   ...extra } });
 
-async function withWorld(config, body) {
-  const w = await world({ presets: PRESETS, model: 'root-model', ...config });
-  try {
-    await body(w);
-  } finally {
-    await w.done();
-  }
-}
+const withWorld = (config, body) => inWorld({ presets: PRESETS, model: 'root-model', ...config },
+  body);
 
 describe('spawn policies', () => {
   test('a live policy admits allow before deny, several intersect, disposing lifts one',

@@ -3,16 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { world } from './helpers.mjs';
-
-async function withWorld(config, body) {
-  const w = await world(config);
-  try {
-    await body(w);
-  } finally {
-    await w.done();
-  }
-}
+import { withWorld } from './helpers.mjs';
 
 const present = async (dep, agent, name) => ({
   global: (await dep.op('view', {})).some((e) => e.name === name),

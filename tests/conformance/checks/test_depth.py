@@ -24,8 +24,7 @@ DEPTH_CHECKS = ("depth", "depth_domains", "depth_limits")
 def test_every_depth_check_passes_on_the_reference_for_every_provider() -> None:
     verdicts = run(reference_target(), checks_of(*DEPTH_CHECKS), max_examples=3)
     assert not verdicts.bad(), verdicts.explain()
-    passed = {(rule, provider) for (rule, provider, _), outcome in verdicts.outcomes.items()
-              if outcome == "pass"}
+    passed = verdicts.passed()
     for provider in ("spawn", "fork"):
         assert {rule for rule, p in passed if p == provider} == DE_RULES
     assert {rule for rule, p in passed if p == "acp"} == DE_RULES - CAP_RULES

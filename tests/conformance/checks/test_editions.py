@@ -13,8 +13,9 @@ from subagent_tck.conformance.engine.check import REGISTRY
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
-from .test_persona import FAMILY_CHECKS, assert_fails_exactly_its_rule, zoo
+from .test_persona import FAMILY_CHECKS, assert_fails_exactly_its_rule
 from .tiny_runner import checks_of, run
+from .zoo_cases import entry
 
 EN_RULES = {"EN-01", "EN-02", "EN-03"}
 ZOO = ("preset_lookup_falls_back", "request_persona_accepted", "request_filter_dropped")
@@ -41,7 +42,7 @@ def test_an_edition_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> Non
 
 
 def test_a_target_with_fewer_capabilities_fails_none_of_these_checks() -> None:
-    module = zoo("fewer_capabilities")
+    module = entry("fewer_capabilities")
     assert module.BREAKS is None
     verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS), editions=tuple(Edition))
     assert verdicts.bad() == {}, verdicts.explain()
@@ -56,7 +57,7 @@ def test_a_subagent_tool_loaded_with_request_controls_starts_no_composed_child_i
     assert verdicts.bad() == {}, verdicts.explain()
     assert {v for k, v in verdicts.outcomes.items() if k[0] == "EN-02"} == {"pass"}
     # a tool that takes them anyway and composes its children by them fails it
-    broken = zoo("tool_options_ignore_edition")
+    broken = entry("tool_options_ignore_edition")
     failed = run(broken.provider(), ["subagent-tool-overrides-refused"],
                  editions=(Edition.PRESET_COMPOSITION,)).failed_rules()
     assert failed == {"EN-02"}

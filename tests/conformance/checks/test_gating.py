@@ -37,8 +37,7 @@ def test_every_gating_check_passes_on_the_reference_in_both_editions() -> None:
 def test_gating_checks_judge_each_provider_of_a_mixed_target_on_its_own() -> None:
     verdicts = run(entry("fewer_capabilities").provider(), checks_of("gating"), max_examples=2)
     assert not verdicts.bad(), verdicts.explain()
-    passed = {(rule, provider) for (rule, provider, _), outcome in verdicts.outcomes.items()
-              if outcome == "pass"}
+    passed = verdicts.passed()
     assert {("CA-01", "spawn"), ("CA-04", "spawn"), ("CA-01", "fork"), ("CA-04", "fork")} <= passed
 
 
@@ -74,8 +73,7 @@ def test_a_refusal_in_prose_that_also_lists_what_the_provider_offers_passes_ca_0
     """CA-01 asks that the refusal name the capability, not that it name nothing else."""
     _, verdicts = judge("capability_refusal_in_prose", "CA")
     assert not verdicts.bad(), verdicts.explain()
-    assert {rule for (rule, _, _), outcome in verdicts.outcomes.items()
-            if outcome == "pass"} >= {"CA-01", "CA-03"}
+    assert {rule for rule, _ in verdicts.passed()} >= {"CA-01", "CA-03"}
 
 
 def test_a_refusal_in_prose_that_names_another_control_fails_ca_01(

@@ -7,11 +7,6 @@ entry must fail its ``BREAKS`` rule and nothing else of the PE, FR and EN checks
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
 from subagent_tck.conformance.core.target import Target
@@ -22,7 +17,8 @@ from subagent_tck.conformance.transports.builtin import ReferenceTarget, referen
 from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import ABSENT, Edition, render_template
 
-from .tiny_runner import checks_of, run
+from .tiny_runner import checks_of, rules_of, run
+from .zoo_cases import entry
 
 PE_RULES = {f"PE-{n:02d}" for n in range(1, 6)}
 ZOO = (
@@ -40,27 +36,20 @@ FAMILY_CHECKS = (*PERSONA_CHECKS, "first_request", "first_request_later", "first
                  "editions")
 
 
-def zoo(name: str) -> ModuleType:
-    root = str(Path(__file__).resolve().parents[3])  # the repository root holds examples/
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    return importlib.import_module(f"examples.providers.{name}")
-
-
 def assert_fails_exactly_its_rule(name: str) -> None:
     """Run the PE, FR and EN checks on zoo entry ``name``: its ``BREAKS`` rule fails, and no
     other rule but those of its ``ALSO_BREAKS`` these checks cite."""
-    module = zoo(name)
+    module = entry(name)
     verdicts = run(module.provider(), checks_of(*FAMILY_CHECKS))
     failed = verdicts.failed_rules()
     assert module.BREAKS in failed, verdicts.explain()
-    cited = {r for n in checks_of(*FAMILY_CHECKS) for r in REGISTRY[n].rules}
+    cited = rules_of(*FAMILY_CHECKS)
     also = set(getattr(module, "ALSO_BREAKS", ())) & cited  # the consequences these checks see
     assert failed == {module.BREAKS, *also}, verdicts.explain()
 
 
 def test_every_pe_rule_has_a_check() -> None:
-    assert {r for n in checks_of(*PERSONA_CHECKS) for r in REGISTRY[n].rules} == PE_RULES
+    assert rules_of(*PERSONA_CHECKS) == PE_RULES
 
 
 def test_the_reference_passes_every_persona_check_in_both_editions() -> None:
@@ -123,7 +112,7 @@ def test_a_persona_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None
 
 
 def test_drawn_personas_find_an_empty_variable_left_raw() -> None:
-    module = zoo("empty_variable_left_raw")
+    module = entry("empty_variable_left_raw")
     fixed_only = run(module.provider(), checks_of(*PERSONA_CHECKS), max_examples=1)
     assert fixed_only.failed_rules() == set()  # the fixed cases miss it ...
     drawn = run(module.provider(), ["persona-strict-template"], max_examples=10,
@@ -137,7 +126,7 @@ def test_a_target_right_only_for_the_kits_former_lower_case_variables_fails_pe_0
 ) -> None:
     # lower_case_variables_only substitutes only {{[a-z]+}} names: the former fixed vocabulary
     # (team, role, ghost) certified it; drawn variable names find it at any seed.
-    module = zoo("lower_case_variables_only")
+    module = entry("lower_case_variables_only")
     drawn = run(module.provider(), ["persona-strict-template"], max_examples=10, seed=seed,
                 editions=(Edition.PRESET_COMPOSITION,))
     assert "PE-05" in drawn.failed_rules(), drawn.explain()

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from target_wrappers import Changed, Wrapped
 
 from subagent_tck.conformance.core.certificate import Certificate
 from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Outcome
 from subagent_tck.conformance.core.protocol import DeploymentConfig, SdkCall, TargetInfo, ToolSpec
-from subagent_tck.conformance.core.target import Deployment, Target
+from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.checks._names import is_tool_name
 from subagent_tck.conformance.engine.checks.tool_filter_run_code import state_st
 from subagent_tck.conformance.engine.runner import RunConfig, certify
@@ -80,30 +81,15 @@ def test_a_runtime_whose_run_code_strays_from_the_view_fails_tf12_only_by_execut
 # --- a target without the operation ------------------------------------------------------
 
 
-class _Older:
-    """A deployment of driver protocol 1.0: everything but run_code."""
+class OlderTarget(Wrapped):
+    """The reference behind an adapter of driver protocol 1.0: everything but run_code."""
 
-    def __init__(self, inner: Deployment) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "run_code":
-            raise AttributeError(name)
-        return getattr(self._inner, name)
-
-
-class OlderTarget:
     def __init__(self) -> None:
-        self._inner = reference_target()
+        super().__init__(reference_target(), lambda deployment: Changed(deployment,
+                                                                         run_code=None))
 
     def info(self) -> TargetInfo:
-        return self._inner.info().model_copy(update={"protocol": "1.0"})
-
-    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        return _Older(self._inner.deploy(config, gateway))
-
-    def close(self) -> None:
-        self._inner.close()
+        return super().info().model_copy(update={"protocol": "1.0"})
 
 
 def _an_error_naming_the_operation(cert: Certificate) -> None:
@@ -136,18 +122,13 @@ def test_an_adapter_without_the_run_code_route_is_an_error_never_a_pass() -> Non
         _an_error_naming_the_operation(tf12(older, 0))
 
 
-class _Short(_Older):
+class ShortTarget(OlderTarget):
     """A deployment whose run_code answers one result too few."""
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "run_code":
-            return lambda agent, calls: self._inner.run_code(agent, calls)[1:]
-        return getattr(self._inner, name)
-
-
-class ShortTarget(OlderTarget):
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
-        return _Short(self._inner.deploy(config, gateway))
+        deployment = self.inner.deploy(config, gateway)
+        return Changed(deployment, run_code=lambda agent, calls:
+                       deployment.run_code(agent, calls)[1:])
 
 
 def test_an_answer_without_one_result_per_call_is_an_error_never_a_pass() -> None:

@@ -44,6 +44,10 @@ class Verdicts:
     def failed_rules(self) -> set[str]:
         return {k[0] for k, v in self.outcomes.items() if v in ("fail", "error", "not-run")}
 
+    def passed(self) -> set[tuple[str, str | None]]:
+        """The (rule, provider) cells that passed, in some edition."""
+        return {(k[0], k[1]) for k, v in self.outcomes.items() if v == "pass"}
+
     def bad(self) -> dict[tuple[str, str | None, str], str]:
         return {k: v for k, v in self.outcomes.items() if v in ("fail", "error", "not-run")}
 
@@ -135,3 +139,8 @@ def checks_of(*modules: str) -> list[str]:
     load_checks()
     wanted = {f"subagent_tck.conformance.engine.checks.{m}" for m in modules}
     return [name for name, chk in REGISTRY.items() if chk.function.__module__ in wanted]
+
+
+def rules_of(*modules: str) -> set[str]:
+    """The rules the checks of the given check modules cite."""
+    return {rule for name in checks_of(*modules) for rule in REGISTRY[name].rules}

@@ -10,13 +10,13 @@
 // `strict` (refuse to load a bad roster) unless SUBAGENT_TCK_ROSTER_MODE=advisory; a broken
 // variant is chosen with SUBAGENT_TCK_ROSTER_VARIANT (see variants.mjs). docs/promises.md.
 
-import { loadRoster, requestFor, routingSection, validate } from
+import { delegateShape, loadRoster, requestFor, roleOf, validate } from
   '../../../../examples/roster/js/roster_data.mjs';
 import { variant } from './variants.mjs';
 
+export { TOOL_NAME } from '../../../../examples/roster/js/roster_data.mjs';
 export const name = 'dsh-roster';
 export const inject = ['tools', 'subagents'];
-export const TOOL_NAME = 'delegate';
 
 function textOf(output) {
   return (output ?? []).filter((b) => b?.type === 'text').map((b) => b.text).join('');
@@ -34,22 +34,11 @@ export function apply(ctx) {
   validate(roster, chosen.mode ?? process.env.SUBAGENT_TCK_ROSTER_MODE ?? 'strict');
   const request = chosen.request ?? requestFor;
   ctx.tools.register({
-    name: TOOL_NAME,
-    description: `Delegate a task to a child agent in one of the roster's roles.\n\n${routingSection(roster)}`,
-    parameters: {
-      type: 'object',
-      properties: {
-        role: { type: 'string', enum: roster.roles.map((r) => r.id) },
-        task: { type: 'string', description: 'The whole task for the child.' },
-      },
-      required: ['role', 'task'],
-      additionalProperties: false,
-    },
+    ...delegateShape(roster),
     output: { schema: {}, render: (_args, value) => [{ type: 'text', text: JSON.stringify(value) }] },
     async execute(args, exec) {
-      const role = roster.roles.find((r) => r.id === args.role);
-      if (role === undefined) throw new Error(`role must be one of ${roster.roles.map((r) => r.id).join(', ')}`);
-      if (typeof args.task !== 'string' || !args.task.trim()) throw new Error('task must be a non-empty string');
+      const { role, problem } = roleOf(roster, args);
+      if (problem !== undefined) throw new Error(problem);
       const { provider: _kit, prompt, ...controls } = request(roster, role, args.task);
       const run = await ctx.subagents.start(spawnProvider(ctx), {
         label: role.id,
