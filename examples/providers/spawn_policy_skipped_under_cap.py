@@ -5,6 +5,10 @@ the cap alone, so a scope whose policy refuses ``writer`` still starts ``writer`
 start says how deep the tree may grow. A refactor that moves the policy check into the branch
 for uncapped starts does this; only a case that combines a spawn policy with a cap shows it
 (docs/rules.md#SP-01: every start of a preset the scope's policies refuse is refused).
+
+ALSO_BREAKS CA-04: the provider advertises spawnPolicy, and the check that an advertised control
+takes effect starts its refused grandchild under a cap (docs/rules.md#CA-04), which this bug
+lets through: the same bug, seen as a control that does not take effect.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import ChildStart, Host
 
 BREAKS = "SP-01"
+ALSO_BREAKS = ("CA-04",)
 
 
 class CapAdmitsStart(ChildStart):
