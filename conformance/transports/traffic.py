@@ -264,8 +264,9 @@ class TrafficDeployment(Delegation, Generic[R]):
                 raise TckError(ErrorCode.DUPLICATE_TOOL, f"a global tool {tool.name!r} exists")
             self.tools.append(tool)
             self.known_tools[tool.name] = tool
+            mark = self._tools_mark()
             changed = self._write_tools()
-        self._relisted(changed)
+        self._relisted(changed, mark)
 
     def unregister_tool(self, name: str, agent: str | None = None) -> None:
         if agent is not None:
@@ -274,8 +275,9 @@ class TrafficDeployment(Delegation, Generic[R]):
             if not any(t.name == name for t in self.tools):
                 raise TckError(ErrorCode.UNKNOWN_TOOL, f"no global tool {name!r}")
             self.tools = [t for t in self.tools if t.name != name]
+            mark = self._tools_mark()
             changed = self._write_tools()
-        self._relisted(changed)
+        self._relisted(changed, mark)
 
     def _write_tools(self) -> dict[str, set[str]] | None:
         """Give the MCP servers ``self.tools`` (the lock held): the servers whose list changed,
@@ -287,11 +289,25 @@ class TrafficDeployment(Delegation, Generic[R]):
         known = self._listened_servers()
         return changed if known is None else {s: n for s, n in changed.items() if s in known}
 
-    def _relisted(self, changed: dict[str, set[str]] | None) -> None:
+    def _relisted(self, changed: dict[str, set[str]] | None, mark: Any) -> None:
         """Wait (the lock not held) until the running runtime has listed each changed server
-        again, at most ``relist`` seconds; the deployment goes on either way."""
-        if changed and not self.mcp.wait_listed(changed, self.relist):
+        again and taken the new list in (:meth:`_taken_in`), at most ``relist`` seconds for
+        each; the deployment goes on either way."""
+        if changed and not (self.mcp.wait_listed(changed, self.relist)
+                            and self._taken_in(set(changed), mark, self.relist)):
             self._unlisted()
+
+    def _tools_mark(self) -> Any:
+        """What :meth:`_taken_in` compares with, read (the lock held) before the tool list is
+        written; None by default."""
+        return None
+
+    def _taken_in(self, servers: set[str], mark: Any, timeout: float) -> bool:
+        """Whether the running runtime has taken in the list it was answered since ``mark``
+        (at most ``timeout`` seconds), for a runtime that says so after it listed: an answer
+        served is not yet a list the next request is composed from. True by default (the
+        answer is the runtime's list)."""
+        return True
 
     def _known(self, agent: str) -> None:
         if agent not in self.agents():

@@ -6,8 +6,9 @@ The API calls the adapter makes (opencode 1.18.33): ``POST /session`` (a session
 without one opencode asks the model for a title first), ``POST /session/{id}/message`` (a user
 message; answers when the agent's turn is over, with the last assistant message),
 ``GET /session/{id}/children`` and ``GET /session/{id}/message`` (what a task's child did),
-``POST /session/{id}/abort`` and ``POST /instance/dispose`` (the next call reads the project's
-configuration again: an agent definition written since is known).
+``POST /session/{id}/abort``, ``POST /instance/dispose`` (the next call reads the project's
+configuration again: an agent definition written since is known) and ``GET /event`` (when a
+changed tool list is taken in: events.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import httpx
 
 from subagent_tck.conformance.transports import traffic_runs
 from subagent_tck.spec import ErrorCode, TckError
+
+from .events import ToolEvents
 
 HERE = Path(__file__).resolve().parent
 OPENCODE = HERE.parent / "node_modules" / ".bin" / "opencode"
@@ -132,6 +135,7 @@ class Serve:
         self.url = found[0]
         self.client = httpx.Client(base_url=self.url, timeout=httpx.Timeout(timeout),
                                    trust_env=False)
+        self.events = ToolEvents(self.url, lambda: self.process.poll() is None)
 
     def tail(self, lines: int = 8) -> str:
         return " | ".join(list(self.log)[-lines:])[-1500:]
@@ -167,13 +171,15 @@ class Serve:
             self.client.post(f"/session/{session}/abort", timeout=5)
 
     def reload(self) -> None:
-        """The next call reads the project's configuration (its agents) again."""
+        """The next call reads the project's configuration (its agents) again (the dispose
+        ends the event stream: events.py)."""
+        self.events.restarting()
         self.call("POST", "/instance/dispose")
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
-        client = getattr(self, "client", None)
-        if client is not None:
-            client.close()
+        for part in (getattr(self, "events", None), getattr(self, "client", None)):
+            if part is not None:
+                part.close()

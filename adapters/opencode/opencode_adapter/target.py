@@ -359,6 +359,17 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         with self._lock:  # not listed again: the next run reads the configuration again
             self._stale = True
 
+    def _tools_mark(self) -> Any:
+        return None if self._serve is None else (self._serve, self._serve.events.mark())
+
+    def _taken_in(self, servers: set[str], mark: Any, timeout: float) -> bool:
+        """opencode stores a server's listed tools, then says ``mcp.tools.changed``: until
+        then the next request of a running turn still carries the old list (events.py)."""
+        if mark is None:
+            return True
+        serve, counts = mark
+        return bool(serve.events.wait(servers, counts, timeout))
+
     def _own_tools(self) -> list[ToolSchema]:
         """task, the one of opencode's own tools its agents keep (as the adapter's probe saw
         it)."""
