@@ -30,6 +30,7 @@ class Stream:
     def __init__(self) -> None:
         self.lines: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.connections = 0
+        self.said = 0
         stream = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -54,8 +55,9 @@ class Stream:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_port}"
 
-    def say(self, server: str) -> None:
-        self.lines.put(json.dumps({"type": "mcp.tools.changed",
+    def say(self, server: str, ident: str | None = None) -> None:
+        self.said += 1
+        self.lines.put(json.dumps({"id": ident or f"evt_{self.said}", "type": "mcp.tools.changed",
                                    "properties": {"server": server}}))
 
     def end(self) -> None:
@@ -84,18 +86,21 @@ def test_a_change_is_taken_in_only_once_opencode_said_so_for_its_server(stream: 
         events.close()
 
 
-def test_after_a_dispose_ends_the_stream_the_next_change_waits_for_the_new_one(
+def test_after_a_dispose_a_new_stream_is_followed_before_the_next_change(
         stream: Stream) -> None:
     events = ToolEvents(stream.url, lambda: True)
     try:
         events.mark()
-        events.restarting()
         stream.end()  # the dispose
         began = time.monotonic()
-        mark = events.mark()  # returns once the stream opened again said it is connected
-        assert time.monotonic() - began < 5 and stream.connections == 2
+        assert events.reconnect()  # a new stream, connected
+        assert time.monotonic() - began < 5 and stream.connections >= 2
+        mark = events.mark()
         stream.say("tck")
         assert events.wait({"tck"}, mark, 5)
+        again = events.mark()
+        stream.say("tck", ident=f"evt_{stream.said}")  # the same event on an overlapping stream
+        assert not events.wait({"tck"}, again, 0.3)  # counted once
     finally:
         events.close()
 

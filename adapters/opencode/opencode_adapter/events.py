@@ -9,9 +9,10 @@ turn that is still running can be composed in between (seen on the wire: the eve
 half a second after the answer). :class:`ToolEvents` counts the events per server; a change
 waits until the count passed what it was before the change was written.
 
-``POST /instance/dispose`` ends the stream; it is followed again at once, and
-:meth:`ToolEvents.mark` (taken before a change is written) waits until opencode said
-``server.connected`` on the stream then open, so no change written after it is missed.
+``POST /instance/dispose`` ends the stream when opencode had an instance to dispose (and only
+then); :meth:`ToolEvents.reconnect` opens a new one either way and waits until opencode said
+``server.connected`` on it, so no change written after the dispose is missed (an event both
+streams carry is counted once, by its id).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import httpx
 #: The event opencode publishes once a server's new tool list is stored.
 TOOLS_CHANGED = "mcp.tools.changed"
 CONNECTED = "server.connected"
-#: How long :meth:`ToolEvents.mark` waits for a stream to say it is connected, in seconds.
+#: How long a stream may take to say it is connected, in seconds.
 CONNECT = 10.0
 
 
@@ -38,23 +39,30 @@ class ToolEvents:
     def __init__(self, url: str, alive: Callable[[], bool]) -> None:
         self._url, self._alive = url, alive
         self._counts: Counter[str] = Counter()
+        self._seen: set[str] = set()  # event ids: two streams may overlap after a dispose
         self._changed = threading.Condition()
-        self._live = False  # a stream said it is connected, and has not ended since
+        self._stream = 0  # the stream followed now; an older one's thread ends with it
+        self._live = False  # the stream followed now said it is connected
         self._closed = threading.Event()
         self._client = httpx.Client(base_url=url, trust_env=False,
                                     timeout=httpx.Timeout(10.0, read=None))
-        threading.Thread(target=self._run, name="opencode events", daemon=True).start()
+        self._follow(0)
 
-    def restarting(self) -> None:
-        """The stream is about to end (a dispose): :meth:`mark` waits for the next one."""
+    def reconnect(self) -> bool:
+        """Follow a new stream (after a dispose) and wait until it said it is connected (at
+        most :data:`CONNECT` seconds). A dispose ends the old stream only when opencode had an
+        instance to dispose; a new one is opened either way."""
         with self._changed:
+            self._stream += 1
             self._live = False
+            self._follow(self._stream)
+        return self._connected()
 
     def mark(self) -> Counter[str]:
         """The counts now, for :meth:`wait`, once a stream is connected (at most
         :data:`CONNECT` seconds: without one, a change is not seen and its wait runs out)."""
+        self._connected()
         with self._changed:
-            self._changed.wait_for(lambda: self._live or self._closed.is_set(), CONNECT)
             return Counter(self._counts)
 
     def wait(self, servers: set[str], mark: Counter[str], timeout: float) -> bool:
@@ -72,29 +80,51 @@ class ToolEvents:
         with self._changed:
             self._changed.notify_all()
 
-    def _run(self) -> None:
-        while not self._closed.is_set() and self._alive():
+    def _connected(self) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self._live or self._closed.is_set(),
+                                          CONNECT) and not self._closed.is_set()
+
+    def _follow(self, stream: int) -> None:
+        threading.Thread(target=self._run, args=(stream,), name="opencode events",
+                         daemon=True).start()
+
+    def _current(self, stream: int) -> bool:
+        with self._changed:
+            return stream == self._stream
+
+    def _run(self, stream: int) -> None:
+        while not self._closed.is_set() and self._alive() and self._current(stream):
             with contextlib.suppress(httpx.HTTPError, RuntimeError), \
                     self._client.stream("GET", "/event") as answer:
                 for line in answer.iter_lines():
-                    self._take(line)
+                    self._take(line, stream)
             with self._changed:
-                self._live = False
+                if stream == self._stream:
+                    self._live = False
             self._closed.wait(0.05)  # ended by a dispose: open the next one at once
 
-    def _take(self, line: str) -> None:
+    def _take(self, line: str, stream: int) -> None:
         if not line.startswith("data:"):
             return
         try:
             event = json.loads(line[5:])
         except ValueError:
             return
-        kind = event.get("type") if isinstance(event, dict) else None
-        properties = event.get("properties") if isinstance(event, dict) else None
+        if not isinstance(event, dict):
+            return
+        kind, properties = event.get("type"), event.get("properties")
         with self._changed:
             if kind == CONNECTED:
+                if stream != self._stream:
+                    return
                 self._live = True
             elif kind == TOOLS_CHANGED and isinstance(properties, dict):
+                ident = event.get("id")
+                if isinstance(ident, str):
+                    if ident in self._seen:
+                        return
+                    self._seen.add(ident)
                 self._counts[str(properties.get("server"))] += 1
             else:
                 return

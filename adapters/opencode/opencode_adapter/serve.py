@@ -172,9 +172,9 @@ class Serve:
 
     def reload(self) -> None:
         """The next call reads the project's configuration (its agents) again (the dispose
-        ends the event stream: events.py)."""
-        self.events.restarting()
+        may end the event stream: a new one is followed, events.py)."""
         self.call("POST", "/instance/dispose")
+        self.events.reconnect()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -363,12 +363,8 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         return None if self._serve is None else (self._serve, self._serve.events.mark())
 
     def _taken_in(self, servers: set[str], mark: Any, timeout: float) -> bool:
-        """opencode stores a server's listed tools, then says ``mcp.tools.changed``: until
-        then the next request of a running turn still carries the old list (events.py)."""
-        if mark is None:
-            return True
-        serve, counts = mark
-        return bool(serve.events.wait(servers, counts, timeout))
+        # opencode stores a server's listed tools, then says mcp.tools.changed (events.py)
+        return mark is None or bool(mark[0].events.wait(servers, mark[1], timeout))
 
     def _own_tools(self) -> list[ToolSchema]:
         """task, the one of opencode's own tools its agents keep (as the adapter's probe saw
