@@ -344,6 +344,10 @@ def run_round(
     # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
     test = state_machine_test(machine, options)
     test._hypothesis_internal_use_seed = round_seed
+    # the same key, read once (machine.database_key), where Hypothesis would read and
+    # tokenize its test's source at every round; None without a database
+    test._hypothesis_internal_database_key = None if database is None else \
+        database_key(machine)
     # the seed alone decides the steps (docs/certify.md#seeds). The steps themselves are drawn
     # as 96-byte codes, past the 50 bytes Hypothesis keeps of a literal, so no loaded module's
     # literal can stand for one; the guard keeps it so for the machine's other draws

@@ -130,7 +130,17 @@ def database_key(machine: type[FuzzMachine]) -> bytes:
     """The example database key of ``machine``'s test: the digest HypoFuzz's workers and the
     in-process campaign both save and replay under (before :mod:`.database`'s target prefix)."""
     test: Any = get_state_machine_test(machine, settings=settings(database=None))
-    return function_digest(test.hypothesis.inner_test)
+    inner = test.hypothesis.inner_test
+    key = (inner.__code__, getattr(inner, "_hypothesis_internal_add_digest", None))
+    if key not in _DIGESTS:
+        _DIGESTS[key] = function_digest(inner)
+    return _DIGESTS[key]
+
+
+#: Hypothesis's digest of a machine's inner test, by its code: every machine's inner test is
+#: the same function of Hypothesis's (its source, signature and added digest are all the
+#: digest reads), and reading it tokenizes that source each time.
+_DIGESTS: dict[tuple[Any, Any], bytes] = {}
 
 
 def machine_for(target: Target, info: TargetInfo | None = None,

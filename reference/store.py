@@ -7,6 +7,11 @@ it, so a malformed stored value can exist and must be rejected when read (DE-06)
 :func:`spec.check_depth`. Completed turns (messages as JSON) are kept for fork and resume. The
 store is a file path or ``":memory:"``; a new Host over the same file reads everything back
 (cold resume, DE-09, FR-04). One connection per store, shared across threads under a lock.
+
+An in-memory store starts as a copy of one empty database made once (SQLite's online backup):
+creating the tables afresh cost more than half a millisecond, and a certification deploys
+thousands of hosts. Nothing but its own connection can write it, so its header list stays
+valid until it writes itself.
 """
 
 from __future__ import annotations
@@ -35,6 +40,20 @@ CREATE TABLE IF NOT EXISTS turn (
     PRIMARY KEY (session, idx)
 );
 """
+
+
+_EMPTY_LOCK = threading.Lock()
+_EMPTY: list[sqlite3.Connection] = []
+
+
+def _empty_copy(db: sqlite3.Connection) -> None:
+    """Give the in-memory ``db`` the schema: a copy of one empty database with it."""
+    with _EMPTY_LOCK:
+        if not _EMPTY:
+            empty = sqlite3.connect(":memory:", check_same_thread=False)
+            empty.executescript(_SCHEMA)
+            _EMPTY.append(empty)
+        _EMPTY[0].backup(db)
 
 
 def depth_text(value: object) -> str:
@@ -98,10 +117,15 @@ class SessionStore:
         self._lock = threading.RLock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         #: The header list as last read, with SQLite's data_version then: valid until this
-        #: store writes (it drops it) or another connection commits (data_version changes).
+        #: store writes (it drops it) or another connection commits (data_version changes;
+        #: never, in memory).
         self._headers: tuple[int, tuple[StoredHeader, ...]] | None = None
+        self._shared = path != ":memory:"
         with self._lock:
-            self._db.executescript(_SCHEMA)
+            if self._shared:
+                self._db.executescript(_SCHEMA)
+            else:
+                _empty_copy(self._db)
 
     def close(self) -> None:
         with self._lock:
@@ -157,7 +181,8 @@ class SessionStore:
         """Every header, oldest first. Read again only after a write (the same tuple is
         returned until then: listing is the hot path of an observer polling the store)."""
         with self._lock:
-            (version,) = self._db.execute("PRAGMA data_version").fetchone()
+            version = self._db.execute("PRAGMA data_version").fetchone()[0] \
+                if self._shared else 0
             if self._headers is not None and self._headers[0] == version:
                 return self._headers[1]
             rows = self._db.execute(

@@ -155,6 +155,10 @@ class AgentRef(_Model):
 
 
 class ViewEntry(_Model):
+    # frozen: the in-process transport hands out one instance per distinct entry (a view is
+    # read many thousand times in a certification)
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     name: str
     origin: Origin
     description: str = ""

@@ -16,6 +16,7 @@ id. Tools registered through the driver get an echo body that returns
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -143,6 +144,13 @@ def _fresh(name: Any) -> Any:
     if not isinstance(name, str):
         return name
     return name.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+
+
+@functools.lru_cache(maxsize=4096)
+def _view_entry(name: str, origin: Origin, description: str) -> ViewEntry:
+    """One (frozen) ViewEntry per distinct entry: views are read many thousand times in a
+    certification, and a model validated afresh each time was a few percent of it."""
+    return ViewEntry(name=name, origin=origin, description=description)
 
 
 def _result(result: ref.ToolResult) -> ToolResult:
@@ -283,7 +291,7 @@ class ReferenceDeployment:
         self.host.set_mode(agent, mode)
 
     def _entry(self, entry: ref.ResolvedTool) -> ViewEntry:
-        return ViewEntry(name=entry.name, origin=entry.origin, description=entry.tool.description)
+        return _view_entry(entry.name, entry.origin, entry.tool.description)
 
     def view(self, agent: str | None = None) -> list[ViewEntry]:
         return [self._entry(e) for e in self.host.view(agent)]
