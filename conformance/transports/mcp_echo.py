@@ -11,7 +11,8 @@ the adapter maps the kit's concepts"). JSON-RPC 2.0, one message per line on std
 - ``tools/list`` answers the ToolSpecs in TOOLS_JSON (a JSON list of ``{name, description,
   parameters}``), re-read on every list; a file that is missing or not JSON lists no tools.
   When STATUS_JSONL is given, every list answered appends ``{"listed": [NAME, ...]}`` to it
-  (after the answer is written), so an adapter can tell that the runtime has re-listed;
+  (after the answer is written), so an adapter can tell that the runtime has re-listed, and
+  every ``initialize`` answered appends ``{"initialized": true}`` (a connection begun);
 - ``tools/call`` runs the kit's echo body: it appends ``{tool, arguments, meta}`` to
   INVOCATIONS_JSONL (``meta`` is the call's ``_meta``; the adapter attributes the record to an
   agent) and answers the call it got as JSON text; a name not listed is an errored result;
@@ -108,6 +109,8 @@ class Server:
             self._answer(ident, {"protocolVersion": params.get("protocolVersion", PROTOCOL),
                                  "capabilities": {"tools": {"listChanged": True}},
                                  "serverInfo": {"name": "subagent-tck", "version": "1"}})
+            if self.status is not None:
+                _append(self.status, {"initialized": True})
         elif method == "tools/list":
             tools = listed_tools(self.tools)
             self._answer(ident, {"tools": tools})
@@ -207,6 +210,11 @@ class McpTools:
         """Every ``{tool, arguments, meta}`` record the servers wrote so far, in order."""
         return _records(self.invocations_file)[0]
 
+    def connected_since_write(self) -> bool:
+        """Whether a client began a connection (``initialize``) since the last :meth:`write`:
+        its first list is the one it starts from, not a change it is told of."""
+        return any(r.get("initialized") for r in _records(self.status, self._written)[0])
+
     def wait_listed(self, names: set[str], timeout: float) -> bool:
         """True as soon as a ``tools/list`` answered since the last :meth:`write` listed exactly
         ``names``; False after ``timeout`` seconds without one (the runtime did not re-list)."""
@@ -214,7 +222,7 @@ class McpTools:
         offset = self._written
         while True:
             records, offset = _records(self.status, offset)
-            if any(set(r.get("listed", ())) == names for r in records):
+            if any("listed" in r and set(r["listed"]) == names for r in records):
                 return True
             if time.monotonic() >= deadline:
                 return False

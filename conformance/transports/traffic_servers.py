@@ -82,6 +82,11 @@ class McpServers:
         """Every ``{tool, arguments, meta}`` record the servers wrote so far, in order."""
         return self._main.invocations()
 
+    def connected_since_write(self, servers: set[str]) -> bool:
+        """Whether every server in ``servers`` began a new connection since its list was last
+        written (McpTools.connected_since_write)."""
+        return all(self._servers[server].connected_since_write() for server in servers)
+
     def wait_listed(self, changed: dict[str, set[str]], timeout: float) -> bool:
         """Whether every server in ``changed`` answered a ``tools/list`` with its new names
         within ``timeout`` seconds in all (the runtime re-listed after the announcement)."""

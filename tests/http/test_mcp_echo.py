@@ -126,7 +126,20 @@ def test_tools_list_answers_the_written_specs_and_each_listing_is_logged_as_stat
     assert client.listed() == ["gamma"]  # re-read on every list
     assert tools.wait_listed({"gamma"}, PATIENCE)  # logged just after the answer
     status = [json.loads(line) for line in tools.status.read_text().splitlines()]
-    assert status == [{"listed": ["alpha", "beta"]}, {"listed": ["gamma"]}]
+    assert status == [{"initialized": True}, {"listed": ["alpha", "beta"]},
+                      {"listed": ["gamma"]}]
+    assert not tools.connected_since_write()  # the connection began before the write
+
+
+def test_a_connection_begun_after_a_write_is_told_apart_from_a_relisting(
+        tools: McpTools, client: Client) -> None:
+    tools.write([])
+    assert not tools.connected_since_write()
+    client.initialize()
+    assert tools.connected_since_write()  # its list is the one it starts from
+    assert not tools.wait_listed(set(), 0.2)  # begun, not listed: no list of no names yet
+    assert client.listed() == []
+    assert tools.wait_listed(set(), PATIENCE)
 
 
 def test_a_server_started_without_a_status_file_writes_none(tmp_path: Path) -> None:

@@ -363,8 +363,10 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         return None if self._serve is None else (self._serve, self._serve.events.mark())
 
     def _taken_in(self, servers: set[str], mark: Any, timeout: float) -> bool:
-        # opencode stores a server's listed tools, then says mcp.tools.changed (events.py)
-        return mark is None or bool(mark[0].events.wait(servers, mark[1], timeout))
+        # opencode stores a server's listed tools, then says mcp.tools.changed (events.py);
+        # a server connected afresh (a new instance after a dispose) is listed before any use
+        return mark is None or self.mcp.connected_since_write(servers) or \
+            bool(mark[0].events.wait(servers, mark[1], timeout))
 
     def _own_tools(self) -> list[ToolSchema]:
         """task, the one of opencode's own tools its agents keep (as the adapter's probe saw
