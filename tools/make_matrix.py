@@ -95,8 +95,10 @@ def sources() -> list[Source]:
                                "--edition", "preset-composition", "--timeout", "180",
                                "--baseline", "adapters/claude-code/baseline.toml",
                                *SLOW), "adapters/claude-code"),
+        # TF-02's check alone takes 121 s (36 deployments, 31 starts of about 3.4 s), beyond
+        # 180 s beside a second job on two cores
         Source("opencode", ("certify", "--target", "cmd:python adapters/opencode/server.py",
-                            "--edition", "preset-composition", "--timeout", "180",
+                            "--edition", "preset-composition", "--timeout", "600",
                             "--baseline", "adapters/opencode/baseline.toml", *SLOW),
                "adapters/opencode"),
         # a `codex exec` per kit run: 260 s with the baseline and two jobs at load 9 (docs/codex.md)
