@@ -46,9 +46,13 @@ _DOCUMENTS = {
     # What a reader can open: the public documents a rule comes from, named by title and
     # version (docs/architecture.md#citations), never a file of the project's own notes.
     "000_f18e7de65ba39cf4.txt": ("DSH's design note \"Configure subagent persona, tool "
-                                 "visibility, and depth\" (DSH 0.1.x)"),
+                                 "visibility, and depth\" (DSH 0.1.x: "
+                                 "https://github.com/deepseek-ai/deepseek-harness, "
+                                 ".agents/notes/implemented/feature/"
+                                 "2026-07-12-subagent-persona-tool-filter-and-depth.md)"),
     "002_9cf54e4b1767c2c9.txt": ("the README of the npm package @deepseek-ai/dsh-tool-subagent "
-                                 "(DSH 0.1.x)"),
+                                 "(DSH 0.1.x: "
+                                 "https://www.npmjs.com/package/@deepseek-ai/dsh-tool-subagent)"),
     "003_245c1cf8a71a40fd.txt": ("the design note of a third-party DSH plugin that routes twelve "
                                  "roles through one delegate tool (DSH 0.2.0-rc.2)"),
     "RULES.md": "a Decision of this catalogue",
