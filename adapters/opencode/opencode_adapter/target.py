@@ -17,9 +17,8 @@ maps the kit's concepts").
   request; a ``run-turn`` of the root is a message to the root's session, every request of
   which the kit answers.
 
-Operations opencode has no counterpart for are answered ``UNSUPPORTED_OPERATION``
-(docs/driver-api.md#unsupported-operations) with what opencode offers instead
-(docs/opencode.md, "Operations").
+Operations opencode has no counterpart for are ``UNSUPPORTED_OPERATION``, with what opencode
+offers instead (docs/driver-api.md#unsupported-operations; docs/opencode.md, "Operations").
 """
 
 from __future__ import annotations
@@ -359,14 +358,13 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         with self._lock:  # not listed again: the next run reads the configuration again
             self._stale = True
 
-    def _tools_mark(self) -> Any:
+    def _tools_mark(self) -> Any:  # the serve and its event counts (events.py)
         return None if self._serve is None else (self._serve, self._serve.events.mark())
 
     def _taken_in(self, servers: set[str], mark: Any, timeout: float) -> bool:
-        # opencode stores a server's listed tools, then says mcp.tools.changed (events.py);
-        # a server connected afresh (a new instance after a dispose) is listed before any use
-        return mark is None or self.mcp.connected_since_write(servers) or \
-            bool(mark[0].events.wait(servers, mark[1], timeout))
+        # stored, then said (events.py); a server connected afresh is listed before any use
+        return mark is None or self.mcp.connected_since_write(servers) or bool(
+            mark[0].events.wait(servers, mark[1], timeout))
 
     def _own_tools(self) -> list[ToolSchema]:
         """task, the one of opencode's own tools its agents keep (as the adapter's probe saw
