@@ -132,7 +132,7 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
     # No example database (``database=None``), so no key for one: without this Hypothesis
     # reads and tokenizes ``prop``'s source for a key at every run of every property (a
     # few percent of a whole certification). An attribute Hypothesis reads if present.
-    prop._hypothesis_internal_database_key = None  # type: ignore[attr-defined]
+    prop._hypothesis_internal_database_key = None
     try:
         with stable_draws():
             prop()
