@@ -34,7 +34,14 @@ from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode,
 
 from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
 from .lockstep_core import Setup
-from .machine import BURST, FuzzMachine, database_key, machine_for, state_machine_test
+from .machine import (
+    BURST,
+    FuzzMachine,
+    database_key,
+    machine_for,
+    state_machine_test,
+    test_key,
+)
 from .replay import ReplayFile, load_replay, replay_name, replay_steps
 from .rulemap import rules_compared
 from .shrink import shrink
@@ -344,10 +351,9 @@ def run_round(
     # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
     test = state_machine_test(machine, options)
     test._hypothesis_internal_use_seed = round_seed
-    # the same key, read once (machine.database_key), where Hypothesis would read and
-    # tokenize its test's source at every round; None without a database
-    test._hypothesis_internal_database_key = None if database is None else \
-        database_key(machine)
+    # the same key, read once (machine.test_key), where Hypothesis would read and tokenize
+    # its test's source at every round; None without a database
+    test._hypothesis_internal_database_key = None if database is None else test_key(test)
     # the seed alone decides the steps (docs/certify.md#seeds). The steps themselves are drawn
     # as 96-byte codes, past the 50 bytes Hypothesis keeps of a literal, so no loaded module's
     # literal can stand for one; the guard keeps it so for the machine's other draws

@@ -129,7 +129,11 @@ def state_machine_test(machine: type[FuzzMachine], options: settings) -> Any:
 def database_key(machine: type[FuzzMachine]) -> bytes:
     """The example database key of ``machine``'s test: the digest HypoFuzz's workers and the
     in-process campaign both save and replay under (before :mod:`.database`'s target prefix)."""
-    test: Any = get_state_machine_test(machine, settings=settings(database=None))
+    return test_key(get_state_machine_test(machine, settings=settings(database=None)))
+
+
+def test_key(test: Any) -> bytes:
+    """The database key of a machine's test already made (:func:`database_key`)."""
     inner = test.hypothesis.inner_test
     key = (inner.__code__, getattr(inner, "_hypothesis_internal_add_digest", None))
     if key not in _DIGESTS:
