@@ -4,16 +4,21 @@
 The first failing state is shrunk, within a budget of body runs (:data:`SHRINK_RUNS`), and its
 failures, with the shrunk state as ``example``, are the ones recorded; a state the target may
 refuse to set up (:class:`Inexpressible`) is drawn around; an operation the target cannot
-express (:class:`~..core.unsupported.Unsupported`) ends the property.
+express (:class:`~..core.unsupported.Unsupported`) ends the property. A property that passed
+whole before in this process, at the same seed and budget, runs its kept states again without
+drawing them (:mod:`.draw_cache`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..core.outcome import Failure
 from ..core.unsupported import Unsupported
+from . import draw_cache
 from .stable_draws import stable_draws
 
 #: Body runs a property may spend shrinking its first failure.
@@ -41,10 +46,73 @@ class PropertyHost(Protocol):
     def close(self) -> None: ...
 
 
+#: Fields of a check's context that a replay from the draw cache leaves alone: the run's own
+#: ``failures`` are run_property's, the others are not state a case changes.
+_NOT_RESTORED = frozenset({"target", "check", "failures", "_open"})
+
+
+def _checkpoint(host: PropertyHost) -> Callable[[], None] | None:
+    """A function that puts ``host``'s fields back as they are now (containers copied), or
+    None for a host that is not a dataclass (no replay then)."""
+    if not dataclasses.is_dataclass(host):
+        return None
+    saved = {f.name: getattr(host, f.name) for f in dataclasses.fields(host)
+             if f.name not in _NOT_RESTORED}
+    copies = {name: copy.copy(value) for name, value in saved.items()
+              if isinstance(value, (list, dict, set))}
+
+    def restore() -> None:
+        for name, value in saved.items():
+            setattr(host, name, copy.copy(copies[name]) if name in copies else value)
+    return restore
+
+
+def _replayed(host: PropertyHost, states: Sequence[Any], body: Callable[[Any], None]) -> bool:
+    """Run ``body`` on kept states in order; False at the first that does not pass cleanly
+    (a failure, a refusal, an operation the target cannot express, a crash): Hypothesis then
+    draws the property anew, as if nothing had been kept."""
+    kept = host.failures
+    try:
+        for state in states:
+            host.close()
+            host.failures = []
+            host.drawn_state = (state,)
+            try:
+                body(state)
+            except Abort:
+                pass  # a failure ended the case early: ``trial`` says
+            except Exception:  # refused, unsupported, or a crash: Hypothesis's to report
+                return False
+            finally:
+                trial, host.failures = host.failures, kept
+                host.drawn_state = ()
+            if trial:
+                return False
+        return True
+    finally:
+        host.failures = kept
+        host.close()
+
+
 def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
                  max_examples: int) -> None:
     """Run ``body`` on up to ``max_examples`` states of ``strategy`` seeded by ``host.seed``;
     the failures of the first failing state, shrunk, join ``host.failures``."""
+    mode = draw_cache.mode()
+    key = None if mode == "off" else draw_cache.CACHE.key(strategy, host.seed, max_examples)
+    if key is not None and mode == "on":
+        states = draw_cache.CACHE.get(key)
+        restore = None if states is None else _checkpoint(host)
+        if states is not None and restore is not None:
+            if _replayed(host, states, body):
+                return
+            restore()  # as if the replay had not run: Hypothesis draws from the start
+    _drawn(host, strategy, body, max_examples, key)
+
+
+def _drawn(host: PropertyHost, strategy: Any, body: Callable[[Any], None], max_examples: int,
+           key: tuple[str, int, int] | None) -> None:
+    """Hypothesis's run of the property; with ``key``, its states are kept when all pass."""
     from hypothesis import HealthCheck, Phase, given, reject, settings
     from hypothesis import seed as seeded
     from hypothesis.errors import Unsatisfiable
@@ -67,6 +135,9 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
     # a case whose operation the target cannot express ends the property (not a case to
     # draw around: every case of the rule's scenario needs that operation)
     stopped: list[Unsupported] = []
+    # the states run, in order (for the draw cache); None once one cannot be kept
+    recording: list[list[Any] | None] = [[] if key is not None else None]
+    rejected = [False]
 
     class _Stopped(BaseException):
         pass
@@ -92,6 +163,11 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
             shrink_runs[0] += 1
             spent = shrink_runs[0] > SHRINK_RUNS
         if trial is None and not spent:
+            if recording[0] is not None:
+                try:
+                    recording[0].append(draw_cache.snapshot(state))
+                except draw_cache.Uncacheable:
+                    recording[0] = None
             host.close()
             host.failures = []
             refused = False
@@ -108,6 +184,7 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
                 trial, host.failures = host.failures, kept
                 host.drawn_state = ()
             if refused:
+                rejected[0] = True
                 reject()  # a case the target may refuse to set up: draw another
             trial = [f if f.example else f.model_copy(update={"example": repr(state)})
                      for f in trial]
@@ -136,6 +213,8 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
     try:
         with stable_draws():
             prop()
+        if key is not None and recording[0] is not None and not rejected[0]:
+            _keep(key, recording[0])
     except (_Found, _Spent):
         kept.extend(found)
     except _Stopped:
@@ -146,3 +225,13 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
     finally:
         host.failures = kept
         host.close()
+
+
+def _keep(key: tuple[str, int, int], states: list[Any]) -> None:
+    """Keep the states of a property that passed whole (verify mode: compare them first with
+    the ones kept before under the same key)."""
+    if draw_cache.mode() == "verify":
+        before = draw_cache.CACHE.peek(key)
+        if before is not None:
+            draw_cache.verify(key, before, states)
+    draw_cache.CACHE.put(key, states)

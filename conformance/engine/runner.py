@@ -23,7 +23,7 @@ from ..core.promises_report import PromiseItem, PromisesReport
 from ..core.protocol import TargetInfo
 from ..core.suggest import hint
 from ..core.target import Target
-from . import own_tools, variable_names
+from . import draw_cache, own_tools, variable_names
 from .events import CheckFinished, CheckStarted, Event, Handler, RunFinished, RunStarted, emit
 from .jobs import run_in_parallel
 from .planning import (
@@ -163,6 +163,7 @@ def certify(target: Target, config: RunConfig | None = None, *,
     if config.jobs < 1:
         raise TckError(ErrorCode.USAGE, f"--jobs {config.jobs}: give a positive number of check "
                        "runs at once (1: one after another)")
+    draw_cache.mode()  # a bad SUBAGENT_TCK_DRAW_CACHE is a usage error before anything runs
     profile = PROFILES[config.profile]
     selected = select_rules(suite, config.rules)
     started_at = datetime.now(timezone.utc)
