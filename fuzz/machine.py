@@ -73,6 +73,13 @@ class FuzzMachine(Draws):
             Code(code[32:64]), self.lexicon.register_names) if n not in self.own)
         taken = {*self.names, *self.lexicon.extra_names, *self.lexicon.forged_names, *self.own}
         self.tool_names = fs.pick_tool_names(Code(code[160:192]), taken)
+        folding = self.info.toolNameFolding
+        if folding is not None and not folding.apart([
+                *self.names, *self.lexicon.extra_names, *self.lexicon.forged_names,
+                *self.tool_names]):
+            # two names the target declares it spells alike: TF-01's checks draw such pairs,
+            # the campaign draws around them (docs/driver-api.md#dialect)
+            reject()
         tools = tuple(name for name in self.names[:-1] if c.take(3) == 1)
         # swarm testing: each operation is left out of this example one time in two
         enabled = tuple(op for op in self.operations if c.take(2) == 0)

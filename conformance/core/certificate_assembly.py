@@ -251,7 +251,7 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         target_tools=list(facts.target_tools), portable_variables=facts.portable_variables,
         promises=promises, timings=facts.timings, jobs=facts.jobs, baseline_summary=summary,
         dialect=dialect_of(facts.info.restrictionChannels, facts.info.promptFrame,
-                           facts.edition, _entry_points(facts.runs)),
+                           facts.edition, _entry_points(facts.runs), facts.info.toolNameFolding),
     )
 
 

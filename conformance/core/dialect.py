@@ -15,6 +15,10 @@ operation is missing:
   names match ignoring case, and which list wins. A grammar whose case rule or precedence
   differs from the catalogue's is a *declared variant*: the certificate's dialect section says
   so, and the kit judges the runtime by it (docs/rules.md#TF-01).
+- :class:`ToolNameFolding`: how a runtime spells the tool names it is given, when two names the
+  catalogue keeps apart can become one (characters outside a set replaced): only the checks of
+  docs/rules.md#TF-01 build cases with such a pair; every other check draws around them, so that
+  a seed that happens to draw one does not fail another rule for TF-01's cause.
 - :class:`PromptFrame`: the text a runtime puts before and after an agent's composed system
   text. It says only what may *surround* the composed text, so a runtime that drops, swaps or
   leaves raw the composed persona still fails the persona rules (docs/rules.md#PE-01).
@@ -26,6 +30,8 @@ document is generated from them with :class:`~.protocol.TargetInfo`.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
@@ -147,6 +153,58 @@ class RestrictionChannel(_Model):
     via: str = ""
 
 
+_CLASS_BODY = re.compile(r"(?:\\.|[^\\\[\]])+")
+
+
+class ToolNameFolding(_Model):
+    """How the runtime spells a tool name it is given: in Unicode ``normalization`` form first
+    (Claude Code takes NFKC), then each character outside ``keeps`` (the body of a
+    regular-expression character class, ``A-Za-z0-9_-``) written as ``becomes``, once per
+    UTF-16 unit when ``utf16`` (a JavaScript pattern without the ``u`` flag, as opencode and
+    Claude Code clean an MCP tool's name). Two names that fold alike are one tool
+    to the runtime: a departure from docs/rules.md#TF-01, which keeps every two names apart and
+    still judges such pairs; ``via`` says where the runtime does it."""
+
+    keeps: str = Field(min_length=1)
+    becomes: str = "_"
+    utf16: bool = False
+    normalization: Literal["NFC", "NFKC"] | None = None
+    via: str = ""
+
+    @model_validator(mode="after")
+    def _one_class(self) -> ToolNameFolding:
+        if self.keeps.startswith("^") or not _CLASS_BODY.fullmatch(self.keeps):
+            raise ValueError(f"keeps {self.keeps!r}: give the inside of one character class, "
+                             "such as A-Za-z0-9_- (brackets and backslashes escaped, no ^)")
+        try:
+            re.compile(f"[^{self.keeps}]")
+        except re.error as exc:
+            raise ValueError(f"keeps {self.keeps!r} is not a character class: {exc}") from exc
+        return self
+
+    def fold(self, name: str) -> str:
+        """``name`` as the runtime spells it."""
+        def becomes(found: re.Match[str]) -> str:
+            return self.becomes * (2 if self.utf16 and ord(found.group()) > 0xFFFF else 1)
+        if self.normalization is not None:
+            name = unicodedata.normalize(self.normalization, name)
+        return re.sub(f"[^{self.keeps}]", becomes, name)
+
+    def apart(self, names: Iterable[str]) -> bool:
+        """Whether no two distinct ``names`` are spelled alike (one name twice is one)."""
+        seen: dict[str, str] = {}
+        return all(seen.setdefault(self.fold(n), n) == n for n in names)
+
+    def words(self) -> str:
+        """The fact in words, for the reports (``via`` is the target's text: each report
+        escapes it)."""
+        unit = " per UTF-16 unit" if self.utf16 else ""
+        form = f"in {self.normalization} form, " if self.normalization else ""
+        text = (f"tool names: {form}each character outside [{self.keeps}] becomes "
+                f"{self.becomes!r}{unit}; names that fold alike are judged by TF-01 alone")
+        return f"{text} ({self.via})" if self.via else text
+
+
 #: The channels of a target that declares none: the live restriction of protocol 1.2.
 DEFAULT_CHANNELS = (RestrictionChannel(kind=ChannelKind.LIVE),)
 
@@ -253,6 +311,9 @@ class Dialect(BaseModel):
     channels: list[DialectChannel]
     frame: PromptFrame | None = Field(None, description="the runtime's text around the "
                                       "composed system text; null: none declared")
+    toolNameFolding: ToolNameFolding | None = Field(
+        None, description="how the runtime folds tool names together; null: it keeps every "
+        "two apart, as docs/rules.md#TF-01 asks")
 
     @property
     def variants(self) -> list[str]:
@@ -270,6 +331,8 @@ class Dialect(BaseModel):
             out.append(f"restriction channel {c.words} ({origin}; lists {'/'.join(c.lists)}"
                        + (f"; spellings {spell}" if spell else "") + f"): {used}")
             out += [f"  variant: {v}" for v in c.variants]
+        if self.toolNameFolding is not None:
+            out.append(self.toolNameFolding.words())
         if self.frame is None:
             out.append("prompt frame: none declared")
         for who in ("child", "root"):
@@ -281,7 +344,8 @@ class Dialect(BaseModel):
 
 
 def dialect_of(declared: list[RestrictionChannel] | None, frame: PromptFrame | None,
-               edition: Edition, entry_points: dict[str, list[str]]) -> Dialect:
+               edition: Edition, entry_points: dict[str, list[str]],
+               folding: ToolNameFolding | None = None) -> Dialect:
     """The dialect section: the channels (declared, else the default), what each check built
     through each (``entry_points``: check run -> the words of the channels it used)."""
     channels = []
@@ -291,4 +355,4 @@ def dialect_of(declared: list[RestrictionChannel] | None, frame: PromptFrame | N
             kind=channel.kind, words=words, declared=bool(declared), lists=list(channel.lists),
             grammar=channel.grammar, variants=list(oracle_grammar(channel.grammar).variants),
             checks=[run for run, used in entry_points.items() if words in used]))
-    return Dialect(channels=channels, frame=frame)
+    return Dialect(channels=channels, frame=frame, toolNameFolding=folding)

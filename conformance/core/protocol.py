@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from subagent_tck.spec import Capability, Component, Edition, Origin, PresentationMode, StopReason
 
-from .dialect import PromptFrame, RestrictionChannel
+from .dialect import PromptFrame, RestrictionChannel, ToolNameFolding
 
 #: 1.1 added the run-code operation, 1.2 UNSUPPORTED_OPERATION, 1.3 the dialect a target
 #: declares (docs/driver-api.md#dialect): restriction channels, filter grammar, prompt frame,
@@ -137,6 +137,9 @@ class TargetInfo(_Model):
     restrictionChannels: list[RestrictionChannel] | None = None
     #: The runtime's own text around the composed system text of its agents; null: none.
     promptFrame: PromptFrame | None = None
+    #: How the runtime folds tool names together (docs/driver-api.md#dialect); null: it keeps
+    #: every two apart (docs/rules.md#TF-01).
+    toolNameFolding: ToolNameFolding | None = None
     #: Why two deployments of this target cannot run at once, not even in two of its adapter
     #: processes side by side (a state every process shares: one home directory, one account,
     #: one port); ``certify --jobs N`` then runs it one check run at a time and says why

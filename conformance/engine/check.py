@@ -28,7 +28,7 @@ from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
 from ..core import fingerprint
 from ..core.certificate import PORTABLE_VARIABLE_PATTERN
-from ..core.dialect import DEFAULT_CHANNELS, PromptFrame, RestrictionChannel
+from ..core.dialect import DEFAULT_CHANNELS, PromptFrame, RestrictionChannel, ToolNameFolding
 from ..core.drawn import Drawing, surer
 from ..core.exitcode import TARGET_CODES
 from ..core.gateway import Gateway
@@ -42,6 +42,7 @@ from .for_all import SHRINK_RUNS as SHRINK_RUNS
 from .for_all import Abort as _Abort
 from .for_all import Inexpressible as Inexpressible
 from .for_all import run_property
+from .name_folding import folded, screened
 from .partitions import Partition, cover_strategy, of_rule, problems, top_up_strategy
 from .timings import format_exception
 
@@ -162,8 +163,10 @@ class CheckContext:
     #: The entry points through which the target puts a restriction on a scope, as it
     #: declared them (docs/driver-api.md#dialect): the TF checks build their cases through them.
     channels: tuple[RestrictionChannel, ...] = DEFAULT_CHANNELS
-    #: The runtime's own text around the composed system text (docs/driver-api.md#dialect).
+    #: The runtime's own text around the composed system text, and how it folds tool names
+    #: together (docs/driver-api.md#dialect).
     frame: PromptFrame | None = None
+    folding: ToolNameFolding | None = None
     #: The entry points this check built its cases through, in the order first used: the
     #: check run's note names them, and the certificate's dialect section.
     entry_points: list[str] = field(default_factory=list)
@@ -203,9 +206,11 @@ class CheckContext:
             if tools:
                 fields["tools"] = [ToolSpec(name=t, description=f"tool {t}") for t in tools]
             config = DeploymentConfig(**fields)
+        names = screened(config, self.folding, self.check.rules)  # name_folding.py's doc
         self.gateway = Gateway()
         try:
-            deployment = deploy_guarded(lambda: self.target.deploy(config, self.gateway))
+            deployment = folded(deploy_guarded(lambda: self.target.deploy(config, self.gateway)),
+                                names)
         except TckError as exc:
             unportable = [n for n in config.variables if not PORTABLE_VARIABLE.fullmatch(n)]
             if exc.code is ErrorCode.INVALID_TEMPLATE and unportable:
@@ -479,16 +484,11 @@ def run_check(ctx: CheckContext) -> None:
                  error=True, traceback=format_exception(exc),
                  key=f"UNSUPPORTED_OPERATION for the core operation {exc.operation}")
     except TckError as exc:
-        rule = ctx.check.rules[0]
         fault = exc.code in TARGET_FAULTS
-        ctx.fail(
-            rule,
-            fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}",
-            observed=exc.to_json(),
-            error=fault,
-            traceback=format_exception(exc),
-            key="the target failed" if fault else "unexpected refusal",
-        )
+        said = fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}"
+        ctx.fail(ctx.check.rules[0], said, observed=exc.to_json(), error=fault,
+                 traceback=format_exception(exc),
+                 key="the target failed" if fault else "unexpected refusal")
     except Exception as exc:
         rule = ctx.check.rules[0]
         ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,

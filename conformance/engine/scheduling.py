@@ -145,6 +145,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         max_examples=shared.profile.max_examples,
         portable_variables=shared.portable_variables, shard=planned.shard,
         channels=channels_of(shared.info.restrictionChannels), frame=shared.info.promptFrame,
+        folding=shared.info.toolNameFolding,
     )
     escaped: list[tuple[str, str]] = []
 

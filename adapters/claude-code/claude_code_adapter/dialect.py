@@ -29,6 +29,7 @@ from subagent_tck.conformance.core.dialect import (
     EntryMeaning,
     FilterGrammar,
     RestrictionChannel,
+    ToolNameFolding,
 )
 from subagent_tck.conformance.core.protocol import TargetInfo
 
@@ -56,7 +57,15 @@ def channels(claude: Install) -> list[RestrictionChannel]:
     ]
 
 
+#: Claude Code names an MCP tool ``mcp__SERVER__NAME``, ``NAME`` in NFKC form with every
+#: character outside ``[A-Za-z0-9_-]`` (per UTF-16 unit) replaced by ``_`` (target._wire_name):
+#: two names the kit keeps apart can be one tool, TF-01's to judge (docs/claude-code.md).
+FOLDING = ToolNameFolding(keeps="A-Za-z0-9_-", utf16=True, normalization="NFKC",
+                          via="Claude Code names an MCP tool mcp__SERVER__NAME, NAME cleaned so")
+
+
 def declared(info: TargetInfo, claude: Install) -> TargetInfo:
     """``info`` with what the adapter declares for the Claude Code it runs."""
     return info.model_copy(update={"restrictionChannels": channels(claude),
-                                   "promptFrame": frames.frame(claude)})
+                                   "promptFrame": frames.frame(claude),
+                                   "toolNameFolding": FOLDING})

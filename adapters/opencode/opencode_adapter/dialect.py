@@ -10,6 +10,10 @@ docs/opencode.md "Dialect"), read from opencode 1.18.33 and its wire.
   rules are read when it starts.
 - **Grammar.** Plain names only (the adapter spells the kit's ``NAME`` as ``tck_NAME``): the
   wildcard patterns opencode's rules take are not declared yet.
+- **Tool names.** opencode names a tool of an MCP server ``SERVER_NAME`` with every character
+  of ``NAME`` outside ``[A-Za-z0-9_-]`` (per UTF-16 unit) replaced by ``_`` (proxy.wire_name),
+  so two names the kit keeps apart can be one tool: declared, so that only TF-01's checks draw
+  such pairs (docs/opencode.md#tool-names).
 - **Frame.** opencode appends its own text to an agent's prompt, a child's and the root's
   alike: the model line and an ``<env>`` block (working directory, workspace, git, platform,
   date: each a run within its line).
@@ -22,6 +26,7 @@ from subagent_tck.conformance.core.dialect import (
     FrameText,
     PromptFrame,
     RestrictionChannel,
+    ToolNameFolding,
 )
 from subagent_tck.conformance.core.protocol import TargetInfo
 
@@ -42,6 +47,11 @@ CHANNELS = [
 ]
 
 
+FOLDING = ToolNameFolding(keeps="A-Za-z0-9_-", utf16=True,
+                          via="opencode names an MCP tool SERVER_NAME, NAME cleaned so")
+
+
 def declared(info: TargetInfo) -> TargetInfo:
     """``info`` with what the adapter declares."""
-    return info.model_copy(update={"restrictionChannels": CHANNELS, "promptFrame": FRAME})
+    return info.model_copy(update={"restrictionChannels": CHANNELS, "promptFrame": FRAME,
+                                   "toolNameFolding": FOLDING})

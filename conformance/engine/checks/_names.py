@@ -12,6 +12,8 @@ those names (docs/certify.md#generated-cases). Every name a check gives a tool c
   target that matches names loosely goes wrong.
 - :func:`strangers`: names outside a given set that look like its members (TF-08's
   misspellings).
+- :func:`folded_pairs`: two names a runtime's declared tool-name folding makes one
+  (docs/driver-api.md#dialect: TF-01's cases of it).
 
 The tool-name grammar (docs/certify.md#generated-cases): 1 to 64 characters, each a Unicode
 letter (categories Lu, Ll, Lo), a decimal digit (Nd), ``_`` or ``-``, in NFC form. It is the
@@ -33,9 +35,12 @@ import unicodedata
 from collections.abc import Collection, Iterable
 from typing import Any
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
 from subagent_tck.spec import RUN_CODE, STRUCTURED_OUTPUT, SUBAGENT_TOOL_NAME
+
+from ...core.dialect import ToolNameFolding
 
 MAX_NAME = 64
 #: Names a check never gives an ordinary tool (TF-06, FR-01's structured output, ST).
@@ -157,3 +162,22 @@ def strangers(names: Iterable[str], avoid: Collection[str] = ()) -> list[str]:
             if other not in known and other not in out and is_tool_name(other):
                 out.append(other)
     return out
+
+
+@st.composite
+def folded_pairs(draw: Any, folding: ToolNameFolding) -> tuple[str, str]:
+    """Two distinct names of the grammar that ``folding`` spells alike: a drawn name with a
+    character outside the folding's kept set, and that name as the runtime spells it (or,
+    when that spelling is outside the grammar, the name with another such character)."""
+    outside = _CHARS.filter(lambda c: folding.fold(c) != c)
+    for _ in range(8):
+        head, tail = draw(_WORD), draw(st.one_of(st.just(""), _WORD))
+        name = _fit(head + draw(outside) + tail)
+        twin = folding.fold(name)
+        if twin == name or not is_tool_name(twin):
+            twin = _fit(head + draw(outside) + tail)
+        if name != twin and is_tool_name(name) and is_tool_name(twin) \
+                and folding.fold(name) == folding.fold(twin):
+            return name, twin
+    reject()
+    raise AssertionError("unreachable")  # pragma: no cover - reject() raises

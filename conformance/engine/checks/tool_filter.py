@@ -38,6 +38,7 @@ from ..partitions import Partition
 from ._channels import channels_for, next_of, placements
 from ._channels import observe_view as observe
 from ._clauses import said
+from ._folded_names import FOLDED, folded_names
 from ._grammar_cases import spelled
 from ._names import MAX_NAME, tool_names
 from ._nonce import nonce
@@ -123,7 +124,7 @@ TF01 = (
     Partition("TF-01", "same-names-in-both", "allow and deny list the same names"),
     Partition("TF-01", "disjoint-lists", "an allow and a deny list with no name in common"),
     Partition("TF-01", "awkward-names", "names that differ only by case, are prefixes of each "
-              "other, non-ASCII or 64 characters long"),
+              "other, non-ASCII or 64 characters long"), FOLDED,
 )
 
 
@@ -154,6 +155,7 @@ def allow_before_deny(ctx: CheckContext) -> None:
                 lambda t: judge_placed(ctx, "TF-01", t[0]["globals"], t[1],
                                        "the view under one restriction"))
     spelled(ctx, "TF-01", channels)
+    folded_names(ctx)
     nothing_carried(ctx, "TF-01", "one restriction on a scope, which no declared channel "
                     "carries")
 
