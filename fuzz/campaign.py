@@ -29,9 +29,11 @@ from pydantic import BaseModel, Field
 
 from subagent_tck.conformance.core.protocol import TargetInfo
 from subagent_tck.conformance.core.target import Target
+from subagent_tck.conformance.engine import draw_cache
 from subagent_tck.conformance.engine.stable_draws import stable_draws
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, PresentationMode, TckError
 
+from . import round_cache
 from .database import DEFAULT_DATABASE, DIVERGENCE_SUFFIX, open_database
 from .lockstep_core import Setup
 from .machine import (
@@ -349,6 +351,10 @@ def run_round(
     )
     # the machine's own test (not a subclass): its database key is the one HypoFuzz's
     # workers save under, so a campaign replays what they found (fuzz/hypofuzz_run.py)
+    key = round_cache.round_key(machine, round_seed, examples, steps, phases, database)
+    kept = None if key is None or draw_cache.mode() == "verify" else round_cache.CACHE.get(key)
+    if kept is not None and round_cache.replayed(machine, kept):
+        return  # the same codes Hypothesis would draw, run without drawing them
     test = state_machine_test(machine, options)
     test._hypothesis_internal_use_seed = round_seed
     # the same key, read once (machine.test_key), where Hypothesis would read and tokenize
@@ -357,8 +363,15 @@ def run_round(
     # the seed alone decides the steps (docs/certify.md#seeds). The steps themselves are drawn
     # as 96-byte codes, past the 50 bytes Hypothesis keeps of a literal, so no loaded module's
     # literal can stand for one; the guard keeps it so for the machine's other draws
-    with stable_draws():
-        test()
+    recording = round_cache.Recording() if key is not None else None
+    machine.recording = recording
+    try:
+        with stable_draws():
+            test()
+    finally:
+        machine.recording = None
+    if key is not None and recording is not None:
+        round_cache.keep(key, recording)
 
 
 def _found(

@@ -44,6 +44,7 @@ from .lockstep import Lockstep
 from .lockstep_core import Setup
 from .machine_base import Stats
 from .machine_draws import MODES, Draws
+from .round_cache import recorded
 
 #: Bytes of code one operation reads (at most; an exhausted code reads as zeros).
 OPERATION_BYTES = 24
@@ -62,6 +63,10 @@ class FuzzMachine(Draws):
 
     @initialize(code=codes(192))
     def deploy(self, code: bytes) -> None:
+        with recorded(type(self).recording, code):
+            self._deploy(code)
+
+    def _deploy(self, code: bytes) -> None:
         c = Code(code)
         edition = c.choose(self.editions)
         mode = PresentationMode(c.choose(MODES))
@@ -98,6 +103,10 @@ class FuzzMachine(Draws):
     def step(self, code: bytes) -> None:
         """:data:`BURST` driver operations, each chosen and parametrised by its slice of
         ``code``."""
+        with recorded(type(self).recording, code):
+            self._step(code)
+
+    def _step(self, code: bytes) -> None:
         for start in range(0, OPERATION_BYTES * BURST, OPERATION_BYTES):
             c = Code(code[start : start + OPERATION_BYTES])
             OPERATIONS[c.choose(self.enabled)](self, c)

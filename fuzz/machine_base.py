@@ -28,6 +28,7 @@ from subagent_tck.spec import Edition, TckError
 from .lexicon import CLASSIC, Lexicon
 from .lockstep import Lockstep
 from .operations import apply
+from .round_cache import Recording
 from .step import Divergence, Finding, Step
 from .tool_model import TOOL_NAMES
 
@@ -80,9 +81,13 @@ class MachineBase(RuleBasedStateMachine):
     #: called with every divergence before it propagates: a HypoFuzz worker saves its steps
     #: in the shared database (fuzz/hypofuzz_target.py)
     found: ClassVar[Callable[[Divergence], None] | None] = None
+    #: the codes of the round under way, while the campaign records one (.round_cache)
+    recording: ClassVar[Recording | None] = None
 
     def __init__(self) -> None:
         super().__init__()
+        if self.recording is not None:
+            self.recording.begin()
         self.lock: Lockstep | None = None
         self.enabled: tuple[str, ...] = self.operations
         #: this deployment's words (presets, variables, core tool names...): see lexicon
