@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -71,41 +70,8 @@ def recorded(recording: Recording | None, code: bytes) -> Iterator[None]:
         yield
 
 
-class RoundCache:
-    """Kept rounds by key (thread-safe; one per process)."""
-
-    def __init__(self, size: int = MAX_KEPT) -> None:
-        self._kept: OrderedDict[Key, Round] = OrderedDict()
-        self._lock = threading.Lock()
-        self._size = size
-        self.hits = 0
-
-    def get(self, key: Key) -> Round | None:
-        with self._lock:
-            kept = self._kept.get(key)
-            if kept is not None:
-                self._kept.move_to_end(key)
-                self.hits += 1
-            return kept
-
-    def put(self, key: Key, kept: Round) -> None:
-        with self._lock:
-            self._kept[key] = kept
-            self._kept.move_to_end(key)
-            while len(self._kept) > self._size:
-                self._kept.popitem(last=False)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._kept)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-            self.hits = 0
-
-
-CACHE = RoundCache()
+#: The process's kept rounds.
+CACHE: draw_cache.Kept[Key, Round] = draw_cache.Kept(MAX_KEPT)
 
 
 def round_key(machine: Machine, round_seed: int, examples: int, steps: int,
@@ -162,7 +128,7 @@ def keep(key: Key, recording: Recording) -> None:
         return
     kept = recording.kept()
     if draw_cache.mode() == "verify":
-        before = CACHE.get(key)
+        before = CACHE.peek(key)
         if before is not None and before != kept:
             raise draw_cache.DrawCacheMismatch(
                 f"the round cache kept another round than Hypothesis ran (seed {key[1]}, "

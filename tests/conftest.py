@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from cli_helpers import at_root as in_root
@@ -131,3 +133,26 @@ def at_root(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The test runs in the repository's root (cli_helpers.at_root)."""
     in_root(monkeypatch)
     yield
+
+
+@dataclass(frozen=True)
+class KitCaches:
+    """The draw cache and the campaign's kept rounds a test starts empty (docs/certify.md
+    #draw-cache)."""
+
+    draws: Any
+    rounds: Any
+
+
+@pytest.fixture
+def kit_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[KitCaches]:
+    """Fresh, empty caches for the test (the process's own are left as they were), with
+    ``SUBAGENT_TCK_DRAW_CACHE`` unset."""
+    from subagent_tck.conformance.engine import draw_cache
+    from subagent_tck.fuzz import round_cache
+
+    caches = KitCaches(draw_cache.DrawCache(), draw_cache.Kept(round_cache.MAX_KEPT))
+    monkeypatch.setattr(draw_cache, "CACHE", caches.draws)
+    monkeypatch.setattr(round_cache, "CACHE", caches.rounds)
+    monkeypatch.delenv(draw_cache.ENV, raising=False)
+    yield caches

@@ -28,8 +28,8 @@ import os
 import threading
 import types
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
+from typing import Any, Generic, TypeVar
 
 from subagent_tck.spec import ErrorCode, TckError
 
@@ -147,41 +147,43 @@ def fingerprint(strategy: Any) -> str | None:
     return head + "\n" + "\n".join(walk.out)
 
 
-class DrawCache:
-    """Kept sequences of drawn states, by key (thread-safe; one per process)."""
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
-    def __init__(self, size: int = MAX_KEPT) -> None:
-        self._kept: OrderedDict[tuple[str, int, int], tuple[Any, ...]] = OrderedDict()
+
+class Kept(Generic[K, V]):
+    """A bounded store, the least recently used out first (thread-safe): the draw cache's and
+    the campaign's kept rounds (fuzz/round_cache.py)."""
+
+    def __init__(self, size: int) -> None:
+        self._kept: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
         self._size = size
         self.hits = 0
         self.misses = 0
 
-    def key(self, strategy: Any, seed: int, max_examples: int) -> tuple[str, int, int] | None:
-        described = fingerprint(strategy)
-        return None if described is None else (described, seed, max_examples)
-
-    def get(self, key: tuple[str, int, int]) -> list[Any] | None:
+    def get(self, key: K) -> V | None:
+        """What ``key`` keeps (counted as a hit or a miss)."""
         with self._lock:
-            states = self._kept.get(key)
-            if states is None:
+            value = self._kept.get(key)
+            if value is None:
                 self.misses += 1
                 return None
             self._kept.move_to_end(key)
             self.hits += 1
-        return [copy.deepcopy(state) for state in states]
+            return value
 
-    def put(self, key: tuple[str, int, int], states: Sequence[Any]) -> None:
+    def peek(self, key: K) -> V | None:
+        """What ``key`` keeps, not counted (verify mode compares it)."""
         with self._lock:
-            self._kept[key] = tuple(states)
+            return self._kept.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._kept[key] = value
             self._kept.move_to_end(key)
             while len(self._kept) > self._size:
                 self._kept.popitem(last=False)
-
-    def peek(self, key: tuple[str, int, int]) -> tuple[Any, ...] | None:
-        """The kept states of ``key`` as they are (verify mode compares them)."""
-        with self._lock:
-            return self._kept.get(key)
 
     def __len__(self) -> int:
         with self._lock:
@@ -193,6 +195,25 @@ class DrawCache:
             self.hits = self.misses = 0
 
 
+DrawKey = tuple[str, int, int]
+
+
+class DrawCache(Kept[DrawKey, tuple[Any, ...]]):
+    """Kept sequences of drawn states, by key (one per process)."""
+
+    def __init__(self, size: int = MAX_KEPT) -> None:
+        super().__init__(size)
+
+    def key(self, strategy: Any, seed: int, max_examples: int) -> DrawKey | None:
+        described = fingerprint(strategy)
+        return None if described is None else (described, seed, max_examples)
+
+    def states(self, key: DrawKey) -> list[Any] | None:
+        """Copies of the states ``key`` keeps (a body may change what it is given)."""
+        kept = self.get(key)
+        return None if kept is None else [copy.deepcopy(state) for state in kept]
+
+
 def snapshot(state: Any) -> Any:
     """A copy of a drawn state to keep (the body may change the one it is given); raises
     :class:`Uncacheable` when the state cannot be copied."""
@@ -202,7 +223,7 @@ def snapshot(state: Any) -> Any:
         raise Uncacheable(f"a drawn state cannot be copied: {exc}") from exc
 
 
-def verify(key: tuple[str, int, int], kept: Sequence[Any], drawn: Sequence[Any]) -> None:
+def verify(key: DrawKey, kept: Sequence[Any], drawn: Sequence[Any]) -> None:
     """Verify mode: ``drawn`` (Hypothesis's) must be the kept sequence, state for state."""
     if [repr(s) for s in kept] != [repr(s) for s in drawn]:
         raise DrawCacheMismatch(

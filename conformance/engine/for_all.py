@@ -101,7 +101,7 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
     mode = draw_cache.mode()
     key = None if mode == "off" else draw_cache.CACHE.key(strategy, host.seed, max_examples)
     if key is not None and mode == "on":
-        states = draw_cache.CACHE.get(key)
+        states = draw_cache.CACHE.states(key)
         restore = None if states is None else _checkpoint(host)
         if states is not None and restore is not None:
             if _replayed(host, states, body):
@@ -111,7 +111,7 @@ def run_property(host: PropertyHost, strategy: Any, body: Callable[[Any], None],
 
 
 def _drawn(host: PropertyHost, strategy: Any, body: Callable[[Any], None], max_examples: int,
-           key: tuple[str, int, int] | None) -> None:
+           key: draw_cache.DrawKey | None) -> None:
     """Hypothesis's run of the property; with ``key``, its states are kept when all pass."""
     from hypothesis import HealthCheck, Phase, given, reject, settings
     from hypothesis import seed as seeded
@@ -227,11 +227,11 @@ def _drawn(host: PropertyHost, strategy: Any, body: Callable[[Any], None], max_e
         host.close()
 
 
-def _keep(key: tuple[str, int, int], states: list[Any]) -> None:
+def _keep(key: draw_cache.DrawKey, states: list[Any]) -> None:
     """Keep the states of a property that passed whole (verify mode: compare them first with
     the ones kept before under the same key)."""
     if draw_cache.mode() == "verify":
         before = draw_cache.CACHE.peek(key)
         if before is not None:
             draw_cache.verify(key, before, states)
-    draw_cache.CACHE.put(key, states)
+    draw_cache.CACHE.put(key, tuple(states))

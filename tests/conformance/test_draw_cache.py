@@ -6,7 +6,6 @@ and verify mode says so when it does not."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,11 +37,9 @@ class Host:
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[draw_cache.DrawCache]:
-    cache = draw_cache.DrawCache()
-    monkeypatch.setattr(draw_cache, "CACHE", cache)
-    monkeypatch.delenv(draw_cache.ENV, raising=False)
-    yield cache
+def fresh_cache(kit_caches: Any) -> Any:
+    """Each test starts with an empty cache (tests/conftest.py kit_caches)."""
+    return kit_caches.draws
 
 
 def run(host: Host, strategy: Any, fails_on: Any = None, examples: int = 20) -> None:
@@ -57,7 +54,7 @@ def run(host: Host, strategy: Any, fails_on: Any = None, examples: int = 20) -> 
 
 
 def test_a_property_that_passed_whole_runs_the_same_states_again_without_drawing(
-    fresh_cache: draw_cache.DrawCache, monkeypatch: pytest.MonkeyPatch,
+    fresh_cache: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, second = Host(), Host()
     run(first, st.lists(st.integers(), max_size=4))

@@ -5,7 +5,6 @@ says when a key misses what the codes depend on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,9 @@ PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[round_cache.RoundCache]:
-    cache = round_cache.RoundCache()
-    monkeypatch.setattr(round_cache, "CACHE", cache)
-    monkeypatch.delenv(draw_cache.ENV, raising=False)
-    yield cache
+def fresh_cache(kit_caches: Any) -> Any:
+    """Each test starts with an empty cache (tests/conftest.py kit_caches)."""
+    return kit_caches.rounds
 
 
 def _run(target: Any, tmp_path: Path, seed: int = 3, examples: int = 9) -> CampaignResult:
@@ -45,7 +42,7 @@ def _same(one: CampaignResult, other: CampaignResult) -> tuple[Any, ...]:
 
 
 def test_a_round_that_ran_clean_runs_again_without_hypothesis(
-    fresh_cache: round_cache.RoundCache, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    fresh_cache: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
 ) -> None:
     first = _run(reference_target(), tmp_path)
     assert first.finding is None and len(fresh_cache) > 0
@@ -87,7 +84,7 @@ def test_a_round_is_kept_under_its_seed_size_and_phases_and_never_with_a_databas
         target.close()
 
 
-def test_a_round_a_call_of_which_raised_is_not_kept(fresh_cache: round_cache.RoundCache) -> None:
+def test_a_round_a_call_of_which_raised_is_not_kept(fresh_cache: Any) -> None:
     recording = round_cache.Recording()
     recording.begin()
     with pytest.raises(ValueError), recording.call(b"\x00"):
