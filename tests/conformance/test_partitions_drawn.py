@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from subagent_tck.conformance.core.dialect import ToolNameFolding
 from subagent_tck.conformance.core.drawn import Drawing
 from subagent_tck.conformance.engine.check import Check, CheckContext
 from subagent_tck.conformance.engine.checks import load_checks
@@ -22,6 +23,7 @@ from subagent_tck.spec import CATALOGUE, Edition
 #: seeds the kit's stability runs met (benchmarks/README.md).
 SEEDS = [*range(0, 12), *(2**k + 7 for k in (10, 16, 20, 24, 28, 31)), 4206720533, 707196180,
          254417151, 1032911788, 3754257782, 3953958751]
+FOLDING = ToolNameFolding(keeps="A-Za-z0-9_-", utf16=True)
 
 
 def covered() -> Iterator[tuple[str, str]]:
@@ -31,10 +33,12 @@ def covered() -> Iterator[tuple[str, str]]:
 
 
 def drawing(chk: Check, seed: int, portable: bool) -> CheckContext:
+    # a context in which every partition exists: one declaring a tool-name folding too (TF-01's
+    # folded-names, docs/driver-api.md#tool-name-folding)
     return CheckContext(target=None, check=chk, edition=Edition.PRESET_COMPOSITION,  # type: ignore[arg-type]
                         provider=None, providers=[], seed=seed,
                         max_examples=PROFILES[DEFAULT].max_examples,
-                        portable_variables=portable)
+                        portable_variables=portable, folding=FOLDING)
 
 
 @pytest.mark.parametrize(("name", "rule"), sorted(covered()))
