@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TypeVar
+from typing import Any, ClassVar, NoReturn, TypeVar
 
 from subagent_tck.spec import RULES_BY_ID, Edition, ErrorCode, TckError
 
@@ -106,14 +106,10 @@ def check(
         known = REGISTRY.get(check_name)
         if known is not None and known.function is not function and not _same_place(
                 known.function, function):  # the same place again: its module was re-imported
-            raise CheckDefinitionError(
-                f"a check named {check_name!r} is already registered: pass name='...' to give "
-                "this one a distinct stable name"
-            )
-        REGISTRY[check_name] = Check(
-            check_name, tuple(rules), function, per_provider, edition, (function.__doc__ or ""),
-            partitions=tuple(partitions),
-        )
+            raise CheckDefinitionError(f"a check named {check_name!r} is already registered: "
+                                       "pass name='...' to give this one a distinct stable name")
+        REGISTRY[check_name] = Check(check_name, tuple(rules), function, per_provider, edition,
+                                     (function.__doc__ or ""), partitions=tuple(partitions))
         return function
 
     return register
@@ -138,6 +134,9 @@ PORTABLE_VARIABLE = re.compile(PORTABLE_VARIABLE_PATTERN)
 class CheckContext:
     """What a check works with: the target, a fresh deployment per use, and the verdicts."""
 
+    #: What a strategy may read of its check's context, in a draw cache key (draw_cache.py):
+    draw_fields: ClassVar[tuple[str, ...]] = ("edition", "provider", "providers", "seed",
+        "max_examples", "portable_variables", "shard", "channels", "frame", "folding")
     target: Target
     check: Check
     edition: Edition

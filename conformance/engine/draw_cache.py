@@ -12,9 +12,10 @@ context back as it was (so that what a run records is what an uncached run recor
 
 The key must say everything the draws depend on. A strategy is described by its ``repr``
 (Hypothesis's: how it was built, lambdas by their source) and, walked through its attributes,
-the values its functions close over; anything the walk cannot describe by value (an object
-whose ``repr`` is its address, a walk too large) makes the property uncacheable: it then draws
-as it always did. ``SUBAGENT_TCK_DRAW_CACHE=off`` turns the cache off;
+the values its functions close over (a check's context by the fields a strategy may read of
+it, ``CheckContext.draw_fields``; a lock by nothing); anything the walk cannot describe by value
+(an object whose ``repr`` is its address, a walk too large) makes the property uncacheable: it
+then draws as it always did. ``SUBAGENT_TCK_DRAW_CACHE=off`` turns the cache off;
 ``SUBAGENT_TCK_DRAW_CACHE=verify`` draws every property with Hypothesis and fails loudly when a
 kept sequence differs from the one drawn (tests/conformance/test_draw_cache.py runs whole
 certifications so).
@@ -43,6 +44,7 @@ ENV = "SUBAGENT_TCK_DRAW_CACHE"
 # already say): left out, so that a strategy reads the same before and after its first draw.
 _DERIVED = ("cached_", "validate_called", "__label", "__wrapped_strategy", "_unwrapped",
             "__representation", "__element_strategies", "__is_empty")
+_LOCKS = (type(threading.Lock()), type(threading.RLock()))
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, range, enum.Enum)
 
 
@@ -106,6 +108,14 @@ class _Walk:
             self.out.append("method")
             self.value(obj.__func__)
             self.value(obj.__self__)
+        elif isinstance(obj, _LOCKS):  # a strategy's own lock: nothing its draws depend on
+            self.out.append("lock")
+        elif (fields := getattr(type(obj), "draw_fields", None)) is not None:
+            # a check's context: what a strategy may read of it (CheckContext.draw_fields)
+            self.out.append(f"{type(obj).__qualname__}:fields")
+            for name in fields:
+                self.out.append(name)
+                self.value(getattr(obj, name))
         elif isinstance(obj, (types.BuiltinFunctionType, type)):
             self.out.append(f"{getattr(obj, '__module__', '')}.{obj.__qualname__}")
         else:
