@@ -185,3 +185,25 @@ def test_whole_certifications_in_verify_mode_keep_what_hypothesis_draws_and_chan
     cached = [_certificate("reference"), _certificate(spec)]
     assert draw_cache.CACHE.hits > 0
     assert verified[:2] == plain == cached
+
+
+def test_a_strategy_over_its_checks_context_is_keyed_by_what_a_strategy_may_read() -> None:
+    from subagent_tck.conformance.engine.check import CheckContext
+    from subagent_tck.conformance.engine.checks import load_checks
+    from subagent_tck.spec import Edition
+
+    chk = next(iter(load_checks().values()))
+
+    def context(portable: bool, markers: int = 0) -> CheckContext:
+        return CheckContext(target=None, check=chk,  # type: ignore[arg-type]
+                            edition=Edition.PRESET_COMPOSITION, provider=None, providers=[],
+                            seed=0, max_examples=10, portable_variables=portable,
+                            markers=markers)
+
+    def made(ctx: CheckContext) -> Any:
+        return st.integers().map(lambda v: (ctx.portable_variables, v))
+
+    cache = draw_cache.DrawCache()
+    # what a case changes as it runs (markers handed out) is not what a strategy reads
+    assert cache.key(made(context(False)), 0, 10) == cache.key(made(context(False, 5)), 0, 10)
+    assert cache.key(made(context(False)), 0, 10) != cache.key(made(context(True)), 0, 10)
