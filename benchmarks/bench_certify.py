@@ -15,7 +15,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from subagent_tck.conformance.engine.check import CheckContext, run_check
+from subagent_tck.conformance.engine.check import CheckContext
+from subagent_tck.conformance.engine.check_run import run_check
 from subagent_tck.conformance.engine.runner import (
     PROFILES,
     RunConfig,

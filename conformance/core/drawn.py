@@ -63,6 +63,12 @@ class PartitionDrawn(BaseModel):
                                         "it does not exist: the run's edition or the "
                                         "provider's capabilities leave it out (a preset in "
                                         "request-controls, a control the provider lacks)")
+    inexpressible_for: list[str] = Field(default_factory=list, description="the runs whose "
+                                         "target could not set it up: an operation it cannot "
+                                         "express (UNSUPPORTED_OPERATION), while the rule was "
+                                         "judged on the partitions it could")
+    inexpressible: str | None = Field(None, description="why, as the first such run gave it "
+                                      "(the target's own words are untrusted)")
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,8 @@ class DrawnRun:
     inapplicable: frozenset[tuple[str, str]] = frozenset()
     #: the rules this run found not applicable (their partitions are not asked of it)
     skipped: frozenset[str] = frozenset()
+    #: the partitions this run's target could not set up, with the reason
+    inexpressible: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 TARGET_RUN = "target"
@@ -104,13 +112,18 @@ def records(declared: Mapping[str, Sequence[DeclaredPartition]],
         for part in partitions:
             deciding = [r for r in by_check.get(check, ())
                         if part.rule in r.rules and part.rule not in r.skipped]
-            drawn_for, undrawn_for, inapplicable_for = [], [], []
+            drawn_for, undrawn_for, inapplicable_for, inexpressible_for = [], [], [], []
             by: Drawing | None = None
+            why: str | None = None
             for run in deciding:
                 label = run.provider if run.provider is not None else TARGET_RUN
                 how = run.drawn.get((part.rule, part.name))
                 if how is None and (part.rule, part.name) in run.inapplicable:
                     inapplicable_for.append(label)
+                    continue
+                if how is None and (part.rule, part.name) in run.inexpressible:
+                    inexpressible_for.append(label)
+                    why = why or run.inexpressible[part.rule, part.name]
                     continue
                 if how is None:
                     undrawn_for.append(label)
@@ -121,7 +134,8 @@ def records(declared: Mapping[str, Sequence[DeclaredPartition]],
             out.setdefault(part.rule, []).append(PartitionDrawn(
                 check=check, name=part.name, description=part.description,
                 drawn=bool(drawn_for) and not undrawn_for, by=by, drawn_for=drawn_for,
-                undrawn_for=undrawn_for, inapplicable_for=inapplicable_for))
+                undrawn_for=undrawn_for, inapplicable_for=inapplicable_for,
+                inexpressible_for=inexpressible_for, inexpressible=why))
     return out
 
 
@@ -136,14 +150,23 @@ def summary(rules: Iterable[tuple[str, Sequence[PartitionDrawn]]],
     """``"partitions: 210 of 214 drawn; undrawn: PE-05 unclosed-open (spawn), ..."`` over
     ``(rule id, partitions)``, or None when no run was asked to draw one (untrusted: a
     provider's name is the target's; each report escapes it)."""
+    rules = list(rules)
     counted = [(rule, p) for rule, parts in rules for p in judged(parts)]
-    if not counted:
+    beyond = [f"{rule} {p.name} ({', '.join(p.inexpressible_for)})" for rule, parts in rules
+              for p in parts if p.inexpressible_for]
+    if not counted and not beyond:
         return None
     missing = [f"{rule} {p.name} ({', '.join(p.undrawn_for)})" for rule, p in counted
                if not p.drawn]
     line = f"partitions: {len(counted) - len(missing)} of {len(counted)} drawn"
     if missing:
-        more = len(missing) - limit
-        line += "; undrawn: " + ", ".join(missing[:limit]) + (
-            f", and {more} more (see the JSON certificate)" if more > 0 else "")
+        line += "; undrawn: " + _listed(missing, limit)
+    if beyond:
+        line += "; inexpressible on the target: " + _listed(beyond, limit)
     return line
+
+
+def _listed(items: Sequence[str], limit: int) -> str:
+    more = len(items) - limit
+    return ", ".join(items[:limit]) + (f", and {more} more (see the JSON certificate)"
+                                       if more > 0 else "")

@@ -18,6 +18,7 @@ check's ``except TckError`` (or ``expect_error``) can take the answer for a refu
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 from collections.abc import Callable, Mapping
@@ -199,10 +200,17 @@ def in_order(events: Any, operation: str) -> None:
                            "whose seq increases (docs/driver-api.md#routes)")
 
 
+@functools.cache
+def _signature(name: str) -> inspect.Signature:
+    """The Deployment protocol's signature of operation ``name`` (read once: a refused call
+    asks for it every time)."""
+    return inspect.signature(getattr(Deployment, name))
+
+
 def _arguments(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """A call's arguments by parameter name (as the Deployment protocol names them)."""
     try:
-        bound = inspect.signature(getattr(Deployment, name)).bind(None, *args, **kwargs)
+        bound = _signature(name).bind(None, *args, **kwargs)
     except TypeError:
         return dict(kwargs)
     return {k: v for k, v in bound.arguments.items() if k != "self"}

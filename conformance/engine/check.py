@@ -36,15 +36,14 @@ from ..core.jsonsafe import plain
 from ..core.outcome import Failure
 from ..core.protocol import DeploymentConfig, ProviderInfo, ToolSpec
 from ..core.target import Deployment, Target
-from ..core.unsupported import CoreRefused, Unsupported
-from .faults import TargetFault, deploy_guarded
+from ..core.unsupported import Unsupported
+from .faults import deploy_guarded
 from .for_all import SHRINK_RUNS as SHRINK_RUNS
 from .for_all import Abort as _Abort
 from .for_all import Inexpressible as Inexpressible
 from .for_all import run_property
 from .name_folding import folded, screened
 from .partitions import Partition, cover_strategy, of_rule, problems, top_up_strategy
-from .timings import format_exception
 
 CheckFunction = Callable[["CheckContext"], None]
 T = TypeVar("T")
@@ -181,6 +180,9 @@ class CheckContext:
     markers: int = 0
     #: The partitions that do not exist in this run (:meth:`inapplicable`).
     inapplicable_partitions: set[tuple[str, str]] = field(default_factory=set)
+    #: The parts the target could not set up, per ``(rule, partition)`` (partition ``""``: a
+    #: part that names none), with the reason (:meth:`expressible`).
+    inexpressible: dict[tuple[str, str], str] = field(default_factory=dict)
     _open: list[Deployment] = field(default_factory=list)
     gateway: Gateway = field(default_factory=Gateway)
     #: How a case running now was reached: a hand-written one, cover's, a property's draw.
@@ -311,6 +313,23 @@ class CheckContext:
             self._declared(rule, name, "calls inapplicable")
             self.inapplicable_partitions.add((rule, name))
 
+    @contextmanager
+    def expressible(self, rule: str, *names: str) -> Iterator[None]:
+        """Run one part of the check, reaching the partitions ``names`` of ``rule``, that a
+        target may be unable to set up: an operation it cannot express inside (an optional
+        one: docs/driver-api.md#unsupported-operations) ends this part alone, its partitions
+        recorded as inexpressible with the reason, and the check goes on with its other parts.
+        A rule some part judged is decided by those parts; a rule no part reached is not
+        applicable (docs/certify.md#partitions)."""
+        for name in names:
+            self._declared(rule, name, "marks expressible")
+        try:
+            yield
+        except Unsupported as exc:
+            self.close()
+            for name in names or ("",):
+                self.inexpressible.setdefault((rule, name), exc.reason)
+
     def _declared(self, rule: str, name: str, did: str) -> None:
         declared = [p.name for p in self.check.partitions if p.rule == rule]
         if name not in declared:
@@ -323,7 +342,9 @@ class CheckContext:
         """Run ``body`` on values of every partition of ``rule`` that has cases (of ``names``
         only, when given), at every seed: drawn over the partitions first, then inside one,
         with the profile's budget; then one case of its own for each partition the budget
-        missed (unless the rule already failed: its verdict is made)."""
+        missed (unless the rule already failed: its verdict is made). A value the target
+        cannot set up (:meth:`expressible`) leaves its partition inexpressible unless another
+        value of it is set up."""
         parts = of_rule(self.check.partitions, rule, names)
         if not parts:
             raise CheckDefinitionError(f"check {self.check.name!r} covers {rule}, but declares "
@@ -340,6 +361,9 @@ class CheckContext:
             except _Abort:  # a failure ended the case: it was drawn all the same
                 self.drew(rule, part.name)
                 raise
+            except Unsupported as exc:  # a value the target cannot set up: drawn around
+                self.close()
+                self.inexpressible.setdefault(part.key, exc.reason)
             else:
                 # a body that found the partition absent on this target says so (inapplicable)
                 if part.key not in self.inapplicable_partitions:
@@ -438,59 +462,3 @@ def fault_text(exc: TckError) -> str:
     """What a transport or protocol failure says: who failed, then the detail."""
     words = _FAULT_WORDS.get(exc.code, "the target failed")
     return f"{words} ({exc.code.value}: {exc.message}): an error of the target, not a verdict"
-
-
-def stop_unsupported(ctx: CheckContext, exc: Unsupported) -> None:
-    """The check stopped at an operation the target cannot express: each of its rules with no
-    failure so far is not applicable with the reason (a pass seen before is no verdict: the
-    rest of the rule's scenario did not run); failures found before stay failures."""
-    ctx.unsupported = exc.reason
-    failed = {f.rule for f in ctx.failures}
-    for rule in ctx.check.rules:
-        if rule not in failed:
-            ctx.exercised.discard(rule)
-            ctx.not_applicable[rule] = exc.reason
-
-
-def run_check(ctx: CheckContext) -> None:
-    """Run one check in ``ctx``: failures and crashes become values, never exceptions."""
-    try:
-        try:
-            ctx.check.function(ctx)
-        finally:
-            # a fault of the target that a scripted step met (in the gateway's thread) ends
-            # the check as the target's error; what the check judged of the run the fault cut
-            # short is no verdict and is dropped (errors it met before stay)
-            stepped = next((f for f in ctx.gateway.faults if isinstance(f, TargetFault)), None)
-            if stepped is not None:
-                ctx.failures[:] = [f for f in ctx.failures if f.error]
-                raise stepped
-    except _Abort:
-        pass
-    except TargetFault as broken:  # never a verdict: the check ends as an error of the target
-        ctx.fail(ctx.check.rules[0], f"{broken.operation}: {fault_text(broken.error)}",
-                 observed=broken.error.to_json(), error=True,
-                 traceback=format_exception(broken.error), key=broken.operation)
-    except Unsupported as exc:
-        stop_unsupported(ctx, exc)
-    except Inexpressible as exc:  # a fixed case the target may refuse to set up
-        stop_unsupported(ctx, Unsupported("deploy", "the check's fixed case", str(exc)))
-    except CheckDefinitionError as exc:  # the kit's own mistake, never the target's
-        ctx.fail(ctx.check.rules[0], f"the check is defined wrongly: {exc.message}", error=True,
-                 traceback=format_exception(exc))
-    except CoreRefused as exc:
-        ctx.fail(ctx.check.rules[0], str(exc), observed={"operation": exc.operation},
-                 error=True, traceback=format_exception(exc),
-                 key=f"UNSUPPORTED_OPERATION for the core operation {exc.operation}")
-    except TckError as exc:
-        fault = exc.code in TARGET_FAULTS
-        said = fault_text(exc) if fault else f"unexpected refusal {exc.code.value}: {exc.message}"
-        ctx.fail(ctx.check.rules[0], said, observed=exc.to_json(), error=fault,
-                 traceback=format_exception(exc),
-                 key="the target failed" if fault else "unexpected refusal")
-    except Exception as exc:
-        rule = ctx.check.rules[0]
-        ctx.fail(rule, f"the check crashed: {type(exc).__name__}: {exc}", error=True,
-                 traceback=format_exception(exc), key=f"the check crashed: {type(exc).__name__}")
-    finally:
-        ctx.close()

@@ -8,7 +8,7 @@ limit, a reply that is not JSON or repeats a key all arrive as a ``TckError`` to
 would become "refused with the wrong code", a rule failure (exit 1) the target may not have.
 :func:`guard` wraps each deployment a check is given so that a fault leaves every operation as
 :class:`TargetFault`, which no ``except TckError`` (nor ``except Exception``) in a check can
-take for an answer; the check ends there and :func:`~.check.run_check` records the error.
+take for an answer; the check ends there and :func:`~.check_run.run_check` records the error.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from ..core.drawn import DrawnRun
 from ..core.outcome import Evidence, Outcome
 from ..core.protocol import TargetInfo
 from ..core.target import Target
-from .check import run_check
+from .check_run import run_check
 from .events import CheckFinished, CheckStarted, Handler, emit
 from .planning import Cell, PlannedCheck, Table
 from .profiles import Profile
@@ -180,7 +180,8 @@ def drew(planned: PlannedCheck, ctx: RunContext | None = None) -> DrawnRun:
     if ctx is None:
         return DrawnRun(planned.check.name, key, planned.rules)
     return DrawnRun(planned.check.name, key, planned.rules, dict(ctx.drawn),
-                    frozenset(ctx.inapplicable_partitions), frozenset(ctx.not_applicable))
+                    frozenset(ctx.inapplicable_partitions), frozenset(ctx.not_applicable),
+                    dict(ctx.inexpressible))
 
 
 def _entered(ctx: RunContext, entry_points: list[str] | None) -> None:

@@ -155,6 +155,10 @@ def judge(planned: PlannedCheck, ctx: RunContext,
                 rule, ctx.unsupported), inexpressible=True)
         elif rule in ctx.exercised:  # verified at least once: a skip of another case is moot
             out[rule] = Evidence(Outcome.PASS)
+        elif reasons := [why for (r, _), why in ctx.inexpressible.items() if r == rule]:
+            # every part of the check that reached the rule stopped at an operation the
+            # target cannot express (CheckContext.expressible)
+            out[rule] = Evidence(Outcome.NOT_APPLICABLE, reasons[0], inexpressible=True)
         elif rule in ctx.not_applicable:
             out[rule] = Evidence(Outcome.NOT_APPLICABLE, ctx.not_applicable[rule])
         else:

@@ -150,19 +150,23 @@ def _partitions(cert: Certificate) -> list[str]:
     """How many declared partitions the run drew, per rule folded, the undrawn ones named
     (docs/certify.md#partitions)."""
     rows = [(r, judged(r.partitions)) for r in cert.rules]
-    rows = [(r, parts) for r, parts in rows if parts]
+    beyond = {r.id: [p for p in r.partitions if p.inexpressible_for] for r in cert.rules}
+    rows = [(r, parts) for r, parts in rows if parts or beyond[r.id]]
     if not rows:
         return []
     total = sum(len(parts) for _, parts in rows)
     drawn = sum(p.drawn for _, parts in rows for p in parts)
     out = [f"Partitions: {drawn} of {total} drawn", "", "<details>",
            "<summary>Partitions of each rule's domain the run drew</summary>", "",
-           "| rule | drawn | undrawn (runs that did not draw it) |", "|---|---|---|"]
+           "| rule | drawn | undrawn (runs that did not draw it) | inexpressible on the "
+           "target (runs) |", "|---|---|---|---|"]
     for result, parts in rows:
         undrawn = "; ".join(f"{p.name} ({', '.join(p.undrawn_for)})" for p in parts
                             if not p.drawn)
+        cannot = "; ".join(f"{p.name} ({', '.join(p.inexpressible_for)})"
+                           for p in beyond[result.id])
         out.append(f"| {_md(result.id)} | {sum(p.drawn for p in parts)} of {len(parts)} | "
-                   f"{_md(undrawn)} |")
+                   f"{_md(undrawn)} | {_md(cannot)} |")
     return [*out, "", "</details>", ""]
 
 

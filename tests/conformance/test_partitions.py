@@ -20,8 +20,8 @@ from subagent_tck.conformance.engine.check import (
     CheckContext,
     CheckDefinitionError,
     check,
-    run_check,
 )
+from subagent_tck.conformance.engine.check_run import run_check
 from subagent_tck.conformance.engine.partitions import Partition
 from subagent_tck.conformance.engine.runner import RunConfig, Suite, certify
 from subagent_tck.conformance.report import report_markdown, report_text

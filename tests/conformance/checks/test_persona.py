@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.conformance.engine.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.engine.check import REGISTRY, CheckContext
+from subagent_tck.conformance.engine.check_run import run_check
 from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.conformance.engine.checks._texts import Vocabulary, template_cases
 from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target

@@ -16,7 +16,8 @@ import pytest
 
 from subagent_tck.conformance.core.outcome import Failure
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.conformance.engine.check import Check, CheckContext, run_check
+from subagent_tck.conformance.engine.check import Check, CheckContext
+from subagent_tck.conformance.engine.check_run import run_check
 from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.conformance.engine.runner import Suite, plan
 from subagent_tck.conformance.transports.builtin import reference_target
@@ -48,7 +49,7 @@ def run_st(target: Target, editions: tuple[Edition, ...] = tuple(Edition)) -> It
     tuple[CheckContext, list[Failure]]
 ]:
     """Each ST check as the engine plans it (``runner.plan``: per provider, per edition), run
-    by ``check.run_check``."""
+    by ``check_run.run_check``."""
     info = target.info()
     suite = Suite(tuple(CATALOGUE), {c.name: c for c in st_checks()})
     for edition in editions:

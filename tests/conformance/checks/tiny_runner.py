@@ -1,5 +1,5 @@
 """A tiny runner for the check tests: the engine's public planner (``runner.plan``) decides
-which checks run for which provider and edition, ``check.run_check`` runs each, and this
+which checks run for which provider and edition, ``check_run.run_check`` runs each, and this
 module only collects what each rule came to, cell by cell."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Failure
 from subagent_tck.conformance.core.protocol import DeploymentConfig
 from subagent_tck.conformance.core.target import Deployment, Target
-from subagent_tck.conformance.engine.check import REGISTRY, CheckContext, run_check
+from subagent_tck.conformance.engine.check import REGISTRY, CheckContext
+from subagent_tck.conformance.engine.check_run import run_check
 from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.conformance.engine.runner import Suite, plan
 from subagent_tck.spec import CATALOGUE, Edition
@@ -123,6 +124,8 @@ def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | N
                     outcome = "n/a"
                 elif rule in ctx.exercised:
                     outcome = "pass"
+                elif any(r == rule for r, _ in ctx.inexpressible):
+                    outcome = "n/a"  # no part of the check could be set up on the target
                 else:
                     outcome = "not-run"
                 cell = (rule, key, edition.value)

@@ -1,0 +1,156 @@
+"""Parts of a check a target cannot set up (``CheckContext.expressible``,
+docs/certify.md#partitions): a rule is not applicable only when no part of its check can be
+built on the target; otherwise the parts it can express decide it, and the certificate names
+the partitions it could not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+from examples.providers.schemas_only_filter import SchemasOnlyHost
+from subagent_tck.conformance.core.certificate import Certificate
+from subagent_tck.conformance.core.drawn import summary
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
+from subagent_tck.conformance.core.unsupported import Unsupported
+from subagent_tck.conformance.engine.check import Check, CheckContext
+from subagent_tck.conformance.engine.check_run import run_check
+from subagent_tck.conformance.engine.partitions import Partition
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.report.report_markdown import render as render_markdown
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.spec import ErrorCode, PresentationMode, TckError
+
+NATIVE_ONLY = "every tool is a native tool schema here \x1b[31m"  # hostile: escaped in reports
+
+
+class _NativeOnly(ReferenceDeployment):
+    """A runtime like Claude Code: no run_code, so only the native presentation mode, and no
+    scope-local tools."""
+
+    def set_mode(self, agent: str, mode: PresentationMode) -> None:
+        if mode is not PresentationMode.NATIVE:
+            raise TckError(ErrorCode.UNSUPPORTED_OPERATION, NATIVE_ONLY)
+        super().set_mode(agent, mode)
+
+    def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
+        if agent is not None:
+            raise TckError(ErrorCode.UNSUPPORTED_OPERATION, "no scope-local tools here")
+        super().register_tool(tool, agent)
+
+
+class _EmptyAllowIgnored(_NativeOnly):
+    """The bug a native-only runtime can have: ``allow: []`` read as no allow list."""
+
+    def install_restriction(self, agent: str, restriction: Any) -> str:
+        if isinstance(restriction, dict) and restriction.get("allow") == []:
+            restriction = {k: v for k, v in restriction.items() if k != "allow"} or {"deny": []}
+        return super().install_restriction(agent, restriction)
+
+
+class _NoRestrictions(_NativeOnly):
+    def install_restriction(self, agent: str, restriction: Any) -> str:
+        raise TckError(ErrorCode.UNSUPPORTED_OPERATION, "no live restrictions here")
+
+
+class _Target(ReferenceTarget):
+    def __init__(self, deployment: type[ReferenceDeployment], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.deployment_class = deployment
+
+    def deploy(self, config: DeploymentConfig, gateway: Any) -> ReferenceDeployment:
+        if config.mode not in (None, PresentationMode.NATIVE):
+            raise TckError(ErrorCode.UNSUPPORTED_OPERATION, NATIVE_ONLY)
+        return super().deploy(config, gateway)
+
+
+def _tf03(deployment: type[ReferenceDeployment], seed: int, rule: str = "TF-03",
+          **kwargs: Any) -> Certificate:
+    return certify(_Target(deployment, **kwargs), RunConfig(target_spec="native-only",
+                                                            seed=seed, rules=(rule,)))
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_a_native_only_target_passes_tf03_on_what_it_can_express_and_names_the_rest(
+        seed: int) -> None:
+    cert = _tf03(_NativeOnly, seed)
+    rule = cert.rule("TF-03")
+    assert rule.outcome is Outcome.PASS, rule
+    runs = {c.check: c.status.value for c in cert.checks}
+    assert runs["tool-filter-empty-lists"] == "finished", runs  # decided by its own parts
+    parts = {p.name: p for p in rule.partitions if p.check == "tool-filter-empty-lists"}
+    assert parts["globals-only"].drawn and parts["globals-only"].drawn_for == ["target"]
+    cannot = {n for n, p in parts.items() if p.inexpressible_for}
+    assert cannot == set(parts) - {"globals-only"}, parts
+    assert all("presentation mode" in (parts[n].inexpressible or "") for n in cannot), parts
+    line = summary([("TF-03", rule.partitions)]) or ""
+    assert "; inexpressible on the target: " in line and "TF-03 empty-allow (target)" in line
+    page = render_markdown(cert)
+    assert "inexpressible on the target" in page and "\x1b" not in page
+
+
+def test_a_native_only_target_that_reads_an_empty_allow_list_as_none_fails_tf03() -> None:
+    rule = _tf03(_EmptyAllowIgnored, 0).rule("TF-03")
+    assert rule.outcome is Outcome.FAIL, rule
+    assert any("allow" in f.message or "[]" in f.message for f in rule.failures), rule.failures
+
+
+def test_a_check_that_can_set_up_no_part_on_the_target_finds_its_rule_not_applicable() -> None:
+    # no live restriction, and no channel declared but the live one: the empty-lists check
+    # can build neither its both-mode parts nor its globals-only one (the child-view check
+    # still judges TF-03 through a preset's filter, which this target has)
+    cert = _tf03(_NoRestrictions, 0)
+    runs = {c.check: c for c in cert.checks if c.provider is None}
+    assert runs["tool-filter-empty-lists"].status.value == "unsupported", runs
+    rule = cert.rule("TF-03")
+    assert rule.outcome is Outcome.PASS, rule
+    child = [c for c in cert.checks if c.check == "tool-filter-child-view"]
+    assert child and all(c.status.value == "finished" for c in child), child
+
+
+SHAPES = tuple(Partition("PE-05", f"shape-{n}", f"shape {n}",
+                         cases=st.integers(0, 9).map(lambda v, n=n: (n, v)),
+                         member=lambda value, n=n: value[0] == n) for n in range(4))
+
+
+def _context(body: Any, seed: int) -> CheckContext:
+    chk = Check("shapes", ("PE-05",), body, partitions=SHAPES)
+    return CheckContext(target=None, check=chk, edition=None, provider=None,  # type: ignore[arg-type]
+                        providers=[], seed=seed, max_examples=3)
+
+
+def _cannot(value: tuple[int, int]) -> None:
+    if value[0] >= 2:  # shapes 2 and 3 need an operation the target has not
+        raise Unsupported("run-code", "run_code", "no run_code here")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 17])
+def test_cover_draws_around_values_the_target_cannot_set_up_and_still_decides_the_rule(
+        seed: int) -> None:
+    ctx = _context(lambda c: c.cover("PE-05", lambda v: (_cannot(v), c.expect("PE-05", True,
+                                                                              "holds"))), seed)
+    run_check(ctx)
+    assert ctx.unsupported is None and "PE-05" in ctx.exercised and not ctx.failures
+    assert set(ctx.drawn) == {("PE-05", "shape-0"), ("PE-05", "shape-1")}
+    assert set(ctx.inexpressible) == {("PE-05", "shape-2"), ("PE-05", "shape-3")}
+    assert "no run_code here" in ctx.inexpressible["PE-05", "shape-2"]
+
+
+def test_a_failure_in_a_part_the_target_can_set_up_fails_the_rule_beside_one_it_cannot() -> None:
+    ctx = _context(lambda c: c.cover("PE-05", lambda v: (_cannot(v), c.expect(
+        "PE-05", v[0] != 1, "shape 1 is wrong"))), 0)
+    run_check(ctx)
+    assert [f.rule for f in ctx.failures][:1] == ["PE-05"] and ctx.unsupported is None
+
+
+def test_a_native_only_target_has_tf12_judged_by_a_forged_call_in_its_native_mode() -> None:
+    cert = _tf03(_NativeOnly, 0, "TF-12")
+    runs = {(c.check, c.provider): c.status.value for c in cert.checks}
+    assert runs["tool-filter-child-view", "spawn"] == "finished", runs
+    assert cert.rule("TF-12").outcome is Outcome.PASS
+    broken = _tf03(_NativeOnly, 0, "TF-12", host_class=SchemasOnlyHost)  # a forged call runs
+    assert broken.rule("TF-12").outcome is Outcome.FAIL
+    assert {f.check for f in broken.rule("TF-12").failures} == {"tool-filter-child-view"}
