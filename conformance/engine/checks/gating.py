@@ -94,8 +94,9 @@ def unsupported_refused(ctx: CheckContext) -> None:
             refusal(ctx, "CA-01", {cap: (REQUEST, 0)},
                     f"maxDepth 0 asked of {provider.name}, which lacks depthLimit")
             ctx.drew("CA-01", "max-depth-zero")
-        if cap is not Capability.DEPTH_LIMIT:
-            descriptor_route(ctx, cap)
+        if cap is not Capability.DEPTH_LIMIT:  # a target without writable headers lacks it
+            with ctx.expressible("CA-01", route_partition(cap, DESCRIPTOR)):
+                descriptor_route(ctx, cap)
         # whatever else is wrong with the start: a parent at 2^53-1, whose child would
         # overflow (docs/rules.md#de-08 fixes no code of its own, CA-01 does)
         refusal(ctx, "CA-01", {cap: (routes(ctx.edition, cap)[0], VALID[cap])},

@@ -154,3 +154,20 @@ def test_a_native_only_target_has_tf12_judged_by_a_forged_call_in_its_native_mod
     broken = _tf03(_NativeOnly, 0, "TF-12", host_class=SchemasOnlyHost)  # a forged call runs
     assert broken.rule("TF-12").outcome is Outcome.FAIL
     assert {f.check for f in broken.rule("TF-12").failures} == {"tool-filter-child-view"}
+
+
+class _NoHeaders(ReferenceDeployment):
+    def put_session_header(self, header: Any) -> None:
+        raise TckError(ErrorCode.UNSUPPORTED_OPERATION, "no writable session headers here")
+
+
+def test_a_target_without_writable_headers_has_ca01_judged_by_requests_and_presets() -> None:
+    cert = certify(_Target(_NoHeaders), RunConfig(target_spec="no-headers", seed=0,
+                                                  rules=("CA-01", "CA-02")))
+    for rule in ("CA-01", "CA-02"):
+        assert cert.rule(rule).outcome is Outcome.PASS, cert.rule(rule)
+    cannot = {p.name for p in cert.rule("CA-01").partitions if p.inexpressible_for}
+    assert cannot and all(n.endswith("-in-a-descriptor") for n in cannot), cannot
+    asked = [p for p in cert.rule("CA-01").partitions
+             if p.name.endswith("-in-the-request") and (p.drawn_for or p.undrawn_for)]
+    assert asked and all(p.drawn for p in asked), asked
