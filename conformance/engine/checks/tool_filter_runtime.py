@@ -41,6 +41,7 @@ from ._channels import (
 )
 from ._channels import observe_view as observe
 from ._clauses import said
+from ._isolation_composed import PARTITION, composed_isolation
 from ._nonce import nonce
 from ._observed import oracle_view
 from ._starts import marker
@@ -215,20 +216,28 @@ TF13 = (
               "root and the global view"),
     Partition("TF-13", "parent-and-child", "a child's installs seen from its parent and the "
               "parent's from the child, for a child of every provider"),
+    Partition("TF-13", PARTITION, "a child composed with a filter through the child channel, "
+              "seen from the root's next request and a plain sibling's first"),
 )
 
 
 @check("TF-13", name="tool-filter-scope-isolation", per_provider=False, partitions=TF13)
 def scope_isolation(ctx: CheckContext) -> None:
     """What one scope installs changes no other scope's view: not a sibling's, not the root's,
-    not the global view, not a parent's or a child's."""
-    isolation(ctx, {"globals": ABC, "restrictions": [{"allow": []}], "locals": ["alpha", "lima"],
-                    "mode": PresentationMode.BOTH})
-    ctx.drew("TF-13", "sibling-root-and-registry")
-    parent_and_child(ctx)
-    ctx.drew("TF-13", "parent-and-child")
-    ctx.for_all(scope_st(shadows=True, modes=MODES),
-                lambda s: isolation(ctx, s))
+    not the global view, not a parent's or a child's. Its parts a target cannot set up (live
+    restrictions, scope-local tools, top-level agents) are judged without it; a child composed
+    through the child channel is the part such a target has."""
+    with ctx.expressible("TF-13", "sibling-root-and-registry"):  # scope-local tools, modes
+        isolation(ctx, {"globals": ABC, "restrictions": [{"allow": []}],
+                        "locals": ["alpha", "lima"], "mode": PresentationMode.BOTH})
+        ctx.drew("TF-13", "sibling-root-and-registry")
+    with ctx.expressible("TF-13", "parent-and-child"):  # top-level agents, live restrictions
+        parent_and_child(ctx)
+        ctx.drew("TF-13", "parent-and-child")
+    composed_isolation(ctx, ABC, {"allow": ["alpha"], "deny": ["bravo"]})
+    with ctx.expressible("TF-13"):
+        ctx.for_all(scope_st(shadows=True, modes=MODES),
+                    lambda s: isolation(ctx, s))
 
 
 def dispose(ctx: CheckContext, state: dict[str, Any], order: list[int]) -> None:

@@ -171,3 +171,32 @@ def test_a_target_without_writable_headers_has_ca01_judged_by_requests_and_prese
     asked = [p for p in cert.rule("CA-01").partitions
              if p.name.endswith("-in-the-request") and (p.drawn_for or p.undrawn_for)]
     assert asked and all(p.drawn for p in asked), asked
+
+
+class _ChildFilterLeaks(ReferenceDeployment):
+    """The bug TF-13 names: a child composed with a filter puts it on its parent too."""
+
+    def start(self, request: Any) -> Any:
+        result = super().start(request)
+        preset = self.host.presets.get(request.preset) if request.preset else None
+        raw = request.toolFilter if request.toolFilter is not None else (
+            preset.tool_filter if preset is not None else None)
+        if raw is not None:
+            super().install_restriction(request.parent, raw)
+        return result
+
+
+@pytest.mark.parametrize("deployment", [_NoRestrictions, ReferenceDeployment])
+def test_tf13_is_judged_through_a_child_composed_with_a_filter(deployment: type) -> None:
+    cert = _tf03(deployment, 0, "TF-13")
+    rule = cert.rule("TF-13")
+    assert rule.outcome is Outcome.PASS, rule
+    drawn = {p.name for p in rule.partitions if p.drawn}
+    assert "composed-child" in drawn, rule.partitions
+
+
+def test_a_child_whose_filter_reaches_its_parent_fails_tf13_through_the_child_channel() -> None:
+    rule = _tf03(_ChildFilterLeaks, 0, "TF-13").rule("TF-13")
+    assert rule.outcome is Outcome.FAIL, rule
+    assert any("the root's next request after a child composed" in f.message
+               for f in rule.failures), [f.message for f in rule.failures]
