@@ -111,6 +111,9 @@ class Unsupported(Exception):
 
     def __init__(self, operation: str, what: str, message: str) -> None:
         self.operation, self.what, self.message = operation, what, _clipped(message)
+        #: whether what was judged before it stands: set by a property whose earlier cases
+        #: ran whole (the case it stopped was taken back already)
+        self.settled = False
         super().__init__(self.reason)
 
     @property

@@ -323,12 +323,27 @@ class CheckContext:
         applicable (docs/certify.md#partitions)."""
         for name in names:
             self._declared(rule, name, "marks expressible")
+        undo = self._judged_so_far()
         try:
             yield
         except Unsupported as exc:
-            self.close()
+            if exc.settled:  # a property's cases before it ran whole: they stand
+                self.close()
+            else:
+                undo()
             for name in names or ("",):
                 self.inexpressible.setdefault((rule, name), exc.reason)
+
+    def _judged_so_far(self) -> Callable[[], None]:
+        """A function that takes back what a part judged and drew after this call, once an
+        operation the target cannot express stopped it: a pass seen before is no verdict (the
+        rest of the part's scenario did not run), a failure found before stays one."""
+        exercised, drawn = set(self.exercised), dict(self.drawn)
+
+        def undo() -> None:
+            self.close()
+            self.exercised, self.drawn = exercised, drawn
+        return undo
 
     def _declared(self, rule: str, name: str, did: str) -> None:
         declared = [p.name for p in self.check.partitions if p.rule == rule]
@@ -356,13 +371,14 @@ class CheckContext:
                 raise AssertionError(f"check bug: partition {rule} {part.name!r} drew {value!r}, "
                                      "which is not inside it")
             outer, self._drawing = self._drawing, Drawing.COVER
+            undo = self._judged_so_far()
             try:
                 body(value)
             except _Abort:  # a failure ended the case: it was drawn all the same
                 self.drew(rule, part.name)
                 raise
             except Unsupported as exc:  # a value the target cannot set up: drawn around
-                self.close()
+                undo()
                 self.inexpressible.setdefault(part.key, exc.reason)
             else:
                 # a body that found the partition absent on this target says so (inapplicable)

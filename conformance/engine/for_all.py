@@ -172,6 +172,8 @@ def _drawn(host: PropertyHost, strategy: Any, body: Callable[[Any], None], max_e
             host.failures = []
             refused = False
             host.drawn_state = (state,)
+            taking = getattr(host, "_judged_so_far", None)
+            undo = taking() if taking is not None else None
             try:
                 body(state)
             except Abort:
@@ -179,6 +181,9 @@ def _drawn(host: PropertyHost, strategy: Any, body: Callable[[Any], None], max_e
             except Inexpressible:
                 refused = True
             except Unsupported as exc:
+                if undo is not None:  # this case's steps before it are no verdict
+                    undo()
+                exc.settled = True  # the cases before it were whole: they stand
                 stopped.append(exc)
             finally:
                 trial, host.failures = host.failures, kept

@@ -200,3 +200,63 @@ def test_a_child_whose_filter_reaches_its_parent_fails_tf13_through_the_child_ch
     assert rule.outcome is Outcome.FAIL, rule
     assert any("the root's next request after a child composed" in f.message
                for f in rule.failures), [f.message for f in rule.failures]
+
+
+def _judged_then_cannot(c: CheckContext, value: tuple[int, int]) -> None:
+    if value[0] >= 2:
+        c.expect("PE-05", True, "a step before the operation the target cannot set up")
+        _cannot(value)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_what_a_part_judged_before_an_operation_the_target_cannot_set_up_is_no_verdict(
+        seed: int) -> None:
+    ctx = _context(lambda c: c.cover("PE-05", lambda v: _judged_then_cannot(c, v)), seed)
+    run_check(ctx)
+    assert "PE-05" not in ctx.exercised, "a pass seen before the refusal counted"
+    assert set(ctx.inexpressible) == {("PE-05", "shape-2"), ("PE-05", "shape-3")}
+
+    def parts(c: CheckContext) -> None:
+        with c.expressible("PE-05", "shape-2"):
+            _judged_then_cannot(c, (2, 0))
+            c.drew("PE-05", "shape-2")
+
+    ctx = _context(parts, seed)
+    run_check(ctx)
+    assert "PE-05" not in ctx.exercised and not ctx.drawn and ctx.unsupported is None
+
+
+class _NoColdResume(_NoHeaders):
+    def resume(self, session: str) -> Any:
+        raise TckError(ErrorCode.UNSUPPORTED_OPERATION, "no cold resume here")
+
+
+def test_de09_is_not_applicable_where_neither_headers_nor_cold_resume_exist() -> None:
+    # measured on Claude Code: the deeper-header check's steps before it writes the header
+    # passed DE-09 although no part of the rule's scenario could be set up
+    rule = _tf03(_NoColdResume, 0, "DE-09").rule("DE-09")
+    assert {p.outcome for p in rule.providers} == {Outcome.NOT_APPLICABLE}, rule.providers
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_property_stopped_by_an_operation_the_target_cannot_set_up_keeps_its_whole_cases(
+        seed: int) -> None:
+    ran: list[int] = []
+
+    def case(c: CheckContext, value: int) -> None:
+        ran.append(value)
+        if value < 2:
+            c.expect("PE-05", True, "a case the target could set up whole")
+        else:
+            _judged_then_cannot(c, (value, 0))
+
+    def parts(c: CheckContext) -> None:
+        with c.expressible("PE-05"):
+            c.for_all(st.integers(0, 3), lambda v: case(c, v), max_examples=6)
+
+    ctx = _context(parts, seed)
+    run_check(ctx)
+    stopped = bool(ran) and ran[-1] >= 2
+    whole_before = any(v < 2 for v in (ran[:-1] if stopped else ran))
+    assert ("PE-05" in ctx.exercised) == whole_before, ran
+    assert (("PE-05", "") in ctx.inexpressible) == stopped, ran
