@@ -115,6 +115,13 @@ class Gateway:
                 self._optional.add(marker)
         return marker
 
+    def excuse(self, waiting: frozenset[str] = frozenset()) -> None:
+        """Make every script optional but ``waiting`` (those already waiting for the target,
+        :meth:`unconsumed`, before the part began): the part of a check that scripted them
+        stopped at an operation the target cannot express, so it never asked for them."""
+        with self._lock:
+            self._optional.update(m for m in self._scripts if m not in waiting)
+
     def complete(self, request: ModelRequest) -> ModelReply:
         request = self._judged(request)
         with self._lock:

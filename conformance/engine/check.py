@@ -339,10 +339,16 @@ class CheckContext:
         operation the target cannot express stopped it: a pass seen before is no verdict (the
         rest of the part's scenario did not run), a failure found before stays one."""
         exercised, drawn = set(self.exercised), dict(self.drawn)
+        gateway, waiting = self.gateway, frozenset(self.gateway.unconsumed())
+        made = len(getattr(self, "gateways", ()))  # a runner's context keeps every one
 
         def undo() -> None:
             self.close()
             self.exercised, self.drawn = exercised, drawn
+            # the replies the part scripted were never asked for: no void scenario
+            gateway.excuse(waiting)
+            for later in {*getattr(self, "gateways", ())[made:], self.gateway} - {gateway}:
+                later.excuse()
         return undo
 
     def _declared(self, rule: str, name: str, did: str) -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from examples.providers.schemas_only_filter import SchemasOnlyHost
 from subagent_tck.conformance.core.certificate import Certificate
 from subagent_tck.conformance.core.drawn import summary
+from subagent_tck.conformance.core.gateway import text
 from subagent_tck.conformance.core.outcome import Outcome
 from subagent_tck.conformance.core.protocol import DeploymentConfig, ToolSpec
 from subagent_tck.conformance.core.unsupported import Unsupported
@@ -260,3 +261,20 @@ def test_a_property_stopped_by_an_operation_the_target_cannot_set_up_keeps_its_w
     whole_before = any(v < 2 for v in (ran[:-1] if stopped else ran))
     assert ("PE-05" in ctx.exercised) == whole_before, ran
     assert (("PE-05", "") in ctx.inexpressible) == stopped, ran
+
+
+def test_replies_a_part_scripted_before_an_operation_the_target_cannot_set_up_void_nothing(
+) -> None:
+    def case(c: CheckContext, value: tuple[int, int]) -> None:
+        c.gateway.script(f"[tck:case:{value}]", text("never asked for"))
+        _cannot((2, 0))
+
+    def parts(c: CheckContext) -> None:
+        c.gateway.script("[tck:before]", text("asked for by a scenario that ran"))
+        with c.expressible("PE-05", "shape-2"):
+            case(c, (2, 0))
+        c.cover("PE-05", lambda v: case(c, v))
+
+    ctx = _context(parts, 0)
+    run_check(ctx)
+    assert ctx.gateway.unconsumed() == {"[tck:before]": 1}  # only what came before the parts
