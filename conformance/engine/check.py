@@ -320,7 +320,7 @@ class CheckContext:
         one: docs/driver-api.md#unsupported-operations) ends this part alone, its partitions
         recorded as inexpressible with the reason, and the check goes on with its other parts.
         A rule some part judged is decided by those parts; a rule no part reached is not
-        applicable (docs/certify.md#partitions)."""
+        applicable (docs/certify.md#inexpressible-partitions)."""
         for name in names:
             self._declared(rule, name, "marks expressible")
         undo = self._judged_so_far()

@@ -256,7 +256,7 @@ def used(ctx: CheckContext, placement: Placement) -> None:
             ctx.entry_points.append(channel.label)
 
 
-def _config(ctx: CheckContext, placement: Placement, tools: Sequence[Tool]
+def placed_config(ctx: CheckContext, placement: Placement, tools: Sequence[Tool]
             ) -> tuple[DeploymentConfig, dict[str, Any]]:
     """The deployment of a placement, and the start fields of its child (if any)."""
     presets: list[PresetSpec] = []
@@ -318,7 +318,7 @@ def put(ctx: CheckContext, rule: str, placement: Placement, tools: Sequence[Tool
     them and read the scope's view: a live scope with ``view``; a child's or the root's from the
     request it makes after the changes (made while it runs, between two of its requests)."""
     used(ctx, placement)
-    cfg, start = _config(ctx, placement, tools)
+    cfg, start = placed_config(ctx, placement, tools)
     words = f"through {placement.label}"
     with ctx.step(rule, f"deploying {placement.restrictions} {words}"):
         dep = ctx.deploy(cfg)
@@ -341,13 +341,22 @@ def put(ctx: CheckContext, rule: str, placement: Placement, tools: Sequence[Tool
         else:
             result = dep.run_turn(root, f"task {mark}")
             agent = root
+    return request_view(ctx, rule, agent, 1 if changes else 0,
+                        f"the scope of {placement.restrictions} {words}",
+                        result.stopReason.value, " after the registry changed" if changes else "")
+
+
+def request_view(ctx: CheckContext, rule: str, agent: str, index: int, what: str,
+                 stop_reason: str | None = None, after: str = "") -> View:
+    """What the ``index``-th request ``agent`` made offers (``-1``: its last); without one,
+    ``rule`` fails (``what`` made no request ``after``) and the check stops."""
     requests = ctx.gateway.requests(agent)
-    index = 1 if changes else 0
-    if len(requests) <= index:
-        ctx.fail(rule, said(rule, f"the scope of {placement.restrictions} {words} made no "
-                            "request" + (" after the registry changed" if changes else "")),
-                 f"{index + 1} request(s)", {"requests": len(requests),
-                                             "stopReason": result.stopReason.value})
+    if not -len(requests) <= index < len(requests):
+        observed: dict[str, Any] = {"requests": len(requests)}
+        if stop_reason is not None:
+            observed["stopReason"] = stop_reason
+        ctx.fail(rule, said(rule, f"{what} made no request{after}"),
+                 f"{max(index + 1, 1)} request(s)", observed)
         ctx.abort()
     return wire_view(ctx, rule, requests[index])
 
@@ -366,7 +375,7 @@ def refuse(ctx: CheckContext, rule: str, channel: Channel, tools: Sequence[Tool]
     placement = Placement(((channel, raw),))
     used(ctx, placement)
     what = f"{raw!r} through {channel.label}"
-    cfg, start = _config(ctx, placement, tools)
+    cfg, start = placed_config(ctx, placement, tools)
     if channel.kind is ChannelKind.LIVE:
         dep = ctx.deploy(cfg)
         refused(ctx, rule, dep, dep.root().agent, raw, offenders)

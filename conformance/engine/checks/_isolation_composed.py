@@ -14,39 +14,43 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from subagent_tck.spec.grammar import Tool
 
 from ...core.dialect import ChannelKind
 from ...core.gateway import text
 from ...core.target import Deployment
 from ..check import CheckContext
-from ._channels import Channel, Placement, View, _config, channels_for, used, wire_view
+from ._channels import (
+    Channel,
+    Placement,
+    View,
+    channels_for,
+    placed_config,
+    request_view,
+    used,
+)
 from ._clauses import said
 from ._starts import marker, start_request
+from .tool_filter import globals_st, restriction_st
 
 RULE = "TF-13"
 PARTITION = "composed-child"
 
 
-def _request(ctx: CheckContext, agent: str, what: str, index: int = -1) -> View:
-    requests = ctx.gateway.requests(agent)
-    if not requests:
-        ctx.fail(RULE, said(RULE, f"{what} made no model request"), "a request", [])
-        ctx.abort()
-    return wire_view(ctx, RULE, requests[index])
-
-
 def _root_turn(ctx: CheckContext, dep: Deployment, root: str, mark: str) -> View:
     with ctx.step(RULE, "running a turn of the root"):
         dep.run_turn(root, f"task {mark}")
-    return _request(ctx, root, "the root's turn")
+    return request_view(ctx, RULE, root, -1, "the root's turn")
 
 
 def _plain_child(ctx: CheckContext, dep: Deployment, root: str, channel: Channel) -> View:
     mark = ctx.gateway.script(marker(ctx, "tf13-plain"), text("done"))
     with ctx.step(RULE, f"starting a plain child on {channel.provider}"):
         result = dep.start(start_request(root, channel.provider, f"plain task {mark}"))
-    return _request(ctx, result.agent, "a plain child", 0)
+    return request_view(ctx, RULE, result.agent, 0, "a plain child",
+                        result.stopReason.value)
 
 
 def composed_isolation(ctx: CheckContext, globals_: list[str], raw: Any) -> None:
@@ -58,7 +62,7 @@ def composed_isolation(ctx: CheckContext, globals_: list[str], raw: Any) -> None
         return
     placement = Placement(((channel, raw),))
     used(ctx, placement)
-    config, fields = _config(ctx, placement, [Tool(n) for n in globals_])
+    config, fields = placed_config(ctx, placement, [Tool(n) for n in globals_])
     with ctx.step(RULE, f"deploying {globals_} with a preset filtered by {raw}"):
         dep = ctx.deploy(config)
     root = dep.root().agent
@@ -74,3 +78,15 @@ def composed_isolation(ctx: CheckContext, globals_: list[str], raw: Any) -> None
         ctx.expect(RULE, now == was, said(RULE, f"{who} after a child composed with {raw} "
                                           f"through {channel.label}"), sorted(was), sorted(now))
     ctx.drew(RULE, PARTITION)
+
+
+def composed_drawn(ctx: CheckContext) -> None:
+    """:func:`composed_isolation` on drawn globals (the tool-name grammar's names) and filters
+    of every shape the child channel carries. Non-empty lists only: a filter that leaves a
+    child no tool is TF-02's and TF-03's subject, which a runtime may refuse to start."""
+    channel = next((c for c in channels_for(ctx) if c.kind is ChannelKind.CHILD), None)
+    if channel is None:
+        return
+    cases = globals_st.flatmap(lambda names: st.tuples(
+        st.just(names), restriction_st(names).filter(channel.carries)))
+    ctx.for_all(cases, lambda case: composed_isolation(ctx, list(case[0]), case[1]))

@@ -41,7 +41,7 @@ from ._channels import (
 )
 from ._channels import observe_view as observe
 from ._clauses import said
-from ._isolation_composed import PARTITION, composed_isolation
+from ._isolation_composed import PARTITION, composed_drawn, composed_isolation
 from ._nonce import nonce
 from ._observed import oracle_view
 from ._starts import marker
@@ -235,6 +235,7 @@ def scope_isolation(ctx: CheckContext) -> None:
         parent_and_child(ctx)
         ctx.drew("TF-13", "parent-and-child")
     composed_isolation(ctx, ABC, {"allow": ["alpha"], "deny": ["bravo"]})
+    composed_drawn(ctx)
     with ctx.expressible("TF-13"):
         ctx.for_all(scope_st(shadows=True, modes=MODES),
                     lambda s: isolation(ctx, s))
