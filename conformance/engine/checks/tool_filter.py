@@ -334,24 +334,15 @@ TF06 = (
 @check("TF-06", name="tool-filter-reserved-run-code", per_provider=False, partitions=TF06)
 def reserved_run_code(ctx: CheckContext) -> None:
     """``run_code`` is offered in ptc and both modes whatever the restrictions, never in native
-    mode, and no tool may register or shadow that name."""
-    dep = ctx.deploy(tools=ABC, mode=PresentationMode.BOTH)
-    root = dep.root().agent
-    for where in (None, root):
-        before = snapshot(dep, ctx.gateway)
-        views = (dep.view(None), dep.view(root))
-        ctx.expect_error("TF-06", ErrorCode.RESERVED_NAME,
-                         partial(dep.register_tool, ToolSpec(name=RUN_CODE), where),
-                         said("TF-06", f"registering a "
-                              f"{'global' if where is None else 'scope-local'} run_code"))
-        after = (dep.view(None), dep.view(root))
-        ctx.expect("TF-06", views == after,
-                   said("TF-06", "a refused run_code registration changed a view"),
-                   [[e.model_dump(mode="json") for e in v] for v in views],
-                   [[e.model_dump(mode="json") for e in v] for v in after])
-        expect_unchanged(ctx, "TF-06", before, dep, "a refused run_code registration")
-        ctx.drew("TF-06", "register-global-run-code" if where is None
-                 else "register-local-run-code")
+    mode, and no tool may register or shadow that name. Each is a part of its own: the name is
+    reserved in the deployment's default mode too, so a target without the ptc and both modes,
+    or without scope-local tools, is still judged on what it can set up
+    (docs/rules.md#TF-06)."""
+    for mode in (PresentationMode.NATIVE, PresentationMode.BOTH):
+        for local in (False, True):
+            part = "register-local-run-code" if local else "register-global-run-code"
+            with ctx.expressible("TF-06", part):
+                refused_registration(ctx, mode, local)
 
     def body(state: dict[str, Any]) -> None:
         dep, agent = build(ctx, "TF-06", state)
@@ -366,9 +357,33 @@ def reserved_run_code(ctx: CheckContext) -> None:
         cases: list[list[dict[str, list[str]]]] = [
             [], [{"allow": ["alpha"]}], [{"allow": []}], [{"deny": ABC}]]
         for rules in cases:
-            body({"globals": ABC, "restrictions": rules, "mode": mode})
-        ctx.drew("TF-06", f"{mode.value}-mode")
-    ctx.for_all(scope_st(modes=MODES), body)
+            with ctx.expressible("TF-06", f"{mode.value}-mode"):
+                body({"globals": ABC, "restrictions": rules, "mode": mode})
+                if rules == cases[-1]:
+                    ctx.drew("TF-06", f"{mode.value}-mode")
+    with ctx.expressible("TF-06"):
+        ctx.for_all(scope_st(modes=MODES), body)
+
+
+def refused_registration(ctx: CheckContext, mode: PresentationMode, local: bool) -> None:
+    """Registering a global (or, with ``local``, a scope-local) ``run_code`` in ``mode`` is
+    refused with ``RESERVED_NAME`` and changes no view and nothing else."""
+    dep = ctx.deploy(tools=ABC, mode=mode)
+    root = dep.root().agent
+    where = root if local else None
+    before = snapshot(dep, ctx.gateway)
+    views = (dep.view(None), dep.view(root))
+    ctx.expect_error("TF-06", ErrorCode.RESERVED_NAME,
+                     partial(dep.register_tool, ToolSpec(name=RUN_CODE), where),
+                     said("TF-06", f"registering a {'scope-local' if local else 'global'} "
+                          f"run_code in mode {mode.value}"))
+    after = (dep.view(None), dep.view(root))
+    ctx.expect("TF-06", views == after,
+               said("TF-06", "a refused run_code registration changed a view"),
+               [[e.model_dump(mode="json") for e in v] for v in views],
+               [[e.model_dump(mode="json") for e in v] for v in after])
+    expect_unchanged(ctx, "TF-06", before, dep, "a refused run_code registration")
+    ctx.drew("TF-06", "register-local-run-code" if local else "register-global-run-code")
 
 
 # --- a child started with a filter through the provider under test ------------------------

@@ -23,7 +23,7 @@ from subagent_tck.conformance.engine.partitions import Partition
 from subagent_tck.conformance.engine.runner import RunConfig, certify
 from subagent_tck.conformance.report.report_markdown import render as render_markdown
 from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
-from subagent_tck.spec import ErrorCode, PresentationMode, TckError
+from subagent_tck.spec import RUN_CODE, ErrorCode, PresentationMode, TckError
 
 NATIVE_ONLY = "every tool is a native tool schema here \x1b[31m"  # hostile: escaped in reports
 
@@ -278,3 +278,33 @@ def test_replies_a_part_scripted_before_an_operation_the_target_cannot_set_up_vo
     ctx = _context(parts, 0)
     run_check(ctx)
     assert ctx.gateway.unconsumed() == {"[tck:before]": 1}  # only what came before the parts
+
+
+class _RunCodeReservedOnlyWhereOffered(_NativeOnly):
+    """A runtime with no run_code transport that lets a tool take the name: what opencode and
+    Claude Code do (their baselines' TF-06 entries)."""
+
+    def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
+        if tool.name == RUN_CODE and agent is None:  # an ordinary tool on its server
+            tool = tool.model_copy(update={"name": f"mcp__kit__{RUN_CODE}"})
+        super().register_tool(tool, agent)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_native_only_target_has_tf06_judged_by_a_global_run_code_registration(
+        seed: int) -> None:
+    rule = _tf03(_NativeOnly, seed, "TF-06").rule("TF-06")
+    assert rule.outcome is Outcome.PASS, rule
+    parts = {p.name: p for p in rule.partitions}
+    assert parts["register-global-run-code"].drawn, parts
+    assert parts["native-mode"].drawn, parts  # its cases need no other mode
+    assert {n for n, p in parts.items() if p.inexpressible_for} == {
+        "register-local-run-code", "ptc-mode", "both-mode"}, parts
+
+
+def test_a_native_only_target_that_lets_a_tool_take_the_name_run_code_fails_tf06() -> None:
+    rule = _tf03(_RunCodeReservedOnlyWhereOffered, 0, "TF-06").rule("TF-06")
+    assert rule.outcome is Outcome.FAIL, rule
+    assert any(f.message.startswith("registering a global run_code in mode native (")
+               and "accepted, expected a refusal with RESERVED_NAME" in f.message
+               for f in rule.failures), rule.failures
