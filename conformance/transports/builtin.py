@@ -193,15 +193,17 @@ class ReferenceDeployment:
 
     def start_root_from(self, preset: Any) -> None:
         """The root agent started from ``preset`` (``DeploymentConfig.rootPreset``, the ``root``
-        restriction channel, docs/driver-api.md#dialect): the preset's tool filter installed on
-        the root's scope and its persona as the root's persona section, as a child composed
-        from it would get them."""
+        restriction channel, docs/driver-api.md#dialect): the preset's tool filter and spawn
+        policy installed on the root's scope and its persona as the root's persona section, as
+        a child composed from it would get them."""
         known = self.host.presets.get(preset) if isinstance(preset, str) else None
         if known is None:
             raise TckError(ErrorCode.UNKNOWN_PRESET, f"no preset {preset!r} to start the root "
                            "from: name one of the deployment's presets")
         if known.tool_filter is not None:
             self.host.restrict(self._root.id, known.tool_filter)
+        if known.spawn_policy is not None:
+            self.host.install_spawn_policy(self._root.id, known.spawn_policy)
         if known.persona is not None:
             self.host.add_section(ref.PromptSection(PERSONA_SECTION, known.persona),
                                   self._root.id)

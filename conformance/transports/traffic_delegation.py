@@ -138,9 +138,10 @@ class Delegation(Refusals):
         reads one, a typed entry ``TOOL(type)``)."""
         return self.tool in names
 
-    def _withheld(self, link: Lineage) -> bool:
-        """Whether the runtime withholds its delegation tool from ``link`` for the spawn policy
-        its definition carries (a policy that refuses every agent); none by default."""
+    def _withheld(self, link: Lineage | None) -> bool:
+        """Whether the runtime withholds its delegation tool from ``link`` (None: the root, run
+        from its preset) for the spawn policy its definition carries (a policy that refuses
+        every agent); none by default."""
         return False
 
     def _drive(self, request: ModelRequest, token: str) -> ModelReply:

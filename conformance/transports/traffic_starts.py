@@ -186,7 +186,7 @@ class Start:
 
 def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tuple[str, ...]],
             admits: Callable[[Lineage], bool], output: str,
-            withheld: Callable[[Lineage], bool] = lambda link: False) -> TckError:
+            withheld: Callable[[Lineage | None], bool] = lambda link: False) -> TckError:
     """Why a start whose child never asked its model failed, as the kit's code: a refusal in
     the runtime's words for a code (``words``, by the adapters' reading of its code: its depth
     cap is DEPTH_EXCEEDED); the tool withheld from a link whose filter admits it, DEPTH_EXCEEDED
@@ -194,8 +194,8 @@ def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tup
     which the runtime cannot be asked (UNSUPPORTED_OPERATION); anything else is the runtime
     refusing the child's setup (SETUP_FAILED), with its words. ``admits``: whether a link, as
     the adapter wrote it, keeps the runtime's delegation tool; ``withheld``: whether a link's
-    spawn policy, as written, makes the runtime withhold the tool (every agent refused:
-    SPAWN_DENIED)."""
+    spawn policy (None: the top-level session's, from the root's preset), as written, makes the
+    runtime withhold the tool (every agent refused: SPAWN_DENIED)."""
     def where(level: int | None) -> str:
         return ("the top-level session" if level in (None, 0) else
                 f"{start.links[level - 1].agent} at depth {start.links[level - 1].depth}")
@@ -220,6 +220,9 @@ def refusal(start: Start, runtime: str, tool: str, words: Mapping[ErrorCode, tup
     if found is not None:
         return TckError(found, f"{runtime} refused the {tool} call of {where(level)}: "
                         f"{text[:500]}")
+    if level == 0 and start.offered.get(0) is False and withheld(None):
+        return TckError(ErrorCode.SPAWN_DENIED, f"{runtime} did not offer {where(0)} its {tool} "
+                        "tool: the spawn policy of the root's definition refuses every agent")
     if level is not None and level > 0 and start.offered.get(level) is False:
         if withheld(start.links[level - 1]):
             return TckError(ErrorCode.SPAWN_DENIED, f"{runtime} did not offer {where(level)} "

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from http_helpers import MODEL_ROUTES, front_lines, gone_within, model_start, timed_out
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.gateway import Gateway, call
@@ -24,6 +24,7 @@ from subagent_tck.conformance.core.protocol import (
     ModelRequest,
     ToolCall,
 )
+from subagent_tck.conformance.engine.checks._names import tool_names
 from subagent_tck.conformance.transports.gateway_anthropic import (
     agent_marker,
     events_to_reply,
@@ -263,3 +264,55 @@ def test_a_tool_on_a_server_the_running_claude_never_connected_to_is_not_waited_
         finally:
             deployment.abort_turn("root")
             turn.join(10)
+
+
+@given(tool_names(1, 4), st.sampled_from(["allow", "deny", "both", "empty"]),
+       st.sampled_from([None, {"deny": ["tool_b"]}, {"allow": ["tool_a", "Agent"]},
+                        {"allow": ["tool_a"]}]))
+def test_a_spawn_policy_is_written_as_agent_type_entries_of_the_types_standing_for_its_presets(
+        presets: list[str], shape: str, tool_filter: dict[str, list[str]] | None) -> None:
+    """A preset's spawn policy in its definition as a Claude Code user writes one
+    (docs/claude-code.md#spawn-policies): ``Agent(T, ...)`` in ``tools`` for the admitted
+    presets and in ``disallowedTools`` for the refused ones, each preset named by the agent
+    type the adapter wrote for it; no allow list keeps every kit server (``mcp__tck``) beside
+    it, an allow list naming the tool has it replaced, one without the tool stays as it is."""
+    import tempfile
+
+    from subagent_tck.conformance.core.protocol import PresetSpec, ToolSpec
+    from subagent_tck.conformance.transports.traffic_routes import slug
+
+    assume("lead" not in presets)
+    policy = {"allow": {"allow": presets[:1]}, "deny": {"deny": presets[:1]},
+              "both": {"allow": presets, "deny": presets[1:]}, "empty": {"allow": []}}[shape]
+    lead = PresetSpec(name="lead", spawnPolicy=policy, toolFilter=tool_filter)
+    config = DeploymentConfig(presets=[lead, *(PresetSpec(name=n) for n in presets)],
+                              tools=[ToolSpec(name="tool_a"), ToolSpec(name="tool_b")])
+    with tempfile.TemporaryDirectory() as tmp, _deployment(Path(tmp), config=config) \
+            as deployment:
+        types = [f"tck-preset-{i}-{slug(n)}" for i, n in enumerate(presets, 1)]
+        text = (deployment.agents_dir / "tck-preset-0-lead.md").read_text(encoding="utf-8")
+
+        def listed(key: str) -> list[str] | None:  # a slug may hold "---": split by lines
+            lines = text.splitlines()
+            front = lines[1:lines.index("---", 1)]
+            found = [line for line in front if line.startswith(f"{key}:")]
+            return json.loads(found[0].split(":", 1)[1]) if found else None
+
+        def entry(names: list[str]) -> str:
+            return f"Agent({', '.join(types[presets.index(n)] for n in names)})"
+
+        allow, deny = (tool_filter or {}).get("allow"), (tool_filter or {}).get("deny")
+        if policy.get("allow") is not None:
+            typed = entry(policy["allow"])
+            want = ["mcp__tck", typed] if allow is None else \
+                ["mcp__tck__tool_a", typed] if "Agent" in allow else ["mcp__tck__tool_a"]
+            assert listed("tools") == want
+        else:
+            assert listed("tools") == (None if allow is None else ["mcp__tck__tool_a",
+                                                                   *(["Agent"] if "Agent" in
+                                                                     allow else [])])
+        if policy.get("deny") is not None:
+            assert listed("disallowedTools") == [*(["mcp__tck__tool_b"] if deny else []),
+                                                 entry(policy["deny"])]
+        else:
+            assert listed("disallowedTools") == (["mcp__tck__tool_b"] if deny else None)

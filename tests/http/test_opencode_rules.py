@@ -61,10 +61,10 @@ def test_a_name_that_is_no_preset_is_written_as_a_pattern_opencode_never_checks(
 
 
 def test_only_an_empty_allow_list_without_deny_entries_withholds_task() -> None:
-    assert withheld({"allow": []})
-    assert not withheld({"allow": [], "deny": ["a"]})  # the last rule names an agent
-    assert not withheld({"deny": []})
-    assert not withheld({"allow": ["a"]})
+    assert withheld(task_rules({"allow": []}, {}))
+    assert not withheld(task_rules({"allow": [], "deny": ["a"]}, {}))  # the last names an agent
+    assert not withheld(task_rules({"deny": []}, {}))
+    assert not withheld(task_rules({"allow": ["a"]}, {}))
 
 
 def test_a_filter_that_decides_task_itself_keeps_it_and_the_others_get_the_policy() -> None:

@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
+    PresetSpec,
     TargetInfo,
     ToolResult,
     ToolSchema,
@@ -55,6 +56,7 @@ from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
+    slug,
 )
 from subagent_tck.conformance.transports.traffic_runs import (
     Runs,
@@ -85,6 +87,11 @@ DEPTH_WORDS = ("Subagent nesting limit reached",)
 FILTER_WORDS = ("would be spawned with zero tools",)
 #: The definition the root is started from when the deployment names a rootPreset.
 ROOT_FILE = "tck-root"
+#: How Claude Code 2.1.332 words a call of an agent type the main thread's Agent(type) entries
+#: leave out ("Agent type 'T' not found. Available agents: ..."): the same words as for a type
+#: no definition has, so the adapter reads them as SPAWN_DENIED only where the root's
+#: definition lists types (every start names a definition the adapter wrote).
+POLICY_WORDS = ("not found. Available agents:",)
 
 
 class ClaudeCodeTarget(TrafficTarget[Proxy]):
@@ -92,6 +99,7 @@ class ClaudeCodeTarget(TrafficTarget[Proxy]):
     folder = "claude-code"
     provider = PROVIDER
     model_selection = True  # a definition's model, the root's --model (docs/claude-code.md)
+    spawn_policy = True  # Agent(type) entries in a definition's tools (docs/claude-code.md)
 
     def __init__(self) -> None:
         self.install = install.find()
@@ -114,6 +122,10 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
     page = "docs/claude-code.md#operations"
     provider = PROVIDER
     model_selection = True
+    #: a definition's ``tools`` lists the agent types it may start as ``Agent(a, b)``; Claude
+    #: Code honours those of the main thread's definition (``--agent``), for it and every agent
+    #: below it, and not a subagent's own (docs/claude-code.md#spawn-policies)
+    spawn_policy = True
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"
@@ -145,6 +157,11 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
         self._root_preset = root_preset(config)  # each refused before anything is made
         denied = deny_lists(config.permissions, self.runtime)
         super().__init__(config)
+        #: each preset's definition (its agent type), as _write_presets names it
+        self._types = {p.name: f"tck-preset-{i}-{slug(p.name)}"
+                       for i, p in enumerate(config.presets)}
+        if self._root_preset is not None and self._root_preset.spawnPolicy is not None:
+            self.refusal_words = {**self.refusal_words, ErrorCode.SPAWN_DENIED: POLICY_WORDS}
         self._mcp_config = self.dir / "mcp.json"
         #: each running ``claude`` with the MCP servers it was started with (the only ones it
         #: lists: it reads --mcp-config once)
@@ -155,7 +172,8 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
         self._write_presets()  # a root turn may call Agent with one
         if self._root_preset is not None:
             self._write_agent(ROOT_FILE, self._root_preset.persona,
-                              self._root_preset.toolFilter, ROOT)
+                              self._root_preset.toolFilter, ROOT,
+                              spawn_policy=self._root_preset.spawnPolicy)
         if config.permissions is not None:
             self._write_permissions(denied)
         self.definitions = list(definitions or ())  # the user's own, as they wrote them
@@ -211,16 +229,58 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
                 return f"mcp__{js_name(server)}__{tool}"
         return entry
 
+    def _write_presets(self) -> None:
+        """Each preset as a project agent, its spawn policy as Agent(type) entries."""
+        for preset in self.config.presets:
+            self._write_agent(self._types[preset.name], preset.persona, preset.toolFilter,
+                              f"preset:{preset.name}", model=preset.model,
+                              spawn_policy=preset.spawnPolicy)
+
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
-                     marker: str | None = None, model: str | None = None) -> None:
+                     marker: str | None = None, model: str | None = None,
+                     spawn_policy: Any = None, types: dict[str, str] | None = None) -> None:
         front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
         if model is not None:  # as the kit wrote it: Claude Code decides what it means
             front.append(f"model: {json.dumps(model)}")
-        if isinstance(tool_filter, dict):
-            for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
-                if key in tool_filter:
-                    front.append(f"{field}: {json.dumps(self._entries(tool_filter[key]))}")
+        lists = dict(tool_filter) if isinstance(tool_filter, dict) else {}
+        if spawn_policy is not None:
+            lists = self._typed(lists, spawn_policy, types or self._types)
+        for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
+            if key in lists:
+                front.append(f"{field}: {json.dumps(self._entries(lists[key]))}")
         self._write_definition(file, front, persona, agent, marker)
+
+    def _typed(self, lists: dict[str, Any], policy: Any,
+               types: dict[str, str]) -> dict[str, Any]:
+        """A definition's ``tools`` and ``disallowedTools`` (``lists``: its filter's) with its
+        spawn policy as a Claude Code user writes one: the delegation tool as ``Agent(T1, T2)``
+        in ``tools`` for the admitted presets, in ``disallowedTools`` for the refused ones,
+        each preset named by the agent type that stands for it (``types``; a name of none as
+        written). With no allow list, the agent keeps every tool (each kit server's,
+        ``mcp__SERVER``) beside the admitted types; an allow list without the tool keeps the
+        agent from delegating at all, and stays as it is. What Claude Code makes of each is
+        its own (docs/claude-code.md#spawn-policies): it binds the main thread's admitted types
+        alone, ``Agent()`` admits every type, and an ``Agent(...)`` deny entry hides the tool."""
+        if not isinstance(policy, dict):
+            return lists
+        out = dict(lists)
+
+        def entry(names: Any) -> str:
+            listed = names if isinstance(names, list) else [names]
+            spelled = (types.get(n, n) if isinstance(n, str) else json.dumps(n) for n in listed)
+            return f"{self.tool}({', '.join(spelled)})"
+
+        if policy.get("allow") is not None:
+            allow = out.get("allow")
+            if allow is None:
+                out["allow"] = [f"mcp__{server}" for server in sorted(self.mcp.names())] + \
+                    [entry(policy["allow"])]
+            elif isinstance(allow, list) and self.tool in allow:
+                out["allow"] = [entry(policy["allow"]) if e == self.tool else e for e in allow]
+        if policy.get("deny") is not None:
+            deny = out.get("deny")
+            out["deny"] = [*(deny if isinstance(deny, list) else []), entry(policy["deny"])]
+        return out
 
     def _write_permissions(self, lists: list[Any]) -> None:
         """The deployment's permission rules as the project's ``permissions.deny``
@@ -290,9 +350,32 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
         file = ROOT_FILE
         if start is not None:
             file = f"{ROOT_FILE}-s{start.number}"
+            policy = self._root_preset.spawnPolicy
+            if policy is not None and start.links:
+                # the main thread's Agent(type) entries bind every agent below it, whose calls
+                # name the definitions the adapter writes for this start's links
+                raise self._unsupported("start from a child under the root's spawn policy",
+                                        "Claude Code applies the main thread's agent types to "
+                                        "every call below it, and each link of a start from a "
+                                        "child is a definition of its own")
+            preset = start.header.descriptor.get("preset") if start.header.descriptor else None
+            types = {**self._types, **({preset: start.child.file} if preset else {})}
             self._write_agent(file, self._root_preset.persona, self._root_preset.toolFilter,
-                              ROOT, marker)
+                              ROOT, marker, spawn_policy=policy, types=types)
         return run.Run(prompt, agent=file, setting=self._setting(setting))
+
+    def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
+                          written: list[str], model: str | None = None,
+                          spawn_policy: Any = None) -> str:
+        """A fresh definition from the preset, with the start's model and spawn policy (its
+        Agent(type) entries: Claude Code does not bind a subagent's own, so the child may start
+        any type: docs/claude-code.md#spawn-policies)."""
+        file = f"tck-child-{number}"
+        self._write_agent(file, preset.persona if preset else None,
+                          preset.toolFilter if preset else None, agent, model=model,
+                          spawn_policy=spawn_policy)
+        written.append(file)
+        return file
 
     def _run_start(self, start: Start) -> Outcome:
         child = start.child.agent

@@ -82,9 +82,25 @@ def with_policy(rules: Any, policy: Any, agents: Mapping[str, str]) -> Any:
     return {**rules, PROVIDER: task_rules(policy, agents)}
 
 
-def withheld(policy: Any) -> bool:
-    """Whether opencode withholds ``task`` from an agent with this spawn policy: its tool list
-    drops a tool whose last rule is ``*``: ``deny`` (1.18.33), which is ``{"allow": []}`` with
-    no deny entry."""
-    rules = task_rules(policy, {})
+def allows_task(tool_filter: Any) -> bool:
+    """Whether a tool filter's allow list names task and its deny list does not."""
+    if not isinstance(tool_filter, dict) or not isinstance(tool_filter.get("allow"), list):
+        return False
+    deny = tool_filter.get("deny")
+    return PROVIDER in tool_filter["allow"] and not (isinstance(deny, list) and PROVIDER in deny)
+
+
+def task_rules_of(tool_filter: Any, policy: Any, agents: Mapping[str, str]) -> Any:
+    """The task rules an agent with this filter and spawn policy carries (with_policy), or
+    None: none (its filter decides task, or it has no policy)."""
+    rules = with_policy(permission(tool_filter) if tool_filter is not None else None, policy,
+                        agents)
+    return rules.get(PROVIDER) if isinstance(rules, dict) and \
+        not isinstance(rules.get(PROVIDER, "deny"), str) else None
+
+
+def withheld(rules: Any) -> bool:
+    """Whether opencode withholds ``task`` from an agent with these task rules: its tool list
+    drops a tool whose last rule is ``*``: ``deny`` (1.18.33), a policy of ``{"allow": []}``
+    with no deny entry."""
     return isinstance(rules, dict) and list(rules.items())[-1:] == [("*", "deny")]

@@ -57,7 +57,15 @@ from subagent_tck.spec import ErrorCode, StopReason, TckError, model_problem
 
 from . import dialect
 from .proxy import PROBE, SERVER, Proxy, Route
-from .rules import PROVIDER, permission, rule_name, with_policy, withheld
+from .rules import (
+    PROVIDER,
+    allows_task,
+    permission,
+    rule_name,
+    task_rules_of,
+    with_policy,
+    withheld,
+)
 from .serve import CONFIG_REFUSALS, OPENCODE, Serve
 
 VERSION = "1.18.33"
@@ -160,6 +168,11 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
         self._rules = self._permission_rules(config.permissions)
         super().__init__(config)
+        # each preset's agent (its file): the root's task rules name them (_build)
+        self._preset_files = {p.name: f"tck-preset-{i}-{slug(p.name)}"
+                              for i, p in enumerate(config.presets)}
+        self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
+                                              for n, f in self._preset_files.items()}}
         # opencode's own tools but task (the provider) are denied to every agent: the kit's
         # tools are what the rules judge, and an own tool's name is one the kit cannot give
         # (docs/opencode.md, "How the adapter maps the kit's concepts")
@@ -178,10 +191,6 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
         self._write_config()
-        self._preset_files = {p.name: f"tck-preset-{i}-{slug(p.name)}"
-                              for i, p in enumerate(config.presets)}
-        self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
-                                              for n, f in self._preset_files.items()}}
         self._write_presets()  # a root turn may call task with one; a start calls it with one
         self._write_agent(PLAIN, None, None, PLAIN)  # a start that names no preset
         self._write_agent(FILLER, None, {PROVIDER: "allow"}, FILLER)  # a made-up ancestor
@@ -210,16 +219,19 @@ class OpencodeDeployment(TrafficDeployment[Route]):
                                                     encoding="utf-8")
 
     def _build(self) -> dict[str, Any]:
-        """The root agent ``build``: the deployment persona, or the root preset's persona and
-        its filter as ``build``'s own permission rules (the root channel, dialect.py); the
-        root's marker after the prompt."""
+        """The root agent ``build``: the deployment persona, or the root preset's persona, and
+        its filter and spawn policy as ``build``'s own permission rules (the root channel,
+        dialect.py); the root's marker after the prompt."""
         root = self._root_preset
         persona = self.config.persona if root is None else root.persona
         text = persona if isinstance(persona, str) else "" if persona is None else \
             json.dumps(persona)
         build: dict[str, Any] = {"prompt": text + agent_marker(ROOT)}
-        if root is not None and root.toolFilter is not None:
-            build["permission"] = permission(root.toolFilter)
+        rules = None if root is None else with_policy(  # its spawn policy as task rules
+            None if root.toolFilter is None else permission(root.toolFilter), root.spawnPolicy,
+            self._preset_files)
+        if rules is not None:
+            build["permission"] = rules
         return build
 
     def _permission_rules(self, permissions: Any) -> dict[str, str]:
@@ -235,14 +247,12 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
                           written: list[str], model: str | None = None,
                           spawn_policy: Any = None) -> str:
-        """The preset's own definition (written when the deployment was: opencode reads its
-        agent files when its configuration is read, so a fresh file per start would cost a
-        reload of the whole configuration): its requests carry the preset's marker, which the
-        adapter's endpoint attributes to the start's child while the start runs
-        (:meth:`_attribute`). A start whose model is not its preset's (the request's own) is
-        the one that pays for a fresh definition, marked with the child's own agent id, and
-        the model declared in the configuration; so is one whose spawn policy is not its
-        preset's (the request's own), written as the definition's task rules (rules.py)."""
+        """The preset's own definition (written with the deployment: a fresh file per start
+        would cost opencode a reload of its whole configuration), whose preset's marker the
+        endpoint attributes to the start's child while it runs (:meth:`_attribute`). A start
+        whose model or spawn policy is not its preset's (the request's own) pays for a fresh
+        definition, marked with the child's agent id, the model declared in the
+        configuration, the policy as its task rules (rules.py)."""
         if model == (preset.model if preset is not None else None) and \
                 spawn_policy == (preset.spawnPolicy if preset is not None else None):
             return self._preset_files[preset.name] if preset is not None else PLAIN
@@ -292,28 +302,19 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         denies it to a subagent whose permission names no task rule): a filler, an allow
         list naming task (and no deny of it), or task rules of a spawn policy that its filter
         leaves in place (rules.with_policy)."""
-        if link.filler:
-            return True
-        if self._task_rules(link) is not None:
-            return True
-        tool_filter = link.tool_filter
-        if not isinstance(tool_filter, dict) or not isinstance(tool_filter.get("allow"), list):
-            return False
-        deny = tool_filter.get("deny")
-        return PROVIDER in tool_filter["allow"] and not (isinstance(deny, list)
-                                                          and PROVIDER in deny)
+        return link.filler or self._task_rules(link) is not None or \
+            allows_task(link.tool_filter)
 
-    def _task_rules(self, link: Lineage) -> Any:
-        """The task rules ``link``'s definition carries for its spawn policy (None: none)."""
-        rules = with_policy(permission(link.tool_filter) if link.tool_filter is not None
-                            else None, link.spawn_policy, self._preset_files)
-        return rules.get(PROVIDER) if isinstance(rules, dict) and \
-            not isinstance(rules.get(PROVIDER, "deny"), str) else None
+    def _task_rules(self, link: Lineage | None) -> Any:
+        """The task rules of ``link``'s definition (None: the root's): rules.task_rules_of."""
+        root = self._root_preset
+        return task_rules_of(*((link.tool_filter, link.spawn_policy) if link is not None else
+                               (root.toolFilter, root.spawnPolicy) if root is not None else
+                               (None, None)), self._preset_files)
 
-    def _withheld(self, link: Lineage) -> bool:
-        """Whether opencode withholds task from ``link`` for its spawn policy: task rules that
-        end in ``*``: ``deny`` (rules.withheld)."""
-        return self._task_rules(link) is not None and withheld(link.spawn_policy)
+    def _withheld(self, link: Lineage | None) -> bool:
+        """Whether opencode withholds task from ``link`` (None: the root): rules.withheld."""
+        return withheld(self._task_rules(link))
 
     # --- files and the server ----------------------------------------------------------
 

@@ -38,10 +38,12 @@ from subagent_tck.spec import (
     parse_policies,
 )
 
+from ...core.dialect import ChannelKind
 from ...core.protocol import AgentRef, PresetSpec
 from ...core.target import Deployment
 from ..check import TARGET_FAULTS, CheckContext, check
 from ..partitions import Partition
+from ._channels import ROOT_PRESET
 from ._depth_driver import reach
 from ._names import MAX_NAME, strangers, tool_names
 from ._observed import expect_unchanged, missing_names, snapshot
@@ -225,6 +227,43 @@ def live(ctx: CheckContext) -> None:
                      f"the root under the policies {kept}", cap=cap_for(ctx, case, 0))
 
     each(ctx, body)
+
+
+#: A policy the root is started with: its preset's, through the root channel.
+ROOT_CHANNEL = Partition("SP-01", "root-preset", "the policy of the preset the root is started "
+                         "from (DeploymentConfig.rootPreset: the root channel)")
+
+
+@check("SP-01", name="spawn-policy-root", edition=Edition.PRESET_COMPOSITION,
+       partitions=(ROOT_CHANNEL, UNDER_A_CAP))
+def root_preset(ctx: CheckContext) -> None:
+    """The root started from a preset that carries a policy (the root channel, for a target
+    that declares it: Claude Code's ``--agent NAME``) starts every preset of the deployment as
+    that policy says, as a live policy on the root would (docs/rules.md#SP-01,
+    docs/driver-api.md#dialect). Each case is a part: one whose policy the target cannot write
+    on its root's definition is drawn around, and says so."""
+    if not any(c.kind is ChannelKind.ROOT for c in ctx.channels):
+        ctx.inapplicable("SP-01", ROOT_CHANNEL.name)
+        ctx.inapplicable("SP-01", UNDER_A_CAP.name)
+        return
+
+    def body(case: dict[str, Any]) -> None:
+        names, policy = case["presets"], case["policies"][0]
+        lead = next(n for n in (ROOT_PRESET, *(f"{ROOT_PRESET}_{i}" for i in range(9)))
+                    if n not in names)
+        specs = preset_specs(names)
+        with ctx.expressible("SP-01", ROOT_CHANNEL.name):
+            dep = ctx.deploy(presets=[*specs, PresetSpec(name=lead, spawnPolicy=policy)],
+                             rootPreset=lead)
+            judge_starts(ctx, dep, dep.root(), specs, parse_policies([policy], names),
+                         f"the root started from a preset with the policy {policy}",
+                         cap=cap_for(ctx, case, 0))
+            ctx.drew("SP-01", ROOT_CHANNEL.name)
+
+    for case in EXAMPLES:  # each policy of a hand-written case on its own: a preset has one
+        for policy in case["policies"]:
+            body({**case, "policies": [policy]})
+    ctx.for_all(case_st(), body)
 
 
 @check("SP-01", name="spawn-policy-composed", edition=Edition.PRESET_COMPOSITION,

@@ -61,8 +61,8 @@ export class Host {
   }
 
   // The root started from a preset (the `root` restriction channel, docs/driver-api.md#dialect):
-  // the preset's tool filter on the root's scope and its persona as the root's persona section,
-  // as a child composed from it gets them.
+  // the preset's tool filter and spawn policy on the root's scope and its persona as the root's
+  // persona section, as a child composed from it gets them.
   startRootFrom(name) {
     const preset = typeof name === 'string' ? this.presets.get(name) : undefined;
     if (preset === undefined) {
@@ -70,6 +70,7 @@ export class Host {
         + 'root from: name one of the deployment\'s presets', { preset: name ?? null });
     }
     if (preset.toolFilter !== null) this.root.scope.restrict(preset.toolFilter, this.registry.names());
+    if (preset.spawnPolicy !== null) this.root.scope.restrictSpawn(preset.spawnPolicy, this.presets.keys());
     if (preset.persona !== null) {
       this.root.scope.setSection(PERSONA_SECTION,
         render(preset.persona, this.variables, 'the root preset persona'));

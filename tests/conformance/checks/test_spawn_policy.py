@@ -4,10 +4,20 @@ nothing else (tiny runner, tests/conformance/checks/tiny_runner.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from subagent_tck.conformance.core.dialect import ChannelKind
+from subagent_tck.conformance.core.outcome import Outcome
+from subagent_tck.conformance.core.protocol import RestrictionChannel, TargetInfo
 from subagent_tck.conformance.engine.checks import spawn_policy
-from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.transports.builtin import (
+    ReferenceDeployment,
+    ReferenceTarget,
+    reference_target,
+)
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
 from .tiny_runner import checks_of, run
@@ -59,3 +69,44 @@ def test_a_gate_that_admits_a_capped_start_on_its_cap_alone_fails_sp_01_through_
                    editions=[Edition.PRESET_COMPOSITION], max_examples=1, seed=seed)
     assert "SP-01" in verdicts.failed_rules(), verdicts.explain()
     assert any("with maxDepth" in f.message for f in verdicts.failures if f.rule == "SP-01")
+
+
+class _RootPolicyDropped(ReferenceDeployment):
+    """A root started from a preset gets its persona and tool filter, but not its spawn policy
+    (an adapter that maps only what the tool-filter rules read)."""
+
+    def start_root_from(self, preset: object) -> None:
+        known = self.host.presets.get(preset) if isinstance(preset, str) else None
+        if known is not None and known.spawn_policy is not None:
+            self.host.presets[preset] = dataclasses.replace(known, spawn_policy=None)
+            try:
+                return super().start_root_from(preset)
+            finally:
+                self.host.presets[preset] = known
+        return super().start_root_from(preset)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_root_started_from_a_preset_without_its_spawn_policy_fails_sp_01(seed: int) -> None:
+    target = reference_target()
+    target.deployment_class = _RootPolicyDropped
+    verdicts = run(target, ["spawn-policy-root"], editions=[Edition.PRESET_COMPOSITION],
+                   max_examples=2, seed=seed)
+    assert verdicts.failed_rules() == {"SP-01"}, verdicts.explain()
+    assert all("the root started from a preset with the policy" in f.message
+               for f in verdicts.failures), verdicts.explain()
+
+
+def test_the_root_channel_check_leaves_its_partition_to_targets_that_declare_the_channel(
+) -> None:
+    class LiveOnly(ReferenceTarget):
+        def info(self) -> TargetInfo:
+            return super().info().model_copy(update={
+                "restrictionChannels": [RestrictionChannel(kind=ChannelKind.LIVE)]})
+
+    for target, inapplicable in ((LiveOnly(), True), (reference_target(), False)):
+        cert = certify(target, RunConfig(target_spec="live-only", seed=0, rules=("SP-01",)))
+        assert cert.rule("SP-01").outcome is Outcome.PASS
+        part = next(p for p in cert.rule("SP-01").partitions
+                    if p.check == "spawn-policy-root" and p.name == "root-preset")
+        assert bool(part.inapplicable_for) is inapplicable and part.drawn is not inapplicable
