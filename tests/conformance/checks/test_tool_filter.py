@@ -3,10 +3,14 @@ rule, and nothing else of the family (tiny runner, tests/conformance/checks/tiny
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from subagent_tck.conformance.core.protocol import DeploymentConfig
 from subagent_tck.conformance.engine.checks import tool_filter_invalid
-from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
+from subagent_tck.spec import Edition
 
 from .tiny_runner import checks_of, run
 from .zoo_cases import TOOL_FILTER, assert_breaks_only_its_rule, assert_conforms
@@ -27,6 +31,24 @@ def test_the_child_view_check_is_not_applicable_to_a_provider_without_tool_filte
     verdicts = run(reference_target(), ["tool-filter-child-view"], max_examples=2)
     assert {k[1] for k in verdicts.outcomes} == {"spawn", "fork"}  # acp: not planned
     assert set(verdicts.outcomes.values()) == {"pass"}
+
+
+class _ChildFiltersIgnored(ReferenceTarget):
+    """Like Codex 0.171's agent files: a child's composed tool filter is read and not applied,
+    so every child is offered every global."""
+
+    def deploy(self, config: DeploymentConfig, gateway: Any) -> Any:
+        presets = [p.model_copy(update={"toolFilter": None}) for p in config.presets]
+        return super().deploy(config.model_copy(update={"presets": presets}), gateway)
+
+
+def test_a_child_offered_every_global_leaves_tf12_not_applicable_in_the_child_view_check(
+) -> None:
+    verdicts = run(_ChildFiltersIgnored(), ["tool-filter-child-view"],
+                   editions=[Edition.PRESET_COMPOSITION], max_examples=2)
+    cells = {(k[0], k[1]): v for k, v in verdicts.outcomes.items()}
+    assert cells["TF-01", "spawn"] == "fail", verdicts.explain()
+    assert cells["TF-12", "spawn"] == "n/a", cells  # no hidden tool: never "not-run"
 
 
 @pytest.mark.parametrize("name", TOOL_FILTER)
