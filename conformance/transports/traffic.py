@@ -153,10 +153,17 @@ class TrafficDeployment(Delegation, Generic[R]):
         route.first = self._published
         self.url = proxy.mount(name, route)
 
+    @property
+    def preset_files(self) -> dict[str, str]:
+        """Each preset's definition (its agent type, without the extension), by preset name."""
+        return {p.name: f"tck-preset-{i}-{slug(p.name)}"
+                for i, p in enumerate(self.config.presets)}
+
     def _write_presets(self) -> None:
         """Each preset as a project agent, which a root turn may call the tool with."""
-        for index, preset in enumerate(self.config.presets):
-            self._write_agent(f"tck-preset-{index}-{slug(preset.name)}", preset.persona,
+        files = self.preset_files
+        for preset in self.config.presets:
+            self._write_agent(files[preset.name], preset.persona,
                               preset.toolFilter, f"preset:{preset.name}",
                               model=preset.model if self.model_selection else None)
 

@@ -56,7 +56,6 @@ from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import (
     TrafficTarget,
     js_name,
-    slug,
 )
 from subagent_tck.conformance.transports.traffic_runs import (
     Runs,
@@ -158,8 +157,7 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
         denied = deny_lists(config.permissions, self.runtime)
         super().__init__(config)
         #: each preset's definition (its agent type), as _write_presets names it
-        self._types = {p.name: f"tck-preset-{i}-{slug(p.name)}"
-                       for i, p in enumerate(config.presets)}
+        self._types = self.preset_files
         if self._root_preset is not None and self._root_preset.spawnPolicy is not None:
             self.refusal_words = {**self.refusal_words, ErrorCode.SPAWN_DENIED: POLICY_WORDS}
         self._mcp_config = self.dir / "mcp.json"

@@ -45,7 +45,7 @@ from subagent_tck.conformance.transports.traffic import (
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
-from subagent_tck.conformance.transports.traffic_routes import TrafficTarget, slug
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
 from subagent_tck.conformance.transports.traffic_starts import (
     UNSET,
     Lineage,
@@ -169,8 +169,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._rules = self._permission_rules(config.permissions)
         super().__init__(config)
         # each preset's agent (its file): the root's task rules name them (_build)
-        self._preset_files = {p.name: f"tck-preset-{i}-{slug(p.name)}"
-                              for i, p in enumerate(config.presets)}
+        self._preset_files = self.preset_files
         self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
                                               for n, f in self._preset_files.items()}}
         # opencode's own tools but task (the provider) are denied to every agent: the kit's
