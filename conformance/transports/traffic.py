@@ -160,12 +160,14 @@ class TrafficDeployment(Delegation, Generic[R]):
                 for i, p in enumerate(self.config.presets)}
 
     def _write_presets(self) -> None:
-        """Each preset as a project agent, which a root turn may call the tool with."""
+        """Each preset as a project agent, which a root turn may call the tool with (its spawn
+        policy where the runtime has one: :meth:`_policy`)."""
         files = self.preset_files
         for preset in self.config.presets:
             self._write_agent(files[preset.name], preset.persona,
                               preset.toolFilter, f"preset:{preset.name}",
-                              model=preset.model if self.model_selection else None)
+                              model=preset.model if self.model_selection else None,
+                              **self._policy(preset.spawnPolicy))
 
     # --- what the runtime brings ---------------------------------------------------------
 
@@ -173,7 +175,8 @@ class TrafficDeployment(Delegation, Generic[R]):
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None) -> None:
         """The agent definition ``file`` in ``agents_dir``: persona, tool filter and the marker
-        of the kit's ``agent`` (or ``marker``: a start's link, traffic_starts.py)
+        of the kit's ``agent`` (or ``marker``: a start's link, traffic_starts.py); an adapter
+        that advertises spawnPolicy also takes ``spawn_policy`` (:meth:`_policy`)
         (:meth:`_write_definition`)."""
 
     def _write_definition(self, file: str, front: list[str], persona: Any, agent: str,

@@ -102,14 +102,19 @@ class Delegation(Refusals):
                           spawn_policy: Any = None) -> str:
         """The definition start ``number``'s parent calls the tool with: a fresh one made from
         the preset, with the start's composed ``model`` (None: none, the parent's), its body
-        marked with the new child's agent id (appended to ``written``). ``spawn_policy``
-        reaches a runtime that advertises spawnPolicy only (:attr:`spawn_policy`), whose
-        adapter writes it."""
+        marked with the new child's agent id (appended to ``written``), and ``spawn_policy``
+        where the runtime has one (:meth:`_policy`)."""
         file = f"tck-child-{number}"
         self._write_agent(file, preset.persona if preset else None,
-                          preset.toolFilter if preset else None, agent, model=model)
+                          preset.toolFilter if preset else None, agent, model=model,
+                          **self._policy(spawn_policy))
         written.append(file)
         return file
+
+    def _policy(self, spawn_policy: Any) -> dict[str, Any]:
+        """The keyword that hands a definition's spawn policy to ``_write_agent``: only for a
+        runtime that advertises spawnPolicy (:attr:`spawn_policy`), whose adapter writes it."""
+        return {"spawn_policy": spawn_policy} if self.spawn_policy else {}
 
     def _link_definition(self, number: int, level: int, link: Lineage,
                          written: list[str]) -> str:

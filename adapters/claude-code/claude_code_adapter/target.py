@@ -39,7 +39,6 @@ from typing import Any, ClassVar
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
-    PresetSpec,
     TargetInfo,
     ToolResult,
     ToolSchema,
@@ -227,13 +226,6 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
                 return f"mcp__{js_name(server)}__{tool}"
         return entry
 
-    def _write_presets(self) -> None:
-        """Each preset as a project agent, its spawn policy as Agent(type) entries."""
-        for preset in self.config.presets:
-            self._write_agent(self._types[preset.name], preset.persona, preset.toolFilter,
-                              f"preset:{preset.name}", model=preset.model,
-                              spawn_policy=preset.spawnPolicy)
-
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None,
                      spawn_policy: Any = None, types: dict[str, str] | None = None) -> None:
@@ -361,19 +353,6 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
             self._write_agent(file, self._root_preset.persona, self._root_preset.toolFilter,
                               ROOT, marker, spawn_policy=policy, types=types)
         return run.Run(prompt, agent=file, setting=self._setting(setting))
-
-    def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
-                          written: list[str], model: str | None = None,
-                          spawn_policy: Any = None) -> str:
-        """A fresh definition from the preset, with the start's model and spawn policy (its
-        Agent(type) entries: Claude Code does not bind a subagent's own, so the child may start
-        any type: docs/claude-code.md#spawn-policies)."""
-        file = f"tck-child-{number}"
-        self._write_agent(file, preset.persona if preset else None,
-                          preset.toolFilter if preset else None, agent, model=model,
-                          spawn_policy=spawn_policy)
-        written.append(file)
-        return file
 
     def _run_start(self, start: Start) -> Outcome:
         child = start.child.agent

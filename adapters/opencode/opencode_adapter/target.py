@@ -317,14 +317,6 @@ class OpencodeDeployment(TrafficDeployment[Route]):
 
     # --- files and the server ----------------------------------------------------------
 
-    def _write_presets(self) -> None:
-        """Each preset as a project agent (as traffic.py writes them), with its spawn policy
-        as its task rules."""
-        for preset in self.config.presets:
-            self._write_agent(self._preset_files[preset.name], preset.persona,
-                              preset.toolFilter, f"preset:{preset.name}", model=preset.model,
-                              spawn_policy=preset.spawnPolicy)
-
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None,
                      spawn_policy: Any = None) -> None:
