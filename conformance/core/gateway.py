@@ -36,6 +36,9 @@ class Exchange(BaseModel):
     #: why the model gave no answer (a scripted reply that raised); ``reply`` is then an
     #: ``error`` stop: the request was made all the same
     failed: str | None = None
+    #: the request as the target sent it, when the target's own tools were left out of
+    #: ``request`` (read only by SP-02, for a provider's own delegation tool)
+    sent: ModelRequest | None = None
 
 
 class Unattributed(BaseModel):
@@ -76,8 +79,9 @@ class Gateway:
         self._bound: dict[str, str] = {}  # agent -> marker
         self.exchanges: list[Exchange] = []
         # requests whose reply is still being computed (a scripted callback may act on the
-        # target first: the request was made, and a reader must see it, whatever finishes first)
-        self._pending: list[ModelRequest] = []
+        # target first: the request was made, and a reader must see it, whatever finishes
+        # first), each beside the request as sent (see Exchange.sent)
+        self._pending: list[tuple[ModelRequest, ModelRequest | None]] = []
         self.unattributed: list[Unattributed] = []
         #: What scripted steps raised that is no ``Exception``: a fault of the target met inside
         #: a step (a step that changes the deployment mid-run, engine/faults.py). The request
@@ -123,7 +127,9 @@ class Gateway:
             self._optional.update(m for m in self._scripts if m not in waiting)
 
     def complete(self, request: ModelRequest) -> ModelReply:
-        request = self._judged(request)
+        judged = self._judged(request)
+        made = (judged, None if judged is request else request)
+        request = judged
         with self._lock:
             marker = self._bound.get(request.agent)
             if marker is None:
@@ -134,15 +140,15 @@ class Gateway:
                         break
             queue = self._scripts.get(marker) if marker is not None else None
             step: Reply = queue.popleft() if queue else DEFAULT_REPLY
-            self._pending.append(request)
+            self._pending.append(made)
         try:
             reply = step(request) if callable(step) else step
         except BaseException as exc:  # no answer: the request was made, and stays on the record
             with self._lock:
-                self._pending.remove(request)
+                self._pending.remove(made)
                 self.exchanges.append(Exchange(
                     request=request, reply=ModelReply(stopReason=StopReason.ERROR),
-                    marker=marker, failed=f"{type(exc).__name__}: {exc}"))
+                    marker=marker, failed=f"{type(exc).__name__}: {exc}", sent=made[1]))
                 if not isinstance(exc, Exception):
                     self.faults.append(exc)
             if isinstance(exc, Exception):
@@ -151,8 +157,9 @@ class Gateway:
             # with a traceback on the user's terminal and the fault unseen by the check
             raise RuntimeError(f"a scripted step met a fault of the target: {exc}") from exc
         with self._lock:
-            self._pending.remove(request)
-            self.exchanges.append(Exchange(request=request, reply=reply, marker=marker))
+            self._pending.remove(made)
+            self.exchanges.append(Exchange(request=request, reply=reply, marker=marker,
+                                           sent=made[1]))
         return reply
 
     def refuse(self, request: ModelRequest, reason: str) -> None:
@@ -164,10 +171,15 @@ class Gateway:
 
     # --- reading the record ------------------------------------------------------------
 
-    def requests(self, agent: str | None = None) -> list[ModelRequest]:
+    def requests(self, agent: str | None = None, *, as_sent: bool = False
+                 ) -> list[ModelRequest]:
+        """The requests made (by ``agent``), in order; ``as_sent``: with the target's own tools
+        the record leaves out (docs/certify.md#tools-the-target-brings), which only SP-02
+        reads, for the delegation tool a provider names as its own (docs/rules.md#SP-02)."""
         with self._lock:
-            made = [e.request for e in self.exchanges] + self._pending
-            return [r for r in made if agent is None or r.agent == agent]
+            made = [(e.request, e.sent) for e in self.exchanges] + self._pending
+            return [(sent or request) if as_sent else request for request, sent in made
+                    if agent is None or request.agent == agent]
 
     def agents_for(self, marker: str) -> list[str]:
         """The agents bound to ``marker`` (normally one)."""

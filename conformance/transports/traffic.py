@@ -361,7 +361,7 @@ class TrafficDeployment(Delegation, Generic[R]):
 
     def providers(self) -> list[ProviderInfo]:
         return [provider_info(self.provider, self.depth_limit, self.model_selection,
-                              self.spawn_policy)] \
+                              self.spawn_policy, self.delegation_tool)] \
             if self._provider else []
 
     def remove_provider(self, name: str) -> None:

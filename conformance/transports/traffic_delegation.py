@@ -59,6 +59,9 @@ class Delegation(Refusals):
     #: Whether the provider advertises spawnPolicy: an agent definition carries which agents
     #: it may start, which a start's policy (the request's, else its preset's) is written as.
     spawn_policy: ClassVar[bool] = False
+    #: The runtime's own tool a model starts children with, where SP-02 reads what it offers
+    #: (ProviderInfo.delegationTool; None: not read).
+    delegation_tool: str | None = None
     #: The most agents a start from a deep parent nests to stand for its ancestors (a parent
     #: created deeper is a probe: traffic_starts.Lineage.truncated).
     deepest: ClassVar[int] = 8

@@ -47,14 +47,18 @@ def slug(value: str) -> str:
 
 
 def provider_info(name: str, depth_limit: bool = False, model_selection: bool = False,
-                  spawn_policy: bool = False) -> ProviderInfo:
+                  spawn_policy: bool = False, delegation_tool: str | None = None
+                  ) -> ProviderInfo:
     """The one provider: the runtime's subagent tool called with a project agent, whose
     definition carries the persona and the tool filter (a preset); ``depth_limit`` where the
     runtime has a depth setting the start's ``maxDepth`` is given as; ``model_selection``
     where the definition carries a model too, ``spawn_policy`` where it carries which agents
-    the child may start (docs/driver-api.md#spawn-policies-and-models)."""
+    the child may start (docs/driver-api.md#spawn-policies-and-models); ``delegation_tool``:
+    the runtime's own tool a model starts the provider's children with, named where what it
+    offers is judged (docs/rules.md#SP-02)."""
     capabilities = [Capability.PERSONA, Capability.TOOL_FILTER]
-    return ProviderInfo(name=name, capabilities=capabilities + (
+    return ProviderInfo(name=name, delegationTool=delegation_tool,
+                        capabilities=capabilities + (
         [Capability.DEPTH_LIMIT] if depth_limit else []) + (
         [Capability.MODEL_SELECTION] if model_selection else []) + (
         [Capability.SPAWN_POLICY] if spawn_policy else []))
@@ -228,6 +232,8 @@ class TrafficTarget(Generic[P]):
     model_selection: ClassVar[bool] = False
     #: whether the provider advertises spawnPolicy (an agent definition's delegation rules)
     spawn_policy: ClassVar[bool] = False
+    #: the runtime's own delegation tool, where SP-02 reads what it offers (None: not read)
+    delegation_tool: str | None = None
 
     def __init__(self, proxy: Callable[[], P]) -> None:
         self._make_proxy = proxy
@@ -240,7 +246,7 @@ class TrafficTarget(Generic[P]):
                           version=self.version, editions=[Edition.PRESET_COMPOSITION],
                           components=[], providers=[provider_info(
                               self.provider, self.depth_limit, self.model_selection,
-                              self.spawn_policy)])
+                              self.spawn_policy, self.delegation_tool)])
 
     def _endpoint(self, gateway: Gateway) -> tuple[str, P, str]:
         """For a new deployment: the kit gateway's base URL, the model endpoint and the

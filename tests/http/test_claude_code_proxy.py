@@ -34,7 +34,7 @@ from subagent_tck.conformance.transports.gateway_anthropic import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "claude-code"))
 
-from claude_code_adapter.proxy import PREFIX, Proxy, Route, to_claude, to_kit
+from claude_code_adapter.proxy import PREFIX, Proxy, Route, fold_listing, to_claude, to_kit
 
 names = st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1, max_size=10)
 
@@ -316,3 +316,44 @@ def test_a_spawn_policy_is_written_as_agent_type_entries_of_the_types_standing_f
                                                  entry(policy["deny"])]
         else:
             assert listed("disallowedTools") == (["mcp__tck__tool_b"] if deny else None)
+
+
+TYPE = st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True)
+
+
+@given(types=st.lists(TYPE, min_size=1, max_size=5, unique=True), tool=st.sampled_from(
+    ["Agent", "Task"]), where=st.sampled_from(["system", "reminder"]),
+    later=st.lists(TYPE, max_size=3, unique=True))
+def test_the_agent_type_listing_of_a_message_is_read_as_part_of_the_delegation_tool(
+        types: list[str], tool: str, where: str, later: list[str]) -> None:
+    # Claude Code 2.1.332 lists the agent types in a message (a system message for some models,
+    # a <system-reminder> in a user message for others); its tool says the list is there
+    def listing(names: list[str]) -> str:
+        lines = "".join(f"- {n}: subagent-tck agent preset:{n} (Tools: All tools)\n" for n in names)
+        return f"Available agent types for the {tool} tool:\n{lines}\nWhen you launch..."
+
+    def message(names: list[str]) -> dict[str, Any]:
+        if where == "system":
+            return {"role": "system", "content": [{"type": "text", "text": listing(names)}]}
+        return {"role": "user", "content": [
+            {"type": "text", "text": f"<system-reminder>\n{listing(names)}</system-reminder>"},
+            {"type": "text", "text": "go"}]}
+
+    said = "Available agent types are listed in messages from the system in the conversation."
+    body: dict[str, Any] = {
+        "tools": [{"name": tool, "description": said}, {"name": PREFIX + "read",
+                                                         "description": "reads"}],
+        "messages": [message(types), *([message(later)] if later else [])]}
+    fold_listing(body, frozenset({tool}))
+    description = body["tools"][0]["description"]
+    assert description.startswith(said + "\n\nAvailable agent types for the")
+    # the last listing is the one in force; each of its types on a line of its own
+    listed = later or types
+    assert description.endswith(f"- {listed[-1]}: subagent-tck agent preset:{listed[-1]} "
+                                "(Tools: All tools)")
+    assert all(f"- {n}: " in description for n in listed)
+    assert "When you launch" not in description and body["tools"][1]["description"] == "reads"
+    quiet: dict[str, Any] = {"tools": [{"name": tool, "description": said}],
+                             "messages": [{"role": "user", "content": "go"}]}
+    fold_listing(quiet, frozenset({tool}))  # a subagent's first request lists nothing
+    assert quiet["tools"][0]["description"] == said

@@ -13,6 +13,7 @@ for ``invocations``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -69,6 +70,7 @@ class Route(TrafficRoute):
                 reply = self.driver(model_request, token.group(1), body)
                 return anthropic.answer(reply, body)
             plain = to_kit(body, self.kit) | self.builtins
+            fold_listing(body, self.builtins)
             data = json.dumps(body).encode("utf-8")
             agent, system, _ = anthropic.find_marker(model_request.system)
             if agent is not None and not rest.startswith("/v1/messages/count_tokens"):
@@ -103,6 +105,38 @@ def to_kit(body: Any, kit: Callable[[str], str] = kit_name) -> set[str]:
                     and isinstance(block.get("name"), str):
                 block["name"] = kit(block["name"])
     return plain
+
+
+#: Claude Code's list of the agent types its delegation tool may start. Since agent listings
+#: became messages (2.1.332 sends one as a system message, or in a ``<system-reminder>`` of a
+#: user message), the tool's description only says "Available agent types are listed in
+#: messages from the system in the conversation"; the list follows this header, a line
+#: ``- TYPE: DESCRIPTION (Tools: ...)`` per type.
+LISTING = re.compile(r"Available agent types for the (?:Agent|Task) tool:\n(?:- [^\n]*(?:\n|$))*")
+
+
+def fold_listing(body: Any, tools: frozenset[str]) -> None:
+    """Append, in place, the last agent-type listing among the request's messages to the
+    description of its delegation tool (named in ``tools``), where the tool says the list is
+    (docs/claude-code.md#spawn-policies): what the model is offered to delegate with is the
+    tool and that list, which SP-02 reads as one (docs/rules.md#SP-02). A request without a
+    listing, or whose tool describes the types itself (versions before the messages), is left
+    as it is."""
+    found = None
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks = [content] if isinstance(content, str) else content \
+            if isinstance(content, list) else []
+        for block in blocks:
+            text = block.get("text") if isinstance(block, dict) else block
+            for match in LISTING.finditer(text if isinstance(text, str) else ""):
+                found = match.group(0).rstrip("\n")
+    if found is None:
+        return
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and tool.get("name") in tools \
+                and isinstance(tool.get("description"), str):
+            tool["description"] += "\n\n" + found
 
 
 def to_claude(data: bytes, kind: str, plain: set[str],

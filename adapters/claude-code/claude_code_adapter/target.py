@@ -103,6 +103,8 @@ class ClaudeCodeTarget(TrafficTarget[Proxy]):
         self.install = install.find()
         self.version = self.install.version
         self.depth_limit = self.install.release >= SETTING_SINCE
+        #: what Agent offers is read with its agent-type listing (proxy.fold_listing)
+        self.delegation_tool = self.install.tool
         super().__init__(Proxy)
         directory = os.environ.get(agents_dir.ENV)  # the user's definitions (agents_dir.py)
         self._definitions = agents_dir.load(directory) if directory else []
@@ -149,7 +151,7 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
                  name: str, definitions: list[agents_dir.Definition] | None = None,
                  claude: install.Install | None = None) -> None:
         self.claude = claude or install.find()
-        self.tool = self.claude.tool
+        self.tool = self.delegation_tool = self.claude.tool
         self.nesting = self.claude.nesting
         self.depth_limit = self.claude.release >= SETTING_SINCE
         self._root_preset = root_preset(config)  # each refused before anything is made

@@ -93,6 +93,9 @@ class OpencodeTarget(TrafficTarget[Proxy]):
     depth_limit = True  # subagent_depth (opencode.json)
     model_selection = True  # an agent's model, the configuration's (docs/opencode.md)
     spawn_policy = True  # an agent's task rules (rules.py)
+    #: task's description lists the agent types the calling agent's task rules leave it
+    #: (ToolRegistry.describeTask, 1.18.33), which SP-02 reads
+    delegation_tool = PROVIDER
 
     def __init__(self) -> None:
         if not OPENCODE.exists():
@@ -140,6 +143,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     depth_limit = True  # subagent_depth (opencode.json)
     model_selection = True
     spawn_policy = True  # an agent's task rules (rules.py)
+    delegation_tool = PROVIDER  # task (SP-02 reads what it offers)
     refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
         ErrorCode.DEPTH_EXCEEDED: ("Subagent depth limit reached",),
         # a task rule denies the agent type (Permission.ask's DeniedError, 1.18.33)

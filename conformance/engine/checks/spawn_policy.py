@@ -229,6 +229,13 @@ def live(ctx: CheckContext) -> None:
     each(ctx, body)
 
 
+def root_lead(names: Sequence[str]) -> str:
+    """The name of the preset the root is started from, beside the case's presets ``names``
+    (a kit-owned name: another when a drawn preset takes it)."""
+    return next(n for n in (ROOT_PRESET, *(f"{ROOT_PRESET}_{i}" for i in range(9)))
+                if n not in names)
+
+
 #: A policy the root is started with: its preset's, through the root channel.
 ROOT_CHANNEL = Partition("SP-01", "root-preset", "the policy of the preset the root is started "
                          "from (DeploymentConfig.rootPreset: the root channel)")
@@ -249,8 +256,7 @@ def root_preset(ctx: CheckContext) -> None:
 
     def body(case: dict[str, Any]) -> None:
         names, policy = case["presets"], case["policies"][0]
-        lead = next(n for n in (ROOT_PRESET, *(f"{ROOT_PRESET}_{i}" for i in range(9)))
-                    if n not in names)
+        lead = root_lead(names)
         specs = preset_specs(names)
         with ctx.expressible("SP-01", ROOT_CHANNEL.name):
             dep = ctx.deploy(presets=[*specs, PresetSpec(name=lead, spawnPolicy=policy)],

@@ -2,9 +2,11 @@
 scope's model is offered to delegate with names no preset the scope's spawn policies refuse.
 
 The delegation tools read are the ``subagent`` tools the check loads where the target ships them
-and the provider's own delegation tool (``ProviderInfo.delegationTool``); the cases are
-spawn_policy.py's (hand-written, then drawn), with the policies installed on the root or
-composed into a child by its start request.
+and the provider's own delegation tool (``ProviderInfo.delegationTool``), read in the requests as
+the target sent them: a runtime's own tool is left out of what every other check reads
+(docs/certify.md#tools-the-target-brings). The cases are spawn_policy.py's (hand-written, then
+drawn), with the policies installed on the root, carried by the preset the root is started from
+(the root channel), or composed into a child by its start request.
 """
 
 from __future__ import annotations
@@ -13,17 +15,31 @@ from typing import Any
 
 from subagent_tck.spec import Component, Edition, named_refused, offered_text, parse_policies, words
 
-from ...core.gateway import text
-from ...core.protocol import SubagentToolConfig
+from ...core.dialect import ChannelKind
+from ...core.gateway import call, text
+from ...core.protocol import PresetSpec, SubagentToolConfig
 from ...core.target import Deployment
 from ..check import CheckContext, check
+from ..partitions import Partition
 from ._starts import marker, provider_name, start_request
-from .spawn_policy import EXAMPLE_PARTS, EXAMPLES, case_st, example_partitions, preset_specs
+from .spawn_policy import (
+    EXAMPLE_PARTS,
+    EXAMPLES,
+    case_st,
+    example_partitions,
+    preset_specs,
+    root_lead,
+)
 
 NOTHING_OFFERED = ("the target ships no subagent tool and the provider names no delegation tool "
                    "of its own: nothing offers a preset to the model")
 #: The preset of the deployment the words of the delegation tools are first read in.
 BASELINE_PRESET = "tck_baseline_preset"
+#: One global tool in every deployment of these checks: an agent has a tool besides the
+#: delegation tool, as a runtime may insist (Claude Code 2.1.332 refuses to start an agent
+#: whose definition's tools resolve to none but ``Agent(...)``: "would be spawned with zero
+#: tools"). No case reads it.
+TOOLS = ["tool_a"]
 
 
 def delegation_tools(ctx: CheckContext, dep: Deployment, presets: list[str]) -> set[str] | None:
@@ -55,18 +71,35 @@ class Offered:
         self.ctx = ctx
         self.own: frozenset[str] | None = None
 
-    def deploy(self, presets: list[str]) -> tuple[Deployment, set[str] | None]:
-        """A deployment of ``presets`` with the delegation tools loaded, and their names (the
-        baseline is read first, in a deployment of its own: a deployment's gateway is the
-        check's until the next one)."""
+    def deploy(self, presets: list[str], lead: PresetSpec | None = None
+               ) -> tuple[Deployment, set[str] | None]:
+        """A deployment of ``presets`` with the delegation tools loaded, and their names; with
+        ``lead``, the root started from that preset too (the baseline is read first, in a
+        deployment of its own: a deployment's gateway is the check's until the next one)."""
         if self.own is None:
-            base = self.ctx.deploy(presets=preset_specs([BASELINE_PRESET]))
-            names = delegation_tools(self.ctx, base, [BASELINE_PRESET]) or set()
-            root = base.root().agent
-            self.own = frozenset().union(*(words(offered_text(t.model_dump()))
-                                           for t in base.tool_schemas(root) if t.name in names))
-        dep = self.ctx.deploy(presets=preset_specs(presets))
+            self.own = self._baseline()
+        if lead is None:
+            dep = self.ctx.deploy(tools=TOOLS, presets=preset_specs(presets))
+        else:
+            dep = self.ctx.deploy(tools=TOOLS, presets=[*preset_specs(presets), lead],
+                                  rootPreset=lead.name)
         return dep, delegation_tools(self.ctx, dep, presets)
+
+    def _baseline(self) -> frozenset[str]:
+        """The words the delegation tools say with :data:`BASELINE_PRESET` alone: in the root's
+        tool schemas and, for a provider's own delegation tool (which may say more once it
+        runs: Claude Code's listing of agent types), in the request of a turn of the root."""
+        assert self.ctx.provider is not None
+        base = self.ctx.deploy(tools=TOOLS, presets=preset_specs([BASELINE_PRESET]))
+        names = delegation_tools(self.ctx, base, [BASELINE_PRESET]) or set()
+        root = base.root().agent
+        tools = list(base.tool_schemas(root))
+        if self.ctx.provider.delegationTool:
+            with self.ctx.step("SP-02", "running a turn of the root beside one preset"):
+                base.run_turn(root, f"turn {marker(self.ctx, 'baseline')}")
+            tools += [t for r in self.ctx.gateway.requests(root, as_sent=True) for t in r.tools]
+        return frozenset().union(*(words(offered_text(t.model_dump()))
+                                   for t in tools if t.name in names))
 
     def judge(self, tools: list[Any], names: set[str], policies: list[Any], presets: list[str],
               what: str) -> None:
@@ -80,7 +113,8 @@ class Offered:
 @check("SP-02", name="spawn-policy-offered-child", partitions=example_partitions("SP-02"))
 def offered_child(ctx: CheckContext) -> None:
     """A child composed with a policy (its start request's): none of its requests, the first
-    included, offers a delegation tool that names a preset the policy refuses."""
+    included, offers a delegation tool that names a preset the policy refuses (it calls a
+    global tool first, so that it makes two)."""
     provider = provider_name(ctx)
     offered = Offered(ctx)
 
@@ -91,14 +125,17 @@ def offered_child(ctx: CheckContext) -> None:
             ctx.skip("SP-02", NOTHING_OFFERED)
             return
         label = marker(ctx, "offered")
-        ctx.gateway.script(label, text("done"))
+        # a tool call first, so that the child makes a later request too: a runtime may tell
+        # its model what it can delegate to only after the first (Claude Code 2.1.332 sends
+        # its listing of agent types from a subagent's second request on)
+        ctx.gateway.script(label, call(TOOLS[0], {}), text("done"))
         with ctx.step("SP-02", f"starting a child with the policy {policy}"):
             child = dep.start(start_request(dep.root().agent, provider, f"child {label}",
                                             {"spawnPolicy": policy}))
         # every request the child sent: nothing it is offered may name a refused preset
         # (docs/rules.md#SP-02), and a runtime may send a request of its own first (opencode
         # asks for a session title beside the child's first turn, in either order)
-        sent = ctx.gateway.requests(child.agent)
+        sent = ctx.gateway.requests(child.agent, as_sent=True)
         offered.judge([t for request in sent for t in request.tools], names, [policy], presets,
                       f"the requests of a child with the policy {policy}")
 
@@ -126,11 +163,57 @@ def offered_live(ctx: CheckContext) -> None:
                       f"{what}: its tool schemas")
         with ctx.step("SP-02", "running a turn of the root"):
             dep.run_turn(root, f"turn {marker(ctx, 'offered')}")
-        sent = ctx.gateway.requests(root)
+        sent = ctx.gateway.requests(root, as_sent=True)
         offered.judge(sent[-1].tools if sent else [], names, case["policies"], presets,
                       f"{what}: its next request")
 
     each_offered(ctx, body)
+
+
+#: A policy the root is started with: its preset's, through the root channel.
+ROOT_OFFERED = Partition("SP-02", "root-preset", "the policy of the preset the root is started "
+                         "from (DeploymentConfig.rootPreset: the root channel)")
+
+
+@check("SP-02", name="spawn-policy-offered-root", edition=Edition.PRESET_COMPOSITION,
+       partitions=(ROOT_OFFERED,))
+def offered_root(ctx: CheckContext) -> None:
+    """The root started from a preset that carries a policy (the root channel, for a target
+    that declares it: Claude Code's ``--agent NAME``): no request of its turn offers a
+    delegation tool that names a preset the policy refuses, as under a live policy on the root
+    (docs/rules.md#SP-02, docs/driver-api.md#dialect). Each case is a part: one whose policy
+    the target cannot write on its root's definition is drawn around, and says so."""
+    if not any(c.kind is ChannelKind.ROOT for c in ctx.channels):
+        ctx.inapplicable("SP-02", ROOT_OFFERED.name)
+        return
+    offered = Offered(ctx)
+
+    def body(case: dict[str, Any]) -> None:
+        presets, policy = case["presets"], case["policies"][0]
+        with ctx.expressible("SP-02", ROOT_OFFERED.name):
+            lead = PresetSpec(name=root_lead(presets), spawnPolicy=policy)
+            dep, names = offered.deploy(presets, lead)
+            if names is None:
+                ctx.skip("SP-02", NOTHING_OFFERED)
+                return
+            root = dep.root().agent
+            with ctx.step("SP-02", f"running a turn of the root started from {lead.name!r}"):
+                dep.run_turn(root, f"turn {marker(ctx, 'offered')}")
+            sent = ctx.gateway.requests(root, as_sent=True)
+            offered.judge([t for request in sent for t in request.tools], names, [policy],
+                          presets, f"the requests of the root started from a preset with the "
+                          f"policy {policy}")
+            ctx.drew("SP-02", ROOT_OFFERED.name)
+
+    for case in EXAMPLES:  # each policy of a hand-written case on its own: a preset has one
+        for policy in case["policies"]:
+            body({**case, "policies": [policy]})
+            if ctx.not_applicable:
+                return
+    # the drawn cases once every hand-written one passed (a failure of one of those is the
+    # same at every seed, so a baseline can name it)
+    if not any(f.rule == "SP-02" for f in ctx.failures):
+        ctx.for_all(case_st(), body)
 
 
 def each_offered(ctx: CheckContext, body: Any) -> None:

@@ -5,12 +5,20 @@ nothing else (tiny runner, tests/conformance/checks/tiny_runner.py)."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
+from target_wrappers import Wrapped
 
 from subagent_tck.conformance.core.dialect import ChannelKind
+from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.outcome import Outcome
-from subagent_tck.conformance.core.protocol import RestrictionChannel, TargetInfo
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    RestrictionChannel,
+    TargetInfo,
+    ToolSpec,
+)
 from subagent_tck.conformance.engine.checks import spawn_policy
 from subagent_tck.conformance.engine.runner import RunConfig, certify
 from subagent_tck.conformance.transports.builtin import (
@@ -110,3 +118,61 @@ def test_the_root_channel_check_leaves_its_partition_to_targets_that_declare_the
         part = next(p for p in cert.rule("SP-01").partitions
                     if p.check == "spawn-policy-root" and p.name == "root-preset")
         assert bool(part.inapplicable_for) is inapplicable and part.drawn is not inapplicable
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_root_channel_alone_fails_sp_02_on_a_tool_that_lists_every_preset(seed: int) -> None:
+    verdicts = run(entry("tool_lists_every_preset").provider(), ["spawn-policy-offered-root"],
+                   editions=[Edition.PRESET_COMPOSITION], max_examples=2, seed=seed)
+    assert verdicts.failed_rules() == {"SP-02"}, verdicts.explain()
+    assert all("the requests of the root started from a preset with the policy" in f.message
+               for f in verdicts.failures), verdicts.explain()
+    passed = run(reference_target(), ["spawn-policy-offered-root"],
+                 editions=[Edition.PRESET_COMPOSITION], max_examples=2, seed=seed)
+    assert not passed.bad(), passed.explain()
+
+
+class _OwnDelegationTool(Wrapped):
+    """The reference with a delegation tool of its own in every deployment, as a runtime's
+    built-in (Claude Code's Agent): its description lists the presets it starts (``every``:
+    each preset of the deployment, whatever a policy says; else none); ``declared``: the
+    provider names it as its ``delegationTool``."""
+
+    def __init__(self, every: bool, declared: bool) -> None:
+        super().__init__(reference_target())
+        self.every, self.declared = every, declared
+
+    def info(self) -> TargetInfo:
+        info = self.inner.info()
+        if not self.declared:
+            return info
+        return info.model_copy(update={"providers": [
+            p.model_copy(update={"delegationTool": "hand_off"}) if p.name == "spawn" else p
+            for p in info.providers]})
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        deployment = self.inner.deploy(config, gateway)
+        listed = ", ".join(p.name for p in config.presets) if self.every else "none"
+        deployment.register_tool(ToolSpec(name="hand_off",
+                                          description=f"starts a child of one of: {listed}"))
+        return deployment
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_a_providers_own_delegation_tool_is_read_as_sent_though_every_other_check_leaves_it_out(
+        seed: int) -> None:
+    # a runtime's own tool is left out of what the checks read (own_tools.py); SP-02 reads the
+    # one the provider names as its delegation tool in the requests as the target sent them
+    def sp02(every: bool, declared: bool) -> Any:
+        target = _OwnDelegationTool(every, declared)
+        cert = certify(target, RunConfig(target_spec="own-delegation", seed=seed,
+                                         edition=Edition.PRESET_COMPOSITION, rules=("SP-02",)))
+        assert cert.target_tools == ["hand_off"], cert.target_tools
+        return cert.rule("SP-02")
+
+    listed = sp02(every=True, declared=True)
+    assert listed.outcome is Outcome.FAIL, listed
+    assert any("hand_off" in f.message for f in listed.failures), listed.failures
+    assert sp02(every=False, declared=True).outcome is Outcome.PASS
+    # undeclared, the tool is the target's own and SP-02 does not read it
+    assert sp02(every=True, declared=False).outcome is Outcome.PASS
