@@ -4,8 +4,10 @@ A check runs once per provider it applies to (once for the target when ``per_pro
 false). A rule applies to a provider when its capability is None or advertised by that provider
 (CA-04: an advertised capability is judged by its whole family; an absent one makes its rules
 not-applicable, and the CA rules then judge the refusal), its edition is the run's, and its
-component (ST) is shipped by the target. The plan and the certificate's empty cells are made
-here; running the plan is :mod:`.scheduling`'s, judging what it saw :mod:`.verdicts`'.
+component (ST) is shipped by the target, or, for the ST rules a runtime's own delegation tool
+answers to (:data:`OWN_TOOL_RULES`), the provider names one. The plan and the certificate's
+empty cells are made here; running the plan is :mod:`.scheduling`'s, judging what it saw
+:mod:`.verdicts`'.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from subagent_tck.spec import (
     CATALOGUE,
     DEFAULT_EDITION,
+    Capability,
     Edition,
     ErrorCode,
     Rule,
@@ -122,12 +125,27 @@ def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
     return edition
 
 
+#: ST rules that a runtime's own delegation tool (``ProviderInfo.delegationTool``, with a cap a
+#: start's ``maxDepth`` sets: ``depthLimit``) answers to as the ``subagent`` tool would, where the
+#: target ships no such tool: the tool at the cap (docs/rules.md#ST-07). The other ST rules are
+#: about the configurable tool itself (its two parameters, its loads, its wording).
+OWN_TOOL_RULES = frozenset({"ST-07"})
+
+
+def _delegates(info: TargetInfo, provider: ProviderInfo | None) -> bool:
+    """Whether ``provider`` (None: any provider of the target) names its own delegation tool
+    and advertises depthLimit."""
+    return any(p.delegationTool and Capability.DEPTH_LIMIT in p.capabilities
+               for p in ([provider] if provider is not None else info.providers))
+
+
 def not_applicable(rule: Rule, edition: Edition, info: TargetInfo,
                    provider: ProviderInfo | None) -> str | None:
     """Why ``rule`` does not apply to ``provider`` (None: the whole target), or None."""
     if rule.edition is not None and rule.edition != edition:
         return f"edition {rule.edition.value} only (this run: {edition.value})"
-    if rule.component is not None and rule.component not in info.components:
+    if rule.component is not None and rule.component not in info.components \
+            and not (rule.id in OWN_TOOL_RULES and _delegates(info, provider)):
         return f"component {rule.component.value} not shipped by the target"
     if rule.capability is None:
         return None

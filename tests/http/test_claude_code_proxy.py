@@ -275,7 +275,8 @@ def test_a_spawn_policy_is_written_as_agent_type_entries_of_the_types_standing_f
     (docs/claude-code.md#spawn-policies): ``Agent(T, ...)`` in ``tools`` for the admitted
     presets and in ``disallowedTools`` for the refused ones, each preset named by the agent
     type the adapter wrote for it; no allow list keeps every kit server (``mcp__tck``) beside
-    it, an allow list naming the tool has it replaced, one without the tool stays as it is."""
+    it, an allow list naming the tool has it replaced, one without the tool stays as it is; an
+    empty deny list writes nothing (``Agent()`` in ``disallowedTools`` would hide the tool)."""
     import tempfile
 
     from subagent_tck.conformance.core.protocol import PresetSpec, ToolSpec
@@ -311,7 +312,7 @@ def test_a_spawn_policy_is_written_as_agent_type_entries_of_the_types_standing_f
             assert listed("tools") == (None if allow is None else ["mcp__tck__tool_a",
                                                                    *(["Agent"] if "Agent" in
                                                                      allow else [])])
-        if policy.get("deny") is not None:
+        if policy.get("deny"):  # an empty deny list refuses nothing: nothing is written
             assert listed("disallowedTools") == [*(["mcp__tck__tool_b"] if deny else []),
                                                  entry(policy["deny"])]
         else:

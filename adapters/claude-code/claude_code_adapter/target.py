@@ -269,7 +269,9 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
                     [entry(policy["allow"])]
             elif isinstance(allow, list) and self.tool in allow:
                 out["allow"] = [entry(policy["allow"]) if e == self.tool else e for e in allow]
-        if policy.get("deny") is not None:
+        # an empty deny list refuses nothing, and a user writes nothing for it: an empty
+        # Agent() in disallowedTools would hide the tool itself
+        if policy.get("deny") is not None and policy["deny"] != []:
             deny = out.get("deny")
             out["deny"] = [*(deny if isinstance(deny, list) else []), entry(policy["deny"])]
         return out

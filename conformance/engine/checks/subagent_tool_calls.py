@@ -14,6 +14,7 @@ from subagent_tck.spec import (
     INITIAL_HOST_DEPTH,
     SUBAGENT_TOOL_NAME,
     Capability,
+    Component,
     StopReason,
 )
 
@@ -113,6 +114,10 @@ def at_cap_result(ctx: CheckContext) -> None:
     call" is any call the schema the model was offered admits: parameters beyond description
     and prompt are drawn from that schema (:mod:`._tool_arguments`)."""
     info = bound_provider(ctx)
+    if Component.SUBAGENT_TOOL not in ctx.target.info().components:
+        # the rule is here for the provider's own delegation tool (delegation_tool_cap.py)
+        ctx.inapplicable("ST-07", *(p.name for p in ST07))
+        return
     own_cap = Capability.DEPTH_LIMIT in info.capabilities
     host_depth = 5 if own_cap else 0
     tool: dict[str, Any] = {"maxDepth": 0} if own_cap else {}
