@@ -132,7 +132,7 @@ def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
 OWN_TOOL_RULES = frozenset({"ST-07"})
 
 
-def _delegates(info: TargetInfo, provider: ProviderInfo | None) -> bool:
+def delegates(info: TargetInfo, provider: ProviderInfo | None) -> bool:
     """Whether ``provider`` (None: any provider of the target) names its own delegation tool
     and advertises depthLimit."""
     return any(p.delegationTool and Capability.DEPTH_LIMIT in p.capabilities
@@ -145,7 +145,7 @@ def not_applicable(rule: Rule, edition: Edition, info: TargetInfo,
     if rule.edition is not None and rule.edition != edition:
         return f"edition {rule.edition.value} only (this run: {edition.value})"
     if rule.component is not None and rule.component not in info.components \
-            and not (rule.id in OWN_TOOL_RULES and _delegates(info, provider)):
+            and not (rule.id in OWN_TOOL_RULES and delegates(info, provider)):
         return f"component {rule.component.value} not shipped by the target"
     if rule.capability is None:
         return None

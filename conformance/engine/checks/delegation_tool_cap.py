@@ -23,6 +23,7 @@ from ...core.target import Deployment
 from ...core.unsupported import Unsupported
 from ..check import TARGET_FAULTS, CheckContext, check
 from ..partitions import Partition
+from ..planning import delegates
 from ._starts import marker, provider_name, start_request
 
 AT_CAP = Partition("ST-07", "own-tool-child-at-the-cap", "a child started with maxDepth 1, at "
@@ -43,7 +44,7 @@ def own_tool_at_cap(ctx: CheckContext) -> None:
     reason."""
     assert ctx.provider is not None, "ST-07 runs per provider"
     tool = ctx.provider.delegationTool
-    if not tool or Capability.DEPTH_LIMIT not in ctx.provider.capabilities:
+    if not tool or not delegates(ctx.target.info(), ctx.provider):
         ctx.inapplicable("ST-07", AT_CAP.name)
         return
     provider = provider_name(ctx)
