@@ -27,7 +27,7 @@ from subagent_tck.conformance.core.certificate import Certificate, Verdict
 from subagent_tck.conformance.core.outcome import Outcome
 from subagent_tck.conformance.engine.runner import RunConfig, certify
 from subagent_tck.conformance.transports.targets import load_target
-from subagent_tck.spec import RULES_BY_ID, Edition
+from subagent_tck.spec import RULES_BY_ID, Edition, Level
 
 ROOT = Path(__file__).resolve().parents[1]
 ZOO = ROOT / "examples" / "providers"
@@ -108,7 +108,10 @@ def test_a_zoo_target_fails_exactly_the_rule_it_breaks(
         assert failed <= {breaks} | also, f"{where}: false failures outside BREAKS/ALSO_BREAKS"
         # a SUBTLE entry may slip past the fixed cases: default certify's campaign finds it
         assert breaks in failed, f"{where}: the certifier missed {breaks}"
-        assert not cert.certified and cert.verdict == Verdict.FAILED, where
+        if RULES_BY_ID[breaks].level == Level.MUST:
+            assert not cert.certified and cert.verdict == Verdict.FAILED, where
+        else:  # a SHOULD rule's failure is reported and blocks no capability
+            assert cert.verdict == Verdict.CERTIFIED, where
         failure = cert.rule(breaks)
         assert failure.failures and failure.replay, where
 

@@ -223,7 +223,12 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
     failed = (not verdicts or any(v.verdict == Verdict.FAILED for v in verdicts)
               or any(r.outcome == Outcome.UNEXPECTED_PASS for r in results)
               or (summary is not None and bool(summary.expired))  # a SHOULD rule's too
-              or (promises is not None and not promises.kept))
+              or (promises is not None and not promises.kept)
+              # a partial run asked about its rules: a selected SHOULD rule that fails fails it
+              # (its printed replay must reproduce the failure), where a whole run reports it
+              # and certifies
+              or (facts.selected is not None
+                  and any(r.outcome == Outcome.FAIL and r.id in facts.selected for r in results)))
     judged = any(c.outcome in RAN for c in cells.values())
     if failed:
         verdict = Verdict.FAILED
@@ -231,9 +236,9 @@ def assemble(facts: RunFacts, rules: Sequence[Rule],
         verdict = Verdict.NOT_RUN
     elif facts.selected is None:
         verdict = Verdict.CERTIFIED
-    else:
-        verdict = (Verdict.PASSED if any(v.verdict == Verdict.PASSED for v in verdicts)
-                   else Verdict.NOT_RUN)
+    else:  # a partial run that judged a selected rule and failed none passed it, a SHOULD
+        # rule's alone too (the capability verdicts weigh MUST rules only)
+        verdict = Verdict.PASSED
     counts = {o.value: sum(r.outcome == o for r in results) for o in Outcome}
     inexpressible = [r.id for r in results if r.outcome == Outcome.NOT_APPLICABLE
                      and any(p.inexpressible for p in r.providers)]

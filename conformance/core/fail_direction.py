@@ -148,18 +148,18 @@ Path = tuple[str, ...]
 class _Facts:
     words: dict[Path, dict[str, int]]  # the words of the texts at each path, counted
     atoms: frozenset[tuple[Path, str]]  # other leaves (true, names of a list of names)
-    numbers: dict[Path, list[float]]
+    numbers: dict[Path, list[int | float]]  # as given: an int past 2**53 stays exact
 
 
 def _facts(value: Any) -> _Facts:
     words: dict[Path, dict[str, int]] = {}
     atoms: set[tuple[Path, str]] = set()
-    numbers: dict[Path, list[float]] = {}
+    numbers: dict[Path, list[int | float]] = {}
     for path, leaf in _leaves(value, ()):
         if leaf is True:
             atoms.add((path, "true"))
         elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
-            numbers.setdefault(path, []).append(float(leaf))
+            numbers.setdefault(path, []).append(leaf)
         elif isinstance(leaf, str):
             counted = words.setdefault(path, {})
             for word in leaf.split():

@@ -95,3 +95,27 @@ def test_evidence_of_several_checks_merges_failures_first_then_passes(
     merged = merge(evidence)
     assert merged.outcome == expected
     assert len(merged.failures) == sum(len(e.failures) for e in evidence)
+
+
+def test_a_partial_run_of_a_should_rule_passes_when_it_passes_and_fails_when_it_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """TF-16 is a SHOULD rule: the capability verdicts weigh MUST rules only, so a partial run
+    of it alone once read as "none of the selected rules applies" (NOT-RUN, exit 1) even when
+    it passed; its replay line of a failure must fail."""
+    from subagent_tck.conformance.core.certificate import Verdict
+    from subagent_tck.conformance.transports.targets import load_target
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.syspath_prepend(str(root))  # examples.providers
+    for spec, want in (("reference", Verdict.PASSED),
+                       ("python:examples.providers.guidance_kept_where_hidden:provider",
+                        Verdict.FAILED)):
+        target = load_target(spec)
+        try:
+            cert = certify(target, RunConfig(target_spec=spec, seed=0, rules=("TF-16",)))
+        finally:
+            target.close()
+        assert cert.verdict == want, (spec, cert.verdict, cert.rule("TF-16").outcome)
+        assert cert.rule("TF-16").outcome == (Outcome.PASS if want == Verdict.PASSED
+                                              else Outcome.FAIL)

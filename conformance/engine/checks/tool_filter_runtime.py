@@ -1,6 +1,6 @@
 """Checks of the tool filter, part two: the one resolver (TF-12), scope isolation (TF-13),
-dispose (TF-14), copied values (TF-15) and guidance that follows visibility (TF-16); the live
-registry (TF-09..TF-11) is :mod:`.tool_filter_live`.
+dispose (TF-14) and copied values (TF-15); the live registry (TF-09..TF-11) is
+:mod:`.tool_filter_live`, guidance that follows visibility (TF-16) :mod:`.tool_filter_guidance`.
 
 As in :mod:`.tool_filter`, expectations come from the spec oracle, views are compared as sets,
 and drawn states keep other TF rules out of the outcome: the live-registry checks use
@@ -29,7 +29,7 @@ from subagent_tck.spec import ViewEntry as SpecEntry
 
 from ...core.dialect import ChannelKind
 from ...core.gateway import call, text
-from ...core.protocol import SectionSpec, StartRequest, ToolSpec
+from ...core.protocol import StartRequest, ToolSpec
 from ...core.target import Deployment, Target
 from ..check import CheckContext, check
 from ..partitions import Partition
@@ -45,7 +45,7 @@ from ._isolation_composed import PARTITION, composed_drawn, composed_isolation
 from ._nonce import nonce
 from ._observed import oracle_view
 from ._starts import marker
-from ._tool_filter_views import ABC, GLOBAL, MODES, build
+from ._tool_filter_views import ABC, MODES, build
 from .tool_filter import scope_st
 
 # --- TF-12: one resolver ------------------------------------------------------------------
@@ -307,7 +307,7 @@ def lift_on_dispose(ctx: CheckContext) -> None:
         range(len(s["restrictions"]))))), lambda t: dispose(ctx, t[0], list(t[1])))
 
 
-# --- TF-15, TF-16 (SHOULD) ----------------------------------------------------------------
+# --- TF-15 (SHOULD) ----------------------------------------------------------------------
 
 
 def in_process(target: Target) -> bool:
@@ -349,42 +349,3 @@ def values_copied(ctx: CheckContext) -> None:
                    said("TF-15", f"the caller changed its lists after installing "
                    f"{raw}"), sorted(want), sorted(seen))
     ctx.drew("TF-15", "lists-and-object-changed")
-
-
-TF16 = tuple(Partition("TF-16", f"guided-tool-{label.replace(' ', '-')}", f"the tool a section "
-                       f"guides is {label} in the scope")
-             for label in ("unrestricted", "denied", "not allowed", "allowed"))
-
-
-@check("TF-16", name="tool-filter-guidance-follows-visibility", per_provider=False,
-       partitions=TF16)
-def guidance_follows_visibility(ctx: CheckContext) -> None:
-    """A section that guides a tool is left out where the tool is hidden; unrelated prose is
-    kept as it is."""
-    guide = SectionSpec(name="guide:bravo", text="GUIDE: call bravo for lookups.", guides="bravo")
-    prose = SectionSpec(name="notes", text="NOTES: bravo and alpha exist.")
-    dep = ctx.deploy(tools=ABC, sections=[guide, prose])
-    agents = {"unrestricted": dep.root().agent}
-    for label, raw in (("denied", {"deny": ["bravo"]}), ("not allowed", {"allow": ["alpha"]}),
-                       ("allowed", {"allow": ["bravo"]})):
-        agents[label] = dep.create_agent().agent
-        with ctx.step("TF-16", f"installing {raw}"):
-            dep.install_restriction(agents[label], raw)
-    for label, agent in agents.items():
-        visible = ("bravo", GLOBAL) in observe(ctx, "TF-16", dep, agent)
-        sections = {s.name: s.text for s in dep.prompt(agent)}
-        mark = ctx.gateway.script(marker(ctx, "tf-guide"), text(f"noted {nonce(ctx, label)}"))
-        dep.run_turn(agent, f"hello {mark}")
-        sent = ctx.gateway.requests(agent)
-        system = sent[-1].system if sent else ""
-        want_guide = guide.text if visible else None
-        ctx.expect("TF-16", sections.get(guide.name) == want_guide
-                   and (guide.text in system) == visible,
-                   said("TF-16", f"bravo is {label}: the section explaining bravo must be left "
-                        "out of the prompt where bravo is hidden and kept where it is visible"),
-                   want_guide, {"section": sections.get(guide.name), "system": system})
-        ctx.expect("TF-16", sections.get(prose.name) == prose.text and prose.text in system,
-                   said("TF-16", f"bravo is {label}: unrelated prose must stay untouched"),
-                   prose.text,
-                   {"section": sections.get(prose.name), "system": system})
-        ctx.drew("TF-16", f"guided-tool-{label.replace(' ', '-')}")

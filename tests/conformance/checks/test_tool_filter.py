@@ -21,7 +21,8 @@ TF_RULES = {f"TF-{n:02d}" for n in range(1, 17)}
 def test_every_tool_filter_check_passes_on_the_reference_in_both_editions() -> None:
     verdicts = run(reference_target(), checks_of("tool_filter", "tool_filter_invalid",
                                                  "tool_filter_live", "tool_filter_runtime",
-                                                 "tool_filter_shapes", "tool_filter_calls"),
+                                                 "tool_filter_guidance", "tool_filter_shapes",
+                                                 "tool_filter_calls"),
                    max_examples=3)
     assert not verdicts.bad(), verdicts.explain()
     assert {rule for rule, _ in verdicts.passed()} == TF_RULES

@@ -25,6 +25,8 @@ TOOL_FILTER = (
     "model_calls_checked_in_default_mode", "reserved_name_by_identity",
     # a runtime's own grammar, declared (docs/driver-api.md#dialect)
     "server_deny_ignored", "wildcard_prefix_dropped", "declared_folding_ignored",
+    # TF-16 (SHOULD): guidance kept where its tool is hidden, always or beside a relative name
+    "guidance_kept_where_hidden", "guidance_matched_loosely",
 )
 DEPTH = (
     "depth_not_recorded", "runtime_overrides_header", "cap_refuses_equal",

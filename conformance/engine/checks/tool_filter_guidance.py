@@ -1,0 +1,155 @@
+"""TF-16: a prompt section that guides a tool follows that tool's visibility
+(docs/rules.md#TF-16).
+
+A hand-written case (the fixed names of :data:`._tool_filter_views.ABC`) runs first; then every
+partition gets drawn cases at every seed: tool names of every shape (:func:`._names.tool_names`,
+case twins, prefixes and extensions among them), the guided one drawn among them, texts and
+section names drawn, and the restriction that hides or keeps it drawn per partition. One
+partition keeps a *relative* of the guided tool visible (another case of its name, a prefix, an
+extension) while the guided tool is hidden: a target that matches a section to its tool loosely
+keeps the section there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ...core.gateway import text
+from ...core.protocol import SectionSpec
+from ...core.target import Deployment
+from ..check import CheckContext, check
+from ..partitions import Partition
+from ._channels import observe_view as observe
+from ._clauses import said
+from ._names import relatives, tool_names
+from ._nonce import nonce
+from ._starts import marker
+from ._tool_filter_views import ABC, GLOBAL
+
+#: The restriction each partition puts on the scope (the hand-written case's, over ABC).
+LABELS = ("unrestricted", "denied", "not allowed", "allowed")
+HANDWRITTEN = {"denied": {"deny": ["bravo"]}, "not allowed": {"allow": ["alpha"]},
+               "allowed": {"allow": ["bravo"]}}
+RELATIVE = "guided-tool-hidden-relative-visible"
+
+_WORD = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz"), min_size=2, max_size=9)
+
+
+def _partition(label: str) -> str:
+    return f"guided-tool-{label.replace(' ', '-')}"
+
+
+def _some(draw: Any, pool: list[str], min_size: int) -> list[str]:
+    if not pool:
+        return []
+    picked: list[str] = draw(st.lists(st.sampled_from(pool), unique=True, min_size=min_size,
+                                      max_size=len(pool)))
+    return picked
+
+
+@st.composite
+def _texts(draw: Any, guided: str, other: str) -> dict[str, Any]:
+    """Two sections: one guiding ``guided``, one unrelated that names both tools (prose that
+    mentions a tool is not guidance: it stays). Names and words drawn; neither text inside the
+    other."""
+    words = draw(st.lists(_WORD, min_size=2, max_size=6))
+    cut = draw(st.integers(0, len(words)))
+    guide = " ".join([*words[:cut], guided, *words[cut:]])
+    prose = " ".join([draw(_WORD), other, draw(_WORD), guided, draw(_WORD)])
+    names = draw(st.lists(_WORD, min_size=2, max_size=2, unique=True))
+    if guide in prose or prose in guide:
+        prose = f"{prose} {draw(_WORD)}{draw(_WORD)}"
+    return {"guide": SectionSpec(name=f"guide-{names[0]}", text=guide, guides=guided),
+            "prose": SectionSpec(name=f"notes-{names[1]}", text=prose)}
+
+
+def _case_st(label: str) -> st.SearchStrategy[dict[str, Any]]:
+    @st.composite
+    def case(draw: Any) -> dict[str, Any]:
+        tools: list[str] = draw(tool_names(min_size=2, max_size=5))
+        guided = tools[draw(st.integers(0, len(tools) - 1))]
+        others = [n for n in tools if n != guided]
+        raw: dict[str, Any] | None = {
+            "unrestricted": None,
+            "denied": {"deny": [guided, *_some(draw, others, 0)]},
+            "not allowed": {"allow": _some(draw, others, 1)},
+            "allowed": {"allow": [guided, *_some(draw, others, 0)]},
+        }[label]
+        return {"label": label, "tools": tools, "restriction": raw,
+                **draw(_texts(guided, others[draw(st.integers(0, len(others) - 1))]))}
+    return case()
+
+
+@st.composite
+def _relative_st(draw: Any) -> dict[str, Any]:
+    """The guided tool hidden by a deny or an allow list, a relative of its name visible."""
+    tools: list[str] = draw(tool_names(min_size=1, max_size=4))
+    guided = tools[0]
+    kin = [r for r in relatives(guided) if r not in tools]
+    relative = draw(st.sampled_from(kin)) if kin else f"{guided}_"
+    tools = [*tools, relative]
+    others = [n for n in tools if n != guided]
+    raw = draw(st.sampled_from([{"deny": [guided]}, {"allow": [relative, *others[:-1]]}]))
+    return {"label": "hidden beside a relative", "tools": tools, "restriction": raw,
+            **draw(_texts(guided, relative))}
+
+
+TF16 = (*(Partition("TF-16", _partition(label), f"the tool a section guides is {label} in the "
+                    "scope", cases=_case_st(label)) for label in LABELS),
+        Partition("TF-16", RELATIVE, "the guided tool hidden while a tool whose name is a "
+                  "relative of it (another case, a prefix, an extension) stays visible",
+                  cases=_relative_st()))
+
+
+def judge(ctx: CheckContext, dep: Deployment, agent: str, label: str, guide: SectionSpec,
+          prose: SectionSpec) -> None:
+    """The agent's sections and its next request's system text: ``guide`` there exactly where
+    the tool it guides is in the agent's view, ``prose`` there as written."""
+    assert guide.guides is not None
+    visible = (guide.guides, GLOBAL) in observe(ctx, "TF-16", dep, agent)
+    sections = {s.name: s.text for s in dep.prompt(agent)}
+    mark = ctx.gateway.script(marker(ctx, "tf-guide"), text(f"noted {nonce(ctx, label)}"))
+    dep.run_turn(agent, f"hello {mark}")
+    sent = ctx.gateway.requests(agent)
+    system = sent[-1].system if sent else ""
+    want_guide = guide.text if visible else None
+    state = "visible" if visible else "hidden"
+    ctx.expect("TF-16", sections.get(guide.name) == want_guide
+               and (guide.text in system) == visible,
+               said("TF-16", f"{guide.guides} is {label} ({state}): the section guiding it "
+                    "must be left out of the prompt where it is hidden and kept where it is "
+                    "visible"),
+               want_guide, {"section": sections.get(guide.name), "system": system})
+    ctx.expect("TF-16", sections.get(prose.name) == prose.text and prose.text in system,
+               said("TF-16", f"{guide.guides} is {label}: unrelated prose must stay untouched"),
+               prose.text, {"section": sections.get(prose.name), "system": system})
+
+
+def _drawn(ctx: CheckContext, case: dict[str, Any]) -> None:
+    dep = ctx.deploy(tools=case["tools"], sections=[case["guide"], case["prose"]])
+    agent = dep.create_agent().agent
+    if case["restriction"] is not None:
+        with ctx.step("TF-16", f"installing {case['restriction']}"):
+            dep.install_restriction(agent, case["restriction"])
+    judge(ctx, dep, agent, case["label"], case["guide"], case["prose"])
+
+
+@check("TF-16", name="tool-filter-guidance-follows-visibility", per_provider=False,
+       partitions=TF16)
+def guidance_follows_visibility(ctx: CheckContext) -> None:
+    """A section that guides a tool is left out where the tool is hidden; unrelated prose is
+    kept as it is."""
+    guide = SectionSpec(name="guide:bravo", text="GUIDE: call bravo for lookups.", guides="bravo")
+    prose = SectionSpec(name="notes", text="NOTES: bravo and alpha exist.")
+    dep = ctx.deploy(tools=ABC, sections=[guide, prose])
+    agents = {"unrestricted": dep.root().agent}
+    for label, raw in HANDWRITTEN.items():
+        agents[label] = dep.create_agent().agent
+        with ctx.step("TF-16", f"installing {raw}"):
+            dep.install_restriction(agents[label], raw)
+    for label, agent in agents.items():
+        judge(ctx, dep, agent, label, guide, prose)
+        ctx.drew("TF-16", _partition(label))
+    ctx.cover("TF-16", lambda case: _drawn(ctx, case))
