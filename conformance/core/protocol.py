@@ -140,6 +140,11 @@ class TargetInfo(_Model):
     #: How the runtime folds tool names together (docs/driver-api.md#dialect); null: it keeps
     #: every two apart (docs/rules.md#TF-01).
     toolNameFolding: ToolNameFolding | None = None
+    #: How the runtime carries a prompt section that guides one tool where a tool has a
+    #: server of its own (``ToolSpec.server``), in the adapter's words (docs/driver-api.md#dialect):
+    #: TF-16 is then judged through the restriction channels on a target without live
+    #: restrictions. None: the runtime has no guidance of its own (protocol 1.3).
+    toolGuidance: str | None = None
     #: Why two deployments of this target cannot run at once, not even in two of its adapter
     #: processes side by side (a state every process shares: one home directory, one account,
     #: one port); ``certify --jobs N`` then runs it one check run at a time and says why

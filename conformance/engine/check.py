@@ -135,7 +135,8 @@ class CheckContext:
 
     #: What a strategy may read of its check's context, in a draw cache key (draw_cache.py):
     draw_fields: ClassVar[tuple[str, ...]] = ("edition", "provider", "providers", "seed",
-        "max_examples", "portable_variables", "shard", "channels", "frame", "folding")
+        "max_examples", "portable_variables", "shard", "channels", "frame", "folding",
+        "guidance")
     target: Target
     check: Check
     edition: Edition
@@ -165,6 +166,9 @@ class CheckContext:
     #: together (docs/driver-api.md#dialect).
     frame: PromptFrame | None = None
     folding: ToolNameFolding | None = None
+    #: How the runtime carries a section that guides one tool, in the adapter's words
+    #: (``TargetInfo.toolGuidance``); None: it declares no guidance of its own.
+    guidance: str | None = None
     #: The entry points this check built its cases through, in the order first used: the
     #: check run's note names them, and the certificate's dialect section.
     entry_points: list[str] = field(default_factory=list)

@@ -145,7 +145,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         max_examples=shared.profile.max_examples,
         portable_variables=shared.portable_variables, shard=planned.shard,
         channels=channels_of(shared.info.restrictionChannels), frame=shared.info.promptFrame,
-        folding=shared.info.toolNameFolding,
+        folding=shared.info.toolNameFolding, guidance=shared.info.toolGuidance,
     )
     escaped: list[tuple[str, str]] = []
 

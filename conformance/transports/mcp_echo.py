@@ -13,6 +13,9 @@ the adapter maps the kit's concepts"). JSON-RPC 2.0, one message per line on std
   When STATUS_JSONL is given, every list answered appends ``{"listed": [NAME, ...]}`` to it
   (after the answer is written), so an adapter can tell that the runtime has re-listed, and
   every ``initialize`` answered appends ``{"initialized": true}`` (a connection begun);
+- ``initialize`` answers, as the server's ``instructions``, the text of ``instructions.txt``
+  beside TOOLS_JSON when that file is there and not empty (an adapter writes it where a
+  deployment's prompt section guides this server's tool: docs/rules.md#TF-16);
 - ``tools/call`` runs the kit's echo body: it appends ``{tool, arguments, meta}`` to
   INVOCATIONS_JSONL (``meta`` is the call's ``_meta``; the adapter attributes the record to an
   agent) and answers the call it got as JSON text; a name not listed is an errored result;
@@ -44,6 +47,8 @@ PROTOCOL = "2025-06-18"
 POLL = 0.025
 LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 MODULE = "subagent_tck.conformance.transports.mcp_echo"
+#: The file beside TOOLS_JSON whose text ``initialize`` answers as the server's instructions.
+INSTRUCTIONS = "instructions.txt"
 
 
 def listed_tools(path: Path) -> list[dict[str, Any]]:
@@ -57,6 +62,14 @@ def listed_tools(path: Path) -> list[dict[str, Any]]:
     return [{"name": s["name"], "description": s.get("description", ""),
              "inputSchema": s.get("parameters") or {"type": "object"}}
             for s in specs if isinstance(s, dict) and isinstance(s.get("name"), str)]
+
+
+def instructions(tools: Path) -> str:
+    """The server's instructions: ``instructions.txt`` beside ``tools`` ("" without one)."""
+    try:
+        return tools.with_name(INSTRUCTIONS).read_text(encoding="utf-8")
+    except OSError:
+        return ""
 
 
 def _append(path: Path, record: dict[str, Any]) -> None:
@@ -106,9 +119,13 @@ class Server:
         given = message.get("params")
         params: dict[str, Any] = given if isinstance(given, dict) else {}
         if method == "initialize":
-            self._answer(ident, {"protocolVersion": params.get("protocolVersion", PROTOCOL),
-                                 "capabilities": {"tools": {"listChanged": True}},
-                                 "serverInfo": {"name": "subagent-tck", "version": "1"}})
+            result = {"protocolVersion": params.get("protocolVersion", PROTOCOL),
+                      "capabilities": {"tools": {"listChanged": True}},
+                      "serverInfo": {"name": "subagent-tck", "version": "1"}}
+            guidance = instructions(self.tools)
+            if guidance:
+                result["instructions"] = guidance
+            self._answer(ident, result)
             if self.status is not None:
                 _append(self.status, {"initialized": True})
         elif method == "tools/list":
@@ -205,6 +222,10 @@ class McpTools:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+    def instruct(self, text: str) -> None:
+        """The instructions the server answers from its next ``initialize`` on ("": none)."""
+        (self.directory / INSTRUCTIONS).write_text(text, encoding="utf-8")
 
     def invocations(self) -> list[dict[str, Any]]:
         """Every ``{tool, arguments, meta}`` record the servers wrote so far, in order."""

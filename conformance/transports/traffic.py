@@ -43,6 +43,7 @@ from subagent_tck.conformance.core.protocol import (
     ProviderInfo,
     RunResult,
     Section,
+    SectionSpec,
     SessionHeader,
     ToolSchema,
     ToolSpec,
@@ -101,6 +102,21 @@ def deny_lists(permissions: Any, runtime: str) -> list[Any]:
     return [r.get("deny") for r in permissions]
 
 
+def guided_servers(config: DeploymentConfig, default: str) -> dict[str, list[SectionSpec]]:
+    """The sections of ``config`` that guide a tool alone on a server of its own, by server
+    (a tool on the default server, or beside others, has no instructions of its own)."""
+    by_server: dict[str, list[str]] = {}
+    for tool in config.tools:
+        if isinstance(tool.server, str) and tool.server and tool.server != default:
+            by_server.setdefault(tool.server, []).append(tool.name)
+    alone = {names[0]: server for server, names in by_server.items() if len(names) == 1}
+    out: dict[str, list[SectionSpec]] = {}
+    for section in config.sections:
+        if section.guides is not None and section.guides in alone:
+            out.setdefault(alone[section.guides], []).append(section)
+    return out
+
+
 class TrafficDeployment(Delegation, Generic[R]):
     """A deployment of a runtime seen from its model traffic: a fresh directory (``project``,
     ``home``, the MCP server's files), the kit's global tools on the MCP echo server, the
@@ -112,10 +128,23 @@ class TrafficDeployment(Delegation, Generic[R]):
     server: ClassVar[str] = "tck"
     #: How long a tool change waits for a running runtime to list the MCP tools again, in s.
     relist: ClassVar[float] = 2.0
+    #: Whether a section that guides a tool alone on its server (``ToolSpec.server``) becomes
+    #: that server's MCP instructions, the runtime's own guidance (``TargetInfo.toolGuidance``,
+    #: docs/rules.md#TF-16); such a section is then in no system text the adapter writes.
+    guidance_as_instructions: ClassVar[bool] = False
 
     name: str
     route: R
     url: str  # the deployment's model endpoint (its route's base URL)
+
+    def _instruct(self, config: DeploymentConfig) -> set[str]:
+        """Give each server whose one tool a section guides that section's text as its
+        instructions; the names of the sections so given."""
+        given: set[str] = set()
+        for server, sections in guided_servers(config, self.mcp.default).items():
+            self.mcp.instruct(server, "\n\n".join(s.text for s in sections))
+            given |= {s.name for s in sections}
+        return given
 
     def __init__(self, config: DeploymentConfig) -> None:
         if config.mode is not PresentationMode.NATIVE:
@@ -134,6 +163,8 @@ class TrafficDeployment(Delegation, Generic[R]):
         self.known_tools: dict[str, ToolSpec] = {t.name: t for t in self.tools}
         self.mcp = McpServers(self.dir / "mcp", default_server(self.server, self.tools))
         self.mcp.write(self.tools)
+        #: the sections given as their tool's server instructions (guidance_as_instructions)
+        self.instructed = self._instruct(config) if self.guidance_as_instructions else set()
         self.presets = {p.name: p for p in config.presets}
         self._log: list[Event] = []
         self.children: dict[str, SessionHeader] = {}

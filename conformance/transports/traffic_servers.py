@@ -71,6 +71,10 @@ class McpServers:
                 changed[server] = {s["name"] for s in specs}
         return changed
 
+    def instruct(self, server: str, text: str) -> None:
+        """``server``'s instructions (it must have been written to: :meth:`write`)."""
+        self._servers[server].instruct(text)
+
     def commands(self) -> dict[str, list[str]]:
         """Each server's argv (this interpreter, by module name): its own tool list and list
         record, the one invocations file."""

@@ -116,6 +116,22 @@ def test_initialize_answers_the_clients_protocol_and_declares_that_the_tool_list
     assert client.request("resources/list")["error"]["code"] == -32601
 
 
+def test_initialize_answers_the_instructions_written_beside_the_tools_and_none_without(
+        tools: McpTools) -> None:
+    plain = Client(tools.command())
+    try:
+        assert "instructions" not in plain.initialize()["result"]
+    finally:
+        plain.close()
+    text = "call beta for words; its answers are short.\n\u00e9"
+    tools.instruct(text)
+    guided = Client(tools.command())
+    try:
+        assert guided.initialize()["result"]["instructions"] == text
+    finally:
+        guided.close()
+
+
 def test_tools_list_answers_the_written_specs_and_each_listing_is_logged_as_status(
         tools: McpTools, client: Client) -> None:
     client.initialize()

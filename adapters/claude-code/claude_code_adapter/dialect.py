@@ -64,8 +64,13 @@ FOLDING = ToolNameFolding(keeps="A-Za-z0-9_-", utf16=True, normalization="NFKC",
                           via="Claude Code names an MCP tool mcp__SERVER__NAME, NAME cleaned so")
 
 
+#: A section that guides a tool alone on its MCP server is that server's instructions, which
+#: Claude Code gives the model itself (in 2.1.332 in a message headed "MCP Server Instructions").
+GUIDANCE = "an MCP server's instructions, the guided tool alone on its server"
+
+
 def declared(info: TargetInfo, claude: Install) -> TargetInfo:
     """``info`` with what the adapter declares for the Claude Code it runs."""
     return info.model_copy(update={"restrictionChannels": channels(claude),
                                    "promptFrame": frames.frame(claude),
-                                   "toolNameFolding": FOLDING})
+                                   "toolNameFolding": FOLDING, "toolGuidance": GUIDANCE})

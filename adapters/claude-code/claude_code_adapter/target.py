@@ -126,6 +126,9 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
     #: Code honours those of the main thread's definition (``--agent``), for it and every agent
     #: below it, and not a subagent's own (docs/claude-code.md#spawn-policies)
     spawn_policy = True
+    #: a section that guides a tool alone on its server is that server's MCP instructions,
+    #: which Claude Code passes on to the model itself (docs/claude-code.md, TF-16)
+    guidance_as_instructions = True
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"
@@ -312,9 +315,11 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
 
     def _system(self, agent: str, extra: str = "") -> str:
         """The root's ``--system-prompt``: the deployment's prompt as its user writes it, the
-        persona (as written: Claude Code has no templates) and each section's text, joined by a
-        blank line; the agent marker (or a start's, ``extra``) right after it."""
-        texts = [self.config.persona or "", *(s.text for s in self.config.sections)]
+        persona (as written: Claude Code has no templates) and each section's text but those
+        given as MCP instructions (``instructed``), joined by a blank line; the agent marker
+        (or a start's, ``extra``) right after it."""
+        texts = [self.config.persona or "", *(s.text for s in self.config.sections
+                                              if s.name not in self.instructed)]
         return "\n\n".join(t for t in texts if t) + agent_marker(agent) + extra
 
     def _claude(self, spec: run.Run) -> subprocess.CompletedProcess[bytes]:

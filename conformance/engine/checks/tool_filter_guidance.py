@@ -8,6 +8,14 @@ section names drawn, and the restriction that hides or keeps it drawn per partit
 partition keeps a *relative* of the guided tool visible (another case of its name, a prefix, an
 extension) while the guided tool is hidden: a target that matches a section to its tool loosely
 keeps the section there.
+
+A target without live restrictions whose runtime has guidance of its own
+(``TargetInfo.toolGuidance``, docs/driver-api.md#dialect: Claude Code's MCP server
+instructions) is judged through its restriction channels instead: the guided tool alone on a
+server of its own, the section given as that server's guidance, the tool hidden or kept by a
+child's preset, the root's preset or permission rules, and every request of the scope read
+(system text and messages: a runtime may carry guidance in either). There only the guiding
+section is judged: a section that guides nothing is the adapter's text, not the runtime's.
 """
 
 from __future__ import annotations
@@ -16,16 +24,28 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from ...core.dialect import ChannelKind
 from ...core.gateway import text
-from ...core.protocol import SectionSpec
+from ...core.protocol import DeploymentConfig, ModelRequest, SectionSpec, ToolSpec
 from ...core.target import Deployment
+from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
+from ._channels import (
+    Channel,
+    Placement,
+    _Turn,
+    channels_for,
+    next_of,
+    placed_config,
+    placements,
+    used,
+)
 from ._channels import observe_view as observe
 from ._clauses import said
 from ._names import relatives, tool_names
 from ._nonce import nonce
-from ._starts import marker
+from ._starts import marker, start_request
 from ._tool_filter_views import ABC, GLOBAL
 
 #: The restriction each partition puts on the scope (the hand-written case's, over ABC).
@@ -143,6 +163,10 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
     kept as it is."""
     guide = SectionSpec(name="guide:bravo", text="GUIDE: call bravo for lookups.", guides="bravo")
     prose = SectionSpec(name="notes", text="NOTES: bravo and alpha exist.")
+    channels = channels_for(ctx)
+    if not any(c.kind is ChannelKind.LIVE for c in channels):
+        through_channels(ctx, channels, guide)
+        return
     dep = ctx.deploy(tools=ABC, sections=[guide, prose])
     agents = {"unrestricted": dep.root().agent}
     for label, raw in HANDWRITTEN.items():
@@ -153,3 +177,125 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
         judge(ctx, dep, agent, label, guide, prose)
         ctx.drew("TF-16", _partition(label))
     ctx.cover("TF-16", lambda case: _drawn(ctx, case))
+
+
+# --- through the restriction channels (a runtime's own guidance) ---------------------------
+
+
+def _own_server(guided: str, tools: list[str]) -> str:
+    """A server name no tool of the deployment is on (the others are on the default one)."""
+    name, n = "guide", 0
+    while name in tools:
+        n += 1
+        name = f"guide{n}"
+    return name
+
+
+def _channel_config(ctx: CheckContext, placement: Placement | None, tools: list[str],
+                    guide: SectionSpec) -> tuple[DeploymentConfig, dict[str, Any]]:
+    """The deployment of one case: ``guide``'s tool alone on a server of its own, the section
+    given as that tool's guidance, the placement's restriction (none: an unrestricted root)."""
+    assert guide.guides is not None
+    server = _own_server(guide.guides, tools)
+    specs = [ToolSpec(name=n, description=f"tool {n}", server=server) if n == guide.guides
+             else ToolSpec(name=n, description=f"tool {n}") for n in tools]
+    if placement is None:
+        return DeploymentConfig(edition=ctx.edition, tools=specs, sections=[guide]), {}
+    cfg, start = placed_config(ctx, placement, [])
+    return cfg.model_copy(update={"tools": specs, "sections": [guide]}), start
+
+
+def _words(request: ModelRequest) -> str:
+    """Every text the request gives the model: its system text, its messages' texts (a
+    runtime may put guidance in a message of its own) and its context notices."""
+    out = [request.system, *request.context]
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+    for message in request.messages:
+        walk(message.content)
+    return "\n".join(out)
+
+
+def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str],
+                guide: SectionSpec, label: str) -> bool | None:
+    """Run the scope of one case for two requests (its first reply calls a tool: a runtime may
+    give guidance from a scope's second request on) and judge: the guidance in none of its
+    requests where the guided tool is hidden. Where it is offered, whether the guidance came
+    (None: the tool was hidden): the rule asks nothing there, but a runtime that gives it
+    nowhere makes the hidden cases say nothing (:func:`through_channels`)."""
+    cfg, start = _channel_config(ctx, placement, tools, guide)
+    words = "unrestricted" if placement is None else f"{placement.restrictions} through " \
+        f"{placement.label}"
+    if placement is not None:
+        used(ctx, placement)
+    with ctx.step("TF-16", f"deploying {words}"):
+        dep = ctx.deploy(cfg)
+    root = dep.root().agent
+    turn = _Turn(dep, (), set(tools))
+    mark = ctx.gateway.script(marker(ctx, "tf-guide"), turn.first,
+                              text(f"noted {nonce(ctx, label)}"))
+    with ctx.step("TF-16", f"running the scope {words}"):
+        if placement is not None and placement.scope is ChannelKind.CHILD:
+            channel = next(c for c in placement.channels if c.kind is ChannelKind.CHILD)
+            agent = dep.start(start_request(root, channel.provider, f"task {mark}",
+                                            start)).agent
+        else:
+            dep.run_turn(root, f"task {mark}")
+            agent = root
+    sent = ctx.gateway.requests(agent)
+    if not sent:
+        ctx.fail("TF-16", said("TF-16", f"the scope {words} made no request"), "2 requests",
+                 {"requests": 0})
+        ctx.abort()
+    found = [guide.text in _words(r) for r in sent]
+    if guide.guides in {t.name for t in sent[-1].tools}:
+        return any(found)
+    ctx.expect("TF-16", not any(found),
+               said("TF-16", f"{guide.guides} is {label} (hidden, {words}): the guidance of a "
+                    "tool must be left out of every request where the tool is hidden"),
+               None, {"guidance in request": found,
+                      "tools offered": [t.name for t in sent[-1].tools]})
+    return None
+
+
+def _placement(ctx: CheckContext, channels: tuple[Channel, ...],
+               raw: dict[str, Any] | None) -> Placement | None:
+    """The next placement that carries ``raw`` (None: unrestricted, or none carries it)."""
+    if raw is None:
+        return None
+    found = placements(channels, [raw])
+    if not found:
+        raise Unsupported("restriction channels", f"the restriction {raw}",
+                          "no declared channel carries it")
+    return next_of(ctx, found)
+
+
+def through_channels(ctx: CheckContext, channels: tuple[Channel, ...],
+                     guide: SectionSpec) -> None:
+    """TF-16 where no live restriction exists: the hand-written cases, then drawn ones."""
+    if ctx.guidance is None or not channels:
+        raise Unsupported("install-restriction", "live tool restrictions of a running agent, "
+                          "or guidance of the runtime's own (toolGuidance) beside restriction "
+                          "channels", "the target declares neither")
+    ctx.entry_points.append(f"guidance as {ctx.guidance}")
+    for label in LABELS:
+        given = _scope_turn(ctx, _placement(ctx, channels, HANDWRITTEN.get(label)), ABC, guide,
+                            label)
+        if label == "unrestricted" and given is False:
+            raise Unsupported("tool guidance", f"guidance as {ctx.guidance}", "the runtime gave "
+                              "it in none of the requests of a scope offered its tool, so its "
+                              "absence elsewhere says nothing")
+        ctx.drew("TF-16", _partition(label))
+
+    def drawn(case: dict[str, Any]) -> None:
+        _scope_turn(ctx, _placement(ctx, channels, case["restriction"]), case["tools"],
+                    case["guide"], case["label"])
+    ctx.cover("TF-16", drawn)

@@ -1,0 +1,90 @@
+"""TF-16 (conformance/engine/checks/tool_filter_guidance.py): guidance follows visibility, on a
+target with live restrictions and, through its restriction channels, on one whose runtime has
+guidance of its own (``TargetInfo.toolGuidance``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from subagent_tck.conformance.core.dialect import ChannelKind, RestrictionChannel
+from subagent_tck.conformance.core.protocol import TargetInfo
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.spec import Edition, ErrorCode, TckError
+
+from .tiny_runner import run
+
+CHECK = ["tool-filter-guidance-follows-visibility"]
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class _NoLive(ReferenceDeployment):
+    def install_restriction(self, agent: str, restriction: Any) -> str:
+        raise TckError(ErrorCode.UNSUPPORTED_OPERATION, "no live restrictions here")
+
+
+class _Guided(ReferenceTarget):
+    """The reference without live restrictions, declaring ``channels`` and, unless None,
+    guidance of its own (the reference composes a guiding section into a scope's system text
+    where the tool it guides is visible)."""
+
+    def __init__(self, channels: list[RestrictionChannel], guidance: str | None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.channels, self.guidance = channels, guidance
+        self.deployment_class = _NoLive
+
+    def info(self) -> TargetInfo:
+        return super().info().model_copy(update={"restrictionChannels": self.channels,
+                                                 "toolGuidance": self.guidance})
+
+
+def _tf16(target: ReferenceTarget) -> Any:
+    verdicts = run(target, CHECK, max_examples=2, editions=[Edition.PRESET_COMPOSITION])
+    outcomes = {rule: outcome for (rule, _, _), outcome in verdicts.outcomes.items()}
+    return outcomes.get("TF-16"), verdicts
+
+
+def test_without_live_restrictions_tf16_goes_through_each_declared_channel() -> None:
+    for kind in (ChannelKind.CHILD, ChannelKind.ROOT):
+        outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=kind)],
+                                          "a section in the system text"))
+        assert outcome == "pass", (kind, verdicts.explain())
+
+
+def test_guidance_kept_where_its_tool_is_hidden_fails_tf16_through_every_channel() -> None:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from examples.providers.guidance_kept_where_hidden import KeepsGuidanceHost
+    for kind in (ChannelKind.CHILD, ChannelKind.ROOT):
+        outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=kind)], "a section",
+                                          host_class=KeepsGuidanceHost))
+        assert outcome == "fail", (kind, verdicts.explain())
+        assert any("must be left out of every request" in f.message
+                   for f in verdicts.failures), verdicts.explain()
+
+
+def test_without_guidance_of_its_own_tf16_is_not_applicable_through_channels() -> None:
+    outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=ChannelKind.CHILD)], None))
+    assert outcome == "n/a", verdicts.explain()
+
+
+def test_a_runtime_that_gives_the_guidance_nowhere_leaves_tf16_not_applicable_not_passed(
+) -> None:
+    """Absence where the tool is hidden proves nothing when the guidance never comes, not even
+    where the tool is offered: the case is not applicable (docs/rules.md#TF-16)."""
+    from subagent_tck.reference import Host, assemble_sections
+    from subagent_tck.spec import Section
+
+    class _Silent(Host):
+        def prompt(self, agent: str) -> tuple[Section, ...]:
+            scope = self.agent(agent).scope
+            guided = {s.guides for s in self.deployment_sections() if s.guides is not None}
+            visible = {e.name for e in self.resolver.view(scope)} - guided
+            return assemble_sections(self.deployment_sections(), scope.sections(), visible,
+                                     self.variables, self.render_template)
+
+    outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=ChannelKind.CHILD)], "a section",
+                                      host_class=_Silent))
+    assert outcome == "n/a", verdicts.explain()
