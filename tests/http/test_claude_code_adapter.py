@@ -33,10 +33,11 @@ ADAPTER = ROOT / "adapters" / "claude-code"
 INSTALLED = ADAPTER / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
 TIMEOUT = 3000
 #: passing (CA-01, CA-05, EN-02, PE-04, MO-02) and listed (EN-01, FR-02, PE-01, PE-03, MO-01:
-#: a retired model's id is remapped) rules whose checks start few `claude -p` runs (--timings
-#: of a whole run); MO's ran 75 s
+#: a retired model's id is remapped; TF-16: every server's MCP instructions reach every agent)
+#: rules whose checks start few `claude -p` runs (--timings of a whole run); MO's ran 75 s,
+#: TF-16's 15 s
 RULES = ("CA-01", "CA-05", "EN-01", "EN-02", "FR-02", "PE-01", "PE-03", "PE-04", "MO-01",
-         "MO-02")
+         "MO-02", "TF-16")
 BASELINE = "adapters/claude-code/baseline.toml"
 
 
