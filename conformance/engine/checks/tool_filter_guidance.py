@@ -182,8 +182,8 @@ def guidance_follows_visibility(ctx: CheckContext) -> None:
 # --- through the restriction channels (a runtime's own guidance) ---------------------------
 
 
-def _own_server(guided: str, tools: list[str]) -> str:
-    """A server name no tool of the deployment is on (the others are on the default one)."""
+def _own_server(tools: list[str]) -> str:
+    """A server name that is no tool's name (the other tools are on the default server)."""
     name, n = "guide", 0
     while name in tools:
         n += 1
@@ -196,7 +196,7 @@ def _channel_config(ctx: CheckContext, placement: Placement | None, tools: list[
     """The deployment of one case: ``guide``'s tool alone on a server of its own, the section
     given as that tool's guidance, the placement's restriction (none: an unrestricted root)."""
     assert guide.guides is not None
-    server = _own_server(guide.guides, tools)
+    server = _own_server(tools)
     specs = [ToolSpec(name=n, description=f"tool {n}", server=server) if n == guide.guides
              else ToolSpec(name=n, description=f"tool {n}") for n in tools]
     if placement is None:
@@ -268,7 +268,8 @@ def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str]
 
 def _placement(ctx: CheckContext, channels: tuple[Channel, ...],
                raw: dict[str, Any] | None) -> Placement | None:
-    """The next placement that carries ``raw`` (None: unrestricted, or none carries it)."""
+    """The next placement that carries ``raw`` (None: unrestricted); a restriction no declared
+    channel carries is a case the target cannot set up."""
     if raw is None:
         return None
     found = placements(channels, [raw])
@@ -287,8 +288,10 @@ def through_channels(ctx: CheckContext, channels: tuple[Channel, ...],
                           "channels", "the target declares neither")
     ctx.entry_points.append(f"guidance as {ctx.guidance}")
     for label in LABELS:
-        given = _scope_turn(ctx, _placement(ctx, channels, HANDWRITTEN.get(label)), ABC, guide,
-                            label)
+        raw = HANDWRITTEN.get(label)
+        if raw is not None and not placements(channels, [raw]):
+            continue  # no declared channel carries it: cover() names the partition
+        given = _scope_turn(ctx, _placement(ctx, channels, raw), ABC, guide, label)
         if label == "unrestricted" and given is False:
             raise Unsupported("tool guidance", f"guidance as {ctx.guidance}", "the runtime gave "
                               "it in none of the requests of a scope offered its tool, so its "
