@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -192,11 +191,24 @@ def as_pairs(sections: Iterable[NamedText]) -> list[list[str]]:
 
 
 def message_text(request: ModelRequest) -> str:
-    """What a request carries outside its system text (messages and context notices)."""
+    """What a request carries outside its system text (messages and context notices): every
+    string inside a message's content, as the model reads it (a block list is walked, not
+    serialised, so quotes, newlines and non-ASCII text stay as written and are found)."""
     parts = list(request.context)
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dict):
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, (list, tuple)):
+            for inner in value:
+                walk(inner)
+        elif value is not None:
+            parts.append(str(value))
     for message in request.messages:
-        content = message.content
-        parts.append(content if isinstance(content, str) else json.dumps(content, default=str))
+        walk(message.content)
     return "\n".join(parts)
 
 

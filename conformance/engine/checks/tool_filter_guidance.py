@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from ...core.dialect import ChannelKind
 from ...core.gateway import text
-from ...core.protocol import DeploymentConfig, ModelRequest, SectionSpec, ToolSpec
+from ...core.protocol import DeploymentConfig, SectionSpec, ToolSpec
 from ...core.target import Deployment
 from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
@@ -45,6 +45,7 @@ from ._channels import observe_view as observe
 from ._clauses import said
 from ._names import relatives, tool_names
 from ._nonce import nonce
+from ._observed import request_text
 from ._starts import marker, start_request
 from ._tool_filter_views import ABC, GLOBAL
 
@@ -205,25 +206,6 @@ def _channel_config(ctx: CheckContext, placement: Placement | None, tools: list[
     return cfg.model_copy(update={"tools": specs, "sections": [guide]}), start
 
 
-def _words(request: ModelRequest) -> str:
-    """Every text the request gives the model: its system text, its messages' texts (a
-    runtime may put guidance in a message of its own) and its context notices."""
-    out = [request.system, *request.context]
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            out.append(value)
-        elif isinstance(value, dict):
-            for inner in value.values():
-                walk(inner)
-        elif isinstance(value, list):
-            for inner in value:
-                walk(inner)
-    for message in request.messages:
-        walk(message.content)
-    return "\n".join(out)
-
-
 def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str],
                 guide: SectionSpec, label: str) -> bool | None:
     """Run the scope of one case for two requests (its first reply calls a tool: a runtime may
@@ -255,7 +237,7 @@ def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str]
         ctx.fail("TF-16", said("TF-16", f"the scope {words} made no request"), "2 requests",
                  {"requests": 0})
         ctx.abort()
-    found = [guide.text in _words(r) for r in sent]
+    found = [guide.text in request_text(r) for r in sent]
     if guide.guides in {t.name for t in sent[-1].tools}:
         return any(found)
     ctx.expect("TF-16", not any(found),
