@@ -67,6 +67,36 @@ def test_a_character_outside_the_bmp_becomes_two_underscores_as_in_opencodes_jav
     assert names_back(["𝐀"]) == {"tck___": "𝐀"}
 
 
+@given(server=tool_name(), name=tool_name())
+@example(server="tck", name="x")
+@example(server="my.server", name="café")
+def test_a_tool_of_another_server_is_named_by_that_server_both_parts_cleaned(
+        server: str, name: str) -> None:
+    # opencode 1.18.33: (server, tool) => clean(server) + "_" + clean(tool), clean replacing
+    # every UTF-16 unit outside [A-Za-z0-9_-] by "_"
+    def clean(text: str) -> str:
+        return "".join(c if c in SAFE else "_" * (len(c.encode("utf-16-le")) // 2)
+                       for c in text)
+    assert wire_name(name, server) == clean(server) + "_" + clean(name)
+    assert wire_name(name) == wire_name(name, "tck")
+
+
+@given(tools=tool_names(min_size=1, max_size=6), servers=st.lists(ascii_names, min_size=1,
+                                                                  max_size=3),
+       data=st.data())
+def test_permission_rules_name_each_tool_by_its_own_server(tools: list[str], servers: list[str],
+                                                           data: Any) -> None:
+    where = {t: data.draw(st.sampled_from(servers)) for t in tools}
+    allow = data.draw(st.lists(st.sampled_from(tools), unique=True))
+    deny = data.draw(st.lists(st.sampled_from(tools), unique=True))
+    rules = permission({"allow": allow, "deny": deny}, lambda t: wire_name(t, where[t]))
+    for tool in deny:
+        assert rules[wire_name(tool, where[tool])] == "deny"
+    for tool in set(allow) - set(deny):
+        assert rules[wire_name(tool, where[tool])] == "allow"
+    assert set(rules) == {"*"} | {wire_name(t, where[t]) for t in {*allow, *deny}}
+
+
 @given(tool_names(max_size=8))
 def test_each_wire_name_leads_back_to_its_one_kit_name(tools: list[str]) -> None:
     back = names_back(tools)

@@ -10,8 +10,9 @@
 - Every other request goes to the kit's gateway (``{gatewayUrl}/v1/chat/completions``, the route
   that attributes a request by the agent marker in its system text,
   docs/driver-api.md#model-gateway) with the kit's global tools renamed from the names opencode
-  gives an MCP server's tools (``tck_NAME``, every character outside ``[A-Za-z0-9_-]`` as ``_``)
-  back to the kit's names; the kit's answer is relayed with its tool calls renamed the other way.
+  gives an MCP server's tools (``SERVER_NAME``, every character outside ``[A-Za-z0-9_-]`` as
+  ``_``; ``tck_NAME`` for a tool that names no server) back to the kit's names; the kit's
+  answer is relayed with its tool calls renamed the other way.
 
 What the route keeps of each agent is traffic_chat.ChatRoute's (traffic_routes.TrafficRoute).
 """
@@ -34,33 +35,36 @@ from subagent_tck.conformance.transports.traffic_routes import OnePathProxy, js_
 from subagent_tck.conformance.transports.traffic_starts import START, Driver, user_text
 
 PROBE = "[subagent-tck probe]"
-SERVER = "tck"  # the MCP server's name in opencode.json: its tools are tck_NAME
+SERVER = "tck"  # the MCP server of tools that name none, in opencode.json: tck_NAME
 
 
-def wire_name(tool: str) -> str:
-    """The name opencode 1.18.33 gives the kit's tool ``tool`` of MCP server ``tck``: the server
-    and tool names joined by ``_``, the tool's cleaned as its JavaScript cleans it
-    (traffic_routes.js_name), so two kit names may meet in one wire name
+def wire_name(tool: str, server: str = SERVER) -> str:
+    """The name opencode 1.18.33 gives the kit's tool ``tool`` of MCP server ``server``: the
+    server and tool names joined by ``_``, each cleaned as its JavaScript cleans it (its
+    ``Z1``, traffic_routes.js_name), so two kit names may meet in one wire name
     (docs/opencode.md#tool-names)."""
-    return SERVER + "_" + js_name(tool)
+    return js_name(server) + "_" + js_name(tool)
 
 
-def names_back(tools: Iterable[str]) -> dict[str, str]:
+def names_back(tools: Iterable[str],
+               wire: Callable[[str], str] = wire_name) -> dict[str, str]:
     """Wire name -> kit name for ``tools`` (tool_names.names_back)."""
-    return tool_names.names_back(tools, wire_name)
+    return tool_names.names_back(tools, wire)
 
 
 class Route(ChatRoute):
     """One deployment's side of the proxy."""
 
     def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
-                 attribute: Callable[[str], str] = lambda agent: agent) -> None:
+                 attribute: Callable[[str], str] = lambda agent: agent,
+                 wire: Callable[[str], str] = wire_name) -> None:
         super().__init__(gateway_url)
         self.driver = driver
         #: the kit agent a request marked AGENT is (a start's child runs from its preset's
         #: definition, whose marker is the preset's: target.OpencodeDeployment._attribute)
         self.attribute = attribute
         self.tools = tools  # every global tool name the deployment ever had (known_tools)
+        self.wire = wire  # a kit tool's name as opencode gives it (by its server)
         self.probed: ModelRequest | None = None
         self.builtins: set[str] = set()  # opencode's own tools (OpencodeTarget.builtins)
 
@@ -79,7 +83,7 @@ class Route(ChatRoute):
             return chat_answer(ModelReply(text="done"), body)
         # the names back does not know are opencode's own tools
         kit_tools = self.tools()
-        return self.to_gateway(body, kit_tools, names_back(kit_tools), wire_name,
+        return self.to_gateway(body, kit_tools, names_back(kit_tools, self.wire), self.wire,
                                self.builtins, self.attribute)
 
 

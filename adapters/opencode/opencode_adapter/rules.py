@@ -14,14 +14,17 @@ from typing import Any
 
 from .proxy import wire_name
 
+#: A kit tool's name as opencode names it (proxy.wire_name, by the tool's server).
+Wire = Callable[[str], str]
+
 PROVIDER = "task"  # opencode's task tool with a project agent (docs/opencode.md)
 
 
-def rule_name(name: str) -> str:
+def rule_name(name: str, wire: Wire = wire_name) -> str:
     """A filter entry as an opencode permission key: the kit's tool as opencode names it, but
     opencode's own ``task`` (the delegation tool, docs/opencode.md "Delegation from a child")
     by its own name."""
-    return name if name == PROVIDER else wire_name(name)
+    return name if name == PROVIDER else wire(name)
 
 
 def _ordered(value: Any, key: Callable[[str], str]) -> dict[str, str] | None:
@@ -43,11 +46,11 @@ def _ordered(value: Any, key: Callable[[str], str]) -> dict[str, str] | None:
     return rules
 
 
-def permission(tool_filter: Any) -> Any:
+def permission(tool_filter: Any, wire: Wire = wire_name) -> Any:
     """The kit's tool filter as opencode's ordered permission rules (a mapping in the order
     written); a deny-only filter has no catch-all (every other tool keeps opencode's own rule);
     a filter of another shape is written as it is, for opencode to judge."""
-    rules = _ordered(tool_filter, rule_name)
+    rules = _ordered(tool_filter, lambda name: rule_name(name, wire))
     if rules is None:
         return tool_filter
     if isinstance(tool_filter, dict) and tool_filter.get("allow") is None:
@@ -90,11 +93,12 @@ def allows_task(tool_filter: Any) -> bool:
     return PROVIDER in tool_filter["allow"] and not (isinstance(deny, list) and PROVIDER in deny)
 
 
-def task_rules_of(tool_filter: Any, policy: Any, agents: Mapping[str, str]) -> Any:
+def task_rules_of(tool_filter: Any, policy: Any, agents: Mapping[str, str],
+                  wire: Wire = wire_name) -> Any:
     """The task rules an agent with this filter and spawn policy carries (with_policy), or
     None: none (its filter decides task, or it has no policy)."""
-    rules = with_policy(permission(tool_filter) if tool_filter is not None else None, policy,
-                        agents)
+    rules = with_policy(permission(tool_filter, wire) if tool_filter is not None else None,
+                        policy, agents)
     return rules.get(PROVIDER) if isinstance(rules, dict) and \
         not isinstance(rules.get(PROVIDER, "deny"), str) else None
 

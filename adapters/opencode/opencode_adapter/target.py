@@ -3,8 +3,10 @@
 maps the kit's concepts").
 
 - the deployment persona is the prompt of opencode's root agent ``build``
-  (``agent.build.prompt``); the kit's global tools are served by the deployment's MCP server
-  ``tck`` (the kit's echo server), so the model sees them as ``tck_NAME``; opencode's own tools
+  (``agent.build.prompt``); the kit's global tools are served by the deployment's MCP servers
+  (the kit's echo server; ``tck`` for a tool that names none), so the model sees them as
+  ``SERVER_NAME``; a section guiding a tool alone on its server is that server's
+  instructions (TF-16); opencode's own tools
   (``bash``, ``read``, ...; found once per adapter by a probe) are denied to every agent in
   ``opencode.json`` but ``task``, the provider, which is the target's own tool
   (docs/certify.md#tools-the-target-brings);
@@ -33,7 +35,6 @@ from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
     PresetSpec,
     TargetInfo,
-    ToolResult,
     ToolSchema,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
@@ -56,7 +57,8 @@ from subagent_tck.conformance.transports.traffic_starts import (
 from subagent_tck.spec import ErrorCode, StopReason, TckError, model_problem
 
 from . import dialect
-from .proxy import PROBE, SERVER, Proxy, Route
+from .outcome import outcome
+from .proxy import PROBE, SERVER, Proxy, Route, wire_name
 from .rules import (
     PROVIDER,
     allows_task,
@@ -73,16 +75,10 @@ RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_OPENCODE_TIMEOUT", "60"))
 #: How long a tool registration waits for a running opencode to list the MCP server's tools
 #: again after the server announced the change (it goes on either way).
 RELIST = 2.0
-#: opencode's answer to a call of a tool it does not offer: the call is rewritten as a call of
-#: its internal ``invalid`` tool, whose result says so; where the agent's rules deny
-#: ``invalid`` too (an allow list starts with ``"*": deny``), the call itself ends in an error
-#: saying the tool is unavailable (docs/opencode.md, "A call of a tool not offered").
-INVALID = "invalid"
 #: The definitions written with the deployment for a start that names no preset, and for a
 #: made-up ancestor of a created agent (task allowed, opencode's own rules).
 PLAIN = "tck-plain"
 FILLER = "tck-filler"
-UNAVAILABLE = "Model tried to call unavailable tool"
 
 
 class OpencodeTarget(TrafficTarget[Proxy]):
@@ -153,6 +149,9 @@ class OpencodeDeployment(TrafficDeployment[Route]):
     agents_folder = ".opencode/agent"
     temp_prefix = "tck-opencode-"
     relist = RELIST
+    #: a section guiding a tool alone on its server is that server's MCP instructions, which
+    #: opencode gives an agent while its rules leave it one of that server's tools (TF-16)
+    guidance_as_instructions = True
     reasons = Reasons(
         create_agent="each session's root agent is at depth 0",
         put_session_header="its sessions carry no depth",
@@ -170,8 +169,9 @@ class OpencodeDeployment(TrafficDeployment[Route]):
                  builtins: list[ToolSchema]) -> None:
         self._root_preset = root_preset(config)  # refused before anything is made
         self._denied = {b.name: "deny" for b in builtins if b.name != PROVIDER}
-        self._rules = self._permission_rules(config.permissions)
+        deny_lists(config.permissions, "opencode")  # refused before anything is made
         super().__init__(config)
+        self._rules = self._permission_rules(config.permissions)
         # each preset's agent (its file): the root's task rules name them (_build)
         self._preset_files = self.preset_files
         self._file_agents = {PLAIN: PLAIN, **{f: f"preset:{n}"
@@ -190,7 +190,8 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         self._models: list[str] = []
         for model in (config.model, *(p.model for p in config.presets)):
             self._declare(model, ErrorCode.INVALID_CONFIG)
-        route = Route(gateway_url, self._drive, lambda: list(self.known_tools), self._attribute)
+        route = Route(gateway_url, self._drive, lambda: list(self.known_tools), self._attribute,
+                      self._wire_name)
         route.builtins = {b.name for b in builtins}
         self._mount(proxy, name, route)
         self._write_config()
@@ -231,11 +232,18 @@ class OpencodeDeployment(TrafficDeployment[Route]):
             json.dumps(persona)
         build: dict[str, Any] = {"prompt": text + agent_marker(ROOT)}
         rules = None if root is None else with_policy(  # its spawn policy as task rules
-            None if root.toolFilter is None else permission(root.toolFilter), root.spawnPolicy,
+            None if root.toolFilter is None else permission(root.toolFilter, self._wire_name),
+            root.spawnPolicy,
             self._preset_files)
         if rules is not None:
             build["permission"] = rules
         return build
+
+    def _wire_name(self, name: str) -> str:
+        """How opencode names the kit's global tool ``name``: ``SERVER_NAME`` by the server
+        that serves it (the default one for a tool the deployment never had)."""
+        tool = self.known_tools.get(name)
+        return wire_name(name, self.mcp.server_of(tool) if tool else self.mcp.default)
 
     def _permission_rules(self, permissions: Any) -> dict[str, str]:
         """opencode.json's own permission rules: opencode's tools but task denied, then each
@@ -244,7 +252,8 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         rules = dict(self._denied)
         for entries in deny_lists(permissions, "opencode"):
             for name in entries if isinstance(entries, list) else [entries]:
-                rules[rule_name(name) if isinstance(name, str) else json.dumps(name)] = "deny"
+                rules[rule_name(name, self._wire_name) if isinstance(name, str)
+                      else json.dumps(name)] = "deny"
         return rules
 
     def _child_definition(self, number: int, preset: PresetSpec | None, agent: str,
@@ -313,7 +322,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         root = self._root_preset
         return task_rules_of(*((link.tool_filter, link.spawn_policy) if link is not None else
                                (root.toolFilter, root.spawnPolicy) if root is not None else
-                               (None, None)), self._preset_files)
+                               (None, None)), self._preset_files, self._wire_name)
 
     def _withheld(self, link: Lineage | None) -> bool:
         """Whether opencode withholds task from ``link`` (None: the root): rules.withheld."""
@@ -327,8 +336,8 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         front = [f"description: {json.dumps('subagent-tck agent ' + agent)}", "mode: subagent"]
         if model is not None:  # on the provider's model of that name (declared: _declare)
             front.append(f"model: {json.dumps('tck/' + model)}")
-        rules = with_policy(permission(tool_filter) if tool_filter is not None else None,
-                            spawn_policy, self._preset_files)
+        rules = with_policy(permission(tool_filter, self._wire_name) if tool_filter is not None
+                            else None, spawn_policy, self._preset_files)
         if rules is not None:
             front.append(f"permission: {json.dumps(rules)}")
         self._write_definition(file, front, persona, agent, marker)
@@ -401,7 +410,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
                 return None
             session = children[0]["id"]
         messages = serve.call("GET", f"/session/{session}/message") or []
-        return _outcome(messages)
+        return outcome(messages)
 
     def _depth(self, setting: Any) -> None:
         """opencode.json's ``subagent_depth`` is ``setting`` (UNSET: none, opencode's default
@@ -441,7 +450,7 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         answer = self._turn(self._root, prompt)
         messages = serve.call("GET", f"/session/{self._root}/message") or []
         asked = (answer or {}).get("info", {}).get("parentID")
-        return _outcome([m for m in messages if m.get("info", {}).get("parentID") == asked])
+        return outcome([m for m in messages if m.get("info", {}).get("parentID") == asked])
 
     def abort_turn(self, agent: str) -> None:
         with self._lock:
@@ -455,32 +464,6 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         if serve is not None:
             serve.close()
         super().close()
-
-
-def _outcome(messages: list[Any]) -> tuple[StopReason, Any, list[ToolResult]]:
-    """A turn's end as opencode recorded it (its assistant messages, in order): the stop
-    reason, the last text, and the result of every tool call. opencode's refusal of a call of a
-    tool it did not offer (:data:`INVALID`) is an errored result with UNKNOWN_TOOL."""
-    stop, text, results = StopReason.COMPLETED, None, []
-    for message in messages:
-        info = message.get("info") or {}
-        if info.get("role") != "assistant":
-            continue
-        if info.get("error"):
-            stop = StopReason.ERROR
-            text = json.dumps(info["error"])[:500]
-        for part in message.get("parts") or []:
-            if part.get("type") == "text" and part.get("text"):
-                text = part["text"]
-            elif part.get("type") == "tool":
-                state = part.get("state") or {}
-                content = state.get("output", state.get("error"))
-                unknown = part.get("tool") == INVALID or (
-                    state.get("status") == "error" and UNAVAILABLE in str(content))
-                results.append(ToolResult(isError=unknown or state.get("status") == "error",
-                                          content=content,
-                                          code="UNKNOWN_TOOL" if unknown else None))
-    return stop, text, results
 
 
 def make_target() -> OpencodeTarget:

@@ -289,7 +289,7 @@ def _apply(dep: Deployment, changes: Sequence[Change]) -> None:
 
 
 @dataclass
-class _Turn:
+class ScopeTurn:
     """The script of the observed scope's turn: with changes, its first reply makes them and
     calls a tool (so that the scope asks again); the request after them is the one observed."""
 
@@ -330,7 +330,8 @@ def put(ctx: CheckContext, rule: str, placement: Placement, tools: Sequence[Tool
         with ctx.step(rule, f"changing the registry: {_changes(changes)}"):
             _apply(dep, changes)
         return observe_view(ctx, rule, dep, root)
-    turn = _Turn(dep, changes, {t.name for t in after(tools, changes)} | {t.name for t in tools})
+    taken = {t.name for t in after(tools, changes)} | {t.name for t in tools}
+    turn = ScopeTurn(dep, changes, taken)
     replies = [turn.first, text("done")] if changes else [text("done")]
     mark = ctx.gateway.script(marker(ctx, "tf-channel"), *replies)
     with ctx.step(rule, f"running the scope of {placement.restrictions} {words}"):

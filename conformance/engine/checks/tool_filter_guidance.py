@@ -34,7 +34,7 @@ from ..partitions import Partition
 from ._channels import (
     Channel,
     Placement,
-    _Turn,
+    ScopeTurn,
     channels_for,
     next_of,
     placed_config,
@@ -221,7 +221,7 @@ def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str]
     with ctx.step("TF-16", f"deploying {words}"):
         dep = ctx.deploy(cfg)
     root = dep.root().agent
-    turn = _Turn(dep, (), set(tools))
+    turn = ScopeTurn(dep, (), set(tools))
     mark = ctx.gateway.script(marker(ctx, "tf-guide"), turn.first,
                               text(f"noted {nonce(ctx, label)}"))
     with ctx.step("TF-16", f"running the scope {words}"):
