@@ -3,13 +3,13 @@ fails exactly the rule it breaks, and every conforming one certifies without a f
 
 Each module of ``examples/providers`` has a ``provider`` factory, ``BREAKS`` (a rule id, or None)
 and optionally ``ALSO_BREAKS`` (rules that fail as explained consequences of that breakage). A
-target is certified with profile ci at seed 0, in the edition of the rule it breaks (both
-editions for a conforming one), and again at seed 7 (only its BREAKS rule, which must fail again:
-cases are generated, so another seed draws other names and sizes); a conforming one is certified
-whole once more, at a seed of its own (drawn from its name) in one edition (the two taken in
-turn). ``SUBTLE = True`` marks a bug the checks' generated cases may miss: the fuzz campaign of
-default certify must find it (at both seeds), and no failure may fall outside BREAKS and
-ALSO_BREAKS.
+broken target is certified with profile ci at seed 0, in the edition of the rule it breaks, and
+again at seed 7 (only its BREAKS rule, which must fail again: cases are generated, so another
+seed draws other names and sizes). A conforming one is certified whole in both editions: one at
+seed 0, the other at a seed of its own (drawn from its name); which edition gets seed 0 is
+taken in turn along the entries, so each edition is judged at seed 0 for half of them.
+``SUBTLE = True`` marks a bug the checks' generated cases may miss: the fuzz campaign of default
+certify must find it (at both seeds), and no failure may fall outside BREAKS and ALSO_BREAKS.
 """
 
 from __future__ import annotations
@@ -46,9 +46,16 @@ def spec_of(name: str) -> str:
     return f"python:examples.providers.{name}:provider"
 
 
-def editions_for(breaks: str | None) -> list[Edition | None]:
-    edition = RULES_BY_ID[breaks].edition if breaks else None
-    return [edition] if breaks else [Edition.PRESET_COMPOSITION, Edition.REQUEST_CONTROLS]
+EDITIONS = (Edition.PRESET_COMPOSITION, Edition.REQUEST_CONTROLS)
+
+
+def editions_for(name: str) -> list[Edition | None]:
+    """The editions the entry is certified whole in at seed 0: its broken rule's; for a
+    conforming entry the one its own seed leaves (other_draw)."""
+    breaks = getattr(_module(name), "BREAKS", None)
+    if breaks:
+        return [RULES_BY_ID[breaks].edition]
+    return [EDITIONS[(CONFORMING.index(name) + 1) % 2]]
 
 
 #: The second seed every broken entry is judged at (the first is 0).
@@ -97,7 +104,7 @@ def test_a_zoo_target_fails_exactly_the_rule_it_breaks(
     also = set(getattr(module, "ALSO_BREAKS", ()))
     assert breaks is None or breaks in RULES_BY_ID, f"{name}: unknown rule id {breaks!r}"
     assert also <= set(RULES_BY_ID), f"{name}: ALSO_BREAKS names unknown rule ids"
-    for edition in editions_for(breaks):
+    for edition in editions_for(name):
         cert = certify_zoo(name, edition, tmp_path)
         failed = failed_rules(cert)
         where = f"{name} ({cert.edition.value}): failing {sorted(failed)}"
@@ -138,9 +145,17 @@ def other_draw(name: str, index: int) -> tuple[int, Edition]:
     """The other seed and edition a conforming entry is certified whole at besides seed 0: a
     seed drawn from the entry's name (the same in every run and every xdist worker, so a red
     run names its seed; every entry its own, so the zoo reaches many seeds), the editions
-    taken in turn along the sorted entries (each edition gets half of them)."""
+    taken in turn along the sorted entries (each edition gets half of them; seed 0 gets the
+    other: editions_for)."""
     seed = 1 + zlib.crc32(name.encode("utf-8")) % (2**31 - 1)
-    return seed, (Edition.PRESET_COMPOSITION, Edition.REQUEST_CONTROLS)[index % 2]
+    return seed, EDITIONS[index % 2]
+
+
+def test_every_conforming_entry_is_certified_whole_in_both_editions_one_of_them_at_seed_0(
+) -> None:
+    for index, name in enumerate(CONFORMING):
+        assert {*editions_for(name), other_draw(name, index)[1]} == set(EDITIONS), name
+    assert {editions_for(n)[0] for n in CONFORMING} == set(EDITIONS) or len(CONFORMING) < 2
 
 
 @pytest.mark.parametrize(("name", "seed", "edition"), [
