@@ -46,6 +46,24 @@ def test_the_hand_written_names_have_the_wire_names_qwen_codes_javascript_gives_
     assert wire_name("x" * 71) == "mcp__tck__" + "x" * 45 + "_1w4u6mp"  # cut to 63
 
 
+def test_a_tool_of_another_server_is_named_by_that_server_as_qwen_codes_javascript_names_it(
+) -> None:
+    # each right-hand side printed by node from Qwen Code 0.24.4's normalizeToolNameForProvider
+    # (its FNV-1a hash and cleaning) for `mcp__${server}__${name}`
+    assert wire_name("read", "guide") == "mcp__guide__read"
+    assert wire_name("café", "my.server") == "mcp__my_server__caf__0cze0pr"
+    assert wire_name("x", "検") == "mcp_____x_1f09h53"
+    assert wire_name("read") == wire_name("read", "tck")
+
+
+@given(tools=tool_names(min_size=1, max_size=6), data=st.data())
+def test_names_back_by_each_tools_own_server_leads_back_to_its_kit_name(
+        tools: list[str], data: st.DataObject) -> None:
+    where = {t: data.draw(st.sampled_from(["tck", "guide", "x.y"])) for t in tools}
+    back = names_back(tools, lambda t: wire_name(t, where[t]))
+    assert all(back[wire_name(t, where[t])] == t for t in tools)
+
+
 @given(tool_name())
 @example("café")
 @example("x" * 64)

@@ -52,6 +52,12 @@ CHANNELS = [
 ]
 
 
+#: A section that guides a tool alone on its MCP server is that server's instructions, which
+#: Qwen Code gives the model in a reminder of its own (docs/rules.md#TF-16).
+GUIDANCE = "an MCP server's instructions, the guided tool alone on its server"
+
+
 def declared(info: TargetInfo) -> TargetInfo:
     """``info`` with what the adapter declares."""
-    return info.model_copy(update={"restrictionChannels": CHANNELS, "promptFrame": FRAME})
+    return info.model_copy(update={"restrictionChannels": CHANNELS, "promptFrame": FRAME,
+                                   "toolGuidance": GUIDANCE})

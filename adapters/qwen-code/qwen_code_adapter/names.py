@@ -1,5 +1,6 @@
-"""How Qwen Code 0.24.4 names the kit's tools: the MCP server ``tck``'s tool ``NAME`` is offered
-to the model as ``mcp__tck__NAME`` made provider-safe (docs/qwen-code.md#tool-names).
+"""How Qwen Code 0.24.4 names the kit's tools: MCP server ``SERVER``'s tool ``NAME`` is offered to
+the model as ``mcp__SERVER__NAME`` made provider-safe (``tck`` for a tool that names no server;
+docs/qwen-code.md#tool-names).
 
 Its ``generateValidName`` (``normalizeToolNameForProvider`` in its
 ``packages/core/src/utils/tool-name-utils.ts``) keeps a name of at most 63 UTF-16 units that
@@ -12,9 +13,9 @@ distinct wire names through the hash, so the way back is one to one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-SERVER = "tck"  # the MCP server's name in the deployment's settings
+SERVER = "tck"  # the MCP server of the tools that name none, in the deployment's settings
 MAX = 63  # MAX_TOOL_NAME_LENGTH
 _SAFE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -50,15 +51,17 @@ def provider_name(name: str) -> str:
     return clean[:MAX - len(suffix)] + suffix
 
 
-def wire_name(tool: str) -> str:
-    """The name Qwen Code's model sees for the kit's global tool ``tool``."""
-    return provider_name(f"mcp__{SERVER}__{tool}")
+def wire_name(tool: str, server: str = SERVER) -> str:
+    """The name Qwen Code's model sees for the kit's global tool ``tool`` of MCP server
+    ``server`` (``generateValidName(`mcp__${serverName}__${serverToolName}`)``)."""
+    return provider_name(f"mcp__{server}__{tool}")
 
 
-def names_back(tools: Iterable[str]) -> dict[str, str]:
+def names_back(tools: Iterable[str],
+               wire: Callable[[str], str] = wire_name) -> dict[str, str]:
     """Wire name -> kit name for ``tools`` (a wire name two kit names share, which the hash
     makes all but impossible, maps to neither)."""
     seen: dict[str, list[str]] = {}
     for tool in tools:
-        seen.setdefault(wire_name(tool), []).append(tool)
+        seen.setdefault(wire(tool), []).append(tool)
     return {wire: kits[0] for wire, kits in seen.items() if len(kits) == 1}

@@ -35,10 +35,12 @@ from .names import names_back, wire_name
 class Route(ChatRoute):
     """One deployment's side of the proxy."""
 
-    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]]) -> None:
+    def __init__(self, gateway_url: str, driver: Driver, tools: Callable[[], list[str]],
+                 wire: Callable[[str], str] = wire_name) -> None:
         super().__init__(gateway_url)
         self.driver = driver
         self.tools = tools  # the kit's global tool names now (the deployment's registry)
+        self.wire = wire  # a kit tool's name as Qwen Code gives it (by its server)
 
     def forward(self, request: Request) -> Answer:
         read = read_chat(request.body)
@@ -50,7 +52,7 @@ class Route(ChatRoute):
             return chat_answer(self.driver(seen, token.group(1)), body)
         # the names back does not know are Qwen Code's own tools
         kit_tools = self.tools()
-        return self.to_gateway(body, kit_tools, names_back(kit_tools), wire_name)
+        return self.to_gateway(body, kit_tools, names_back(kit_tools, self.wire), self.wire)
 
 
 class Proxy(OnePathProxy[Route]):

@@ -113,7 +113,10 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
     call_prefix = "call_tck_"
     agents_folder = ".qwen/agents"
     temp_prefix = "tck-qwen-"
-    server = SERVER  # its tools are mcp__tck__NAME (names.py)
+    server = SERVER  # the server of tools that name none: mcp__tck__NAME (names.py)
+    #: a section guiding a tool alone on its server is that server's MCP instructions, which
+    #: Qwen Code passes on to the model in a reminder of its own (docs/qwen-code.md, TF-16)
+    guidance_as_instructions = True
     relist = RELIST_TIMEOUT
     unknown_start = StopReason.ERROR
     reasons = Reasons(
@@ -138,10 +141,23 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         self.runs = traffic_runs.Runs("qwen", "SUBAGENT_TCK_QWEN_TIMEOUT")
         # every global tool it ever had: a running child may still be offered one unregistered
         self._mount(proxy, name, Route(gateway_url, self._drive,
-                                       lambda: list(self.known_tools)))
+                                       lambda: list(self.known_tools), self._wire_name))
         self._write_presets()  # a root turn may call agent with one
 
-    # --- files ---------------------------------------------------------------------------
+    # --- names and files -------------------------------------------------------------------
+
+    def _wire_name(self, name: str) -> str:
+        """How Qwen Code names the kit's global tool ``name``: ``mcp__SERVER__NAME`` made
+        provider-safe, by the server that serves it (the default one for a tool the
+        deployment never had)."""
+        tool = self.known_tools.get(name)
+        return wire_name(name, self.mcp.server_of(tool) if tool else self.mcp.default)
+
+    def _names(self, value: Any) -> Any:
+        """A filter list as Qwen Code names the tools: the kit's names are its MCP tools."""
+        if isinstance(value, list):
+            return [self._wire_name(v) if isinstance(v, str) else v for v in value]
+        return value
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None) -> None:
@@ -152,7 +168,7 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         if isinstance(tool_filter, dict):
             for key, field in (("allow", "tools"), ("deny", "disallowedTools")):
                 if key in tool_filter:
-                    front.append(f"{field}: {json.dumps(_names(tool_filter[key]))}")
+                    front.append(f"{field}: {json.dumps(self._names(tool_filter[key]))}")
         self._write_definition(file, front, persona, agent, marker)
 
     def _own_tools(self) -> list[ToolSchema]:
@@ -223,13 +239,6 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
                        and e.get("type") == "result"), None) if isinstance(events, list) else None
         # no result event: qwen ended before its answer
         return *traffic_runs.ended(done, result), self._results(ROOT)
-
-
-def _names(value: Any) -> Any:
-    """A filter list as Qwen Code names the tools: the kit's names are its MCP tools."""
-    if isinstance(value, list):
-        return [wire_name(v) if isinstance(v, str) else v for v in value]
-    return value
 
 
 def make_target() -> QwenCodeTarget:

@@ -15,7 +15,11 @@ instructions) is judged through its restriction channels instead: the guided too
 server of its own, the section given as that server's guidance, the tool hidden or kept by a
 child's preset, the root's preset or permission rules, and every request of the scope read
 (system text and messages: a runtime may carry guidance in either). There only the guiding
-section is judged: a section that guides nothing is the adapter's text, not the runtime's.
+section is judged: a section that guides nothing is the adapter's text, not the runtime's. A
+restricted case is judged only where an unrestricted scope of its kind (a plain child, the
+root) is given the guidance, and then both ways: absent where the tool is hidden, present where
+the restriction keeps it (a runtime that gives no filtered agent any guidance passes no hidden
+case by accident); where no such scope is given it, TF-16 is not applicable.
 """
 
 from __future__ import annotations
@@ -207,27 +211,30 @@ def _channel_config(ctx: CheckContext, placement: Placement | None, tools: list[
 
 
 def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str],
-                guide: SectionSpec, label: str) -> bool | None:
+                guide: SectionSpec, label: str, child: Channel | None = None,
+                given: bool = False) -> bool:
     """Run the scope of one case for two requests (its first reply calls a tool: a runtime may
-    give guidance from a scope's second request on) and judge: the guidance in none of its
-    requests where the guided tool is hidden. Where it is offered, whether the guidance came
-    (None: the tool was hidden): the rule asks nothing there, but a runtime that gives it
-    nowhere makes the hidden cases say nothing (:func:`through_channels`)."""
+    give guidance from a scope's second request on) and judge it: where the guided tool is
+    hidden, the guidance in none of its requests; where it stays offered and an unrestricted
+    scope of the same kind was ``given`` it, the guidance in one of them (it follows the
+    tool's visibility: a restriction that keeps the tool keeps its guidance). No placement: an
+    unrestricted scope, a plain child started through ``child``'s provider, else the root.
+    Whether the guidance came."""
     cfg, start = _channel_config(ctx, placement, tools, guide)
     words = "unrestricted" if placement is None else f"{placement.restrictions} through " \
         f"{placement.label}"
     if placement is not None:
         used(ctx, placement)
+        child = next((c for c in placement.channels if c.kind is ChannelKind.CHILD), None)
     with ctx.step("TF-16", f"deploying {words}"):
         dep = ctx.deploy(cfg)
     root = dep.root().agent
     turn = ScopeTurn(dep, (), set(tools))
     mark = ctx.gateway.script(marker(ctx, "tf-guide"), turn.first,
                               text(f"noted {nonce(ctx, label)}"))
-    with ctx.step("TF-16", f"running the scope {words}"):
-        if placement is not None and placement.scope is ChannelKind.CHILD:
-            channel = next(c for c in placement.channels if c.kind is ChannelKind.CHILD)
-            agent = dep.start(start_request(root, channel.provider, f"task {mark}",
+    with ctx.step("TF-16", f"running the {'child' if child else 'root'} scope {words}"):
+        if child is not None:
+            agent = dep.start(start_request(root, child.provider, f"task {mark}",
                                             start)).agent
         else:
             dep.run_turn(root, f"task {mark}")
@@ -238,14 +245,41 @@ def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str]
                  {"requests": 0})
         ctx.abort()
     found = [guide.text in request_text(r) for r in sent]
-    if guide.guides in {t.name for t in sent[-1].tools}:
+    offered = [t.name for t in sent[-1].tools]
+    if guide.guides in offered:
+        if placement is not None and given:
+            ctx.expect("TF-16", any(found),
+                       said("TF-16", f"{guide.guides} is {label} (offered, {words}), and an "
+                            "unrestricted scope of the same kind is given its guidance: a "
+                            "restriction that keeps a tool must keep its guidance"),
+                       guide.text, {"guidance in request": found, "tools offered": offered})
         return any(found)
     ctx.expect("TF-16", not any(found),
                said("TF-16", f"{guide.guides} is {label} (hidden, {words}): the guidance of a "
                     "tool must be left out of every request where the tool is hidden"),
-               None, {"guidance in request": found,
-                      "tools offered": [t.name for t in sent[-1].tools]})
-    return None
+               None, {"guidance in request": found, "tools offered": offered})
+    return any(found)
+
+
+class _Baselines:
+    """Whether an unrestricted scope of each kind a placement restricts (a child started
+    through the child channel's provider; the root, for the root's and the permission
+    channels) is given the guidance: asked once per kind, on the hand-written tools. Where it
+    is not, a case restricted on that kind of scope says nothing about the restriction."""
+
+    def __init__(self, ctx: CheckContext, channels: tuple[Channel, ...], guide: SectionSpec
+                 ) -> None:
+        self.ctx, self.guide, self.given = ctx, guide, dict[str, bool]()
+        self.child = next((c for c in channels if c.kind is ChannelKind.CHILD), None)
+        self.judged = False  # a restricted case was judged
+
+    def gives(self, placement: Placement) -> bool:
+        child = self.child if placement.scope is ChannelKind.CHILD else None
+        kind = "child" if child is not None else "root"
+        if kind not in self.given:
+            self.given[kind] = _scope_turn(self.ctx, None, list(ABC), self.guide,
+                                           "unrestricted", child)
+        return self.given[kind]
 
 
 def _placement(ctx: CheckContext, channels: tuple[Channel, ...],
@@ -263,24 +297,40 @@ def _placement(ctx: CheckContext, channels: tuple[Channel, ...],
 
 def through_channels(ctx: CheckContext, channels: tuple[Channel, ...],
                      guide: SectionSpec) -> None:
-    """TF-16 where no live restriction exists: the hand-written cases, then drawn ones."""
+    """TF-16 where no live restriction exists: the hand-written cases, then drawn ones, each
+    judged where an unrestricted scope of its kind is given the guidance (_Baselines)."""
     if ctx.guidance is None or not channels:
         raise Unsupported("install-restriction", "live tool restrictions of a running agent, "
                           "or guidance of the runtime's own (toolGuidance) beside restriction "
                           "channels", "the target declares neither")
     ctx.entry_points.append(f"guidance as {ctx.guidance}")
+    baselines = _Baselines(ctx, channels, guide)
+
+    def case(placement: Placement | None, tools: list[str], guide: SectionSpec,
+             label: str) -> None:
+        if placement is None:
+            _scope_turn(ctx, None, tools, guide, label)
+            return
+        if not baselines.gives(placement):
+            raise Unsupported("tool guidance", f"guidance as {ctx.guidance} under "
+                              f"{placement.label}", "the runtime gives it to no unrestricted "
+                              "scope of that kind, so its absence there says nothing")
+        baselines.judged = True
+        _scope_turn(ctx, placement, tools, guide, label, given=True)
+
     for label in LABELS:
         raw = HANDWRITTEN.get(label)
         if raw is not None and not placements(channels, [raw]):
             continue  # no declared channel carries it: cover() names the partition
-        given = _scope_turn(ctx, _placement(ctx, channels, raw), ABC, guide, label)
-        if label == "unrestricted" and given is False:
-            raise Unsupported("tool guidance", f"guidance as {ctx.guidance}", "the runtime gave "
-                              "it in none of the requests of a scope offered its tool, so its "
-                              "absence elsewhere says nothing")
+        try:
+            case(_placement(ctx, channels, raw), list(ABC), guide, label)
+        except Unsupported:
+            continue  # cover() draws it, or names it inexpressible
         ctx.drew("TF-16", _partition(label))
-
-    def drawn(case: dict[str, Any]) -> None:
-        _scope_turn(ctx, _placement(ctx, channels, case["restriction"]), case["tools"],
-                    case["guide"], case["label"])
-    ctx.cover("TF-16", drawn)
+    ctx.cover("TF-16", lambda drawn: case(_placement(ctx, channels, drawn["restriction"]),
+                                          drawn["tools"], drawn["guide"], drawn["label"]))
+    if not baselines.judged:
+        raise Unsupported("tool guidance", f"guidance as {ctx.guidance}", "the runtime gave it "
+                          "to no unrestricted scope of the kinds its channels restrict "
+                          f"({', '.join(k for k, v in baselines.given.items() if not v)}), "
+                          "so its absence under a restriction says nothing")

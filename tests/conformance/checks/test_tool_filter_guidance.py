@@ -88,3 +88,50 @@ def test_a_runtime_that_gives_the_guidance_nowhere_leaves_tf16_not_applicable_no
     outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=ChannelKind.CHILD)], "a section",
                                       host_class=_Silent))
     assert outcome == "n/a", verdicts.explain()
+
+
+def _host_leaving_guidance_out(where: str) -> type:
+    """A reference host that leaves every guiding section out of some scopes, whatever they
+    see: ``restricted`` (a scope under any restriction: its guided tool kept or not) or
+    ``children`` (every agent but the root)."""
+    from subagent_tck.reference import Host, assemble_sections
+    from subagent_tck.spec import Section
+
+    class _Host(Host):
+        def prompt(self, agent: str) -> tuple[Section, ...]:
+            state = self.agent(agent)
+            scope = state.scope
+            visible = {e.name for e in self.resolver.view(scope)}
+            silent = bool(scope.restrictions()) if where == "restricted" else \
+                state.parent is not None
+            if silent:
+                visible -= {s.guides for s in self.deployment_sections() if s.guides}
+            return assemble_sections(self.deployment_sections(), scope.sections(), visible,
+                                     self.variables, self.render_template)
+    return _Host
+
+
+def test_a_restriction_that_keeps_the_tool_but_drops_its_guidance_fails_tf16() -> None:
+    """Guidance follows visibility both ways: where an unrestricted scope of the same kind is
+    given it, a scope whose restriction keeps the tool must be given it too (a runtime that
+    drops every server's guidance from any filtered agent, hidden tool or not, would
+    otherwise pass the hidden cases by accident)."""
+    for kind in (ChannelKind.CHILD, ChannelKind.ROOT):
+        outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=kind)], "a section",
+                                          host_class=_host_leaving_guidance_out("restricted")))
+        assert outcome == "fail", (kind, verdicts.explain())
+        assert any("must keep its guidance" in f.message for f in verdicts.failures), \
+            verdicts.explain()
+
+
+def test_guidance_given_to_the_root_alone_judges_only_the_roots_channels() -> None:
+    """A child channel's cases say nothing where no unrestricted child is given the guidance:
+    not applicable through it alone, judged (and passed) through the root's."""
+    host = _host_leaving_guidance_out("children")
+    outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=ChannelKind.CHILD)], "a section",
+                                      host_class=host))
+    assert outcome == "n/a", verdicts.explain()
+    outcome, verdicts = _tf16(_Guided([RestrictionChannel(kind=ChannelKind.CHILD),
+                                       RestrictionChannel(kind=ChannelKind.ROOT)], "a section",
+                                      host_class=host))
+    assert outcome == "pass", verdicts.explain()
