@@ -262,20 +262,20 @@ def _scope_turn(ctx: CheckContext, placement: Placement | None, tools: list[str]
 
 
 class _Baselines:
-    """Whether an unrestricted scope of each kind a placement restricts (a child started
-    through the child channel's provider; the root, for the root's and the permission
-    channels) is given the guidance: asked once per kind, on the hand-written tools. Where it
-    is not, a case restricted on that kind of scope says nothing about the restriction."""
+    """Whether an unrestricted scope of each kind a placement restricts (a plain child started
+    through the placement's child channel's provider; the root, for the root's and the
+    permission channels) is given the guidance: asked once per kind, on the hand-written
+    tools. Where it is not, a case restricted on that kind of scope says nothing about the
+    restriction."""
 
-    def __init__(self, ctx: CheckContext, channels: tuple[Channel, ...], guide: SectionSpec
-                 ) -> None:
+    def __init__(self, ctx: CheckContext, guide: SectionSpec) -> None:
         self.ctx, self.guide, self.given = ctx, guide, dict[str, bool]()
-        self.child = next((c for c in channels if c.kind is ChannelKind.CHILD), None)
         self.judged = False  # a restricted case was judged
 
     def gives(self, placement: Placement) -> bool:
-        child = self.child if placement.scope is ChannelKind.CHILD else None
-        kind = "child" if child is not None else "root"
+        child = next((c for c in placement.channels if c.kind is ChannelKind.CHILD), None) \
+            if placement.scope is ChannelKind.CHILD else None
+        kind = f"a child of {child.provider}" if child is not None else "the root"
         if kind not in self.given:
             self.given[kind] = _scope_turn(self.ctx, None, list(ABC), self.guide,
                                            "unrestricted", child)
@@ -304,7 +304,7 @@ def through_channels(ctx: CheckContext, channels: tuple[Channel, ...],
                           "or guidance of the runtime's own (toolGuidance) beside restriction "
                           "channels", "the target declares neither")
     ctx.entry_points.append(f"guidance as {ctx.guidance}")
-    baselines = _Baselines(ctx, channels, guide)
+    baselines = _Baselines(ctx, guide)
 
     def case(placement: Placement | None, tools: list[str], guide: SectionSpec,
              label: str) -> None:
