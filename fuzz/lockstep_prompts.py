@@ -13,6 +13,7 @@ from typing import Any
 from subagent_tck.conformance.core.dialect import unframe
 from subagent_tck.spec import (
     PERSONA_SECTION,
+    ErrorCode,
     Section,
     assemble_system_prompt,
     render_template,
@@ -50,7 +51,19 @@ class PromptChecks(ViewChecks):
     def check_prompt(self, label: str) -> None:
         """The agent's prompt sections, in order (PE-01..PE-05, TF-16; FR-04 when resumed)."""
         target = self.agent_id(label)
-        found = self._guard("prompt", lambda: self.deployment.prompt(target))
+        found, error = self.call("prompt", lambda: self.deployment.prompt(target))
+        if error is not None:
+            grammar = self.persona_grammar(label)
+            if error.code is not ErrorCode.INVALID_TEMPLATE or not grammar:
+                raise error
+            # a spelling of the implementation's own grammar may be refused (PE-05), but the
+            # start that accepted it published an agent whose setup cannot finish (FR-03)
+            raise self.diverge(
+                "prompt", f"the prompt of {label}, whose persona uses {', '.join(grammar)}: "
+                f"refused with {error.code.value} ({error.message}) after its start was "
+                "accepted; a persona the target refuses must fail the start", "the start "
+                "refused, or the persona rendered", error.to_json(), "FR-03")
+        assert found is not None
         observed = [[s.name, s.text] for s in found]
         expected = [[s.name, s.text] for s in self.model.prompt(self.agent(label))]
         if not self.prompt_agrees(self.agent(label), observed, expected):
@@ -58,6 +71,15 @@ class PromptChecks(ViewChecks):
                 "prompt", f"prompt sections of {label}", expected, observed,
                 self.prompt_rule(label, expected, self.model.kit_sections(observed)),
             )
+
+    def persona_grammar(self, label: str) -> tuple[str, ...]:
+        """The implementation-grammar parts of the persona ``label``'s prompt renders: its own
+        composition's (a child: the start's outcome), else the deployment persona's."""
+        agent = self.agent(label)
+        if agent.persona_grammar or agent.kind in ("child", "resumed") or \
+                self.model.persona is None:
+            return agent.persona_grammar
+        return render_template(self.model.persona, self.model.variables).grammar
 
     def system_agrees(self, agent: AgentModel, agent_id: str, system: str) -> bool:
         """Whether a request's system text is ``agent``'s: the oracle's prompt assembled, or

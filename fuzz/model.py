@@ -120,6 +120,9 @@ class AgentModel:
     #: provider advertises modelSelection (MO rules bind only that capability's providers)
     model: str | None = None
     model_judged: bool = False
+    #: the parts of its persona template that are the implementation's grammar (spaced or
+    #: dotted placeholders, stray braces: docs/rules.md#PE-05), which a target may refuse
+    persona_grammar: tuple[str, ...] = ()
 
 
 @dataclass
@@ -144,6 +147,8 @@ class SessionModel:
     spawn_policy: object = None
     model: str | None = None
     runs_on: str | None = None
+    #: its persona's implementation-grammar parts (AgentModel.persona_grammar)
+    persona_grammar: tuple[str, ...] = ()
 
 
 @dataclass
@@ -386,13 +391,15 @@ class DeploymentModel:
             scope.locals.append(STRUCTURED_OUTPUT)
         persona = _child_persona(request, self.presets)
         child = AgentModel(label, label, scope, outcome.persona if persona else None, kind="child",
-                           preset=str(request["preset"]) if "preset" in request else None)
+                           preset=str(request["preset"]) if "preset" in request else None,
+                           persona_grammar=outcome.persona_grammar)
         session = SessionModel(
             label,
             outcome.child_depth,
             parent.session,
             tool_filter=outcome.tool_filter,
             persona=outcome.persona if persona else None,
+            persona_grammar=outcome.persona_grammar,
             output_schema=outcome.output_schema,
             composed=True,
             provider=str(request["provider"]),
@@ -442,7 +449,8 @@ class DeploymentModel:
                 scope.nulls[COMPOSED] = null_lists(session.tool_filter)
         if session.output_schema is not None:
             scope.locals.append(STRUCTURED_OUTPUT)
-        agent = AgentModel(label, session.label, scope, session.persona, kind="resumed")
+        agent = AgentModel(label, session.label, scope, session.persona, kind="resumed",
+                           persona_grammar=session.persona_grammar)
         if session.spawn_policy is not None:
             agent.policies[COMPOSED] = self._policy(session.spawn_policy)
         agent.model = session.runs_on if session.composed else self.root_model

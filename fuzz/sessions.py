@@ -127,6 +127,18 @@ def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] 
         "model": session.model})
 
 
+def _owner_gone(lock: Lockstep, session: SessionModel) -> None:
+    """Forget the session's live agent where the target no longer lists it after a stored
+    header was planted and the resume refused: a runtime that keeps one live owner per session
+    ends it to load the log again, as a restart would (DSH); the rules say nothing of that
+    agent, and the session stays (as for a child retired after its run, fuzz/children.py)."""
+    owner = session.agent
+    if owner is None or lock.ids.get(owner) in lock._guard("agents", lock.deployment.agents):
+        return
+    lock.model.agents.pop(owner, None)
+    session.agent = None
+
+
 def resume(lock: Lockstep, session: str, label: str | None = None) -> None:
     _resume(lock, session, None, None, label)
 
@@ -162,7 +174,13 @@ def _resume(
             sorted(c.value for c in expect.codes), jsonable_result(ref), rule,
         )
     if error is not None:
-        if expect.accept or error.code not in expect.codes:
+        # a stored depth outside the domain: "the session does not load", and DE-06 names no
+        # code for that (docs/rules.md#DE-06; its check reads it so too): any refusal that
+        # leaves nothing created is right, unless a descriptor gate would refuse the resume
+        # too, which the depth must come before (the depth's code then tells the order)
+        unloadable = ErrorCode.INVALID_DEPTH in expect.codes and not expect.accept \
+            and gate is None
+        if expect.accept or (error.code not in expect.codes and not unloadable):
             wrong = "DE-09" if error.code is ErrorCode.INVALID_DEPTH else "FR-04"
             raise lock.diverge(
                 "resume", f"resuming {session} was refused with {error.code.value}: "
@@ -176,6 +194,7 @@ def _resume(
                       lambda: lock.deployment.put_session_header(restored))
             lock.changed()
             model.header = original
+        _owner_gone(lock, model)
         return
     assert ref is not None and depth is not None
     if ref.depth != depth:

@@ -23,9 +23,11 @@ class TemplateVerdict:
     """The rendered text, or the code and the placeholders at fault.
 
     ``grammar`` lists the parts that are the implementation's grammar (docs/rules.md#PE-05,
-    "template grammar"): a ``{{`` that no later ``}}`` closes and a ``}}`` that closes nothing.
-    The oracle reads them as literal prose (in ``text``); a runtime may refuse them instead,
-    naming them, and a judge accepts either. They are never partly substituted.
+    "template grammar"): a ``{{`` that no later ``}}`` closes and a ``}}`` that closes nothing,
+    which the oracle reads as literal prose (in ``text``); and a placeholder spelled otherwise
+    than ``{{name}}`` (spaces inside the braces, a dot in the name), which it substitutes. A
+    runtime may refuse any of them instead, naming them, and a judge accepts either; none is
+    ever partly substituted or sent raw.
     """
 
     text: str | None
@@ -62,7 +64,8 @@ def render_template(template: str, variables: Mapping[str, str]) -> TemplateVerd
     Every ``{{`` opens a placeholder that the next ``}}`` closes. An unknown name, or a group
     that is no name (``{{}}``, ``{{a b}}``, ``{{1x}}``, a ``{{`` inside the group) is an error that
     names it, and the text is never returned with a raw placeholder. A ``{{`` that nothing
-    closes, and a ``}}`` that closes nothing, are literal prose (``grammar`` lists them).
+    closes, and a ``}}`` that closes nothing, are literal prose; they and a known placeholder
+    spelled with spaces or a dot are the implementation's grammar (``grammar`` lists them).
     """
     unknown: list[str] = []
     malformed: list[str] = []
@@ -91,6 +94,8 @@ def render_template(template: str, variables: Mapping[str, str]) -> TemplateVerd
             if name not in unknown:
                 unknown.append(name)
         else:
+            if inner != name or "." in name:  # a spelling the implementation may refuse
+                grammar.append(token)
             out.append(variables[name])
     if unknown or malformed:
         return TemplateVerdict(None, ErrorCode.INVALID_TEMPLATE, tuple(unknown), tuple(malformed),

@@ -122,6 +122,15 @@ def test_the_persona_judge_compares_text_or_code() -> None:
     assert not verdict("persona", {}, {"text": "anything"})
 
 
+def test_a_spaced_placeholder_is_substituted_or_refused_never_sent_raw() -> None:
+    """docs/rules.md#PE-05: ``{{ v }}`` is the implementation's grammar (DSH refuses it)."""
+    given_ = {"deployment": "D {{ v }}", "variables": {"v": "1"}}
+    assert verdict("persona", given_, {"text": "D 1"})
+    assert verdict("persona", given_, {"code": "INVALID_TEMPLATE"})
+    assert not verdict("persona", given_, {"text": "D {{ v }}"})
+    assert not verdict("persona", given_, {"code": "INVALID_CONFIG"})
+
+
 def test_the_sections_judge_compares_in_order() -> None:
     given_ = {"inherited": [["p", "D"], ["g", "G"]], "scoped": [["p", "C"]]}
     assert verdict("sections", given_, [["p", "C"], ["g", "G"]])

@@ -84,6 +84,27 @@ def test_a_brace_pair_that_opens_or_closes_nothing_is_literal_prose_never_partly
     assert verdict.ok and verdict.text == text and verdict.grammar == grammar
 
 
+@pytest.mark.parametrize(
+    ("template", "text", "grammar"),
+    [
+        ("{{ name }} lead", "n lead", ("{{ name }}",)),
+        ("{{name }}/{{a}}", "n/1", ("{{name }}",)),
+        ("x {{\tname}}", "x n", ("{{\tname}}",)),
+        ("{{a.b}}!", "2!", ("{{a.b}}",)),
+        ("{{name}} {{a}}", "n 1", ()),
+    ],
+)
+def test_a_known_placeholder_spelled_with_spaces_or_a_dot_is_substituted_and_may_be_refused(
+    template: str, text: str, grammar: tuple[str, ...],
+) -> None:
+    """docs/rules.md#PE-05, "template grammar": ``{{name}}`` is the one spelling every
+    implementation must read; spaces inside the braces and dots are the implementation's
+    grammar (substituted or refused, never sent raw), so the oracle substitutes them and lists
+    them, and a judge accepts a refusal too (DSH 0.1.x refuses ``{{ name }}`` as malformed)."""
+    verdict = render_template(template, {"a": "1", "name": "n", "a.b": "2"})
+    assert verdict.ok and verdict.text == text and verdict.grammar == grammar
+
+
 def test_a_literal_brace_pair_does_not_excuse_a_malformed_group_beside_it() -> None:
     verdict = render_template("{{}} and {{ open", {})
     assert verdict.code is ErrorCode.INVALID_TEMPLATE and verdict.malformed == ("{{}}",)
