@@ -3,9 +3,10 @@ fails exactly the rule it breaks, and every conforming one certifies without a f
 
 Each module of ``examples/providers`` has a ``provider`` factory, ``BREAKS`` (a rule id, or None)
 and optionally ``ALSO_BREAKS`` (rules that fail as explained consequences of that breakage). A
-broken target is certified with profile ci at seed 0, in the edition of the rule it breaks, and
-again at seed 7 (only its BREAKS rule, which must fail again: cases are generated, so another
-seed draws other names and sizes). A conforming one is certified whole in both editions: one at
+broken target is certified with profile ci at seed 0, in the edition of the rule it breaks
+(its campaign a quarter of ci's unless SUBTLE: BROKEN_CAMPAIGN), and again at seed 7 (only its
+BREAKS rule, which must fail again: cases are generated, so another seed draws other names and
+sizes). A conforming one is certified whole in both editions: one at
 seed 0, the other at a seed of its own (drawn from its name); which edition gets seed 0 is
 taken in turn along the entries, so each edition is judged at seed 0 for half of them.
 ``SUBTLE = True`` marks a bug the checks' generated cases may miss: the fuzz campaign of default
@@ -25,8 +26,10 @@ import pytest
 from subagent_tck.conformance.cli import main, suite_for
 from subagent_tck.conformance.core.certificate import Certificate, Verdict
 from subagent_tck.conformance.core.outcome import Outcome
-from subagent_tck.conformance.engine.runner import RunConfig, certify
+from subagent_tck.conformance.engine.profiles import PROFILES
+from subagent_tck.conformance.engine.runner import RunConfig, Suite, certify
 from subagent_tck.conformance.transports.targets import load_target
+from subagent_tck.fuzz.campaign_check import campaign_check
 from subagent_tck.spec import RULES_BY_ID, Edition, Level
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,15 +65,29 @@ def editions_for(name: str) -> list[Edition | None]:
 OTHER_SEED = 7
 
 
+#: The deployments of the campaign a broken entry's whole run has when the fixed cases are
+#: what must find its rule (not SUBTLE): a quarter of profile ci's, the first rounds of each
+#: shard. The campaign is then there to show that what it does find is filed under the broken
+#: rule or an explained consequence (ALSO_BREAKS), never a false failure; a whole campaign
+#: for every one of 120 entries was about a third of the zoo's time. A conforming entry and a
+#: SUBTLE one get profile ci's whole campaign.
+BROKEN_CAMPAIGN = PROFILES["ci"].fuzz_examples // 4
+
+
 def certify_zoo(name: str, edition: Edition | None, out: Path, seed: int = 0,
-                rules: tuple[str, ...] = ()) -> Certificate:
+                rules: tuple[str, ...] = (), campaign: int | None = None) -> Certificate:
     """Default ``certify`` as a user runs it: profile ci, with its fuzz campaign (replay files
-    under ``out``; the campaign's deployments, without the cap for slow targets). A partial
-    run (``rules``) runs the fixed cases of those rules only, as a replay command does."""
+    under ``out``; the campaign's deployments, without the cap for slow targets), or with a
+    campaign of ``campaign`` deployments. A partial run (``rules``) runs the fixed cases of
+    those rules only, as a replay command does."""
     target = load_target(spec_of(name))
-    # no time cap: the campaign's 381 deployments run whole however loaded the machine is
+    # no time cap: the campaign's deployments run whole however loaded the machine is
     suite = None if rules else suite_for(spec_of(name), "ci", fuzz_budget=float("inf"),
                                          fuzz_output_dir=str(out))
+    if suite is not None and campaign is not None:
+        check = campaign_check(spec_of(name), budget_seconds=None, max_examples=campaign,
+                               output_dir=str(out), profile="ci")
+        suite = Suite(suite.rules, {**suite.checks, check.name: check})
     try:
         return certify(target, RunConfig(target_spec=spec_of(name), edition=edition, seed=seed,
                                          rules=rules), suite=suite)
@@ -104,8 +121,10 @@ def test_a_zoo_target_fails_exactly_the_rule_it_breaks(
     also = set(getattr(module, "ALSO_BREAKS", ()))
     assert breaks is None or breaks in RULES_BY_ID, f"{name}: unknown rule id {breaks!r}"
     assert also <= set(RULES_BY_ID), f"{name}: ALSO_BREAKS names unknown rule ids"
+    whole = breaks is None or getattr(module, "SUBTLE", False)
     for edition in editions_for(name):
-        cert = certify_zoo(name, edition, tmp_path)
+        cert = certify_zoo(name, edition, tmp_path,
+                           campaign=None if whole else BROKEN_CAMPAIGN)
         failed = failed_rules(cert)
         where = f"{name} ({cert.edition.value}): failing {sorted(failed)}"
         if breaks is None:

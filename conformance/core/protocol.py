@@ -317,6 +317,11 @@ class RunResult(_Model):
     stopReason: StopReason
     output: Any = None
     toolResults: list[ToolResult] = Field(default_factory=list)
+    #: A start the runtime made as its parent's call of the provider's own delegation tool
+    #: (``ProviderInfo.delegationTool``): the result that call got, as the parent's model was
+    #: given it; None where the target does not report it (a Chat Completions wire has no error
+    #: flag to report). ST-09 reads it (docs/rules.md#ST-09, docs/driver-api.md#starts).
+    delegated: ToolResult | None = None
 
 
 # --- the model gateway's messages (OpenAI Chat Completions, reduced) ---------------------

@@ -125,17 +125,18 @@ def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
     return edition
 
 
-#: ST rules that a runtime's own delegation tool (``ProviderInfo.delegationTool``, with a cap a
-#: start's ``maxDepth`` sets: ``depthLimit``) answers to as the ``subagent`` tool would, where the
-#: target ships no such tool: the tool at the cap (docs/rules.md#ST-07). The other ST rules are
-#: about the configurable tool itself (its two parameters, its loads, its wording).
-OWN_TOOL_RULES = frozenset({"ST-07"})
+#: ST rules that a runtime's own delegation tool (``ProviderInfo.delegationTool``) answers to as
+#: the ``subagent`` tool would, where the target ships no such tool, each with whether it needs
+#: a cap a start's ``maxDepth`` sets (``depthLimit``): the tool at the cap (docs/rules.md#ST-07)
+#: and the run it starts (docs/rules.md#ST-09). The other ST rules are about the configurable
+#: tool itself (its two parameters, its loads, its wording).
+OWN_TOOL_RULES: Mapping[str, bool] = {"ST-07": True, "ST-09": False}
 
 
-def delegates(info: TargetInfo, provider: ProviderInfo | None) -> bool:
+def delegates(info: TargetInfo, provider: ProviderInfo | None, *, capped: bool = True) -> bool:
     """Whether ``provider`` (None: any provider of the target) names its own delegation tool
-    and advertises depthLimit."""
-    return any(p.delegationTool and Capability.DEPTH_LIMIT in p.capabilities
+    (and, ``capped``, advertises depthLimit)."""
+    return any(p.delegationTool and (not capped or Capability.DEPTH_LIMIT in p.capabilities)
                for p in ([provider] if provider is not None else info.providers))
 
 
@@ -145,7 +146,8 @@ def not_applicable(rule: Rule, edition: Edition, info: TargetInfo,
     if rule.edition is not None and rule.edition != edition:
         return f"edition {rule.edition.value} only (this run: {edition.value})"
     if rule.component is not None and rule.component not in info.components \
-            and not (rule.id in OWN_TOOL_RULES and delegates(info, provider)):
+            and not (rule.id in OWN_TOOL_RULES
+                     and delegates(info, provider, capped=OWN_TOOL_RULES[rule.id])):
         return f"component {rule.component.value} not shipped by the target"
     if rule.capability is None:
         return None

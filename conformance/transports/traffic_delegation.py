@@ -22,6 +22,7 @@ from subagent_tck.conformance.core.protocol import (
     RunResult,
     SessionHeader,
     StartRequest,
+    ToolResult,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Refusals
 from subagent_tck.conformance.transports.traffic_starts import (
@@ -62,6 +63,10 @@ class Delegation(Refusals):
     #: The runtime's own tool a model starts children with, where SP-02 reads what it offers
     #: (ProviderInfo.delegationTool; None: not read).
     delegation_tool: str | None = None
+    #: Whether the runtime's model wire marks a tool result errored (Anthropic Messages'
+    #: ``is_error``), so that a start reports what its parent's call of the tool got
+    #: (RunResult.delegated, docs/rules.md#ST-09); False: Chat Completions, which has no flag.
+    wire_tool_errors: ClassVar[bool] = False
     #: The most agents a start from a deep parent nests to stand for its ancestors (a parent
     #: created deeper is a probe: traffic_starts.Lineage.truncated).
     deepest: ClassVar[int] = 8
@@ -329,8 +334,12 @@ class Delegation(Refusals):
                                f"{refused.message}", {"preset": request.preset})
             raise refused
         self._event("run.stopped", child.agent, {"stopReason": stop.value})
+        got = start.result
+        delegated = (ToolResult(isError=got.isError, content=got.content)
+                     if self.wire_tool_errors and got is not None else None)
         return RunResult(agent=child.agent, session=header.session, depth=child.depth,
-                         stopReason=stop, output=output, toolResults=results)
+                         stopReason=stop, output=output, toolResults=results,
+                         delegated=delegated)
 
     def set_host_depth(self, value: Any) -> None:
         """The runtime's depth setting for the runs that follow, where it has one (the value as

@@ -129,6 +129,9 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
     #: a section that guides a tool alone on its server is that server's MCP instructions,
     #: which Claude Code passes on to the model itself (docs/claude-code.md, TF-16)
     guidance_as_instructions = True
+    #: Anthropic Messages marks a tool result errored (``is_error``): a start reports what the
+    #: parent's call of Agent got (docs/rules.md#ST-09)
+    wire_tool_errors = True
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"

@@ -228,6 +228,10 @@ def nested(ctx: CheckContext) -> None:
     # on another model than composed (drawn in a whole run at seed 0 and found so on Claude
     # Code 2.1.332, which remaps legacy Opus ids; kept so that every run asks it)
     body(["claude-sonnet-4-5", "claude-opus-4-1-20250805", "claude"])
+    # the rule failed on a fixed case: drawn names add nothing to its verdict, and against a
+    # runtime each draws a dozen child runs (and a shrink on a failure, a dozen more)
+    if any(f.rule == "MO-01" for f in ctx.failures):
+        return
     ctx.for_all(model_names(3, 3), body)
 
 

@@ -287,6 +287,10 @@ def run_lifecycle(ctx: CheckContext) -> None:
     """Runs are disposed after completed, failed and aborted children; the tool's abort
     cancels the run; a non-completed stop is an errored result naming the reason."""
     info = bound_provider(ctx)
+    if Component.SUBAGENT_TOOL not in ctx.target.info().components:
+        # the rule is here for the provider's own delegation tool (delegation_tool_runs.py)
+        ctx.inapplicable("ST-09", *(p.name for p in ST09))
+        return
     dep = ctx.deploy(tools=["probe"])
     root = dep.root().agent
     load(ctx, dep, "ST-09", info.name)

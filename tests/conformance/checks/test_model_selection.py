@@ -60,3 +60,14 @@ def test_a_target_that_caps_nesting_by_default_is_no_model_failure(
                    editions=(Edition.PRESET_COMPOSITION,))
     assert not verdicts.bad(), verdicts.explain()
     assert "pass" in {v for (rule, _, _), v in verdicts.outcomes.items() if rule == "MO-01"}
+
+
+def test_model_nested_draws_no_names_once_a_fixed_case_failed_mo_01() -> None:
+    # against a runtime each drawn case is a dozen child runs: once a fixed case failed the
+    # rule, drawn names add nothing to its verdict (as model-composed)
+    verdicts = run(entry("child_runs_on_parent_model").provider(), ["model-nested"],
+                   max_examples=5, editions=(Edition.PRESET_COMPOSITION,))
+    failures = [f for f in verdicts.failures if f.rule == "MO-01"]
+    assert failures and "MO-01" in verdicts.failed_rules(), verdicts.explain()
+    assert all(f.example is None and f.assertion is not None and f.assertion.case == "fixed"
+               for f in failures), [(f.example, f.assertion) for f in failures]
