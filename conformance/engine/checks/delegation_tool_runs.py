@@ -89,9 +89,9 @@ def own_tool_run_result(ctx: CheckContext) -> None:
                    "asked its model", "a child's model request", asked)
         return run, said
 
-    for reason in REASONS:
-        name = _partition(reason)
-        with ctx.expressible("ST-09", name):
+    # one part: a target reports the parent's result for every start or for none
+    with ctx.expressible("ST-09", *(p.name for p in OWN_RUNS)):
+        for reason in REASONS:
             run, said = started(reason)
             got = run.delegated
             if got is None:
@@ -109,4 +109,4 @@ def own_tool_run_result(ctx: CheckContext) -> None:
                            f"a child whose model stopped with {reason.value} must give the "
                            f"parent's call of {tool} an errored result (isError), not its "
                            "partial output as success", {"isError": True}, got.model_dump())
-            ctx.drew("ST-09", name)
+            ctx.drew("ST-09", _partition(reason))
