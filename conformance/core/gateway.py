@@ -29,6 +29,17 @@ Reply = ModelReply | Callable[[ModelRequest], ModelReply]
 DEFAULT_REPLY = ModelReply(text="done")
 
 
+class ModelFailure(Exception):
+    """Raised by a scripted step for a model request that fails for good: over HTTP the
+    gateway answers ``status`` (a 4xx, which no client retries, where a crash's 500 may be
+    retried for as long as a runtime likes) with the message; in-process the model call raises
+    it, as any step that raises."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class Exchange(BaseModel):
     request: ModelRequest
     reply: ModelReply

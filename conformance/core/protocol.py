@@ -318,9 +318,10 @@ class RunResult(_Model):
     output: Any = None
     toolResults: list[ToolResult] = Field(default_factory=list)
     #: A start the runtime made as its parent's call of the provider's own delegation tool
-    #: (``ProviderInfo.delegationTool``): the result that call got, as the parent's model was
-    #: given it; None where the target does not report it (a Chat Completions wire has no error
-    #: flag to report). ST-09 reads it (docs/rules.md#ST-09, docs/driver-api.md#starts).
+    #: (``ProviderInfo.delegationTool``): the result that call got, errored as the runtime marks
+    #: it (its wire's flag, or where the wire has none its own record of the call); None where
+    #: the target does not report it. ST-09 reads it (docs/rules.md#ST-09,
+    #: docs/driver-api.md#spawn-policies-and-models).
     delegated: ToolResult | None = None
 
 

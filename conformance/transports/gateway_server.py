@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 from urllib.parse import quote, unquote, urlsplit
 
-from ..core.gateway import Gateway
+from ..core.gateway import Gateway, ModelFailure
 from ..core.protocol import ModelReply, ModelRequest
 from . import gateway_anthropic as anthropic
 from . import gateway_responses as responses
@@ -250,6 +250,8 @@ class GatewayServer:
             return _no_retry(dialect.error(
                 504, f"the scripted model stalled: no reply for agent {agent} within "
                 f"{self.reply_timeout:g} s", dialect.timeout))
+        except ModelFailure as exc:  # a failure the script meant: final, never retried
+            return _no_retry(dialect.error(exc.status, str(exc), dialect.invalid))
         except Exception as exc:
             return _no_retry(dialect.error(500, str(exc) or type(exc).__name__, dialect.crash))
         with self._lock:

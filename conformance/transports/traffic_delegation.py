@@ -335,8 +335,8 @@ class Delegation(Refusals):
             raise refused
         self._event("run.stopped", child.agent, {"stopReason": stop.value})
         got = start.result
-        delegated = (ToolResult(isError=got.isError, content=got.content)
-                     if self.wire_tool_errors and got is not None else None)
+        delegated = start.delegated or (ToolResult(isError=got.isError, content=got.content)
+                                        if self.wire_tool_errors and got is not None else None)
         return RunResult(agent=child.agent, session=header.session, depth=child.depth,
                          stopReason=stop, output=output, toolResults=results,
                          delegated=delegated)

@@ -33,6 +33,7 @@ from subagent_tck.conformance.core.protocol import (
     ModelRequest,
     SessionHeader,
     ToolCall,
+    ToolResult,
 )
 from subagent_tck.spec import ErrorCode, TckError
 
@@ -133,6 +134,10 @@ class Start:
     offered: dict[int, bool] = field(default_factory=dict)  # level -> its request had the tool
     published: bool = False
     reached: bool = False
+    #: what the parent's call of the tool got, with the error flag the runtime records itself
+    #: where its wire has none (opencode's tool part state): RunResult.delegated
+    #: (docs/rules.md#ST-09); None: read from :attr:`result` where the wire has the flag
+    delegated: ToolResult | None = None
 
     @property
     def last(self) -> int:

@@ -15,7 +15,7 @@ from http_helpers import failing_and_stalling, ids, model_requests, probe, tool_
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from subagent_tck.conformance.core.gateway import Gateway, call, text
+from subagent_tck.conformance.core.gateway import Gateway, ModelFailure, call, text
 from subagent_tck.conformance.core.protocol import ModelReply, ModelRequest
 from subagent_tck.conformance.transports.gateway_anthropic import (
     MessagesShapeError,
@@ -234,6 +234,25 @@ def test_a_failing_or_stalled_script_fails_the_message_and_tells_the_client_not_
     stalled = httpx.post(f"{base}/agents/b/v1/messages", json=body, timeout=10)
     release.set()
     assert stalled.status_code == 504 and time.monotonic() - started < 4
+
+
+def test_a_model_failure_is_answered_with_its_own_status_no_client_retries(
+        server: GatewayServer) -> None:
+    # a 500 may be retried for as long as a runtime likes (opencode retries past any check's
+    # time): a failure meant to be final is a 4xx (docs/rules.md#ST-09's failed child)
+    gateway = Gateway()
+    base = server.mount(gateway)
+
+    def failed(request: ModelRequest) -> ModelReply:
+        raise ModelFailure("the model failed for good", status=400)
+
+    gateway.script("fail", failed)
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "fail"}]}
+    answer = httpx.post(f"{base}/agents/a/v1/messages", json=body)
+    assert answer.status_code == 400 and answer.headers["x-should-retry"] == "false"
+    assert answer.json()["error"] == {"type": "invalid_request_error",
+                                      "message": "the model failed for good"}
+    assert [e.failed for e in gateway.exchanges] == ["ModelFailure: the model failed for good"]
 
 
 def test_the_scripted_error_and_aborted_stop_reasons_travel_as_named_extensions() -> None:

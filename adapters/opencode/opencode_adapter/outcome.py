@@ -42,3 +42,17 @@ def outcome(messages: list[Any]) -> tuple[StopReason, Any, list[ToolResult]]:
                                           content=content,
                                           code="UNKNOWN_TOOL" if unknown else None))
     return stop, text, results
+
+
+def delegated(messages: list[Any], call: str) -> ToolResult | None:
+    """What the call ``call`` of the ``task`` tool got, as opencode recorded it in the parent's
+    session (its messages, in order): the tool part's state, whose ``status`` ``error`` is
+    opencode's errored result (its wire to the model, Chat Completions, carries no flag;
+    docs/rules.md#ST-09, docs/opencode.md#st-09); None when no part has that call."""
+    for message in messages:
+        for part in message.get("parts") or []:
+            if part.get("type") == "tool" and part.get("callID") == call:
+                state = part.get("state") or {}
+                return ToolResult(isError=state.get("status") == "error",
+                                  content=state.get("output", state.get("error")))
+    return None

@@ -57,7 +57,7 @@ from subagent_tck.conformance.transports.traffic_starts import (
 from subagent_tck.spec import ErrorCode, StopReason, TckError, model_problem
 
 from . import dialect
-from .outcome import outcome
+from .outcome import delegated, outcome
 from .proxy import PROBE, SERVER, Proxy, Route, wire_name
 from .rules import (
     PROVIDER,
@@ -393,6 +393,10 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         session = serve.session(f"subagent-tck start {child}")
         self._turn(session, f"start {child} {start_marker(token(start.number, 0))}")
         done = self._child(serve, session, start.last + 1)
+        parent = self._session_at(serve, session, start.last)
+        if parent is not None:  # what the parent's call of task got, as opencode recorded it
+            start.delegated = delegated(serve.call("GET", f"/session/{parent}/message") or [],
+                                        start.call_id(start.last))
         result = start.result
         if done is None or result is None:
             return StopReason.ERROR, (result.content if result is not None else
@@ -404,13 +408,22 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         """How the child the start's task call made ended, from opencode's own record of its
         session ``depth`` levels below ``session`` (each link's one child); None when there is
         none."""
+        found = self._session_at(serve, session, depth)
+        if found is None:
+            return None
+        messages = serve.call("GET", f"/session/{found}/message") or []
+        return outcome(messages)
+
+    @staticmethod
+    def _session_at(serve: Serve, session: str, depth: int) -> str | None:
+        """The session ``depth`` levels below ``session`` (each level's first child), or
+        None."""
         for _ in range(depth):
             children = serve.call("GET", f"/session/{session}/children") or []
             if not children:
                 return None
             session = children[0]["id"]
-        messages = serve.call("GET", f"/session/{session}/message") or []
-        return outcome(messages)
+        return session
 
     def _depth(self, setting: Any) -> None:
         """opencode.json's ``subagent_depth`` is ``setting`` (UNSET: none, opencode's default

@@ -19,7 +19,7 @@ from typing import Any
 
 from subagent_tck.spec import Capability, StopReason
 
-from ...core.gateway import Reply
+from ...core.gateway import ModelFailure, Reply
 from ...core.protocol import ModelReply, ModelRequest, RunResult
 from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
@@ -43,13 +43,14 @@ def _partition(reason: StopReason) -> str:
 
 
 def _reply(reason: StopReason, said: str) -> Reply:
-    """The child's model's answer: its output with ``reason``; for ``error``, no answer (the
-    gateway fails the request and tells the client not to retry), as a model that failed."""
+    """The child's model's answer: its output with ``reason``; for ``error``, no answer: the
+    request fails for good (HTTP 400: a runtime retries a 500 for as long as it likes, opencode
+    past any check's time), as a model that failed."""
     if reason is not StopReason.ERROR:
         return ModelReply(text=f"child output {said}", stopReason=reason)
 
     def failed(request: ModelRequest) -> ModelReply:
-        raise RuntimeError(f"the scripted model failed (ST-09) {said}")
+        raise ModelFailure(f"the scripted model failed (ST-09) {said}")
 
     return failed
 
