@@ -65,7 +65,8 @@ class Delegation(Refusals):
     delegation_tool: str | None = None
     #: Whether the runtime's model wire marks a tool result errored (Anthropic Messages'
     #: ``is_error``), so that a start reports what its parent's call of the tool got
-    #: (RunResult.delegated, docs/rules.md#ST-09); False: Chat Completions, which has no flag.
+    #: (RunResult.delegated, docs/rules.md#ST-09); False: Chat Completions, which has no flag
+    #: (an adapter may still set ``Start.delegated`` from the runtime's own record: opencode).
     wire_tool_errors: ClassVar[bool] = False
     #: The most agents a start from a deep parent nests to stand for its ancestors (a parent
     #: created deeper is a probe: traffic_starts.Lineage.truncated).

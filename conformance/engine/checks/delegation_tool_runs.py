@@ -4,8 +4,9 @@
 A target that ships the kit's ``subagent`` tool is judged on that tool
 (subagent_tool_calls.py). A runtime whose model delegates through a tool of its own answers the
 rule's result half with it: a child that completed gives its parent's call its output, and one
-that stopped for any other reason gives an errored result (the wire's error flag), never its
-partial output as success; how the result's text words the reason is the runtime's. What the
+that stopped for any other reason gives an errored result (the runtime's error flag: its
+wire's, or where the wire has none its own record of the call), never its partial output as
+success; how the result's text words the reason is the runtime's. What the
 parent's call got is the start's ``RunResult.delegated`` (docs/driver-api.md#spawn-policies-and-
 models): where the target does not report it, the partitions are inexpressible, with that
 reason. The tool's abort and the run's disposal are the configurable tool's part of the rule:
