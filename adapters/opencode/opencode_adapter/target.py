@@ -392,8 +392,8 @@ class OpencodeDeployment(TrafficDeployment[Route]):
         child = start.child.agent
         session = serve.session(f"subagent-tck start {child}")
         self._turn(session, f"start {child} {start_marker(token(start.number, 0))}")
-        done = self._child(serve, session, start.last + 1)
         parent = self._session_at(serve, session, start.last)
+        done = None if parent is None else self._child(serve, parent, 1)
         if parent is not None:  # what the parent's call of task got, as opencode recorded it
             start.delegated = delegated(serve.call("GET", f"/session/{parent}/message") or [],
                                         start.call_id(start.last))
