@@ -65,6 +65,8 @@ class DelegationHost(ProviderHost, Protocol):
     edition: Edition
     variables: dict[str, str]
     presets: dict[str, Preset]
+    #: each preset's own tools, a child's scope-local tools when composed from it (TF-04)
+    preset_tools: dict[str, tuple[Tool, ...]]
     events: EventLog
     providers: ProviderRegistry
     #: what a provider raised while running a child: (provider, exception, traceback)
@@ -320,6 +322,8 @@ class ChildStart(Composition):
 
     def setup_unpublished(self, child: Agent) -> Descriptor:
         tool_filter = self.install_tool_filter(child, self.asked["toolFilter"])
+        for tool in self.host.preset_tools.get(self.preset_name or "", ()):
+            child.scope.add_local(tool)  # after the filter, hidden by none (TF-04)
         persona = self.install_persona(child, self.asked["persona"])
         schema = self.install_output_schema(child, self.asked["outputSchema"])
         policy = self.install_spawn_policy(child, self.asked["spawnPolicy"])

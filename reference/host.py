@@ -123,6 +123,8 @@ class Host:
         self.providers = ProviderRegistry()
         self.providers.add_listener(self._on_provider)
         self.presets: dict[str, Preset] = {}
+        #: each preset's own tools: a child composed from it gets them as scope-local tools
+        self.preset_tools: dict[str, tuple[Tool, ...]] = {}
         self.context_hooks: list[ContextHook] = []
         self.component_state: dict[str, Any] = {}
         self._agents: dict[str, Agent] = {}
@@ -407,11 +409,16 @@ class Host:
 
     # --- presets and providers -------------------------------------------------------------
 
-    def add_preset(self, name: str, preset: Preset) -> None:
-        """Define a preset; its values are copied (the caller's later edits change nothing)."""
+    def add_preset(self, name: str, preset: Preset, tools: Sequence[Tool] = ()) -> None:
+        """Define a preset; its values are copied (the caller's later edits change nothing).
+        ``tools`` are its own: each child composed from it has them as scope-local tools, as a
+        runtime's agent definition names tools of its own (docs/rules.md#TF-04)."""
         if not isinstance(name, str) or not name or not isinstance(preset, Preset):
             raise TckError(ErrorCode.INVALID_CONFIG, "add_preset takes a name and a spec.Preset")
+        if not all(isinstance(t, Tool) for t in tools):
+            raise TckError(ErrorCode.INVALID_CONFIG, "a preset's tools are reference Tools")
         self.presets[name] = copy.deepcopy(preset)
+        self.preset_tools[name] = tuple(tools)
 
     def add_provider(self, provider: Provider) -> None:
         self.providers.add(provider)

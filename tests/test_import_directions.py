@@ -4,8 +4,8 @@ with ``ast``.
 - spec imports nothing of the kit outside spec;
 - reference imports only spec (and itself);
 - conformance imports spec and itself, reference only from the built-in target
-  (``conformance/transports/builtin.py``), and fuzz only lazily (inside a function) from
-  ``conformance/cliruns.py``, which builds a run's fuzz campaign;
+  (``conformance/transports/builtin.py`` and ``builtin_wire.py``), and fuzz only lazily
+  (inside a function) from ``conformance/cliruns.py``, which builds a run's fuzz campaign;
 - fuzz imports spec, itself and conformance; nothing else imports fuzz.
 
 Inside conformance, each module lives in a room (``tools/rooms.py`` is the table) and a room
@@ -37,6 +37,8 @@ ALLOWED = {
     "fuzz": {"spec", "fuzz", "conformance"},
 }
 BUILTIN_TARGET = "conformance/transports/builtin.py"
+#: The built-in target's files: the target, and the reference's values as the driver API's.
+BUILTIN_FILES = (BUILTIN_TARGET, "conformance/transports/builtin_wire.py")
 CLI = "conformance/cliruns.py"  # builds the fuzz campaign of a certify run
 
 
@@ -111,7 +113,7 @@ def _allowed(imp: Import, part: str, relpath: str) -> bool:
     if not imp.part or imp.part in ALLOWED[part]:
         return True
     if imp.part == "reference":
-        return relpath == BUILTIN_TARGET  # the built-in target
+        return relpath in BUILTIN_FILES  # the built-in target
     return imp.part == "fuzz" and relpath == CLI and imp.lazy  # `subagent-tck fuzz`
 
 
@@ -130,7 +132,8 @@ def violations(source: str, relpath: str) -> list[str]:
                 f"{where}: nothing imports fuzz (only {CLI} may, lazily inside a function)"
             )
         elif imp.part == "reference" and part == "conformance":
-            found.append(f"{where}: conformance reaches reference only through {BUILTIN_TARGET}")
+            found.append(f"{where}: conformance reaches reference only through "
+                         f"{' and '.join(BUILTIN_FILES)}")
         else:
             allowed = ", ".join(sorted(ALLOWED[part]))
             found.append(f"{where}: {part} may import only {allowed}")

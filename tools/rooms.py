@@ -112,6 +112,7 @@ ROOMS: dict[str, str] = {
     "matrix.schema.json": "report",
     # transports: how the kit reaches a target (built-in, HTTP client and server, cmd:).
     "builtin": "transports",
+    "builtin_wire": "transports",
     "targets": "transports",
     "launcher": "transports",
     "processes": "transports",

@@ -72,6 +72,11 @@ class PresetSpec(_Model):
     outputSchema: Any = None
     spawnPolicy: Any = None
     model: Any = None
+    #: The preset's own tools: a child composed from it has each as a scope-local tool, added
+    #: after its filter (docs/rules.md#TF-04, docs/rules.md#TF-05), as a runtime's agent
+    #: definition names servers of its own. Sent only when set, to a target declaring
+    #: ``TargetInfo.presetTools``.
+    tools: list[ToolSpec] | None = None
 
 
 class SubagentToolConfig(_Model):
@@ -145,6 +150,11 @@ class TargetInfo(_Model):
     #: TF-16 is then judged through the restriction channels on a target without live
     #: restrictions. None: the runtime has no guidance of its own (protocol 1.3).
     toolGuidance: str | None = None
+    #: How the runtime gives a child tools of its own from the preset it is composed from
+    #: (``PresetSpec.tools``), in the adapter's words: TF-04 and TF-05 are then judged through
+    #: a child's composition on a target without live scope-local tools. None: a preset
+    #: carries no tools (protocol 1.3).
+    presetTools: str | None = None
     #: Why two deployments of this target cannot run at once, not even in two of its adapter
     #: processes side by side (a state every process shares: one home directory, one account,
     #: one port); ``certify --jobs N`` then runs it one check run at a time and says why

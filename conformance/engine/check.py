@@ -169,6 +169,9 @@ class CheckContext:
     #: How the runtime carries a section that guides one tool, in the adapter's words
     #: (``TargetInfo.toolGuidance``); None: it declares no guidance of its own.
     guidance: str | None = None
+    #: How the runtime gives a child tools of its own from its preset, in the adapter's words
+    #: (``TargetInfo.presetTools``); None: a preset carries no tools.
+    preset_tools: str | None = None
     #: The entry points this check built its cases through, in the order first used: the
     #: check run's note names them, and the certificate's dialect section.
     entry_points: list[str] = field(default_factory=list)

@@ -62,13 +62,14 @@ class _Folded:
 
 def screened(config: DeploymentConfig, folding: ToolNameFolding | None,
              rules: Iterable[str]) -> Names | None:
-    """The names of ``config``'s global tools admitted (raises :class:`Inexpressible` on a
-    pair that folds alike), or None when nothing is to be screened: no folding declared, or a
-    check of TF-01."""
+    """The names of ``config``'s tools (global, and each preset's own) admitted (raises
+    :class:`Inexpressible` on a pair that folds alike), or None when nothing is to be
+    screened: no folding declared, or a check of TF-01."""
     if folding is None or JUDGED_BY in rules:
         return None
     names = Names(folding)
     names.admit(t.name for t in config.tools)
+    names.admit(t.name for p in config.presets for t in p.tools or ())  # a preset's own
     return names
 
 

@@ -146,6 +146,7 @@ def run_one(worker: Worker, planned: PlannedCheck, target: Target, shared: Share
         portable_variables=shared.portable_variables, shard=planned.shard,
         channels=channels_of(shared.info.restrictionChannels), frame=shared.info.promptFrame,
         folding=shared.info.toolNameFolding, guidance=shared.info.toolGuidance,
+        preset_tools=shared.info.presetTools,
     )
     escaped: list[tuple[str, str]] = []
 

@@ -16,7 +16,6 @@ id. Tools registered through the driver get an echo body that returns
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import shutil
@@ -26,6 +25,12 @@ from importlib import metadata
 from typing import Any
 
 from subagent_tck import reference as ref
+from subagent_tck.conformance.transports.builtin_wire import (
+    GatewayModel,
+    fresh,
+    tool_result,
+    view_entry,
+)
 from subagent_tck.reference.host import COMPONENT_MODULE
 from subagent_tck.spec import (
     ABSENT,
@@ -47,9 +52,8 @@ from ..core.protocol import (
     DeploymentConfig,
     Event,
     Invocation,
-    Message,
-    ModelRequest,
     Observation,
+    PresetSpec,
     ProviderInfo,
     RunResult,
     SdkCall,
@@ -58,7 +62,6 @@ from ..core.protocol import (
     StartRequest,
     SubagentToolConfig,
     TargetInfo,
-    ToolCall,
     ToolResult,
     ToolSchema,
     ToolSpec,
@@ -88,44 +91,6 @@ def subagent_tool_installed() -> bool:
         return False
 
 
-class GatewayModel:
-    """Adapts the reference model interface to the kit's gateway."""
-
-    def __init__(self, gateway: Gateway) -> None:
-        self.gateway = gateway
-
-    def complete(self, request: ref.ModelRequest) -> ref.ModelReply:
-        wire = ModelRequest(
-            agent=request.agent,
-            system=request.system,
-            tools=[
-                ToolSchema(name=t.name, description=t.description, parameters=dict(t.parameters))
-                for t in request.tools
-            ],
-            messages=[
-                Message(
-                    role=m.role,
-                    content=m.content,
-                    toolCalls=[
-                        ToolCall(id=c.id, name=c.name, arguments=dict(c.arguments))
-                        for c in m.tool_calls
-                    ],
-                    toolCallId=m.tool_call_id,
-                    isError=m.is_error,
-                )
-                for m in request.messages
-            ],
-            context=list(request.context),
-            model=request.model,
-        )
-        reply = self.gateway.complete(wire)
-        return ref.ModelReply(
-            reply.text,
-            tuple(ref.ToolCall(c.id, c.name, dict(c.arguments)) for c in reply.toolCalls),
-            reply.stopReason,
-        )
-
-
 def _provider_info(provider: ref.Provider) -> ProviderInfo:
     caps = [c for c in Capability if c in provider.capabilities]
     return ProviderInfo(
@@ -133,28 +98,6 @@ def _provider_info(provider: ref.Provider) -> ProviderInfo:
         capabilities=caps,
         inheritsParentContext=provider.inherits_parent_context,
     )
-
-
-def _fresh(name: Any) -> Any:
-    """An equal string that is not the caller's object, as one read off a wire would be: a
-    target that compares names by identity (``is``) fails in-process as it fails over HTTP,
-    instead of passing because the kit hands back the very string it registered
-    (docs/certify.md#generated-cases). One-character strings are shared by Python whatever is
-    done; anything that is not a string is passed as it is."""
-    if not isinstance(name, str):
-        return name
-    return name.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
-
-
-@functools.lru_cache(maxsize=4096)
-def _view_entry(name: str, origin: Origin, description: str) -> ViewEntry:
-    """One (frozen) ViewEntry per distinct entry: views are read many thousand times in a
-    certification, and a model validated afresh each time was a few percent of it."""
-    return ViewEntry(name=name, origin=origin, description=description)
-
-
-def _result(result: ref.ToolResult) -> ToolResult:
-    return ToolResult(isError=result.is_error, code=result.code, content=result.content)
 
 
 class ReferenceDeployment:
@@ -271,8 +214,17 @@ class ReferenceDeployment:
 
     def register_tool(self, tool: ToolSpec, agent: str | None = None) -> None:
         origin = Origin.GLOBAL if agent is None else Origin.LOCAL
-        fresh = tool.model_copy(update={"name": _fresh(tool.name)})
-        self.host.register_tool(self._echo_tool(fresh, origin), agent)
+        copied = tool.model_copy(update={"name": fresh(tool.name)})
+        self.host.register_tool(self._echo_tool(copied, origin), agent)
+
+    def give_preset_tools(self, presets: Iterable[PresetSpec]) -> None:
+        """Each preset's own tools (``PresetSpec.tools``), as the local tools of every child
+        composed from it (docs/driver-api.md#dialect, ``presetTools``)."""
+        for preset in presets:
+            if preset.tools:
+                tools = [self._echo_tool(t.model_copy(update={"name": fresh(t.name)}),
+                                         Origin.LOCAL) for t in preset.tools]
+                self.host.add_preset(preset.name, self.host.presets[preset.name], tools)
 
     def unregister_tool(self, name: str, agent: str | None = None) -> None:
         self.host.unregister_tool(name, agent)
@@ -293,7 +245,7 @@ class ReferenceDeployment:
         self.host.set_mode(agent, mode)
 
     def _entry(self, entry: ref.ResolvedTool) -> ViewEntry:
-        return _view_entry(entry.name, entry.origin, entry.tool.description)
+        return view_entry(entry.name, entry.origin, entry.tool.description)
 
     def view(self, agent: str | None = None) -> list[ViewEntry]:
         return [self._entry(e) for e in self.host.view(agent)]
@@ -305,18 +257,18 @@ class ReferenceDeployment:
         ]
 
     def lookup(self, agent: str, name: str) -> ViewEntry | None:
-        entry = self.host.lookup(agent, _fresh(name))
+        entry = self.host.lookup(agent, fresh(name))
         return None if entry is None else self._entry(entry)
 
     def execute(self, agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
-        return _result(self.host.execute(agent, _fresh(name), arguments))
+        return tool_result(self.host.execute(agent, fresh(name), arguments))
 
     def sdk_bindings(self, agent: str) -> list[str]:
         return list(self.host.sdk_bindings(agent))
 
     def run_code(self, agent: str, calls: list[SdkCall]) -> list[ToolResult]:
-        program = [(_fresh(c.name), c.arguments) for c in calls]
-        return [_result(r) for r in self.host.run_code(agent, program)]
+        program = [(fresh(c.name), c.arguments) for c in calls]
+        return [tool_result(r) for r in self.host.run_code(agent, program)]
 
     def prompt(self, agent: str) -> list[Section]:
         return [Section(name=s.name, text=s.text) for s in self.host.prompt(agent)]
@@ -327,7 +279,7 @@ class ReferenceDeployment:
         return [_provider_info(p) for p in self.host.providers.all()]
 
     def remove_provider(self, name: str) -> None:
-        self.host.remove_provider(_fresh(name))
+        self.host.remove_provider(fresh(name))
 
     def add_provider(self, name: str) -> None:
         provider = self._catalogue.get(name)
@@ -352,7 +304,7 @@ class ReferenceDeployment:
             depth=result.depth,
             stopReason=result.stop_reason,
             output=result.output,
-            toolResults=[_result(r) for r in result.tool_results],
+            toolResults=[tool_result(r) for r in result.tool_results],
         )
 
     def start(self, request: StartRequest) -> RunResult:
@@ -369,7 +321,7 @@ class ReferenceDeployment:
     # --- the subagent tool component and host settings --------------------------------------
 
     def load_subagent_tool(self, config: SubagentToolConfig) -> None:
-        self.host.load_subagent_tool({k: _fresh(v) for k, v in given(config).items()})
+        self.host.load_subagent_tool({k: fresh(v) for k, v in given(config).items()})
 
     def unload_subagent_tool(self, tool_name: str) -> None:
         self.host.unload_subagent_tool(tool_name)
@@ -433,6 +385,8 @@ class ReferenceTarget:
             components=self.components(),
             providers=[_provider_info(p) for p in self.make_providers()],
             restrictionChannels=list(CHANNELS),
+            presetTools="a preset's tools are registered on each child composed from it as "
+                        "scope-local tools, after its filter",
         )
 
     def make_host(
@@ -444,7 +398,7 @@ class ReferenceTarget:
             edition=config.edition,
             persona=config.persona,
             variables=config.variables,
-            sections=[ref.PromptSection(_fresh(s.name), s.text, s.guides)
+            sections=[ref.PromptSection(fresh(s.name), s.text, s.guides)
                       for s in config.sections],
             providers=providers,
             host_depth=config.hostDepth,
@@ -479,6 +433,11 @@ class ReferenceTarget:
             raise
         catalogue = {p.name: p for p in providers}
         deployment = self.deployment_class(host, catalogue, temp_dir, config.tools)
+        try:
+            deployment.give_preset_tools(config.presets)
+        except BaseException:
+            deployment.close()
+            raise
         if "rootPreset" in config.model_fields_set:
             try:
                 deployment.start_root_from(config.rootPreset)

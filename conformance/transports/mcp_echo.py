@@ -18,7 +18,8 @@ the adapter maps the kit's concepts"). JSON-RPC 2.0, one message per line on std
   deployment's prompt section guides this server's tool: docs/rules.md#TF-16);
 - ``tools/call`` runs the kit's echo body: it appends ``{tool, arguments, meta}`` to
   INVOCATIONS_JSONL (``meta`` is the call's ``_meta``; the adapter attributes the record to an
-  agent) and answers the call it got as JSON text; a name not listed is an errored result;
+  agent; a spec with an ``origin``, a scope's own tool, gives the record that ``origin``) and
+  answers the call it got as JSON text; a name not listed is an errored result;
 - the server declares ``capabilities.tools.listChanged``: a thread reads TOOLS_JSON every
   :data:`POLL` seconds and, once the client has sent ``notifications/initialized``, writes one
   ``notifications/tools/list_changed`` each time the tool list it would answer changes. Before
@@ -51,17 +52,21 @@ MODULE = "subagent_tck.conformance.transports.mcp_echo"
 INSTRUCTIONS = "instructions.txt"
 
 
-def listed_tools(path: Path) -> list[dict[str, Any]]:
-    """The MCP tools that ``tools/list`` answers for the ToolSpecs in ``path``."""
+def _specs(path: Path) -> list[dict[str, Any]]:
+    """The ToolSpecs in ``path`` (none for a file that is missing or not a JSON list)."""
     try:
         specs = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     if not isinstance(specs, list):
         return []
+    return [s for s in specs if isinstance(s, dict) and isinstance(s.get("name"), str)]
+
+
+def listed_tools(path: Path) -> list[dict[str, Any]]:
+    """The MCP tools that ``tools/list`` answers for the ToolSpecs in ``path``."""
     return [{"name": s["name"], "description": s.get("description", ""),
-             "inputSchema": s.get("parameters") or {"type": "object"}}
-            for s in specs if isinstance(s, dict) and isinstance(s.get("name"), str)]
+             "inputSchema": s.get("parameters") or {"type": "object"}} for s in _specs(path)]
 
 
 def instructions(tools: Path) -> str:
@@ -135,12 +140,15 @@ class Server:
                 _append(self.status, {"listed": [t["name"] for t in tools]})
         elif method == "tools/call":
             name, arguments = params.get("name"), params.get("arguments") or {}
-            if name not in {t["name"] for t in listed_tools(self.tools)}:
+            spec = next((s for s in _specs(self.tools) if s.get("name") == name), None)
+            if spec is None:
                 self._answer(ident, {"isError": True, "content": [
                     {"type": "text", "text": f"no tool named {name!r}"}]})
                 return
-            _append(self.invocations, {"tool": name, "arguments": arguments,
-                                       "meta": params.get("_meta")})
+            record = {"tool": name, "arguments": arguments, "meta": params.get("_meta")}
+            if isinstance(spec.get("origin"), str):  # a scope's own tool (McpTools.write)
+                record["origin"] = spec["origin"]
+            _append(self.invocations, record)
             echo = json.dumps({"tool": name, "arguments": arguments})
             self._answer(ident, {"content": [{"type": "text", "text": echo}], "isError": False})
         elif method == "ping":

@@ -132,6 +132,10 @@ class TrafficDeployment(Delegation, Generic[R]):
     #: that server's MCP instructions, the runtime's own guidance (``TargetInfo.toolGuidance``,
     #: docs/rules.md#TF-16); such a section is then in no system text the adapter writes.
     guidance_as_instructions: ClassVar[bool] = False
+    #: Whether the adapter writes a preset's own tools (``PresetSpec.tools``) into the agent
+    #: definitions made from it (``TargetInfo.presetTools``): ``_write_agent`` then takes
+    #: ``tools``. Without it, a preset with tools is refused when deployed.
+    preset_tools: ClassVar[bool] = False
 
     name: str
     route: R
@@ -150,6 +154,9 @@ class TrafficDeployment(Delegation, Generic[R]):
         if config.mode is not PresentationMode.NATIVE:
             raise self._unsupported(f"{config.mode.value} presentation mode",
                                     "every tool is a native tool schema (no run_code)")
+        if not self.preset_tools and any(p.tools for p in config.presets):
+            raise self._unsupported("a preset's own tools", "an agent definition of this "
+                                    "adapter names no tools of its own")
         self.config = config
         self.dir = Path(tempfile.mkdtemp(prefix=self.temp_prefix))
         self.project = self.dir / "project"
@@ -198,7 +205,7 @@ class TrafficDeployment(Delegation, Generic[R]):
             self._write_agent(files[preset.name], preset.persona,
                               preset.toolFilter, f"preset:{preset.name}",
                               model=preset.model if self.model_selection else None,
-                              **self._policy(preset.spawnPolicy))
+                              **self._policy(preset.spawnPolicy), **self._locals(preset))
 
     # --- what the runtime brings ---------------------------------------------------------
 
@@ -289,7 +296,8 @@ class TrafficDeployment(Delegation, Generic[R]):
             with self.route.lock:
                 told = dict(self.route.told)
             self._invocations += [Invocation(tool=r["tool"], agent=told.get(r["tool"], ROOT),
-                                             origin=Origin.GLOBAL, arguments=r.get("arguments"))
+                                             origin=Origin.LOCAL if r.get("origin") == "local"
+                                             else Origin.GLOBAL, arguments=r.get("arguments"))
                                   for r in records[len(self._invocations):]]
             return list(self._invocations)
 

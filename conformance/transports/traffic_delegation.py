@@ -116,7 +116,7 @@ class Delegation(Refusals):
         file = f"tck-child-{number}"
         self._write_agent(file, preset.persona if preset else None,
                           preset.toolFilter if preset else None, agent, model=model,
-                          **self._policy(spawn_policy))
+                          **self._policy(spawn_policy), **self._locals(preset))
         written.append(file)
         return file
 
@@ -124,6 +124,16 @@ class Delegation(Refusals):
         """The keyword that hands a definition's spawn policy to ``_write_agent``: only for a
         runtime that advertises spawnPolicy (:attr:`spawn_policy`), whose adapter writes it."""
         return {"spawn_policy": spawn_policy} if self.spawn_policy else {}
+
+    @staticmethod
+    def _locals(preset: PresetSpec | None) -> dict[str, Any]:
+        """The keyword that hands a preset's own tools to ``_write_agent`` (only a preset
+        with tools has one: an adapter without ``preset_tools`` refused it)."""
+        return {"tools": preset.tools} if preset is not None and preset.tools else {}
+
+    def _remove_definition(self, file: str) -> None:
+        """Remove the agent definition ``file`` the adapter wrote."""
+        (self.agents_dir / f"{file}{self.definition_suffix}").unlink(missing_ok=True)
 
     def _link_definition(self, number: int, level: int, link: Lineage,
                          written: list[str]) -> str:
@@ -317,7 +327,7 @@ class Delegation(Refusals):
             for file in written:  # the child's stays once it is published
                 if start.published and file == child.file:
                     continue
-                (self.agents_dir / f"{file}{self.definition_suffix}").unlink(missing_ok=True)
+                self._remove_definition(file)
         if not start.published:
             if start.reached:
                 raise self._unsupported(f"agent as deep as {request.parent} (depth "

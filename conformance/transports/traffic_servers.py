@@ -42,6 +42,8 @@ class McpServers:
         self._main = McpTools(directory)
         self._directory = Path(directory)
         self._servers: dict[str, McpTools] = {default: self._main}
+        #: the servers of a definition's own tools (a preset's, PresetSpec.tools), by key
+        self._own: dict[str, McpTools] = {}
         self._lists: dict[str, list[dict[str, Any]]] = {default: []}
 
     def server_of(self, tool: ToolSpec) -> str:
@@ -81,6 +83,17 @@ class McpServers:
         shared = str(self._main.invocations_file)
         return {name: [sys.executable, "-m", MODULE, str(files.tools), shared, str(files.status)]
                 for name, files in self._servers.items()}
+
+    def own(self, key: str, tools: Iterable[ToolSpec]) -> list[str]:
+        """The argv of a server of ``key``'s own tools (a preset's ``tools``), which an agent
+        definition names as a server of its own: its calls go to the one invocations file,
+        each marked ``origin: local`` (a scope-local tool's body, docs/rules.md#TF-05)."""
+        files = self._own.get(key)
+        if files is None:
+            files = self._own[key] = McpTools(self._directory / f"own-{len(self._own) + 1}")
+        files.write([{**t.model_dump(exclude={"server"}), "origin": "local"} for t in tools])
+        return [sys.executable, "-m", MODULE, str(files.tools), str(self._main.invocations_file),
+                str(files.status)]
 
     def invocations(self) -> list[dict[str, Any]]:
         """Every ``{tool, arguments, meta}`` record the servers wrote so far, in order."""

@@ -358,3 +358,38 @@ def test_the_agent_type_listing_of_a_message_is_read_as_part_of_the_delegation_t
                              "messages": [{"role": "user", "content": "go"}]}
     fold_listing(quiet, frozenset({tool}))  # a subagent's first request lists nothing
     assert quiet["tools"][0]["description"] == said
+
+
+def test_a_preset_s_own_tools_are_an_inline_server_of_a_user_definition_and_runs_load_it(
+        tmp_path: Path) -> None:
+    """A preset with tools of its own (PresetSpec.tools) is written as a definition of the
+    user's (~/.claude/agents of the runs' home: Claude Code skips inline servers of a project
+    definition) whose mcpServers defines one server inline, named like the kit's default
+    server; runs then load the user's settings and drop --strict-mcp-config, which skips
+    inline servers (docs/claude-code.md#own-tools)."""
+    from claude_code_adapter import run
+
+    from subagent_tck.conformance.core.protocol import PresetSpec, ToolSpec
+
+    own = ToolSpec(name="lima", description="own lima")
+    config = DeploymentConfig(tools=[ToolSpec(name="alpha")],
+                              presets=[PresetSpec(name="p", tools=[own]), PresetSpec(name="q")])
+    with _deployment(tmp_path, config=config) as deployment:
+        files = deployment.preset_files
+        user = deployment.dir / "home" / ".claude" / "agents"
+        assert not (deployment.agents_dir / f"{files['p']}.md").exists()
+        definition = (user / f"{files['p']}.md").read_text(encoding="utf-8")
+        [line] = front_lines(definition, "mcpServers")
+        [servers] = json.loads(line.split(":", 1)[1])
+        assert list(servers) == ["tck"] and servers["tck"]["type"] == "stdio"
+        listed = json.loads(Path(servers["tck"]["args"][-3]).read_text(encoding="utf-8"))
+        assert [(t["name"], t["description"]) for t in listed] == [("lima", "own lima")]
+        assert (deployment.agents_dir / f"{files['q']}.md").exists()  # no tools: the project's
+        assert deployment._kit_name("mcp__tck__lima") == "lima"
+    stand_in = _stand_in(tmp_path / "c")
+    loose = run.command(stand_in, run.Run("go"), tmp_path / "m.json", [], strict=False)
+    assert "--strict-mcp-config" not in loose
+    assert loose[loose.index("--setting-sources") + 1] == "user,project"
+    strict = run.command(stand_in, run.Run("go"), tmp_path / "m.json", [])
+    assert "--strict-mcp-config" in strict
+    assert strict[strict.index("--setting-sources") + 1] == "project"

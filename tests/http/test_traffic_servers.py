@@ -34,3 +34,25 @@ def test_each_server_lists_its_own_tools_and_says_which_lists_changed(tmp_path: 
         "alpha": {"fetch"}}
     assert servers.write([ToolSpec(name="read")]) == {"alpha": set()}
     assert servers.write([ToolSpec(name="read")]) == {}
+
+
+def test_a_definition_s_own_server_lists_its_tools_and_records_their_calls_as_local(
+        tmp_path: Path) -> None:
+    import subprocess
+
+    servers = McpServers(tmp_path, "tck")
+    servers.write([ToolSpec(name="bravo", description="tool bravo")])
+    argv = servers.own("tck-child-1", [ToolSpec(name="bravo", description="own bravo")])
+    assert argv[-2] == servers.commands()["tck"][-2]  # the one invocations file
+    assert "tck-child-1" not in servers.names()  # not a server of the --mcp-config
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "bravo", "arguments": {}}}]
+    done = subprocess.run(argv, input="".join(json.dumps(m) + "\n" for m in lines),
+                          capture_output=True, text=True, timeout=30, check=True)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    listed = answers[0]["result"]["tools"]
+    assert [(t["name"], t["description"]) for t in listed] == [("bravo", "own bravo")]
+    assert "origin" not in listed[0]  # the runtime sees a plain MCP tool
+    assert servers.invocations() == [{"tool": "bravo", "arguments": {}, "meta": None,
+                                      "origin": "local"}]

@@ -69,8 +69,17 @@ FOLDING = ToolNameFolding(keeps="A-Za-z0-9_-", utf16=True, normalization="NFKC",
 GUIDANCE = "an MCP server's instructions, the guided tool alone on its server"
 
 
+#: A preset's own tools are its definition's own MCP server, defined inline (front matter
+#: ``mcpServers``), in the user's agent folder: read and seen on 2.1.332, not declared for the
+#: versions before it, whose code was not read for it (docs/claude-code.md#own-tools).
+PRESET_TOOLS = ("a definition's own MCP server, defined inline (mcpServers) in the user's "
+                "agent folder")
+PRESET_TOOLS_SINCE = (2, 1, 332)
+
+
 def declared(info: TargetInfo, claude: Install) -> TargetInfo:
     """``info`` with what the adapter declares for the Claude Code it runs."""
-    return info.model_copy(update={"restrictionChannels": channels(claude),
-                                   "promptFrame": frames.frame(claude),
-                                   "toolNameFolding": FOLDING, "toolGuidance": GUIDANCE})
+    return info.model_copy(update={
+        "restrictionChannels": channels(claude), "promptFrame": frames.frame(claude),
+        "toolNameFolding": FOLDING, "toolGuidance": GUIDANCE,
+        "presetTools": PRESET_TOOLS if claude.release >= PRESET_TOOLS_SINCE else None})

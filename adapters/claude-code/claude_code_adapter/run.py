@@ -68,8 +68,12 @@ class Run:
 
 
 def command(claude: Install, run: Run, mcp_config: Path, servers: list[str],
-            model: Any = None) -> list[str]:
-    """The argv of ``run``; ``model``: the deployment's (``--model``, as the kit wrote it)."""
+            model: Any = None, strict: bool = True) -> list[str]:
+    """The argv of ``run``; ``model``: the deployment's (``--model``, as the kit wrote it);
+    ``strict``: the kit's MCP servers only (``--strict-mcp-config``) and the project's settings
+    only; without it, also the servers an agent definition defines inline, which the flag
+    skips, and the user's settings, where such a definition is (the run's home and project
+    have no other server and no other setting)."""
     out = [*claude.command, "-p", run.prompt]
     if model is not None:
         out += ["--model", model if isinstance(model, str) else json.dumps(model)]
@@ -77,11 +81,15 @@ def command(claude: Install, run: Run, mcp_config: Path, servers: list[str],
         out += ["--agent", run.agent]
     if run.system is not None:
         out += ["--system-prompt", run.system]
-    out += ["--tools", claude.tool, "--mcp-config", str(mcp_config), "--strict-mcp-config"]
+    out += ["--tools", claude.tool, "--mcp-config", str(mcp_config)]
+    if strict:
+        out.append("--strict-mcp-config")
     for server in servers:
         out += ["--allowedTools", f"mcp__{server}"]
-    return [*out, "--permission-mode", "acceptEdits", "--setting-sources", "project",
-            "--output-format", "json"]
+    # the user's settings hold the agent definitions with servers of their own (the run's
+    # home has nothing else of the user's)
+    return [*out, "--permission-mode", "acceptEdits", "--setting-sources",
+            "project" if strict else "user,project", "--output-format", "json"]
 
 
 def environment(home: Path, url: str, setting: str | None) -> dict[str, str]:

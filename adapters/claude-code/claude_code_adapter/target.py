@@ -34,6 +34,7 @@ import json
 import os
 import subprocess
 import unicodedata
+from pathlib import Path
 from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
@@ -42,6 +43,7 @@ from subagent_tck.conformance.core.protocol import (
     TargetInfo,
     ToolResult,
     ToolSchema,
+    ToolSpec,
 )
 from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.tool_names import names_back
@@ -132,6 +134,8 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
     #: Anthropic Messages marks a tool result errored (``is_error``): a start reports what the
     #: parent's call of Agent got (docs/rules.md#ST-09)
     wire_tool_errors = True
+    #: a preset's own tools are its definition's own MCP server (``_own_servers``)
+    preset_tools = True
     call_prefix = "toolu_tck_"
     agents_folder = ".claude/agents"
     temp_prefix = "tck-claude-"
@@ -168,6 +172,12 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
         if self._root_preset is not None and self._root_preset.spawnPolicy is not None:
             self.refusal_words = {**self.refusal_words, ErrorCode.SPAWN_DENIED: POLICY_WORDS}
         self._mcp_config = self.dir / "mcp.json"
+        #: the definitions written with servers of their own (a run then may not pass
+        #: --strict-mcp-config, which skips them)
+        self._owning: set[str] = set()
+        #: the kit's names of every preset's own tools (their wire names are the default
+        #: server's: _own_servers)
+        self._own_named = [t.name for p in config.presets for t in p.tools or ()]
         #: each running ``claude`` with the MCP servers it was started with (the only ones it
         #: lists: it reads --mcp-config once)
         self.runs = Runs("claude -p", "SUBAGENT_TCK_CLAUDE_TIMEOUT")
@@ -201,7 +211,9 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
         longest server prefix cut (a tool no check gave, or two kit names that meet in one wire
         name)."""
         with self._lock:
-            back = names_back(self.known_tools, self._wire_name)
+            # a preset's own tool is named as a global tool of the same name would be
+            back = names_back(dict.fromkeys([*self.known_tools, *self._own_named]),
+                              self._wire_name)
         if wire in back:
             return back[wire]
         for server in sorted(self.mcp.names(), key=len, reverse=True):
@@ -236,8 +248,11 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,
                      marker: str | None = None, model: str | None = None,
-                     spawn_policy: Any = None, types: dict[str, str] | None = None) -> None:
+                     spawn_policy: Any = None, types: dict[str, str] | None = None,
+                     tools: list[ToolSpec] | None = None) -> None:
         front = [f"name: {file}", f"description: {json.dumps('subagent-tck agent ' + agent)}"]
+        if tools:
+            front.append(f"mcpServers: {json.dumps(self._own_servers(file, tools))}")
         if model is not None:  # as the kit wrote it: Claude Code decides what it means
             front.append(f"model: {json.dumps(model)}")
         lists = dict(tool_filter) if isinstance(tool_filter, dict) else {}
@@ -247,6 +262,34 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
             if key in lists:
                 front.append(f"{field}: {json.dumps(self._entries(lists[key]))}")
         self._write_definition(file, front, persona, agent, marker)
+        if tools:  # a definition with servers of its own is the user's (see _own_servers)
+            written = self.agents_dir / f"{file}.md"
+            written.replace(self._user_agents / written.name)
+
+    @property
+    def _user_agents(self) -> Path:
+        """The user's agent definitions (``~/.claude/agents`` of the runs' home)."""
+        folder = self.dir / "home" / ".claude" / "agents"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def _own_servers(self, file: str, tools: list[ToolSpec]) -> list[dict[str, Any]]:
+        """A preset's own tools as its definition's ``mcpServers``: one server defined inline,
+        named like the deployment's default server, so that a local tool is named as a global
+        one of the same name (``mcp__tck__NAME``, docs/rules.md#TF-05). Claude Code 2.1.332
+        connects a definition's inline servers only when it is the user's (``~/.claude/
+        agents``: one in the project is an "untrusted agent origin") and the run has no
+        ``--strict-mcp-config`` (docs/claude-code.md#own-tools)."""
+        argv = self.mcp.own(file, tools)
+        with self._lock:
+            self._owning.add(file)
+        return [{self.mcp.default: {"type": "stdio", "command": argv[0], "args": argv[1:]}}]
+
+    def _remove_definition(self, file: str) -> None:
+        super()._remove_definition(file)
+        (self._user_agents / f"{file}.md").unlink(missing_ok=True)
+        with self._lock:
+            self._owning.discard(file)
 
     def _typed(self, lists: dict[str, Any], policy: Any,
                types: dict[str, str]) -> dict[str, Any]:
@@ -331,7 +374,9 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
             self._mcp_config.write_text(run.mcp_config(self.mcp.commands()), encoding="utf-8")
             known = frozenset(self.mcp.names())
             servers = [js_name(server) for server in known]
-        argv = run.command(self.claude, spec, self._mcp_config, servers, self.config.model)
+            strict = not self._owning
+        argv = run.command(self.claude, spec, self._mcp_config, servers, self.config.model,
+                           strict=strict)
         setting = spec.setting if self.depth_limit else None
         return self.runs.run(argv, self.project, run.environment(self.dir / "home", self.url,
                                                                  setting),
@@ -373,7 +418,7 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
             done = self._claude(spec)
         finally:
             if spec.agent not in (None, ROOT_FILE):
-                (self.agents_dir / f"{spec.agent}.md").unlink(missing_ok=True)
+                self._remove_definition(spec.agent)
         result = start.result
         if result is None:
             output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \

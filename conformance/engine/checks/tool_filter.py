@@ -1,4 +1,5 @@
-"""Checks of the tool filter, part one: how a view is resolved (TF-01..TF-06) and what a child
+"""Checks of the tool filter, part one: how a view is resolved (TF-01, TF-02, TF-06; locals,
+TF-04 and TF-05, are :mod:`.tool_filter_locals`'s) and what a child
 started with a filter through the provider under test is offered (TF-01, TF-03, TF-12), with the
 strategies of restrictions and scopes every TF check draws.
 
@@ -36,7 +37,6 @@ from ...core.protocol import ModelReply, ModelRequest, ToolSpec
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._channels import channels_for, next_of, placements
-from ._channels import observe_view as observe
 from ._clauses import said
 from ._folded_names import FOLDED, folded_names
 from ._grammar_cases import spelled
@@ -47,15 +47,12 @@ from ._starts import composition, marker, start_request
 from ._tool_filter_views import (
     ABC,
     AWKWARD,
-    GLOBAL,
-    LOCAL,
     MODES,
     RESERVED,
     build,
     drawn_placed,
     drew_if_placed,
     judge_placed,
-    local_spec,
     nothing_carried,
     through_next,
 )
@@ -113,7 +110,7 @@ def scope_st(
             "mode": draw(st.sampled_from(modes))}
 
 
-# --- TF-01..TF-05: resolving a view -------------------------------------------------------
+# --- TF-01, TF-02: resolving a view -------------------------------------------------------
 
 
 TF01 = (
@@ -199,125 +196,6 @@ def intersection(ctx: CheckContext) -> None:
         lambda t: body(t[0], list(t[1]), t[2]))
     nothing_carried(ctx, "TF-02", "several restrictions on one scope, which no declared "
                     "channel (or pair of channels) stacks")
-
-
-TF04 = (
-    Partition("TF-04", "locals-before-an-allow-list", "locals registered before an allow list "
-              "that names none of them"),
-    Partition("TF-04", "locals-after-a-deny-list", "locals registered after a deny list that "
-              "hides every global"),
-    Partition("TF-04", "locals-named-like-globals", "locals that are case twins and extensions "
-              "of allowed globals"),
-)
-
-
-@check("TF-04", name="tool-filter-locals-after-filter", per_provider=False, partitions=TF04)
-def locals_after_filter(ctx: CheckContext) -> None:
-    """Scope-local tools are added after the global filter: no restriction hides one, whether
-    it was registered before or after the restriction."""
-
-    def body(state: dict[str, Any], locals_first: bool) -> None:
-        dep = ctx.deploy(tools=state["globals"])
-        agent = dep.root().agent
-        steps = [("local", n) for n in state["locals"]]
-        installs = [("restriction", r) for r in state["restrictions"]]
-        for kind, value in (steps + installs) if locals_first else (installs + steps):
-            with ctx.step("TF-04", f"{kind} {value}"):
-                if kind == "local":
-                    dep.register_tool(local_spec(value), agent)
-                else:
-                    dep.install_restriction(agent, value)
-        seen = observe(ctx, "TF-04", dep, agent)
-        want = frozenset((n, LOCAL) for n in state["locals"])
-        got = frozenset(e for e in seen if e[0] in state["locals"])
-        ctx.expect("TF-04", got == want,
-                   said("TF-04", f"local tools {state['locals']} under restrictions "
-                   f"{state['restrictions']} (registered {'before' if locals_first else 'after'})"),
-                   sorted(want), sorted(got))
-
-    body({"globals": ["alpha", "bravo"], "restrictions": [{"allow": ["alpha"]}],
-          "locals": ["lima"]}, True)
-    ctx.drew("TF-04", "locals-before-an-allow-list")
-    body({"globals": ["alpha", "bravo"], "restrictions": [{"deny": ["alpha", "bravo"]}],
-          "locals": ["lima", "mike"]}, False)
-    ctx.drew("TF-04", "locals-after-a-deny-list")
-    body({"globals": ["read", "read_file"], "restrictions": [{"allow": ["read_file"]}],
-          "locals": ["Read", "read_file_v2"]}, True)
-    ctx.drew("TF-04", "locals-named-like-globals")
-    drawn = scope_st(restrictions=(1, 3), empty=False, local_count=(1, 3))
-    ctx.for_all(st.tuples(drawn, st.booleans()), lambda t: body(t[0], t[1]))
-
-
-TF05 = (
-    Partition("TF-05", "shadow-in-its-scope", "a local named like a global: one entry, the "
-              "local schema and body, in its scope"),
-    Partition("TF-05", "other-scope-keeps-global", "another scope still gets the global"),
-    Partition("TF-05", "shadow-of-a-denied-global", "a local named like a global a deny list "
-              "hides"),
-)
-
-
-@check("TF-05", name="tool-filter-local-shadows-global", per_provider=False, partitions=TF05)
-def local_shadows_global(ctx: CheckContext) -> None:
-    """A local named like a global replaces it in that scope (one entry, the local schema, the
-    local body), even where a restriction denied the global; other scopes keep the global.
-    Restrictions here are deny lists (what an allow list does to locals is TF-04's)."""
-    dep = ctx.deploy(tools=ABC)
-    root = dep.root().agent
-    agent = dep.create_agent().agent
-    with ctx.step("TF-05", "registering a local bravo in a second agent"):
-        dep.register_tool(local_spec("bravo"), agent)
-    seen = observe(ctx, "TF-05", dep, agent)
-    got = sorted(e for e in seen if e[0] == "bravo")
-    ctx.expect("TF-05", got == [("bravo", LOCAL)],
-               said("TF-05", "a local bravo over a global bravo"),
-               [("bravo", LOCAL)], got)
-    schema = next((s for s in dep.tool_schemas(agent) if s.name == "bravo"), None)
-    want_schema = local_spec("bravo")
-    ctx.expect("TF-05", schema is not None and schema.description == want_schema.description
-               and schema.parameters.get("properties") == want_schema.parameters["properties"],
-               said("TF-05", "the wire schema of a shadowed name is the local tool's"),
-               want_schema.model_dump(), schema.model_dump() if schema else None)
-    for who, origin in ((agent, Origin.LOCAL), (root, Origin.GLOBAL)):
-        ran = len(dep.invocations())
-        dep.execute(who, "bravo", {})
-        new = [(i.tool, i.origin.value, i.agent) for i in dep.invocations()[ran:]]
-        ctx.expect("TF-05", new == [("bravo", origin.value, who)],
-                   said("TF-05", f"executing bravo in "
-                        f"{'the shadowing' if who == agent else 'another'} scope runs the "
-                        f"{origin.value} body"), [("bravo", origin.value, who)], new)
-    ctx.drew("TF-05", "shadow-in-its-scope")
-    root_view = observe(ctx, "TF-05", dep, root)
-    ctx.expect("TF-05", ("bravo", GLOBAL) in root_view,
-               said("TF-05", "another scope still gets the global"),
-               ("bravo", GLOBAL), sorted(root_view))
-    ctx.drew("TF-05", "other-scope-keeps-global")
-    for raw in ({"deny": ["bravo"]}, {"deny": ["alpha", "bravo"]}):
-        state = {"globals": ABC, "restrictions": [raw], "locals": ["bravo"]}
-        dep2, agent2 = build(ctx, "TF-05", state)
-        got = sorted(e for e in observe(ctx, "TF-05", dep2, agent2) if e[0] == "bravo")
-        ctx.expect("TF-05", got == [("bravo", LOCAL)],
-                   said("TF-05", f"a local bravo where {raw} filters the global bravo"),
-                   [("bravo", LOCAL)], got)
-        ctx.drew("TF-05", "shadow-of-a-denied-global")
-
-    def drawn(state: dict[str, Any]) -> None:
-        dep, agent = build(ctx, "TF-05", state)
-        shadows = [n for n in state["locals"] if n in state["globals"]]
-        seen = observe(ctx, "TF-05", dep, agent)
-        got = frozenset(e for e in seen if e[0] in shadows)
-        want = frozenset((n, LOCAL) for n in shadows)
-        ctx.expect("TF-05", got == want,
-                   said("TF-05", "locals named like globals"), sorted(want), sorted(got))
-        other = observe(ctx, "TF-05", dep, dep.create_agent().agent)
-        keep = frozenset((n, GLOBAL) for n in shadows)
-        ctx.expect("TF-05", keep <= other,
-                   said("TF-05", "a fresh scope still gets the shadowed globals"),
-                   sorted(keep), sorted(other))
-
-    ctx.for_all(scope_st(restrictions=(0, 1), empty=False, shadows=True,
-                         local_count=(1, 3), kinds=("deny",)).filter(
-        lambda s: any(n in s["globals"] for n in s["locals"])), drawn)
 
 
 # --- TF-06: run_code ----------------------------------------------------------------------

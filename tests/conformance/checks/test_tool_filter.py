@@ -22,7 +22,7 @@ def test_every_tool_filter_check_passes_on_the_reference_in_both_editions() -> N
     verdicts = run(reference_target(), checks_of("tool_filter", "tool_filter_invalid",
                                                  "tool_filter_live", "tool_filter_runtime",
                                                  "tool_filter_guidance", "tool_filter_shapes",
-                                                 "tool_filter_calls"),
+                                                 "tool_filter_calls", "tool_filter_locals"),
                    max_examples=3)
     assert not verdicts.bad(), verdicts.explain()
     assert {rule for rule, _ in verdicts.passed()} == TF_RULES

@@ -104,7 +104,8 @@ def run(target: Target, names: Iterable[str], *, editions: Iterable[Edition] | N
                            providers=list(info.providers), seed=seed,
                            max_examples=max_examples,
                            channels=channels_of(info.restrictionChannels),
-                           frame=info.promptFrame, guidance=info.toolGuidance)
+                           frame=info.promptFrame, guidance=info.toolGuidance,
+                           preset_tools=info.presetTools)
             run_check(ctx)
             left = {m: n for g in ctx.gateways for m, n in g.unconsumed().items()}
             key = provider.name if provider else None
