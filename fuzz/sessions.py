@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from subagent_tck.conformance.core.protocol import SessionHeader
+from subagent_tck.conformance.core.unsupported import Unsupported
 from subagent_tck.spec import ABSENT, ErrorCode, check_depth
 
 from .children import depth_arg, jsonable_result
@@ -111,10 +112,14 @@ def plant(
 def rewrite(lock: Lockstep, session: str, depth: Mapping[str, str]) -> None:
     """Write a stored header with ``depth`` under the session's live agent, without a resume:
     its durable depth changes under the same cap, and its next start and ``subagent`` call read
-    it (docs/rules.md#DE-02, #DE-06; ST-07 at the cap). Judged by those later steps."""
+    it (docs/rules.md#DE-02, #DE-06; ST-07 at the cap). Judged by those later steps. A runtime
+    that keeps one live owner per session may end it to write the log (DSH's adapter, as a
+    restart would): that agent is forgotten (:func:`_owner_gone`), and the rewrite judges
+    nothing there."""
     if _put_depth(lock, session, depth, resumed=False) is not None:
         model = lock.model.sessions[session]
         model.header, model.rewritten = depth_arg(depth), True
+        _owner_gone(lock, model)
 
 
 def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] | None:
@@ -129,14 +134,19 @@ def _resume_gate(lock: Lockstep, session: SessionModel) -> frozenset[ErrorCode] 
 
 def _owner_gone(lock: Lockstep, session: SessionModel) -> None:
     """Forget the session's live agent where the target no longer lists it after a stored
-    header was planted and the resume refused: a runtime that keeps one live owner per session
-    ends it to load the log again, as a restart would (DSH); the rules say nothing of that
-    agent, and the session stays (as for a child retired after its run, fuzz/children.py)."""
+    header was planted (rewritten under it, or planted and the resume refused): a runtime that
+    keeps one live owner per session ends it to load the log again, as a restart would (DSH);
+    the rules say nothing of that agent, and the session stays (as for a child retired after
+    its run, fuzz/children.py). Where it was the last agent, the example stops as one the
+    target cannot express (Unsupported: another is drawn)."""
     owner = session.agent
     if owner is None or lock.ids.get(owner) in lock._guard("agents", lock.deployment.agents):
         return
     lock.model.agents.pop(owner, None)
     session.agent = None
+    if not lock.model.agents:  # nothing left to run the steps that follow: draw another
+        raise Unsupported("put-session-header", "a stored header under the only live agent",
+                          "the target ended that agent to write its log")
 
 
 def resume(lock: Lockstep, session: str, label: str | None = None) -> None:

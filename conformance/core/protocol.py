@@ -26,6 +26,12 @@ from .dialect import PromptFrame, RestrictionChannel, ToolNameFolding
 PROTOCOL_VERSION = "1.3"
 
 
+#: A field marked so (``json_schema_extra``) travels only when the caller set it, as a raw
+#: (``Any``) field whose default is None does (transports/codec.py): a target that does not
+#: know it never sees it.
+SENT_WHEN_SET = "x-sent-when-set"
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -76,7 +82,7 @@ class PresetSpec(_Model):
     #: after its filter (docs/rules.md#TF-04, docs/rules.md#TF-05), as a runtime's agent
     #: definition names servers of its own. Sent only when set, to a target declaring
     #: ``TargetInfo.presetTools``.
-    tools: list[ToolSpec] | None = None
+    tools: list[ToolSpec] | None = Field(None, json_schema_extra={SENT_WHEN_SET: True})
 
 
 class SubagentToolConfig(_Model):

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ..core.protocol import SENT_WHEN_SET
+
 #: Types whose values travel as they are (exact types: an Enum of str is not one).
 _PLAIN = frozenset({str, int, bool, type(None)})
 _TAG = "$number"
@@ -30,9 +32,9 @@ def to_json(value: Any) -> Any:
     """A Python value (pydantic models included) as a JSON-ready value of the wire.
 
     Non-finite floats become the tagged form; an object that would read as a tag is escaped as
-    ``{"$literal": {...}}``. A model's raw (``Any``) field whose default is ``None`` is left out
-    when the caller did not set it (absent differs from ``null``); every other field travels,
-    defaults included.
+    ``{"$literal": {...}}``. A model's raw (``Any``) field whose default is ``None``, and one
+    marked :data:`~..core.protocol.SENT_WHEN_SET`, is left out when the caller did not set it
+    (absent differs from ``null``); every other field travels, defaults included.
     """
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
@@ -68,10 +70,15 @@ _PLANS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 def _plan(kind: Any) -> tuple[tuple[str, bool], ...]:
-    plan = tuple((name, field.annotation is Any and field.default is None)
+    plan = tuple((name, field.default is None and (field.annotation is Any or _when_set(field)))
                  for name, field in kind.model_fields.items())
     _PLANS[kind] = plan
     return plan
+
+
+def _when_set(field: Any) -> bool:
+    extra = field.json_schema_extra
+    return isinstance(extra, dict) and extra.get(SENT_WHEN_SET) is True
 
 
 def _model(value: Any, plan: tuple[tuple[str, bool], ...]) -> dict[str, Any]:

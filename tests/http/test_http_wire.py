@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from subagent_tck.conformance.core.protocol import (
     PROTOCOL_VERSION,
     DeploymentConfig,
+    PresetSpec,
     SessionHeader,
     StartRequest,
     ToolSpec,
@@ -122,6 +123,11 @@ def test_a_model_sends_the_raw_fields_it_was_given_and_leaves_the_others_absent(
                                            "parameters": {"type": "object"}}
     assert to_json(DeploymentConfig())["hostDepth"] == 1  # a raw default that is not absence
     assert to_json(SessionHeader(session="s"))["delegationDepth"] == 0
+    # a typed field marked sent-when-set: a target that does not declare presetTools never
+    # sees a preset's tools (DSH refuses a preset field it does not know)
+    assert to_json(PresetSpec(name="p")) == {"name": "p"}
+    assert to_json(PresetSpec(name="p", tools=[ToolSpec(name="t")]))["tools"] == [
+        {"name": "t", "description": "", "parameters": {"type": "object"}}]
 
 
 def test_a_value_that_json_cannot_carry_is_refused_before_sending() -> None:
