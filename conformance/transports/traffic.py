@@ -155,8 +155,8 @@ class TrafficDeployment(Delegation, Generic[R]):
             raise self._unsupported(f"{config.mode.value} presentation mode",
                                     "every tool is a native tool schema (no run_code)")
         if not self.preset_tools and any(p.tools for p in config.presets):
-            raise self._unsupported("a preset's own tools", "an agent definition of this "
-                                    "adapter names no tools of its own")
+            raise self._unsupported("tools that a preset gives its children", "an agent "
+                                    "definition of this adapter names no tools of its own")
         self.config = config
         self.dir = Path(tempfile.mkdtemp(prefix=self.temp_prefix))
         self.project = self.dir / "project"

@@ -426,3 +426,22 @@ def test_a_model_is_declared_under_the_provider_and_named_by_the_childs_agent(
     finally:
         deployment.close()
         proxy.close()
+
+
+def test_a_preset_with_tools_of_its_own_is_refused_by_an_adapter_that_writes_none() -> None:
+    """opencode's adapter declares no ``presetTools``: a preset that carries tools anyway is
+    refused when deployed, with UNSUPPORTED_OPERATION, before anything is made."""
+    from opencode_adapter import target
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec, ToolSpec
+    from subagent_tck.spec import ErrorCode, TckError
+
+    config = DeploymentConfig(presets=[PresetSpec(name="p", tools=[ToolSpec(name="own")])])
+    proxy = Proxy()
+    try:
+        with pytest.raises(TckError) as refused:
+            target.OpencodeDeployment(config, "http://127.0.0.1:9/d/g1", proxy, "d1", [])
+    finally:
+        proxy.close()
+    assert refused.value.code is ErrorCode.UNSUPPORTED_OPERATION
+    assert "tools that a preset gives its children" in refused.value.message
