@@ -37,8 +37,9 @@ ADAPTER = ROOT / "adapters" / "qwen-code"
 BASELINE = "adapters/qwen-code/baseline.toml"
 TIMEOUT = 900
 #: the rules whose checks start Qwen Code least often (measured with --timings: about 40 s for
-#: all of them on two loaded cores): four that hold and two Qwen Code's baseline lists
-RULES = ("CA-03", "CA-04", "CA-05", "EN-02", "FR-02", "FR-03")
+#: all of them on two loaded cores, and 20 s for ST-09's four starts): four that hold and three
+#: Qwen Code's baseline lists (ST-09: its agent tool's result is never errored)
+RULES = ("CA-03", "CA-04", "CA-05", "EN-02", "FR-02", "FR-03", "ST-09")
 
 
 def test_qwen_code_passes_and_fails_exactly_its_listed_rules_on_a_selection(
@@ -51,7 +52,7 @@ def test_qwen_code_passes_and_fails_exactly_its_listed_rules_on_a_selection(
     run.assert_settled()
     assert run.certificate["target_tools"] == ["agent"], run.certificate["target_tools"]
     listed, expected = run.listed(BASELINE), run.rules("expected-fail")
-    assert listed == expected == {"FR-02", "FR-03"}, \
+    assert listed == expected == {"FR-02", "FR-03", "ST-09"}, \
         f"listed {sorted(listed)}, failed {sorted(expected)}:\n{run.tail}"
     passed = run.rules("pass")
     assert passed == {"CA-03", "CA-04", "CA-05", "EN-02"}, f"passed {sorted(passed)}:\n{run.tail}"

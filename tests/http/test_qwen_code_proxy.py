@@ -160,3 +160,29 @@ def test_a_request_that_is_no_chat_completion_is_refused_without_retry(
     assert answer.status_code == 400 and answer.headers["x-should-retry"] == "false"
     assert httpx.post(f"{proxy.url}/p/nope/v1/chat/completions", json={}).status_code == 404
     assert gateway.requests() == []
+
+
+def test_what_a_call_of_agent_got_is_read_from_qwen_codes_json_output() -> None:
+    """Qwen Code's JSON output records each tool result of the top-level session with its
+    ``is_error`` (Chat Completions carries no flag): ``delegated`` reads the block that answers
+    the start's call, and nothing for a call it does not answer (docs/qwen-code.md#st-09)."""
+    from qwen_code_adapter.target import delegated
+
+    events = [
+        {"type": "system", "subtype": "init"},
+        {"type": "assistant", "message": {"content": [
+            {"type": "tool_use", "id": "call_tck_1", "name": "agent", "input": {}}]}},
+        {"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "call_tck_0", "is_error": True,
+             "content": "other"},
+            {"type": "tool_result", "tool_use_id": "call_tck_1", "is_error": False,
+             "content": "Subagent execution failed."}]}},
+        {"type": "result", "is_error": False, "result": "done"},
+    ]
+    got = delegated(events, "call_tck_1")
+    assert got is not None and got.isError is False
+    assert got.content == "Subagent execution failed."
+    errored = delegated(events, "call_tck_0")
+    assert errored is not None and errored.isError is True
+    assert delegated(events, "call_tck_2") is None
+    assert delegated(None, "call_tck_1") is None  # the run printed no JSON

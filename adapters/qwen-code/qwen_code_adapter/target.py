@@ -90,6 +90,9 @@ class QwenCodeTarget(TrafficTarget[Proxy]):
     folder = "qwen-code"
     version = VERSION
     provider = PROVIDER
+    #: its ``agent`` tool is the provider's own delegation tool: ST-09 is judged on what a
+    #: call of it gets (docs/qwen-code.md#st-09)
+    delegation_tool = PROVIDER
 
     def __init__(self) -> None:
         if not (NODE.is_file() and CLI.is_file()):
@@ -109,7 +112,7 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
     runtime = "Qwen Code"
     page = "docs/qwen-code.md#operations"
     provider = PROVIDER
-    tool = "agent"
+    tool = delegation_tool = PROVIDER
     call_prefix = "call_tck_"
     agents_folder = ".qwen/agents"
     temp_prefix = "tck-qwen-"
@@ -210,6 +213,7 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         done = self._qwen(f"start {child}",
                           self._system(ROOT, "\n" + start_marker(token(start.number, 0))))
         result = start.result
+        start.delegated = delegated(traffic_runs.printed(done), start.call_id(0))
         if result is None:
             output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
                 done.stdout.decode("utf-8", "replace")[-500:]
@@ -239,6 +243,23 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
                        and e.get("type") == "result"), None) if isinstance(events, list) else None
         # no result event: qwen ended before its answer
         return *traffic_runs.ended(done, result), self._results(ROOT)
+
+
+def delegated(events: Any, call: str) -> ToolResult | None:
+    """What the top-level session's ``agent`` call ``call`` got, as Qwen Code printed it (its
+    JSON output, a ``user`` event's ``tool_result`` block, whose ``is_error`` is Qwen Code's
+    errored result; its wire to the model, Chat Completions, carries no flag:
+    docs/rules.md#ST-09, docs/qwen-code.md#st-09); None when no block answers that call."""
+    for event in events if isinstance(events, list) else ():
+        message = event.get("message") if isinstance(event, dict) else None
+        if event.get("type") != "user" or not isinstance(message, dict):
+            continue
+        for block in message.get("content") or ():
+            if isinstance(block, dict) and block.get("type") == "tool_result" \
+                    and block.get("tool_use_id") == call:
+                return ToolResult(isError=block.get("is_error") is True,
+                                  content=block.get("content"))
+    return None
 
 
 def make_target() -> QwenCodeTarget:
