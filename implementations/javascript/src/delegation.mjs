@@ -32,7 +32,7 @@ import { runTurn } from './loop.mjs';
 import { PERSONA_SECTION } from './prompt.mjs';
 import { FIELD_CAPABILITY, hasCapability } from './providers.mjs';
 import { render } from './template.mjs';
-import { Origin, STRUCTURED_OUTPUT, toolError, toolResult } from './tool.mjs';
+import { echoTool, Origin, STRUCTURED_OUTPUT, toolError, toolResult } from './tool.mjs';
 
 const has = (object, key) => object !== null && object !== undefined && Object.hasOwn(object, key);
 
@@ -67,7 +67,7 @@ export function startChild(host, request) {
   }
   const header = host.store.header(parent.session).delegationDepth;
   const depth = deriveChildDepth({ header, runtime: parent.runtimeDepth, cap: asked.maxDepth });
-  const scope = setUp(host, asked);
+  const scope = setUp(host, asked, preset?.tools ?? []);
   const child = new Agent({
     id: host.nextId('agent'),
     session: host.nextId('session'),
@@ -145,8 +145,9 @@ function gate(provider, asked, sourceOf) {
   }
 }
 
-/** Step 7: a private scope carrying the composition (nothing observable yet). */
-function setUp(host, asked) {
+/** Step 7: a private scope carrying the composition (nothing observable yet); `ownTools`: the
+ * preset's own tools, the child's scope-local tools, added after its filter (TF-04). */
+function setUp(host, asked, ownTools = []) {
   const scope = host.newScope();
   if (asked.persona !== undefined) {
     if (typeof asked.persona !== 'string') {
@@ -156,6 +157,7 @@ function setUp(host, asked) {
     scope.setSection(PERSONA_SECTION, render(asked.persona, host.variables, 'the child persona'));
   }
   if (asked.toolFilter !== undefined) scope.restrict(asked.toolFilter, host.registry.names());
+  for (const spec of ownTools) scope.addLocal(echoTool(spec, Origin.LOCAL));
   if (asked.outputSchema !== undefined) {
     scope.addLocal(structuredOutputTool(checkOutputSchema(asked.outputSchema)));
   }

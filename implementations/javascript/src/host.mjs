@@ -14,7 +14,7 @@ import { Resolver, runCode } from './resolver.mjs';
 import { Scope } from './scope.mjs';
 import { SessionStore } from './store.mjs';
 import { render } from './template.mjs';
-import { Origin } from './tool.mjs';
+import { echoTool, Origin } from './tool.mjs';
 
 export class Host {
   constructor(config, gateway) {
@@ -240,15 +240,5 @@ export class Host {
     for (const agent of this.agents.values()) agent.turn?.controller.abort('deployment closed');
     this.agents.clear();
   }
-}
-
-/** A driver-registered tool: its body echoes the call (and the resolver logs it). */
-export function echoTool(spec, origin) {
-  return {
-    name: spec.name,
-    description: spec.description ?? '',
-    parameters: spec.parameters ?? { type: 'object' },
-    body: (args, context) => ({ tool: spec.name, origin, agent: context.agent, arguments: args }),
-  };
 }
 

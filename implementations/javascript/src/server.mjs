@@ -39,6 +39,8 @@ export function targetInfo() {
     // where a restriction can be put (docs/driver-api.md#dialect): a running agent's scope, a
     // child's composition, the root's preset
     restrictionChannels: [{ kind: 'live' }, { kind: 'child' }, { kind: 'root' }],
+    presetTools: "a preset's tools are added to each child composed from it as scope-local "
+      + 'tools, after its filter',
   };
 }
 

@@ -100,6 +100,9 @@ export const PresetSpec = T.model({
   outputSchema: [T.any(), { default: null }],
   spawnPolicy: [T.any(), { default: null }],
   model: [T.any(), { default: null }],
+  // the preset's own tools: each child composed from it has them as scope-local tools
+  // (docs/driver-api.md#preset-tools)
+  tools: [T.list(ToolSpec), { default: [] }],
 });
 
 export const SubagentToolConfig = T.model({

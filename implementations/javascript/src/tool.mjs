@@ -56,3 +56,13 @@ export function resultText(result) {
 export function schemaOf(tool) {
   return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
+
+/** A driver-registered tool: its body echoes the call (and the resolver logs it). */
+export function echoTool(spec, origin) {
+  return {
+    name: spec.name,
+    description: spec.description ?? '',
+    parameters: spec.parameters ?? { type: 'object' },
+    body: (args, context) => ({ tool: spec.name, origin, agent: context.agent, arguments: args }),
+  };
+}

@@ -32,6 +32,21 @@ describe('starting a child', () => {
         assert.equal((await dep.op('prompt', { agent: root }))[0].text, 'DEPLOYMENT of T7');
       }));
 
+  test('a preset\'s own tools are its child\'s scope-local tools, hidden by no filter, shadowing',
+    () => withWorld(base({ presets: [{ name: 'p', toolFilter: { deny: ['read', 'write'] },
+      tools: [{ name: 'write', description: 'own write' }, { name: 'lima' }] }] }),
+    async ({ dep, root }) => {
+      const child = await dep.op('start', { request: { parent: root, provider: 'spawn',
+        prompt: 'task', preset: 'p' } });
+      const view = (await dep.op('view', { agent: child.agent }))
+        .map((e) => [e.name, e.origin, e.description]).sort();
+      assert.deepEqual(view, [['lima', 'local', ''], ['search', 'global', ''],
+        ['write', 'local', 'own write']]);
+      const rootView = (await dep.op('view', { agent: root })).map((e) => [e.name, e.origin]);
+      assert.ok(!rootView.some(([name]) => name === 'lima'));
+      assert.ok(rootView.some(([name, origin]) => name === 'write' && origin === 'global'));
+    }));
+
   test('the preset-composition edition refuses request persona and toolFilter, creating nothing',
     () => withWorld(base(), async ({ dep, root }) => {
       const before = await observed(dep);
