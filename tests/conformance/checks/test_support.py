@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from subagent_tck.conformance.core.protocol import ProviderInfo, snapshot_of
+from subagent_tck.conformance.core.protocol import DeploymentConfig, ProviderInfo, snapshot_of
 from subagent_tck.conformance.engine.checks._composed import (
     carries_composition,
     composed_in,
@@ -147,3 +147,39 @@ def test_a_second_section_under_a_composed_name_or_a_missing_one_is_not_the_comp
     assert not composed_in(doubled, expected)
     assert not composed_in(expected[:1], expected)
     assert not composed_in(list(reversed(expected)), expected)
+
+
+def test_a_late_request_of_an_unrelated_agent_is_no_trace_whenever_it_arrives() -> None:
+    """``expect_unchanged`` reads the gateway's requests twice (the snapshot's count, then who
+    made them): a request an unrelated agent makes between the two reads is not taken off a
+    count that never held it (DSH's continuable path, under load: "model requests: 1 -> 0")."""
+    from types import SimpleNamespace
+
+    from subagent_tck.conformance.core.gateway import Gateway
+    from subagent_tck.conformance.engine.checks._observed import expect_unchanged, snapshot
+    from subagent_tck.conformance.transports.builtin import reference_target
+
+    late = SimpleNamespace(agent="parent", messages=[])
+
+    class LateGateway:
+        def __init__(self) -> None:
+            self.made = [SimpleNamespace(agent="parent", messages=[])]
+            self.reads = 0
+
+        def requests(self, agent: str | None = None) -> list[SimpleNamespace]:
+            self.reads += 1
+            if self.reads == 3:  # after the snapshot's count, before "who made them"
+                self.made.append(late)
+            return list(self.made)
+
+    expected: list[tuple[bool, str]] = []
+    ctx = SimpleNamespace(gateway=LateGateway(), expect=lambda rule, ok, what, *a, **k:
+                          expected.append((ok, what)) or ok)
+    dep = reference_target().deploy(DeploymentConfig(), Gateway())
+    try:
+        before = snapshot(dep, ctx.gateway)
+        assert expect_unchanged(ctx, "FR-04", before, dep, "a refused resume",  # type: ignore
+                                unrelated=["parent"])
+        assert expected == [(True, "a refused resume left traces: ")]
+    finally:
+        dep.close()
