@@ -81,8 +81,11 @@ def test_closing_stops_every_process_the_adapter_started(tmp_path: Path) -> None
 
 
 KIT = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     from subagent_tck.conformance.transports.launcher import AdapterProcess, split_command
+    # a kit in a terminal: a hangup ends it (started under nohup, as a CI script may be, it
+    # would inherit SIGHUP ignored, and the kit rightly keeps running through a hangup then)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     adapter = AdapterProcess(split_command(sys.argv[1]), grace=1.0)
     adapter.wait_ready(10)
     print("launched", flush=True)
