@@ -169,6 +169,7 @@ def test_what_a_call_of_agent_got_is_read_from_qwen_codes_json_output() -> None:
     from qwen_code_adapter.target import delegated
 
     events = [
+        "not an event", ["nor", "this"], {"type": "user", "message": "no blocks"},
         {"type": "system", "subtype": "init"},
         {"type": "assistant", "message": {"content": [
             {"type": "tool_use", "id": "call_tck_1", "name": "agent", "input": {}}]}},

@@ -251,8 +251,10 @@ def delegated(events: Any, call: str) -> ToolResult | None:
     errored result; its wire to the model, Chat Completions, carries no flag:
     docs/rules.md#ST-09, docs/qwen-code.md#st-09); None when no block answers that call."""
     for event in events if isinstance(events, list) else ():
-        message = event.get("message") if isinstance(event, dict) else None
-        if event.get("type") != "user" or not isinstance(message, dict):
+        if not isinstance(event, dict) or event.get("type") != "user":
+            continue
+        message = event.get("message")
+        if not isinstance(message, dict):
             continue
         for block in message.get("content") or ():
             if isinstance(block, dict) and block.get("type") == "tool_result" \
