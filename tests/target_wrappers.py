@@ -9,7 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import DeploymentConfig, TargetInfo
+from subagent_tck.conformance.core.protocol import (
+    DeploymentConfig,
+    StartRequest,
+    TargetInfo,
+    ToolSpec,
+)
+from subagent_tck.conformance.transports.builtin import reference_target
 
 
 class Changed:
@@ -56,3 +62,70 @@ def patched(inner: Any, name: str, replacement: Callable[[Any], Any]) -> Wrapped
         return deployment
 
     return Wrapped(inner, patch)
+
+
+#: The text :class:`OwnTool` gives a child at its cap where it is told (ST-08).
+AT_CAP_NOTICE = "You are at your delegation cap: do this work directly."
+
+
+class OwnTool(Wrapped):
+    """The reference without its ``subagent`` tool component, its provider ``spawn`` naming
+    ``hand_off`` as its own delegation tool (``declared``), a runtime whose starts are calls of
+    that tool, offered to every agent (``every``) or to the root alone (a runtime that gives a
+    subagent no delegation tool at any depth).
+
+    - ``at_cap``: the tool withheld from a child its start's maxDepth puts at its cap, as Claude
+      Code does (a start with maxDepth 1 gets the filter ``{"deny": ["hand_off"]}``, which only
+      the request-controls edition takes on a start);
+    - ``setting``: a start without maxDepth capped by the host depth setting as it stands at
+      the start (``"live"``), as it stood when the deployment was made (``"frozen"``), or not
+      at all (None: unbounded, the reference's direct start);
+    - ``notice``: a child at its cap told to work directly (:data:`AT_CAP_NOTICE`, its persona:
+      request-controls only) while the runtime context is on, or always (``"always"``).
+    """
+
+    def __init__(self, every: bool = True, declared: bool = True, at_cap: bool = False,
+                 setting: str | None = None, notice: bool | str = False) -> None:
+        super().__init__(reference_target(), self._capped)
+        self.every, self.declared, self.at_cap = every, declared, at_cap
+        self.setting, self.notice = setting, notice
+
+    def _capped(self, deployment: Any) -> Any:
+        start, set_depth, set_context = (deployment.start, deployment.set_host_depth,
+                                         deployment.set_runtime_context)
+        state: dict[str, Any] = {"depth": 1, "made": 1, "context": True}
+
+        def capped(request: StartRequest) -> Any:
+            update: dict[str, Any] = {}
+            if self.at_cap and request.maxDepth == 1:
+                update["toolFilter"] = {"deny": ["hand_off"]}
+            if self.setting and "maxDepth" not in request.model_fields_set:
+                update["maxDepth"] = state["depth" if self.setting == "live" else "made"]
+            if self.notice and request.maxDepth == 1 and (state["context"]
+                                                          or self.notice == "always"):
+                update["persona"] = AT_CAP_NOTICE
+            return start(request.model_copy(update=update) if update else request)
+
+        def setting(value: Any) -> None:
+            set_depth(value)
+            state["depth"] = value
+
+        def context(enabled: bool) -> None:
+            set_context(enabled)
+            state["context"] = enabled
+
+        deployment.start, deployment.set_host_depth = capped, setting
+        deployment.set_runtime_context = context
+        return deployment
+
+    def info(self) -> TargetInfo:
+        info = self.inner.info()
+        return info.model_copy(update={"components": [], "providers": [
+            p.model_copy(update={"delegationTool": "hand_off" if self.declared else None})
+            if p.name == "spawn" else p for p in info.providers]})
+
+    def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        deployment = self._wrap(self.inner.deploy(config, gateway))
+        tool = ToolSpec(name="hand_off", description="starts a child")
+        deployment.register_tool(tool, None if self.every else deployment.root().agent)
+        return deployment

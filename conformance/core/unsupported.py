@@ -53,6 +53,9 @@ OPTIONAL: dict[str, str] = {
     "remove-provider": _PROVIDERS,
     "add-provider": _PROVIDERS,
     "abort-turn": "aborting a running turn from the host",
+    # a target shipping the subagent-tool component must have it: ST-08's check of that tool
+    # fails the answer (docs/driver-api.md#unsupported-operations)
+    "set-runtime-context": "switching off the context notices a runtime gives its agents",
 }
 
 #: Operations that are optional only with some arguments (the rest of them is core): what the

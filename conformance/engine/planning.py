@@ -127,10 +127,13 @@ def resolve_edition(info: TargetInfo, wanted: Edition | str | None) -> Edition:
 
 #: ST rules that a runtime's own delegation tool (``ProviderInfo.delegationTool``) answers to as
 #: the ``subagent`` tool would, where the target ships no such tool, each with whether it needs
-#: a cap a start's ``maxDepth`` sets (``depthLimit``): the tool at the cap (docs/rules.md#ST-07)
-#: and the run it starts (docs/rules.md#ST-09). The other ST rules are about the configurable
-#: tool itself (its two parameters, its loads, its wording).
-OWN_TOOL_RULES: Mapping[str, bool] = {"ST-07": True, "ST-09": False}
+#: a cap a start's ``maxDepth`` sets (``depthLimit``): the cap a host setting gives a call
+#: without one (docs/rules.md#ST-06), the tool at the cap and the notice there
+#: (docs/rules.md#ST-07, docs/rules.md#ST-08), and the run it starts (docs/rules.md#ST-09). The
+#: other ST rules are about the configurable tool itself (its two parameters, its loads, its
+#: wording).
+OWN_TOOL_RULES: Mapping[str, bool] = {"ST-06": True, "ST-07": True, "ST-08": True,
+                                      "ST-09": False}
 
 
 def delegates(info: TargetInfo, provider: ProviderInfo | None, *, capped: bool = True) -> bool:

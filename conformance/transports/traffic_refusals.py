@@ -118,4 +118,5 @@ class Refusals(ABC):
                                  "in")
 
     def set_runtime_context(self, enabled: bool) -> None:
-        raise self._no_component("runtime-context notices", "")
+        raise self._unsupported("switch for the context it gives its agents", "each request "
+                                "carries what the runtime puts in it")

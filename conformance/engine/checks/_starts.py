@@ -117,6 +117,16 @@ def provider_name(ctx: CheckContext) -> str:
     return ctx.provider.name
 
 
+def neutral_policy(ctx: CheckContext) -> dict[str, Any]:
+    """A spawn policy that refuses nothing, where the provider under test takes one (else no
+    field): a runtime may offer its delegation tool only to an agent whose definition lets it
+    delegate (opencode: a task rule), and a rule about the cap asks the cap's question, not
+    that permission's."""
+    provider = ctx.provider
+    return ({"spawnPolicy": {"deny": []}}
+            if provider is not None and Capability.SPAWN_POLICY in provider.capabilities else {})
+
+
 def start_request(
     parent: str, provider: object, prompt: str, fields: Mapping[str, Any] | None = None
 ) -> StartRequest:

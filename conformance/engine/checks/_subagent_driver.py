@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from subagent_tck.spec import SUBAGENT_TOOL_NAME, ErrorCode
+from subagent_tck.spec import SUBAGENT_TOOL_NAME, Component, ErrorCode
 
 from ...core.gateway import call, text
 from ...core.protocol import (
@@ -35,6 +35,7 @@ from ...core.protocol import (
 )
 from ...core.target import Deployment
 from ..check import CheckContext
+from ..partitions import Partition
 from ._nonce import nonce
 
 _FRESH = re.compile(
@@ -224,6 +225,16 @@ def other_kind(ctx: CheckContext, provider: ProviderInfo) -> ProviderInfo | None
 def bound_provider(ctx: CheckContext) -> ProviderInfo:
     assert ctx.provider is not None, "ST checks run per provider"
     return ctx.provider
+
+
+def ships_tool(ctx: CheckContext, rule: str, partitions: Iterable[Partition]) -> bool:
+    """Whether the target ships the ``subagent`` tool; where it does not, ``rule`` is here for
+    the provider's own delegation tool (planning.OWN_TOOL_RULES, the delegation_tool_*.py
+    checks), and ``partitions`` of the configurable tool do not exist in this run."""
+    if Component.SUBAGENT_TOOL in ctx.target.info().components:
+        return True
+    ctx.inapplicable(rule, *(p.name for p in partitions))
+    return False
 
 
 def expect_no_child(ctx: CheckContext, rule: str, turn: Turn, what: str) -> None:

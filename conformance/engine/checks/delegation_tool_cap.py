@@ -14,9 +14,7 @@ cap.
 
 from __future__ import annotations
 
-from typing import Any
-
-from subagent_tck.spec import Capability, TckError
+from subagent_tck.spec import TckError
 
 from ...core.gateway import call, text
 from ...core.target import Deployment
@@ -24,7 +22,7 @@ from ...core.unsupported import Unsupported
 from ..check import TARGET_FAULTS, CheckContext, check
 from ..partitions import Partition
 from ..planning import delegates
-from ._starts import marker, provider_name, start_request
+from ._starts import marker, neutral_policy, provider_name, start_request
 
 AT_CAP = Partition("ST-07", "own-tool-child-at-the-cap", "a child started with maxDepth 1, at "
                    "its cap: offered the provider's own delegation tool in every request, its "
@@ -48,11 +46,7 @@ def own_tool_at_cap(ctx: CheckContext) -> None:
         ctx.inapplicable("ST-07", AT_CAP.name)
         return
     provider = provider_name(ctx)
-    # a policy that refuses nothing, where the provider takes one: a runtime may offer its
-    # delegation tool only to an agent whose definition lets it delegate (opencode: a task
-    # rule), and the rule's question is the cap's, not that permission's
-    neutral: dict[str, Any] = ({"spawnPolicy": {"deny": []}}
-               if Capability.SPAWN_POLICY in ctx.provider.capabilities else {})
+    neutral = neutral_policy(ctx)
 
     def offered(dep: Deployment, cap: int) -> tuple[str, list[bool]]:
         """A child started with ``maxDepth`` ``cap``, and whether each of its requests offers

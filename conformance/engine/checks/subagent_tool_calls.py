@@ -14,12 +14,12 @@ from subagent_tck.spec import (
     INITIAL_HOST_DEPTH,
     SUBAGENT_TOOL_NAME,
     Capability,
-    Component,
     StopReason,
 )
 
 from ...core.gateway import call, text
 from ...core.protocol import ModelReply, ModelRequest
+from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._nonce import nonce
@@ -31,6 +31,7 @@ from ._subagent_driver import (
     expect_refused,
     load,
     presence,
+    ships_tool,
 )
 from ._tool_arguments import extra_parameters
 
@@ -53,6 +54,8 @@ ST06 = (Partition("ST-06", "initial-setting", "the host setting at its initial 1
 def live_default_cap(ctx: CheckContext) -> None:
     """Without maxDepth the cap is the host's live setting, initially 1, read at each call."""
     info = bound_provider(ctx)
+    if not ships_tool(ctx, "ST-06", ST06):
+        return
     dep = ctx.deploy()  # the host depth setting left at its initial value
     root = dep.root().agent
     load(ctx, dep, "ST-06", info.name)
@@ -114,9 +117,7 @@ def at_cap_result(ctx: CheckContext) -> None:
     call" is any call the schema the model was offered admits: parameters beyond description
     and prompt are drawn from that schema (:mod:`._tool_arguments`)."""
     info = bound_provider(ctx)
-    if Component.SUBAGENT_TOOL not in ctx.target.info().components:
-        # the rule is here for the provider's own delegation tool (delegation_tool_cap.py)
-        ctx.inapplicable("ST-07", *(p.name for p in ST07))
+    if not ships_tool(ctx, "ST-07", ST07):
         return
     own_cap = Capability.DEPTH_LIMIT in info.capabilities
     host_depth = 5 if own_cap else 0
@@ -222,6 +223,8 @@ def at_cap_notice(ctx: CheckContext) -> None:
     """At the cap a notice comes once per (cap, depth), from live values; none when runtime
     context is off, where the guard still refuses."""
     info = bound_provider(ctx)
+    if not ships_tool(ctx, "ST-08", ST08):
+        return
     dep = ctx.deploy()
     load(ctx, dep, "ST-08", info.name)
     driver = Driver(ctx, dep)
@@ -263,7 +266,13 @@ def at_cap_notice(ctx: CheckContext) -> None:
                "must get no notice", [], _notices_of(below))
     ctx.drew("ST-08", "below-the-cap")
     with ctx.step("ST-08", "disabling runtime context and setting the host depth to 2"):
-        dep.set_runtime_context(False)
+        try:
+            dep.set_runtime_context(False)
+        except Unsupported as exc:
+            # optional only for a runtime's own context: the tool's is the rule's to switch
+            ctx.fail("ST-08", "a target that ships the subagent tool must let its runtime "
+                     "context be switched off (set-runtime-context)", "accepted", exc.reason)
+            return
         dep.set_host_depth(2)
     quiet = driver.delegate(deep)
     ctx.expect("ST-08", _quiet(quiet), "with runtime context "
@@ -287,9 +296,7 @@ def run_lifecycle(ctx: CheckContext) -> None:
     """Runs are disposed after completed, failed and aborted children; the tool's abort
     cancels the run; a non-completed stop is an errored result naming the reason."""
     info = bound_provider(ctx)
-    if Component.SUBAGENT_TOOL not in ctx.target.info().components:
-        # the rule is here for the provider's own delegation tool (delegation_tool_runs.py)
-        ctx.inapplicable("ST-09", *(p.name for p in ST09))
+    if not ships_tool(ctx, "ST-09", ST09):
         return
     dep = ctx.deploy(tools=["probe"])
     root = dep.root().agent

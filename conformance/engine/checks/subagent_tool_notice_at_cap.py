@@ -16,7 +16,7 @@ from ...core.gateway import text
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._nonce import nonce
-from ._subagent_driver import Driver, bound_provider, expect_refused, load
+from ._subagent_driver import Driver, bound_provider, expect_refused, load, ships_tool
 from .subagent_tool_calls import mentions, notices
 
 RULE = "ST-08"
@@ -34,6 +34,8 @@ def notice_on_the_cap(ctx: CheckContext) -> None:
     """With runtime context on, an agent at durable depth equal to the live cap gets the
     at-cap notice and a refusal; one level below, no notice."""
     info = bound_provider(ctx)
+    if not ships_tool(ctx, RULE, ON_THE_CAP):
+        return
 
     def case(cap: int) -> None:
         dep = ctx.deploy()

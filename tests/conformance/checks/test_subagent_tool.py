@@ -158,3 +158,28 @@ def test_a_non_boolean_parameter_that_skips_the_cap_is_drawn_from_its_schema_and
     monkeypatch.setattr(tool, "parameters", parameters)
     monkeypatch.setattr(tool, "call", call)
     assert failing_rules(module.provider()) == {"ST-01", "ST-07"}  # type: ignore[attr-defined]
+
+
+def test_a_target_shipping_the_tool_that_cannot_switch_runtime_context_off_fails_st_08(
+        ) -> None:
+    """set-runtime-context may be answered UNSUPPORTED_OPERATION by a runtime whose context is
+    its own (docs/driver-api.md#unsupported-operations), never by one shipping the tool whose
+    context ST-08 switches: that answer is a failure, not a rule made not applicable."""
+    from target_wrappers import patched
+
+    from subagent_tck.conformance.core.outcome import Outcome
+    from subagent_tck.conformance.engine.runner import RunConfig, certify
+    from subagent_tck.spec import ErrorCode, TckError
+
+    def refuse(deployment: object) -> object:
+        def set_runtime_context(enabled: bool) -> None:
+            raise TckError(ErrorCode.UNSUPPORTED_OPERATION, "no switch here")
+        return set_runtime_context
+
+    cert = certify(patched(reference_target(), "set_runtime_context", refuse),
+                   RunConfig(target_spec="no-switch", seed=0, rules=("ST-08",)))
+    st08 = next(r for r in cert.rules if r.id == "ST-08")
+    assert st08.outcome is Outcome.FAIL
+    assert {f.message for f in st08.failures} == {  # once per provider
+        "a target that ships the subagent tool must let its runtime context be switched off "
+        "(set-runtime-context)"}
