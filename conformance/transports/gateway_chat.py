@@ -91,7 +91,12 @@ def _content(value: Any, where: str) -> str | None:
     raise ChatShapeError(f"{where}.content must be a string, null or a list of parts")
 
 
-def _tool_calls(value: Any, where: str) -> list[ToolCall]:
+def _tool_calls(value: Any, where: str, history: bool = False) -> list[ToolCall]:
+    """The tool calls of a message. In a request's history (``history``) each is what the
+    model was answered, and must be sent back as Chat Completions defines an assistant
+    message's call: ``{id: string, type: "function", function: {name, arguments}}`` (a model
+    endpoint refuses a call without them; a runtime that drops them talks to this gateway
+    alone)."""
     if value is None:
         return []
     if not isinstance(value, list):
@@ -101,6 +106,10 @@ def _tool_calls(value: Any, where: str) -> list[ToolCall]:
         function = item.get("function") if isinstance(item, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             raise ChatShapeError(f"{where}.tool_calls[{i}] needs function.name")
+        if history and (item.get("type") != "function" or not isinstance(item.get("id"), str)):
+            raise ChatShapeError(f"{where}.tool_calls[{i}] must be {{id: string, type: "
+                                 f"\"function\", function: {{name, arguments}}}}: got type "
+                                 f"{item.get('type')!r}, id {item.get('id')!r}")
         raw = function.get("arguments") or "{}"
         try:
             arguments = json.loads(raw) if isinstance(raw, str) else raw
@@ -140,7 +149,8 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
             context.append(notice[1:] if notice.startswith(" ") else notice)
             continue
         messages.append(Message(
-            role=role, content=content, toolCalls=_tool_calls(item.get("tool_calls"), where),
+            role=role, content=content,
+            toolCalls=_tool_calls(item.get("tool_calls"), where, history=True),
             toolCallId=item.get("tool_call_id") if role == "tool" else None,
             isError=bool(item.get("is_error", False)) if role == "tool" else False))
     tools = []

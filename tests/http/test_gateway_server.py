@@ -110,6 +110,26 @@ def test_a_request_off_the_chat_completions_shape_is_refused(body: object) -> No
         chat_to_request("a", body)
 
 
+@pytest.mark.parametrize(("call", "got"), [
+    ({"id": "c1", "function": {"name": "read", "arguments": "{}"}}, "type None, id 'c1'"),
+    ({"id": "c1", "type": "tool", "function": {"name": "read", "arguments": "{}"}},
+     "type 'tool', id 'c1'"),
+    ({"type": "function", "function": {"name": "read", "arguments": "{}"}},
+     "type 'function', id None"),
+])
+def test_a_call_in_the_history_without_its_id_or_function_type_is_refused_naming_both(
+        call: dict[str, object], got: str) -> None:
+    # as a Chat Completions endpoint refuses it: a runtime that drops them talks to no model
+    # but this gateway (docs/driver-api.md "Model gateway")
+    body = {"messages": [{"role": "user", "content": "go"},
+                         {"role": "assistant", "content": None, "tool_calls": [call]}]}
+    with pytest.raises(ChatShapeError) as caught:
+        chat_to_request("a", body)
+    assert str(caught.value) == (
+        'messages[1].tool_calls[0] must be {id: string, type: "function", function: {name, '
+        f"arguments}}}}: got {got}")
+
+
 @pytest.mark.parametrize("body", [
     {}, {"choices": []}, {"choices": [{"message": "x"}]},
     {"choices": [{"message": {}, "finish_reason": "exploded"}]},
