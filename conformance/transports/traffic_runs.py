@@ -8,6 +8,7 @@ processes").
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -21,6 +22,32 @@ from subagent_tck.conformance.transports.processes import MARKER
 from subagent_tck.conformance.transports.traffic import TrafficDeployment
 from subagent_tck.conformance.transports.traffic_routes import R
 from subagent_tck.spec import ErrorCode, StopReason, TckError
+
+
+def setting_text(value: Any) -> str:
+    """A kit depth value as a runtime's user writes its depth setting, an environment variable
+    or a command-line option (Claude Code's CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH, Qwen Code's
+    --max-subagent-depth): a number as JavaScript prints it (1.0 is "1", 2^53 is
+    "9007199254740992") but ``-0`` as "-0", a string as it is, anything else as its JSON text.
+    The runtime, not the adapter, decides what the text means (docs/claude-code.md "Depth",
+    docs/qwen-code.md#depth)."""
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return "-0"
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    return str(value)
 
 
 def marked(env: dict[str, str]) -> dict[str, str]:

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "claud
 
 from claude_code_adapter import install, run
 
+from subagent_tck.conformance.transports.traffic_runs import setting_text
 from subagent_tck.spec import ErrorCode, TckError
 
 versions = st.tuples(st.just(2), st.just(1), st.integers(19, 400)).map(
@@ -90,7 +91,7 @@ def test_a_depth_is_written_as_a_claude_code_user_writes_the_variable(
         value: object, text: str) -> None:
     """The adapter writes CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH and Claude Code reads it
     (docs/claude-code.md#depth): a value outside the domain reaches Claude Code as written."""
-    assert run.setting_text(value) == text
+    assert setting_text(value) == text
 
 
 def test_a_run_of_the_root_and_one_as_a_definition_take_their_own_flags(tmp_path: Path) -> None:

@@ -187,3 +187,64 @@ def test_what_a_call_of_agent_got_is_read_from_qwen_codes_json_output() -> None:
     assert errored is not None and errored.isError is True
     assert delegated(events, "call_tck_2") is None
     assert delegated(None, "call_tck_1") is None  # the run printed no JSON
+
+
+# --- the depth setting -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("setting", "flag"), [
+    (2, "--max-subagent-depth=2"), (1.0, "--max-subagent-depth=1"),
+    (-1, "--max-subagent-depth=-1"), (-0.0, "--max-subagent-depth=-0"),
+    (float("nan"), "--max-subagent-depth=NaN"), ("1", "--max-subagent-depth=1"),
+    (2**53, "--max-subagent-depth=9007199254740992"), (None, "--max-subagent-depth=null"),
+])
+def test_a_runs_depth_setting_is_one_max_subagent_depth_argument_as_a_user_writes_it(
+        kit: tuple[Gateway, str], proxy: Proxy, tmp_path: Path, setting: object,
+        flag: str) -> None:
+    """Qwen Code, not the adapter, decides what the text means (docs/qwen-code.md#depth): a
+    value it cannot take is refused by its own command line, as a user's would be; one
+    argument, so that ``-1`` is never read as an option of its own."""
+    import subprocess
+
+    from qwen_code_adapter.target import QwenCodeDeployment
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig
+
+    dep = QwenCodeDeployment(DeploymentConfig(), kit[1], proxy, "depth")
+    commands: list[list[str]] = []
+
+    def run(command: list[str], *args: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        commands.append(command)
+        return subprocess.CompletedProcess(command, 0, b"[]", b"")
+
+    try:
+        dep.runs.run = run  # type: ignore[method-assign]
+        dep._qwen("go", "system", setting)
+        dep._qwen("go", "system")  # no setting: Qwen Code's default (5)
+    finally:
+        dep.close()
+    assert [c for c in commands[0] if c.startswith("--max-subagent-depth")] == [flag]
+    assert not any(c.startswith("--max-subagent-depth") for c in commands[1])
+
+
+def test_qwen_codes_refusal_of_a_depth_setting_is_read_from_its_line_before_the_stack(
+        kit: tuple[Gateway, str], proxy: Proxy) -> None:
+    """Qwen Code 0.24.4 refuses --max-subagent-depth 0 at startup and prints the stack after
+    its words (resolveMaxSubagentDepth): the adapter reads the line with the words, which its
+    refusal_words translate (INVALID_DEPTH), not the stack's end."""
+    import subprocess
+
+    from qwen_code_adapter.target import QwenCodeDeployment
+
+    from subagent_tck.conformance.core.protocol import DeploymentConfig
+
+    dep = QwenCodeDeployment(DeploymentConfig(), kit[1], proxy, "why")
+    said = ("Error: --max-subagent-depth must be an integer between 1 and 100; got 0.\n"
+            + "    at resolveMaxSubagentDepth (chunk.js:49939:13)\n" * 40).encode()
+    try:
+        why = dep._why(subprocess.CompletedProcess([], 1, b"", said))
+        plain = dep._why(subprocess.CompletedProcess([], 1, b"", b"x" * 900))
+    finally:
+        dep.close()
+    assert why == "Error: --max-subagent-depth must be an integer between 1 and 100; got 0."
+    assert plain == "x" * 500

@@ -14,7 +14,6 @@ permissions). A run that does not end within ``SUBAGENT_TCK_CLAUDE_TIMEOUT`` sec
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,30 +28,6 @@ RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_CLAUDE_TIMEOUT", "60"))
 #: Claude Code's depth setting (docs/claude-code.md "Depth"): read at each call of the
 #: delegation tool from 2.1.217 on.
 SETTING = "CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH"
-
-
-def setting_text(value: Any) -> str:
-    """A kit depth value as a Claude Code user writes CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH:
-    a number as JavaScript prints it (1.0 is "1", 2^53 is "9007199254740992") but ``-0`` as
-    "-0", a string as it is, anything else as its JSON text. Claude Code, not the adapter,
-    decides what the text means (docs/claude-code.md "Depth")."""
-    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        return json.dumps(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        if value == 0 and math.copysign(1.0, value) < 0:
-            return "-0"
-        if value.is_integer():
-            return str(int(value))
-        return repr(value)
-    return str(value)
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ from subagent_tck.conformance.transports.traffic_runs import (
     RunsDeployment,
     ended,
     printed,
+    setting_text,
 )
 from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason
@@ -383,7 +384,7 @@ class ClaudeCodeDeployment(RunsDeployment[Route]):
                              run.RUN_TIMEOUT, servers=known)
 
     def _setting(self, value: Any) -> str | None:
-        return None if value is UNSET else run.setting_text(value)
+        return None if value is UNSET else setting_text(value)
 
     def _root_run(self, prompt: str, setting: Any, start: Start | None = None) -> run.Run:
         """A run of the root (or of ``start``'s top-level session, its start marker in place of

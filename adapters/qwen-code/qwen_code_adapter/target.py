@@ -25,7 +25,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
@@ -41,7 +41,7 @@ from subagent_tck.conformance.transports.gateway_anthropic import agent_marker
 from subagent_tck.conformance.transports.traffic import ROOT, Outcome
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
 from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
-from subagent_tck.conformance.transports.traffic_starts import Start, start_marker, token
+from subagent_tck.conformance.transports.traffic_starts import UNSET, Start, start_marker, token
 from subagent_tck.spec import ErrorCode, StopReason, TckError
 
 from . import dialect
@@ -93,6 +93,7 @@ class QwenCodeTarget(TrafficTarget[Proxy]):
     #: its ``agent`` tool is the provider's own delegation tool: ST-09 is judged on what a
     #: call of it gets (docs/qwen-code.md#st-09)
     delegation_tool = PROVIDER
+    depth_limit = True  # --max-subagent-depth (docs/qwen-code.md#depth)
 
     def __init__(self) -> None:
         if not (NODE.is_file() and CLI.is_file()):
@@ -113,6 +114,15 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
     page = "docs/qwen-code.md#operations"
     provider = PROVIDER
     tool = delegation_tool = PROVIDER
+    #: a subagent whose depth is below --max-subagent-depth is offered agent and may call it
+    #: (0.24.4: spawnBlockReason, isToolExcludedForCurrentContext)
+    nesting = True
+    depth_limit = True  # --max-subagent-depth, for each qwen run (docs/qwen-code.md#depth)
+    #: Qwen Code's refusal of a --max-subagent-depth outside 1..100, or not an integer, before
+    #: anything runs (0.24.4: resolveMaxSubagentDepth): the value refused, INVALID_DEPTH. A
+    #: subagent at the cap is not offered agent (traffic_starts.refusal: DEPTH_EXCEEDED).
+    refusal_words: ClassVar[dict[ErrorCode, tuple[str, ...]]] = {
+        ErrorCode.INVALID_DEPTH: ("--max-subagent-depth must be an integer between",)}
     call_prefix = "call_tck_"
     agents_folder = ".qwen/agents"
     temp_prefix = "tck-qwen-"
@@ -134,7 +144,7 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         start=("delegation from a subagent started by the host", "a subagent delegates by "
                "calling agent itself, below --max-subagent-depth"),
         run_turn="its parent continues it with send_message",
-        set_host_depth=("depth component", "its cap is --max-subagent-depth"))
+        set_host_depth=("depth setting", "its cap is --max-subagent-depth"))
 
     def __init__(self, config: DeploymentConfig, gateway_url: str, proxy: Proxy,
                  name: str) -> None:
@@ -192,7 +202,10 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
     def _system(self, agent: str, extra: str = "") -> str:
         return (self.config.persona or "") + agent_marker(agent) + extra
 
-    def _qwen(self, prompt: str, system: str) -> subprocess.CompletedProcess[bytes]:
+    def _qwen(self, prompt: str, system: str, setting: Any = UNSET
+              ) -> subprocess.CompletedProcess[bytes]:
+        """A ``qwen`` run; ``setting``: its --max-subagent-depth as a user writes it (UNSET:
+        none, Qwen Code's default of 5), which Qwen Code reads or refuses."""
         env = {"PATH": f"{NODE.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
                "HOME": str(self.dir / "home"), "TERM": "dumb",
                "OPENAI_BASE_URL": self.url, "OPENAI_API_KEY": "sk-subagent-tck-offline",
@@ -204,6 +217,9 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         command = [str(NODE), str(CLI), "--auth-type", "openai", "--approval-mode", "yolo",
                    "--core-tools", PROVIDER, "--system-prompt", system, "--output-format",
                    "json"]
+        if setting is not UNSET:
+            # one argument, so that a value such as -1 is never read as an option
+            command.append(f"--max-subagent-depth={traffic_runs.setting_text(setting)}")
         return self.runs.run(command, self.project, env, RUN_TIMEOUT, prompt.encode("utf-8"))
 
     def _run_start(self, start: Start) -> Outcome:
@@ -211,14 +227,22 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         answers it (its ``agent`` call, then the end), the child's requests go to the kit."""
         child = start.child.agent
         done = self._qwen(f"start {child}",
-                          self._system(ROOT, "\n" + start_marker(token(start.number, 0))))
+                          self._system(ROOT, "\n" + start_marker(token(start.number, 0))),
+                          start.setting)
         result = start.result
         start.delegated = delegated(traffic_runs.printed(done), start.call_id(0))
         if result is None:
-            output: Any = done.stderr.decode("utf-8", "replace")[-500:] or \
-                done.stdout.decode("utf-8", "replace")[-500:]
-            return StopReason.ERROR, output, self._results(child)
+            return StopReason.ERROR, self._why(done), self._results(child)
         return StopReason.COMPLETED, result.content, self._results(child)
+
+    def _why(self, done: subprocess.CompletedProcess[bytes]) -> str:
+        """What a ``qwen`` that ended before its child said: the line of its error output in
+        words the adapter translates (its refusal of a --max-subagent-depth comes before a
+        stack trace), else the end of that output."""
+        said = done.stderr.decode("utf-8", "replace") or done.stdout.decode("utf-8", "replace")
+        words = [w for listed in self.refusal_words.values() for w in listed]
+        line = next((line for line in said.splitlines() if any(w in line for w in words)), None)
+        return line.strip() if line is not None else said[-500:]
 
     def _results(self, agent: str) -> list[ToolResult]:
         """The tool results the agent's last request carried, in order (what Qwen Code answered
@@ -237,7 +261,7 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         return out
 
     def _run_root(self, prompt: str) -> Outcome:
-        done = self._qwen(prompt, self._system(ROOT))
+        done = self._qwen(prompt, self._system(ROOT), self.host_depth)
         events = traffic_runs.printed(done)
         result = next((e for e in reversed(events) if isinstance(e, dict)
                        and e.get("type") == "result"), None) if isinstance(events, list) else None
