@@ -11,6 +11,7 @@ from typing import Any
 from subagent_tck.conformance.core.gateway import Gateway
 from subagent_tck.conformance.core.protocol import (
     DeploymentConfig,
+    ModelRequest,
     StartRequest,
     TargetInfo,
     ToolSpec,
@@ -81,7 +82,9 @@ class OwnTool(Wrapped):
       the start (``"live"``), as it stood when the deployment was made (``"frozen"``), or not
       at all (None: unbounded, the reference's direct start);
     - ``notice``: a child at its cap told to work directly (:data:`AT_CAP_NOTICE`, its persona:
-      request-controls only) while the runtime context is on, or always (``"always"``).
+      request-controls only) while the runtime context is on, or always (``"always"``), or
+      told again in each later request (``"again"``: the notice appended to its context once
+      per request it sent before).
     """
 
     def __init__(self, every: bool = True, declared: bool = True, at_cap: bool = False,
@@ -125,7 +128,29 @@ class OwnTool(Wrapped):
             if p.name == "spawn" else p for p in info.providers]})
 
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
+        if self.notice == "again":
+            gateway = _Repeating(gateway)  # type: ignore[assignment]
         deployment = self._wrap(self.inner.deploy(config, gateway))
         tool = ToolSpec(name="hand_off", description="starts a child")
         deployment.register_tool(tool, None if self.every else deployment.root().agent)
         return deployment
+
+
+class _Repeating:
+    """The gateway ``inner`` with :data:`AT_CAP_NOTICE` appended again to each later request of
+    an agent told it (a notice not kept once per cap and depth: docs/rules.md#ST-08)."""
+
+    def __init__(self, inner: Gateway) -> None:
+        self._inner = inner
+        self._sent: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def complete(self, request: ModelRequest) -> Any:
+        if AT_CAP_NOTICE in request.system:
+            before = self._sent.get(request.agent, 0)
+            self._sent[request.agent] = before + 1
+            request = request.model_copy(update={
+                "context": [*request.context, *[AT_CAP_NOTICE] * before]})
+        return self._inner.complete(request)

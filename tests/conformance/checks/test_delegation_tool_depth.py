@@ -87,3 +87,10 @@ def test_a_notice_given_with_the_runtime_context_off_fails_st_08() -> None:
 def test_without_a_declared_delegation_tool_st_06_and_st_08_are_not_applicable() -> None:
     for rule in ("ST-06", "ST-08"):
         assert _rule(OwnTool(declared=False), rule).outcome is Outcome.NOT_APPLICABLE
+
+
+def test_a_notice_appended_again_to_each_later_request_fails_st_08() -> None:
+    st08 = _rule(OwnTool(notice="again"), "ST-08", 0, Edition.REQUEST_CONTROLS)
+    assert [f.message for f in st08.failures] == [
+        "the notice must not be appended again to the child's later request while its cap and "
+        "depth are unchanged"]
