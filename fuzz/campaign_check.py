@@ -146,6 +146,7 @@ def _file_finding(ctx: CheckContext, result: CampaignResult, target_spec: str) -
              error=crash, provider=_provider_of(result, ctx),
              # the baseline's name for it: what was observed (its values are the draw's)
              key=f"{'a crash' if crash else 'a divergence'} in {finding.observation}",
+             also=also,
              replay=shlex.join(["subagent-tck", "fuzz", "--replay", result.replay_path,
                                 "--target", target_spec]) if result.replay_path else None)
 

@@ -148,6 +148,11 @@ def judge(baseline: Baseline, cells: Mapping[Key, Evidence], titles: Mapping[str
             here = [e for e in live if e.covers(key[0], failure.provider)]
             entry = next((e for e in here if e.whole_rule or e.names(assertion.fingerprint)),
                          None)
+            if entry is None and assertion.case == "campaign":
+                # the observation belongs to other rules too: an entry of one of them may
+                # excuse it as a sample (sample_excuser), never by its fingerprint
+                here = [e for e in live if any(e.covers(r, failure.provider)
+                                               for r in (key[0], *failure.also))]
             if entry is not None:
                 record = ExcusedAssertion(rule=key[0], provider=failure.provider,
                                           entry=entry.number, assertion=assertion)
@@ -160,7 +165,8 @@ def judge(baseline: Baseline, cells: Mapping[Key, Evidence], titles: Mapping[str
             else:
                 unexcused.setdefault(key, []).append(failure)
     for key, failure, assertion in sampled:
-        entry = sample_excuser(live, key[0], failure.provider, assertion, active)
+        entry = sample_excuser(live, key[0], failure.provider, assertion, active,
+                               also=failure.also)
         if entry is None:
             unexcused.setdefault(key, []).append(failure)
             continue
@@ -193,13 +199,22 @@ def judge(baseline: Baseline, cells: Mapping[Key, Evidence], titles: Mapping[str
 
 
 def sample_excuser(entries: Sequence[BaselineEntry], rule: str, provider: str | None,
-                   assertion: Assertion, active: set[int]) -> BaselineEntry | None:
+                   assertion: Assertion, active: set[int], also: Sequence[str] = ()
+                   ) -> BaselineEntry | None:
     """The entry that excuses a sample no entry names: for a drawn case's assertion, one that
     names a drawn assertion of the same check (the property is known to fail; which of its
     assertions the seed's shrunk case fails is the seed's); for the campaign's finding, one
-    that excused another failure of the run (``active``)."""
+    that excused another failure of the run (``active``): of its rule, or of a rule in
+    ``also`` (the others its observation belongs to: the campaign files it under the first)
+    naming an assertion that went wrong the same way (its ``way``: "refused CODE", ...)."""
     for entry in entries:
-        if not entry.covers(rule, provider):
+        own = entry.covers(rule, provider)
+        # of another rule the observation belongs to: one that fails that rule the same way
+        # (a fixed assertion of the entry wrong as the finding is: "refused CODE", ...)
+        other = assertion.case == "campaign" and not own and any(
+            entry.covers(r, provider) for r in also) and any(
+            p.way == assertion.way for p in entry.assertions)
+        if not (own or other):
             continue
         if assertion.case == "drawn" and any(p.case == "drawn" and p.check == assertion.check
                                              for p in entry.assertions):

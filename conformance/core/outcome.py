@@ -50,6 +50,10 @@ class Failure(BaseModel):
     #: which assertion failed and how, the same at every seed where the target behaves the
     #: same: what a baseline names (docs/baseline.md#the-fingerprint)
     assertion: Assertion | None = None
+    #: the other rules the same observation belongs to (the campaign's finding, filed under
+    #: its first rule): an entry of any of them that excused another failure of the run
+    #: excuses it too (docs/baseline.md#what-a-run-makes-of-it)
+    also: list[str] = Field(default_factory=list)
 
 
 @dataclass

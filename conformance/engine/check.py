@@ -276,12 +276,14 @@ class CheckContext:
         provider: str | None = None,
         replay: str | None = None,
         key: str | None = None,
+        also: Sequence[str] = (),
     ) -> None:
         """Record a failure of ``rule`` (a :class:`Failure` is whole when made: never changed
         after, docs/architecture.md#one-home-per-concept). ``provider`` overrides the
         context's provider (a campaign that found the failure elsewhere). ``key`` names the
         assertion in a baseline instead of ``message``: the kit's words for it, without text
-        the target supplied (docs/baseline.md#the-fingerprint)."""
+        the target supplied (docs/baseline.md#the-fingerprint). ``also``: the other rules the
+        same observation belongs to (the campaign's finding)."""
         self._cited(rule)
         self.exercised.add(rule)
         expected, observed = plain(expected), plain(observed)
@@ -301,6 +303,7 @@ class CheckContext:
                 example=example,
                 traceback=traceback,
                 replay=replay,
+                also=list(also),
                 assertion=fingerprint.make(
                     rule, self.check.name, message, expected, observed, error=error, case=case,
                     state=self.drawn_state[0] if self.drawn_state else None, key=key,

@@ -374,3 +374,43 @@ def test_the_campaigns_finding_is_a_sample_of_a_rule_its_entry_still_excuses() -
     assert [u.fingerprint for u in summary.unseen] == [_fp(seed0)]
     alone = _judge(_entry(seed0), seed5)  # nothing else of the rule is excused: new
     assert [n.assertion.what for n in alone.new] == ["a divergence in start"]
+
+
+def test_a_campaign_finding_filed_under_one_rule_is_excused_by_another_it_belongs_to_failing_alike(
+) -> None:
+    """The campaign files its finding under the first rule its observation belongs to and
+    names the others (``Failure.also``): DSH's tool refused for a provider without depthLimit
+    is listed under ST-04 and met by the campaign as EN-03. An entry of a rule in ``also`` that
+    excused another failure of the run and names an assertion wrong the same way (its ``way``)
+    excuses it; one wrong another way, or a finding naming no such rule, stays new."""
+    fixed = _failure("TF-08", "c", "fixed case", "fixed")
+
+    def found(expected: object, observed: object, also: list[str]) -> Failure:
+        assertion = fingerprint.make("TF-07", "fuzz-campaign", "a divergence in tool-load",
+                                     expected, observed, error=False, case="campaign")
+        return Failure(rule="TF-07", check="fuzz-campaign", title="t", message="m",
+                       expected=expected, observed=observed, assertion=assertion, also=also)
+
+    def judged(finding: Failure) -> tuple[Outcome, BaselineSummary]:
+        cells = {("TF-08", None): Evidence(Outcome.FAIL, "", [fixed]),
+                 ("TF-07", None): Evidence(Outcome.FAIL, "", [finding])}
+        assert fixed.assertion is not None
+        entry = (f'[[expected-fail]]\nrule = "TF-08"\nreason = "r"\nassertions = [{{ '
+                 f'fingerprint = "{_fp(fixed)}", check = "c", case = "fixed", '
+                 f'way = "{fixed.assertion.way}" }}]\n')
+        out, summary = judge(parse_baseline(entry), cells, {"TF-08": "t", "TF-07": "t"},
+                             date(2030, 1, 1))
+        return out[("TF-07", None)].outcome, summary
+
+    alike = found(["a"], ["b"], ["TF-08"])
+    assert alike.assertion is not None and fixed.assertion is not None
+    assert alike.assertion.way == fixed.assertion.way
+    outcome, summary = judged(alike)
+    assert outcome is Outcome.EXPECTED_FAIL and not summary.new
+    assert [(e.rule, e.sampled) for e in summary.excused] == [("TF-08", False), ("TF-07", True)]
+    otherwise = found("INVALID_TOOL_FILTER", "accepted", ["TF-08"])
+    assert otherwise.assertion is not None and otherwise.assertion.way != fixed.assertion.way
+    for finding in (otherwise, found(["a"], ["b"], [])):
+        outcome, summary = judged(finding)
+        assert outcome is Outcome.FAIL
+        assert [n.rule for n in summary.new] == ["TF-07"]
