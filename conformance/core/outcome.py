@@ -51,8 +51,9 @@ class Failure(BaseModel):
     #: same: what a baseline names (docs/baseline.md#the-fingerprint)
     assertion: Assertion | None = None
     #: the other rules the same observation belongs to (the campaign's finding, filed under
-    #: its first rule): an entry of any of them that excused another failure of the run
-    #: excuses it too (docs/baseline.md#what-a-run-makes-of-it)
+    #: its first rule): an entry of one of them that excused another failure of the run and
+    #: names an assertion gone wrong the same way excuses it too
+    #: (docs/baseline.md#what-a-run-makes-of-it)
     also: list[str] = Field(default_factory=list)
 
 
