@@ -1,7 +1,8 @@
 """Benchmark: StrykerJS over a seeded sample of lines of implementations/javascript/src/.
 
     cd implementations/javascript && npm install && cd ../..
-    nice -n 15 python benchmarks/stryker_sample.py [--sample N] [--seed S] [--list]
+    nice -n 15 python benchmarks/stryker_sample.py [--sample N] [--seed S] [--concurrency N]
+                                                   [--list]
 
 Every mutant StrykerJS makes on N lines drawn at random (seeded) from the code lines of src/
 (blank, comment-only and import lines are not drawn) is tested by one
@@ -45,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=8, metavar="N",
                         help="lines drawn (default 8); every mutant on them is run")
     parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument("--concurrency", type=int, default=None, metavar="N",
+                        help="certify runs at once (default: stryker.config.mjs's 1)")
     parser.add_argument("--list", action="store_true", help="print the lines drawn and stop")
     args = parser.parse_args(argv)
 
@@ -64,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     mutate = ",".join(f"{f}:{n}-{n}" for f, n in chosen)
     env = dict(os.environ, PYTHON=sys.executable)
     began = time.monotonic()
-    proc = subprocess.run([npx, "stryker", "run", "--mutate", mutate], cwd=JS, env=env,
+    extra = [] if args.concurrency is None else ["--concurrency", str(args.concurrency)]
+    proc = subprocess.run([npx, "stryker", "run", "--mutate", mutate, *extra], cwd=JS, env=env,
                           check=False)
     elapsed = time.monotonic() - began
     if not REPORT.is_file():

@@ -79,19 +79,36 @@ class OwnTool(Wrapped):
       Code does (a start with maxDepth 1 gets the filter ``{"deny": ["hand_off"]}``, which only
       the request-controls edition takes on a start);
     - ``setting``: a start without maxDepth capped by the host depth setting as it stands at
-      the start (``"live"``), as it stood when the deployment was made (``"frozen"``), or not
-      at all (None: unbounded, the reference's direct start);
+      the start (``"live"``), as it stood when the deployment was made (``"frozen"``), at a
+      number whatever the setting (an int), or not at all (None: unbounded, the reference's
+      direct start);
     - ``notice``: a child at its cap told to work directly (:data:`AT_CAP_NOTICE`, its persona:
       request-controls only) while the runtime context is on, or always (``"always"``), or
       told again in each later request (``"again"``: the notice appended to its context once
-      per request it sent before).
+      per request it sent before);
+    - ``filtered``: a child's filter decides the tool like any global tool (True), or the tool
+      is offered whatever the filter (False: taken out of every deny list, put in every allow
+      list), or a deny entry naming it is ignored (``"allow-only"``).
     """
 
     def __init__(self, every: bool = True, declared: bool = True, at_cap: bool = False,
-                 setting: str | None = None, notice: bool | str = False) -> None:
+                 setting: str | int | None = None, notice: bool | str = False,
+                 filtered: bool | str = True) -> None:
         super().__init__(reference_target(), self._capped)
         self.every, self.declared, self.at_cap = every, declared, at_cap
-        self.setting, self.notice = setting, notice
+        self.setting, self.notice, self.filtered = setting, notice, filtered
+
+    def _unfiltered(self, value: Any) -> Any:
+        """A tool filter as this runtime (``filtered``) applies it to its own tool."""
+        if self.filtered is True or not isinstance(value, dict):
+            return value
+        out = dict(value)
+        if isinstance(out.get("deny"), list):
+            out["deny"] = [n for n in out["deny"] if n != "hand_off"]
+        if self.filtered is False and isinstance(out.get("allow"), list) \
+                and "hand_off" not in out["allow"]:
+            out["allow"] = [*out["allow"], "hand_off"]
+        return out
 
     def _capped(self, deployment: Any) -> Any:
         start, set_depth, set_context = (deployment.start, deployment.set_host_depth,
@@ -100,10 +117,13 @@ class OwnTool(Wrapped):
 
         def capped(request: StartRequest) -> Any:
             update: dict[str, Any] = {}
+            if request.toolFilter is not None and self.filtered is not True:
+                update["toolFilter"] = self._unfiltered(request.toolFilter)
             if self.at_cap and request.maxDepth == 1:
                 update["toolFilter"] = {"deny": ["hand_off"]}
             if self.setting and "maxDepth" not in request.model_fields_set:
-                update["maxDepth"] = state["depth" if self.setting == "live" else "made"]
+                update["maxDepth"] = (self.setting if isinstance(self.setting, int)
+                                      else state["depth" if self.setting == "live" else "made"])
             if self.notice and request.maxDepth == 1 and (state["context"]
                                                           or self.notice == "always"):
                 update["persona"] = AT_CAP_NOTICE
@@ -130,9 +150,16 @@ class OwnTool(Wrapped):
     def deploy(self, config: DeploymentConfig, gateway: Gateway) -> Any:
         if self.notice == "again":
             gateway = _Repeating(gateway)  # type: ignore[assignment]
-        deployment = self._wrap(self.inner.deploy(config, gateway))
+        if self.filtered is not True:
+            config = config.model_copy(update={"presets": [
+                p.model_copy(update={"toolFilter": self._unfiltered(p.toolFilter)})
+                for p in config.presets]})
         tool = ToolSpec(name="hand_off", description="starts a child")
-        deployment.register_tool(tool, None if self.every else deployment.root().agent)
+        if self.every:  # a global from the start: a root preset's filter may name it
+            config = config.model_copy(update={"tools": [*config.tools, tool]})
+        deployment = self._wrap(self.inner.deploy(config, gateway))
+        if not self.every:
+            deployment.register_tool(tool, deployment.root().agent)
         return deployment
 
 

@@ -369,13 +369,14 @@ class CheckContext:
                 f"declare: declared are {declared or 'none'} (@check(..., partitions=...))")
 
     def cover(self, rule: str, body: Callable[[Any], None],
-              names: Sequence[str] | None = None) -> None:
+              names: Sequence[str] | None = None, max_examples: int | None = None) -> None:
         """Run ``body`` on values of every partition of ``rule`` that has cases (of ``names``
         only, when given), at every seed: drawn over the partitions first, then inside one,
-        with the profile's budget; then one case of its own for each partition the budget
-        missed (unless the rule already failed: its verdict is made). A value the target
-        cannot set up (:meth:`expressible`) leaves its partition inexpressible unless another
-        value of it is set up."""
+        with the profile's budget (or ``max_examples``, where smaller: a check whose every case
+        is a deployment and a run of a real runtime); then one case of its own for each
+        partition the budget missed (unless the rule already failed: its verdict is made). A
+        value the target cannot set up (:meth:`expressible`) leaves its partition inexpressible
+        unless another value of it is set up."""
         parts = of_rule(self.check.partitions, rule, names)
         if not parts:
             raise CheckDefinitionError(f"check {self.check.name!r} covers {rule}, but declares "
@@ -403,7 +404,9 @@ class CheckContext:
             finally:
                 self._drawing = outer
 
-        self.for_all(cover_strategy(parts, self), run)
+        budget = self.max_examples if max_examples is None else min(max_examples,
+                                                                    self.max_examples)
+        self.for_all(cover_strategy(parts, self), run, budget)
         for part in parts:
             if part.key not in self.drawn and part.key not in self.inapplicable_partitions \
                     and not any(f.rule == rule for f in self.failures):

@@ -97,6 +97,21 @@ def test_cover_draws_a_case_of_every_partition_at_every_seed_on_a_budget_smaller
                          ("PE-05", "inherited"): Drawing.EXAMPLE}
 
 
+@pytest.mark.parametrize(("given", "profile", "most"), [(2, 10, 2), (20, 3, 3)])
+def test_a_cover_budget_given_by_the_check_lowers_the_profile_s_never_raises_it(
+    given: int, profile: int, most: int,
+) -> None:
+    ran: list[tuple[int, int]] = []
+    chk = Check("shapes", ("PE-05",), lambda c: c.cover("PE-05", ran.append,
+                                                          max_examples=given),
+                partitions=SHAPES)
+    ctx = context(chk, 3, max_examples=profile)
+    run_check(ctx)
+    tops = len(SHAPES) - len({n for n, _ in ran[:most]})
+    assert {n for n, _ in ran} == set(range(6))  # the partitions the budget missed: topped up
+    assert len(ran) <= most + tops
+
+
 def test_a_partition_reached_only_inside_a_property_is_recorded_as_drawn_by_chance() -> None:
     def body(ctx: CheckContext) -> None:
         ctx.for_all(st.integers(0, 3), lambda _: ctx.drew("PE-05", "inherited"))

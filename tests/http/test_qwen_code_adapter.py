@@ -5,7 +5,8 @@ A whole certify run of Qwen Code takes many minutes (a headless ``qwen`` of abou
 run, hundreds of runs: docs/qwen-code.md); this test runs once in CI, so it certifies the rules
 whose checks need the fewest runs (``RULES``) and still proves the point end to end: Qwen Code is
 installed by the project's own files, answers the kit's scripted starts offline, passes rules
-(CA-05, EN-02, ST-06: a start without maxDepth is capped by its run's --max-subagent-depth), and
+(CA-05, EN-02, ST-06: a start without maxDepth is capped by its run's --max-subagent-depth;
+TF-01: a definition's tools minus its disallowedTools, its own agent tool included), and
 fails exactly the selected rules its baseline lists, for what Qwen Code does (FR-03: a definition
 naming an unknown tool is accepted; CA-04: its depth setting does not pass its family; ST-08: no
 notice at the cap; ST-09) and for what the traffic cannot show (FR-02). One ``subagent-tck
@@ -40,9 +41,9 @@ BASELINE = "adapters/qwen-code/baseline.toml"
 TIMEOUT = 900
 #: the rules whose checks start Qwen Code least often (measured with --timings: about 40 s for
 #: CA, EN, FR and ST-09 on two loaded cores, 20 s of it ST-09's four starts; ST-06 and ST-08
-#: about 30 s more): three that hold and five Qwen Code's baseline lists (ST-09: its agent
-#: tool's result is never errored)
-RULES = ("CA-04", "CA-05", "EN-02", "FR-02", "FR-03", "ST-06", "ST-08", "ST-09")
+#: about 30 s more; TF-01 30 s, its agent tool named in filters or not): four that hold and five
+#: Qwen Code's baseline lists (ST-09: its agent tool's result is never errored)
+RULES = ("CA-04", "CA-05", "EN-02", "FR-02", "FR-03", "ST-06", "ST-08", "ST-09", "TF-01")
 
 
 def test_qwen_code_passes_and_fails_exactly_its_listed_rules_on_a_selection(
@@ -58,4 +59,4 @@ def test_qwen_code_passes_and_fails_exactly_its_listed_rules_on_a_selection(
     assert listed == expected == {"CA-04", "FR-02", "FR-03", "ST-08", "ST-09"}, \
         f"listed {sorted(listed)}, failed {sorted(expected)}:\n{run.tail}"
     passed = run.rules("pass")
-    assert passed == {"CA-05", "EN-02", "ST-06"}, f"passed {sorted(passed)}:\n{run.tail}"
+    assert passed == {"CA-05", "EN-02", "ST-06", "TF-01"}, f"passed {sorted(passed)}:\n{run.tail}"

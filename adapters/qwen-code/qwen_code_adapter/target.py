@@ -167,9 +167,13 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
         return wire_name(name, self.mcp.server_of(tool) if tool else self.mcp.default)
 
     def _names(self, value: Any) -> Any:
-        """A filter list as Qwen Code names the tools: the kit's names are its MCP tools."""
+        """A filter list as Qwen Code names the tools: the kit's names are its MCP tools, its
+        own ``agent`` (the delegation tool, docs/rules.md#TF-01) is named as Qwen Code names
+        it (``ToolNames.AGENT``, matched by ``matchesToolPattern`` in a definition's ``tools``
+        and ``disallowedTools``)."""
         if isinstance(value, list):
-            return [self._wire_name(v) if isinstance(v, str) else v for v in value]
+            return [v if v == PROVIDER else self._wire_name(v) if isinstance(v, str) else v
+                    for v in value]
         return value
 
     def _write_agent(self, file: str, persona: Any, tool_filter: Any, agent: str,

@@ -110,8 +110,12 @@ def _clean(state: dict[str, Any]) -> bool:
 FIXED_TOOLS = (Tool("read", "files"), Tool("read_file", "files"), Tool("write", "files"),
                Tool("fetch", "web"), Tool("fetch_all", "web"))
 #: Registered after the restriction in the explicit cases: one on each server, one that the
-#: prefix ``read`` matches.
-FIXED_LATER = (Tool("read_more", "files"), Tool("list", "files"), Tool("fetch_more", "web"))
+#: prefix ``read`` matches, and one on a server no tool was on before (a server-level entry
+#: for ``files`` must not reach it; a runtime that meets servers only when it starts never
+#: offers it, whatever its filter: TF-09 must meet that at every seed, not only where a draw
+#: happens to put a later tool on a server of its own).
+FIXED_LATER = (Tool("read_more", "files"), Tool("list", "files"), Tool("fetch_more", "web"),
+               Tool("notify", "mail"))
 
 
 def fixed_cases(channel: Channel, later: bool, keys: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -9,8 +9,9 @@ is a call of the tool without a cap of its own, and a start with ``maxDepth`` 1 
 at the cap.
 
 - **ST-06**: such a call is capped by the host depth setting as it stands at the call: raised
-  to 2, a child's call starts a grandchild and the grandchild's is refused; lowered to 1, the
-  same child's next call is refused. The setting's initial value is not asked here: under it a
+  to a drawn N (2 to 4), a chain of N agents starts, each from the one before, and the last
+  one's call is refused; lowered to a drawn M below N, a call from the agent at depth M - 1
+  still starts one and a call from the agent at depth M is refused. The setting's initial value is not asked here: under it a
   start without ``maxDepth`` is DE-10's direct start (docs/rules.md#DE-10, unbounded), and a
   runtime whose starts are all calls of its tool has no second operation to hold to the
   initial 1. Nor is a drop mid-turn: a start is one operation of the target, with no step of
@@ -30,6 +31,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from hypothesis import strategies as st
+
 from subagent_tck.spec import TckError
 
 from ...core.gateway import call, text
@@ -45,12 +48,16 @@ from .subagent_tool_calls import notices
 
 #: The global tool a child calls before it ends, so that it sends two requests.
 TOOL = "tool_a"
+#: ST-06's host depth settings: one raised to, one lowered to below it (a fixed pair would
+#: certify a runtime that caps at that number whatever the setting says).
+SETTINGS = st.integers(2, 4).flatmap(lambda raised: st.tuples(st.just(raised),
+                                                              st.integers(1, raised - 1)))
 
-ST06 = (Partition("ST-06", "own-tool-raised-setting", "the host setting raised to 2: a "
-                  "child's call without maxDepth starts a grandchild, the grandchild's is "
+ST06 = (Partition("ST-06", "own-tool-raised-setting", "the host setting raised to N (2 to 4): "
+                  "calls without maxDepth start a chain of N agents, the last one's call is "
                   "refused"),
-        Partition("ST-06", "own-tool-lowered-setting", "the setting lowered to 1, read at the "
-                  "same child's next call: refused"),
+        Partition("ST-06", "own-tool-lowered-setting", "the setting lowered to M below N, read "
+                  "at the next calls: one from depth M - 1 admitted, one from depth M refused"),
         Partition("ST-06", "own-tool-initial-setting", "a call under the initial setting"),
         Partition("ST-06", "own-tool-dropped-mid-turn", "the setting dropped during a turn"))
 
@@ -112,7 +119,7 @@ def _refused(ctx: CheckContext, rule: str, dep: Deployment, parent: str, label: 
 @check("ST-06", name="delegation-tool-live-default-cap", partitions=ST06)
 def own_tool_live_cap(ctx: CheckContext) -> None:
     """A call of the provider's own delegation tool without maxDepth is capped by the host
-    depth setting as it stands at the call: raised to 2, then lowered to 1."""
+    depth setting as it stands at the call: raised to N, then lowered to M below N."""
     tool = _own_tool(ctx, "ST-06", ST06)
     if tool is None:
         return
@@ -124,20 +131,33 @@ def own_tool_live_cap(ctx: CheckContext) -> None:
                    "turn", tool, "a start is one operation of the target: no step of the kit "
                    "falls between a child's turn and its call")
     neutral = neutral_policy(ctx)
-    with ctx.expressible("ST-06", "own-tool-raised-setting", "own-tool-lowered-setting"):
+
+    def chain(settings: tuple[int, int]) -> None:
+        raised, lowered = settings
         dep = ctx.deploy(tools=[TOOL])
-        with ctx.step("ST-06", "setting the host depth to 2"):
-            dep.set_host_depth(2)
-        child = _start(ctx, dep, dep.root().agent, "child", neutral)
-        grand = _start(ctx, dep, child, "grandchild", neutral)
-        _refused(ctx, "ST-06", dep, grand, "great-grandchild", neutral,
-                 "depth 3 under the host depth setting 2")
+        with ctx.step("ST-06", f"setting the host depth to {raised}"):
+            dep.set_host_depth(raised)
+        agents = [dep.root().agent]
+        for depth in range(1, raised + 1):
+            agents.append(_start(ctx, dep, agents[-1], _at(depth), neutral))
+        _refused(ctx, "ST-06", dep, agents[-1], _at(raised + 1), neutral,
+                 f"depth {raised + 1} under the host depth setting {raised}")
         ctx.drew("ST-06", "own-tool-raised-setting")
-        with ctx.step("ST-06", "setting the host depth to 1"):
-            dep.set_host_depth(1)
-        _refused(ctx, "ST-06", dep, child, "second grandchild", neutral,
-                 "depth 2 under the host depth setting lowered to 1")
+        with ctx.step("ST-06", f"setting the host depth to {lowered}"):
+            dep.set_host_depth(lowered)
+        if lowered > 1:  # a start the lowered setting still admits
+            _start(ctx, dep, agents[lowered - 1], f"second {_at(lowered)}", neutral)
+        _refused(ctx, "ST-06", dep, agents[lowered], f"second {_at(lowered + 1)}", neutral,
+                 f"depth {lowered + 1} under the host depth setting lowered to {lowered}")
         ctx.drew("ST-06", "own-tool-lowered-setting")
+
+    with ctx.expressible("ST-06", "own-tool-raised-setting", "own-tool-lowered-setting"):
+        ctx.for_all(SETTINGS, chain, max_examples=1)
+
+
+def _at(depth: int) -> str:
+    """How a start's agent is named by the depth it starts at."""
+    return f"agent at depth {depth}"
 
 
 _MARKER = re.compile(r"\[tck:[^\]\s]*\]")

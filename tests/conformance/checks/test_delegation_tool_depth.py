@@ -25,7 +25,7 @@ def _own(result: RuleResult, check: str) -> dict[str, tuple[bool, str | None]]:
     return {p.name: (p.drawn, p.inexpressible) for p in result.partitions if p.check == check}
 
 
-@pytest.mark.parametrize("seed", [0, 5])
+@pytest.mark.parametrize("seed", [0, 5, 11, 23])
 def test_a_tool_capped_by_the_live_setting_passes_st_06_and_names_what_it_cannot_set_up(
         seed: int) -> None:
     st06 = _rule(OwnTool(setting="live"), "ST-06", seed)
@@ -40,8 +40,8 @@ def test_a_tool_capped_by_the_setting_the_deployment_was_made_with_fails_st_06()
     st06 = _rule(OwnTool(setting="frozen"), "ST-06")
     assert st06.outcome is Outcome.FAIL
     assert [f.message for f in st06.failures] == [
-        "a start of the grandchild (a call of the tool) was refused: child depth 2 is greater "
-        "than maxDepth 1; the start was refused and nothing was created"]
+        "a start of the agent at depth 2 (a call of the tool) was refused: child depth 2 is "
+        "greater than maxDepth 1; the start was refused and nothing was created"]
 
 
 def test_an_unbounded_tool_fails_st_06_where_the_setting_caps_the_grandchild_and_after_it_drops(
@@ -49,14 +49,20 @@ def test_an_unbounded_tool_fails_st_06_where_the_setting_caps_the_grandchild_and
     st06 = _rule(OwnTool(), "ST-06")
     assert st06.outcome is Outcome.FAIL
     assert [f.message for f in st06.failures] == [
-        "a start of the great-grandchild (depth 3 under the host depth setting 2): accepted, "
+        "a start of the agent at depth 3 (depth 3 under the host depth setting 2): accepted, "
         "expected a refusal",
-        "a start of the great-grandchild (depth 3 under the host depth setting 2): no agent of "
+        "a start of the agent at depth 3 (depth 3 under the host depth setting 2): no agent of "
         "it may run",
-        "a start of the second grandchild (depth 2 under the host depth setting lowered to 1): "
-        "accepted, expected a refusal",
-        "a start of the second grandchild (depth 2 under the host depth setting lowered to 1): "
-        "no agent of it may run"]
+        "a start of the second agent at depth 2 (depth 2 under the host depth setting lowered "
+        "to 1): accepted, expected a refusal",
+        "a start of the second agent at depth 2 (depth 2 under the host depth setting lowered "
+        "to 1): no agent of it may run"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_tool_capped_at_a_number_whatever_the_setting_fails_st_06_at_every_seed(
+        seed: int) -> None:
+    assert _rule(OwnTool(setting=3), "ST-06", seed).outcome is Outcome.FAIL
 
 
 @pytest.mark.parametrize("seed", [0, 3])
