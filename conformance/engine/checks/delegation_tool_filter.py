@@ -30,7 +30,7 @@ from hypothesis.strategies import SearchStrategy
 from subagent_tck.spec import Capability, Restriction
 from subagent_tck.spec.grammar import Tool
 
-from ...core.dialect import ChannelKind
+from ...core.dialect import ChannelKind, ToolNameFolding
 from ...core.gateway import text
 from ...core.unsupported import Unsupported
 from ..check import CheckContext, check
@@ -74,7 +74,12 @@ def _case(shape: Shape) -> Callable[[Drawer], SearchStrategy[dict[str, Any]]]:
     def cases(drawer: Drawer) -> SearchStrategy[dict[str, Any]]:
         provider = getattr(drawer, "provider", None)
         own = getattr(provider, "delegationTool", None)
-        return _drawn(*shape, (own,) if own else ())
+        folding: ToolNameFolding | None = getattr(drawer, "folding", None)
+        drawn = _drawn(*shape, (own,) if own else ())
+        # two names the runtime folds into one are the folded-names case of TF-01's own
+        # check (docs/driver-api.md#tool-name-folding): never drawn here, at any seed
+        return drawn if folding is None else drawn.filter(
+            lambda case: len({folding.fold(t) for t in case["tools"]}) == len(case["tools"]))
 
     return cases
 
