@@ -136,6 +136,7 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
         first = 1
     messages: list[Message] = []
     context: list[str] = []
+    announced: set[str] = set()  # the ids of the calls the history's assistant messages made
     for i, item in enumerate(raw[first:], start=first):
         where = f"messages[{i}]"
         if not isinstance(item, dict):
@@ -148,10 +149,17 @@ def chat_to_request(agent: str, body: Any) -> ModelRequest:
             notice = content[len(CONTEXT_PREFIX):]  # one separating space, the rest is text
             context.append(notice[1:] if notice.startswith(" ") else notice)
             continue
+        calls = _tool_calls(item.get("tool_calls"), where, history=True)
+        announced.update(c.id for c in calls)
+        answers = item.get("tool_call_id") if role == "tool" else None
+        if role == "tool" and answers not in announced:
+            # as a Chat Completions endpoint refuses it: a tool result answers a call an
+            # earlier assistant message of the history made (a runtime that drops its calls
+            # from the history talks to no model but this gateway)
+            raise ChatShapeError(f"{where}.tool_call_id {answers!r} answers no tool call an "
+                                 "earlier assistant message made")
         messages.append(Message(
-            role=role, content=content,
-            toolCalls=_tool_calls(item.get("tool_calls"), where, history=True),
-            toolCallId=item.get("tool_call_id") if role == "tool" else None,
+            role=role, content=content, toolCalls=calls, toolCallId=answers,
             isError=bool(item.get("is_error", False)) if role == "tool" else False))
     tools = []
     for i, tool in enumerate(body.get("tools") or []):

@@ -143,7 +143,8 @@ def model_requests(calls: st.SearchStrategy[list[ToolCall]],
                    system: st.SearchStrategy[str] = words,
                    **more: st.SearchStrategy[Any]) -> st.SearchStrategy[ModelRequest]:
     """Model requests as a gateway wire must carry them: user texts that are not context
-    notices, assistant turns with ``calls``, tool results; ``more`` draws further fields."""
+    notices, assistant turns with ``calls``, tool results each answering a call an earlier
+    assistant turn made; ``more`` draws further fields."""
     messages = st.one_of(
         st.builds(Message, role=st.just("user"), content=words.filter(
             lambda t: not t.startswith(CONTEXT_PREFIX))),
@@ -157,7 +158,20 @@ def model_requests(calls: st.SearchStrategy[list[ToolCall]],
         tools=st.lists(st.builds(ToolSchema, name=words, description=words,
                                  parameters=st.just({"type": "object"})), max_size=3),
         messages=st.lists(messages, max_size=5), context=st.lists(words, max_size=2), **more,
-    )
+    ).map(_answering)
+
+
+def _answering(request: ModelRequest) -> ModelRequest:
+    """``request`` with each tool result made to answer the latest call made before it (one
+    with none before it left out)."""
+    kept: list[Message] = []
+    for message in request.messages:
+        made = [c.id for m in kept for c in m.toolCalls]
+        if message.role != "tool":
+            kept.append(message)
+        elif made:
+            kept.append(message.model_copy(update={"toolCallId": made[-1]}))
+    return request.model_copy(update={"messages": kept})
 
 
 def failing_and_stalling(gateway: Gateway, fail: str, stall: str) -> threading.Event:

@@ -130,6 +130,27 @@ def test_a_call_in_the_history_without_its_id_or_function_type_is_refused_naming
         f"arguments}}}}: got {got}")
 
 
+@pytest.mark.parametrize(("history", "answers"), [
+    ([], "'c1'"),  # the assistant's call dropped from the history
+    ([{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c2", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}],
+     "'c1'"),
+    ([{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}],
+     None),
+])
+def test_a_tool_result_that_answers_no_earlier_call_is_refused(
+        history: list[dict[str, object]], answers: str | None) -> None:
+    result: dict[str, object] = {"role": "tool", "content": "ok"}
+    if answers is not None:
+        result["tool_call_id"] = "c1"
+    body = {"messages": [{"role": "user", "content": "go"}, *history, result]}
+    with pytest.raises(ChatShapeError) as caught:
+        chat_to_request("a", body)
+    assert str(caught.value) == (f"messages[{1 + len(history)}].tool_call_id {answers} answers "
+                                 "no tool call an earlier assistant message made")
+
+
 @pytest.mark.parametrize("body", [
     {}, {"choices": []}, {"choices": [{"message": "x"}]},
     {"choices": [{"message": {}, "finish_reason": "exploded"}]},

@@ -11,11 +11,11 @@ at the cap.
 - **ST-06**: such a call is capped by the host depth setting as it stands at the call: raised
   to a drawn N (2 to 4), a chain of N agents starts, each from the one before, and the last
   one's call is refused; lowered to a drawn M below N, a call from the agent at depth M - 1
-  still starts one and a call from the agent at depth M is refused. The setting's initial value is not asked here: under it a
-  start without ``maxDepth`` is DE-10's direct start (docs/rules.md#DE-10, unbounded), and a
-  runtime whose starts are all calls of its tool has no second operation to hold to the
-  initial 1. Nor is a drop mid-turn: a start is one operation of the target, with no step of
-  the kit between a child's turn and its call.
+  still starts one and a call from the agent at depth M is refused. The setting's initial
+  value is not asked here: under it a start without ``maxDepth`` is DE-10's direct start
+  (docs/rules.md#DE-10, unbounded), and a runtime whose starts are all calls of its tool has
+  no second operation to hold to the initial 1. Nor is a drop mid-turn: a start is one
+  operation of the target, with no step of the kit between a child's turn and its call.
 - **ST-08**: a child at its cap carries, in its first request, a notice to work directly (a
   line no child below its cap is given, read as the model reads it), and its later request
   carries that notice no more often (not appended again while cap and depth stand). The
