@@ -15,7 +15,7 @@ import math
 import re
 import sys
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .catalogue import CATALOGUE
@@ -111,6 +111,26 @@ def _source(rule: Rule) -> str:
     return f'{document}, section "{rule.source.section}"'
 
 
+def _facts(example: Example, code: Callable[[str], str]) -> list[tuple[str, str]]:
+    """What an example states, labelled for display: its state (if any), its observation (both
+    shown, then marked as code by ``code``) and its note (if any)."""
+    facts = [("given", code(show(example.given)))] if example.given else []
+    facts.append(("observed", code(show(example.observed))))
+    if example.note:
+        facts.append(("note", example.note))
+    return facts
+
+
+def _with_examples(lines: list[str], rule: Rule, heading: list[str],
+                   example_lines: Callable[[int, Example], list[str]]) -> str:
+    """A rule's ``lines`` as text, then (when it has examples) ``heading`` and each example's
+    lines, numbered from 1: the one layout of :func:`render_rule`'s text and Markdown."""
+    out = [*lines, *heading] if rule.examples else list(lines)
+    for number, example in enumerate(rule.examples, 1):
+        out += example_lines(number, example)
+    return "\n".join(out) + "\n"
+
+
 def example_dict(example: Example) -> dict[str, Any]:
     """An example as JSON-ready data, with the oracle's verdict (``judged``, None if narrative)."""
     return {
@@ -162,17 +182,13 @@ def _text_rule(rule: Rule) -> str:
         "",
         _fill("Why: " + rule.rationale, "  "),
     ]
-    if rule.examples:
-        lines += ["", "  Examples:"]
-    for number, example in enumerate(rule.examples, 1):
-        checked = f" (oracle: {example.oracle})" if example.oracle else " (narrative)"
-        lines.append(f"  {number}. {example.title}{checked}: {_outcome_words(example)}")
-        if example.given:
-            lines.append(f"       given:    {show(example.given)}")
-        lines.append(f"       observed: {show(example.observed)}")
-        if example.note:
-            lines.append(f"       note:     {example.note}")
-    return "\n".join(lines) + "\n"
+    return _with_examples(lines, rule, ["", "  Examples:"], _text_example)
+
+
+def _text_example(number: int, example: Example) -> list[str]:
+    checked = f" (oracle: {example.oracle})" if example.oracle else " (narrative)"
+    return [f"  {number}. {example.title}{checked}: {_outcome_words(example)}",
+            *(f"       {label + ':':<10}{text}" for label, text in _facts(example, str))]
 
 
 def _text_catalogue(rules: Sequence[Rule]) -> str:
@@ -218,17 +234,13 @@ def _markdown_rule(rule: Rule) -> str:
         "",
         f"*Source:* {_source(rule)}.",
     ]
-    if rule.examples:
-        lines += ["", "Examples:", ""]
-    for number, example in enumerate(rule.examples, 1):
-        checked = f"oracle {_code(example.oracle)}" if example.oracle else "narrative"
-        lines.append(f"{number}. **{example.title}**: {_outcome_words(example)} ({checked})")
-        if example.given:
-            lines.append(f"   - given: {_code(show(example.given))}")
-        lines.append(f"   - observed: {_code(show(example.observed))}")
-        if example.note:
-            lines.append(f"   - note: {example.note}")
-    return "\n".join(lines) + "\n"
+    return _with_examples(lines, rule, ["", "Examples:", ""], _markdown_example)
+
+
+def _markdown_example(number: int, example: Example) -> list[str]:
+    checked = f"oracle {_code(example.oracle)}" if example.oracle else "narrative"
+    return [f"{number}. **{example.title}**: {_outcome_words(example)} ({checked})",
+            *(f"   - {label}: {text}" for label, text in _facts(example, _code))]
 
 
 def _markdown_body(rules: Sequence[Rule]) -> str:

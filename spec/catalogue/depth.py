@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..rule import Example, Rule, Source, family_rules
-from ..vocabulary import MAX_SAFE_INTEGER, Capability, Family
+from ..vocabulary import MAX_SAFE_INTEGER, Capability, Edition, Family
+from ._examples import breaks, judged, narrative, obeys, on_spawn
 
 _TREE_CAP = Source(document="000_f18e7de65ba39cf4.txt", section="Depth is an absolute tree cap")
 _REJECTED = {"rejected": True}
@@ -18,21 +19,17 @@ _INVALID = {"code": "INVALID_DEPTH"}
 _EXCEEDED = {"code": "DEPTH_EXCEEDED"}
 #: A start refused at the cap that also carries a value its child's setup would refuse (FR-03):
 #: the depth rejection comes before the child is owned, setup after it.
-_PAST_THE_CAP_MISCOMPOSED: dict[str, Any] = {
-    "edition": "preset-composition",
-    "providers": {"spawn": ["depthLimit", "persona", "toolFilter", "outputSchema"]},
-    "request": {"provider": "spawn", "prompt": "go", "maxDepth": 0,
-                "outputSchema": {"type": "string"}},
-}
+_PAST_THE_CAP_MISCOMPOSED = on_spawn(Edition.PRESET_COMPOSITION,
+                                     {"maxDepth": 0, "outputSchema": {"type": "string"}})
 
 
 _de = family_rules(Family.DE, _TREE_CAP, stateful=True)
 
 
-def _start(title: str, given: dict[str, Any], observed: dict[str, Any], holds: bool) -> Example:
-    return Example(
-        title=title, oracle="start-depth", given=given, observed=observed, holds=holds
-    )
+def _start(given: dict[str, Any], *seen: Example) -> tuple[Example, ...]:
+    """Examples of the ``start-depth`` oracle: ``given`` the parent's header and runtime depths
+    and the start's maxDepth."""
+    return judged("start-depth", given, *seen)
 
 
 def _json(text: str, observed: dict[str, Any], note: str = "", holds: bool = True) -> Example:
@@ -95,9 +92,10 @@ RULES: tuple[Rule, ...] = (
         "Depth counts levels of delegation from the root; recording it durably is what lets a "
         "cap hold across restarts.",
         (
-            _start("a top-level parent starts a child at depth 1", {"header": 0},
-                   {"childDepth": 1}, True),
-            _start("the child given its parent's depth", {"header": 2}, {"childDepth": 2}, False),
+            *_start({"header": 0},
+                    obeys("a top-level parent starts a child at depth 1", {"childDepth": 1})),
+            *_start({"header": 2},
+                    breaks("the child given its parent's depth", {"childDepth": 2})),
         ),
     ),
     _de(
@@ -109,12 +107,11 @@ RULES: tuple[Rule, ...] = (
         "Either record may be the more recent one; taking the larger means neither a stale "
         "header nor a forgotten runtime option can shrink the count.",
         (
-            _start("runtime deeper than the header", {"header": 1, "runtime": 3},
-                   {"childDepth": 4}, True),
-            _start("runtime cannot lower the header", {"header": 3, "runtime": 1},
-                   {"childDepth": 4}, True),
-            _start("runtime used to lower the depth", {"header": 3, "runtime": 1},
-                   {"childDepth": 2}, False),
+            *_start({"header": 1, "runtime": 3},
+                    obeys("runtime deeper than the header", {"childDepth": 4})),
+            *_start({"header": 3, "runtime": 1},
+                    obeys("runtime cannot lower the header", {"childDepth": 4}),
+                    breaks("runtime used to lower the depth", {"childDepth": 2})),
         ),
     ),
     _de(
@@ -126,13 +123,13 @@ RULES: tuple[Rule, ...] = (
         "maxDepth is an absolute bound on how deep the delegation tree may grow, measured in "
         "the same units as the recorded depth.",
         (
-            _start("maxDepth 0 forbids every child", {"header": 0, "maxDepth": 0}, _EXCEEDED,
-                   True),
-            _start("a child at the cap is allowed", {"header": 0, "maxDepth": 1},
-                   {"childDepth": 1}, True),
-            _start("one past the cap is refused", {"header": 1, "maxDepth": 1}, _EXCEEDED, True),
-            _start("off by one: a child past the cap started", {"header": 1, "maxDepth": 1},
-                   {"childDepth": 2}, False),
+            *_start({"header": 0, "maxDepth": 0},
+                    obeys("maxDepth 0 forbids every child", _EXCEEDED)),
+            *_start({"header": 0, "maxDepth": 1},
+                    obeys("a child at the cap is allowed", {"childDepth": 1})),
+            *_start({"header": 1, "maxDepth": 1},
+                    obeys("one past the cap is refused", _EXCEEDED),
+                    breaks("off by one: a child past the cap started", {"childDepth": 2})),
         ),
         capability=Capability.DEPTH_LIMIT,
     ),
@@ -144,32 +141,15 @@ RULES: tuple[Rule, ...] = (
         "The check happens before the child is owned by anyone, so a refusal has nothing to "
         "clean up and nothing an observer could catch half-made.",
         (
-            Example(
-                title="refused at the cap",
-                given={"maxDepth": 0},
-                observed={"error": "DEPTH_EXCEEDED", "sessions": 0, "events": [], "requests": 0},
-                holds=True,
-            ),
-            Example(
-                title="a started event before the refusal",
-                given={"maxDepth": 0},
-                observed={"error": "DEPTH_EXCEEDED", "events": ["child-started"]},
-                holds=False,
-            ),
-            Example(
-                title="past the cap, with an output schema its setup would refuse",
-                oracle="start",
-                given=_PAST_THE_CAP_MISCOMPOSED,
-                observed=_EXCEEDED,
-                holds=True,
-            ),
-            Example(
-                title="the setup fault reported: the child was set up before its depth was known",
-                oracle="start",
-                given=_PAST_THE_CAP_MISCOMPOSED,
-                observed={"code": "INVALID_OUTPUT_SCHEMA"},
-                holds=False,
-            ),
+            *narrative({"maxDepth": 0},
+                       obeys("refused at the cap", {"error": "DEPTH_EXCEEDED", "sessions": 0,
+                                                    "events": [], "requests": 0}),
+                       breaks("a started event before the refusal",
+                              {"error": "DEPTH_EXCEEDED", "events": ["child-started"]})),
+            *judged("start", _PAST_THE_CAP_MISCOMPOSED,
+                    obeys("past the cap, with an output schema its setup would refuse", _EXCEEDED),
+                    breaks("the setup fault reported: the child was set up before its depth was "
+                           "known", {"code": "INVALID_OUTPUT_SCHEMA"})),
         ),
         capability=Capability.DEPTH_LIMIT,
         stateful=False,
@@ -184,11 +164,11 @@ RULES: tuple[Rule, ...] = (
         "a cap that is negative, fractional, non-finite or unsafe cannot be enforced honestly.",
         (
             *_DOMAIN,
-            _start("maxDepth -1 at a start", {"header": 0, "maxDepth": -1}, _INVALID, True),
-            _start("maxDepth null is not an omission", {"header": 0, "maxDepth": None}, _INVALID,
-                   True),
-            _start("maxDepth 1.5 silently rounded", {"header": 0, "maxDepth": 1.5},
-                   {"childDepth": 1}, False),
+            *_start({"header": 0, "maxDepth": -1}, obeys("maxDepth -1 at a start", _INVALID)),
+            *_start({"header": 0, "maxDepth": None},
+                    obeys("maxDepth null is not an omission", _INVALID)),
+            *_start({"header": 0, "maxDepth": 1.5},
+                    breaks("maxDepth 1.5 silently rounded", {"childDepth": 1})),
         ),
         capability=Capability.DEPTH_LIMIT,
     ),
@@ -201,9 +181,9 @@ RULES: tuple[Rule, ...] = (
         "A corrupt or hand-edited header must not reset or overflow the count; malformed "
         "stored parent depth rejects like any other bad value.",
         (
-            _start("negative stored depth", {"header": -1}, _INVALID, True),
-            _start("fractional stored depth", {"header": 1.5}, _INVALID, True),
-            _start("a malformed header read as 0", {"header": "2"}, {"childDepth": 1}, False),
+            *_start({"header": -1}, obeys("negative stored depth", _INVALID)),
+            *_start({"header": 1.5}, obeys("fractional stored depth", _INVALID)),
+            *_start({"header": "2"}, breaks("a malformed header read as 0", {"childDepth": 1})),
         ),
     ),
     _de(
@@ -214,10 +194,10 @@ RULES: tuple[Rule, ...] = (
         "The runtime depth feeds the effective depth; a bad value there must fail as loudly as "
         "a bad header instead of being ignored.",
         (
-            _start("a string runtime depth", {"header": 0, "runtime": "2"}, _INVALID, True),
-            _start("NaN runtime depth", {"header": 0, "runtime": float("nan")}, _INVALID, True),
-            _start("a bad runtime depth ignored", {"header": 0, "runtime": -3},
-                   {"childDepth": 1}, False),
+            *_start({"header": 0, "runtime": "2"}, obeys("a string runtime depth", _INVALID)),
+            *_start({"header": 0, "runtime": float("nan")}, obeys("NaN runtime depth", _INVALID)),
+            *_start({"header": 0, "runtime": -3},
+                    breaks("a bad runtime depth ignored", {"childDepth": 1})),
         ),
     ),
     _de(
@@ -228,11 +208,12 @@ RULES: tuple[Rule, ...] = (
         "Past 2^53-1 a JavaScript number can no longer count by one; an overflowed depth "
         "would compare wrongly with any cap.",
         (
-            _start("no cap", {"header": MAX_SAFE_INTEGER}, _INVALID, True),
-            _start("largest cap", {"header": MAX_SAFE_INTEGER, "maxDepth": MAX_SAFE_INTEGER},
-                   _INVALID, True),
-            _start("an unsafe child depth recorded", {"header": MAX_SAFE_INTEGER},
-                   {"childDepth": MAX_SAFE_INTEGER + 1}, False),
+            *_start({"header": MAX_SAFE_INTEGER}, obeys("no cap", _INVALID)),
+            *_start({"header": MAX_SAFE_INTEGER, "maxDepth": MAX_SAFE_INTEGER},
+                    obeys("largest cap", _INVALID)),
+            *_start({"header": MAX_SAFE_INTEGER},
+                    breaks("an unsafe child depth recorded",
+                           {"childDepth": MAX_SAFE_INTEGER + 1})),
         ),
     ),
     _de(
@@ -242,19 +223,10 @@ RULES: tuple[Rule, ...] = (
         "a resumed child at header depth 1 under maxDepth 1 still cannot start a child.",
         "If a restart forgot the depth, a loop of crash and resume would escape any cap.",
         (
-            Example(
-                title="resumed at depth 1 with maxDepth 1",
-                given={"resumed header": 1, "maxDepth": 1},
-                observed={"error": "DEPTH_EXCEEDED"},
-                holds=True,
-            ),
-            Example(
-                title="resume treats the child as top-level",
-                given={"resumed header": 1, "maxDepth": 1},
-                observed={"childDepth": 1},
-                holds=False,
-            ),
-            _start("the restored header decides", {"header": 1, "maxDepth": 1}, _EXCEEDED, True),
+            *narrative({"resumed header": 1, "maxDepth": 1},
+                       obeys("resumed at depth 1 with maxDepth 1", {"error": "DEPTH_EXCEEDED"}),
+                       breaks("resume treats the child as top-level", {"childDepth": 1})),
+            *_start({"header": 1, "maxDepth": 1}, obeys("the restored header decides", _EXCEEDED)),
         ),
         capability=Capability.DEPTH_LIMIT,
         stateful=False,
@@ -267,9 +239,9 @@ RULES: tuple[Rule, ...] = (
         "Leaving the cap out is how a direct caller asks for unbounded delegation; it must not "
         "also switch off the domain checks.",
         (
-            _start("no cap, deep parent", {"header": 40}, {"childDepth": 41}, True),
-            _start("no cap, still no overflow", {"header": MAX_SAFE_INTEGER}, _INVALID, True),
-            _start("a default cap applied", {"header": 40}, _EXCEEDED, False),
+            *_start({"header": 40}, obeys("no cap, deep parent", {"childDepth": 41})),
+            *_start({"header": MAX_SAFE_INTEGER}, obeys("no cap, still no overflow", _INVALID)),
+            *_start({"header": 40}, breaks("a default cap applied", _EXCEEDED)),
         ),
     ),
 )

@@ -10,9 +10,9 @@ from typing import Any
 
 from ..rule import Example, Rule, Source, family_rules
 from ..vocabulary import Edition, Family
+from ._examples import breaks, judged, narrative, obeys, on_spawn
 
 _SEED_000_DECISION = Source(document="000_f18e7de65ba39cf4.txt", section="Decision")
-_ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
 _REVIEWER = {"persona": "You review.", "toolFilter": {"allow": ["read"]}}
 
 
@@ -34,25 +34,14 @@ RULES: tuple[Rule, ...] = (
         "In this edition presets own the composition of new children, so a deployment decides "
         "roles in one place instead of every caller repeating them.",
         (
-            Example(
-                title="a start with the reviewer preset is accepted",
-                oracle="start",
-                given={
-                    "edition": "preset-composition",
-                    "providers": {"spawn": _ALL},
-                    "globals": ["read", "write"],
-                    "presets": {"reviewer": _REVIEWER},
-                    "request": {"provider": "spawn", "prompt": "go", "preset": "reviewer"},
-                },
-                observed={"ok": True, "childDepth": 1},
-                holds=True,
-            ),
-            Example(
-                title="the child runs with the deployment persona",
-                given={"preset": _REVIEWER},
-                observed={"system starts with": "You are a helpful assistant."},
-                holds=False,
-            ),
+            *judged("start", on_spawn(Edition.PRESET_COMPOSITION, {"preset": "reviewer"},
+                                      global_tools=["read", "write"],
+                                      presets={"reviewer": _REVIEWER}),
+                    obeys("a start with the reviewer preset is accepted",
+                          {"ok": True, "childDepth": 1})),
+            *narrative({"preset": _REVIEWER},
+                       breaks("the child runs with the deployment persona",
+                              {"system starts with": "You are a helpful assistant."})),
         ),
     ),
     _en(
@@ -65,33 +54,12 @@ RULES: tuple[Rule, ...] = (
         "New requests no longer accept these overrides; accepting and ignoring them would "
         "hand the caller a child that is not what it asked for.",
         (
-            Example(
-                title="a persona in the request",
-                oracle="start",
-                given={
-                    "edition": "preset-composition",
-                    "providers": {"spawn": _ALL},
-                    "request": {"provider": "spawn", "prompt": "go", "persona": "You review."},
-                },
-                observed={"code": "REQUEST_CONTROLS_REFUSED"},
-                holds=True,
-            ),
-            Example(
-                title="a toolFilter in the request accepted",
-                oracle="start",
-                given={
-                    "edition": "preset-composition",
-                    "providers": {"spawn": _ALL},
-                    "globals": ["read"],
-                    "request": {
-                        "provider": "spawn",
-                        "prompt": "go",
-                        "toolFilter": {"allow": ["read"]},
-                    },
-                },
-                observed={"ok": True},
-                holds=False,
-            ),
+            *judged("start", on_spawn(Edition.PRESET_COMPOSITION, {"persona": "You review."}),
+                    obeys("a persona in the request", {"code": "REQUEST_CONTROLS_REFUSED"})),
+            *judged("start", on_spawn(Edition.PRESET_COMPOSITION,
+                                      {"toolFilter": {"allow": ["read"]}},
+                                      global_tools=["read"]),
+                    breaks("a toolFilter in the request accepted", {"ok": True})),
         ),
         stateful=True,
     ),
@@ -104,30 +72,14 @@ RULES: tuple[Rule, ...] = (
         "In this edition the request itself carries the role: a plugin can route many roles "
         "through one delegation tool, each start bringing its own persona and allow list.",
         (
-            Example(
-                title="a per-request role",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"spawn": _ALL},
-                    "globals": ["read", "write"],
-                    "request": {
-                        "provider": "spawn",
-                        "prompt": "go",
-                        "persona": "You review.",
-                        "toolFilter": {"allow": ["read"]},
-                        "maxDepth": 1,
-                    },
-                },
-                observed={"ok": True, "childDepth": 1},
-                holds=True,
-            ),
-            Example(
-                title="the reviewer child can still write",
-                given={"request toolFilter": {"allow": ["read"]}},
-                observed={"child tools": ["read", "write"]},
-                holds=False,
-            ),
+            *judged("start", on_spawn(Edition.REQUEST_CONTROLS,
+                                      {"persona": "You review.",
+                                       "toolFilter": {"allow": ["read"]}, "maxDepth": 1},
+                                      global_tools=["read", "write"]),
+                    obeys("a per-request role", {"ok": True, "childDepth": 1})),
+            *narrative({"request toolFilter": {"allow": ["read"]}},
+                       breaks("the reviewer child can still write",
+                              {"child tools": ["read", "write"]})),
         ),
         source=Source(document="003_245c1cf8a71a40fd.txt", section="1. 一个工具，十二个角色"),
     ),

@@ -6,12 +6,12 @@ examples are narrative; FR-03's setup failures are also shown through the ``star
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source, family_rules
-from ..vocabulary import Family
+from ..rule import Rule, Source, family_rules
+from ..vocabulary import Edition, Family
+from ._examples import breaks, judged, narrative, obeys, on_spawn
 
 _SEED = "000_f18e7de65ba39cf4.txt"
 _UNPUBLISHED = Source(document=_SEED, section="Unpublished setup makes the first request correct")
-_ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
 
 
 _fr = family_rules(Family.FR, _UNPUBLISHED)
@@ -27,18 +27,13 @@ RULES: tuple[Rule, ...] = (
         "These controls shape the first request, so they cannot be installed once the child "
         "is running; a first turn with the wrong role or tools cannot be taken back.",
         (
-            Example(
-                title="a reviewer preset's first request",
-                given={"preset": {"persona": "You review.", "toolFilter": {"allow": ["read"]}}},
-                observed={"system starts with": "You review.", "tools": ["read"]},
-                holds=True,
-            ),
-            Example(
-                title="the filter arrives on the second request",
-                given={"preset": {"toolFilter": {"allow": ["read"]}}},
-                observed={"request 1 tools": ["read", "write"], "request 2 tools": ["read"]},
-                holds=False,
-            ),
+            *narrative({"preset": {"persona": "You review.", "toolFilter": {"allow": ["read"]}}},
+                       obeys("a reviewer preset's first request",
+                             {"system starts with": "You review.", "tools": ["read"]})),
+            *narrative({"preset": {"toolFilter": {"allow": ["read"]}}},
+                       breaks("the filter arrives on the second request",
+                              {"request 1 tools": ["read", "write"],
+                               "request 2 tools": ["read"]})),
         ),
     ),
     _fr(
@@ -50,18 +45,11 @@ RULES: tuple[Rule, ...] = (
         "If a child were observable mid-setup, someone could act on it with the deployment "
         "persona or the unfiltered tool set before its own composition was installed.",
         (
-            Example(
-                title="published after setup",
-                given={"events": ["setup-done", "child-published"]},
-                observed={"view at publication": "final"},
-                holds=True,
-            ),
-            Example(
-                title="listed while its filter is being installed",
-                given={"events": ["child-published", "filter-installed"]},
-                observed={"view at publication": "unfiltered"},
-                holds=False,
-            ),
+            *narrative({"events": ["setup-done", "child-published"]},
+                       obeys("published after setup", {"view at publication": "final"})),
+            *narrative({"events": ["child-published", "filter-installed"]},
+                       breaks("listed while its filter is being installed",
+                              {"view at publication": "unfiltered"})),
         ),
     ),
     _fr(
@@ -73,39 +61,14 @@ RULES: tuple[Rule, ...] = (
         "A failed setup rolls back the private child, so no one ever holds a child that runs "
         "with only part of its requested composition.",
         (
-            Example(
-                title="a filter naming an unknown tool",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"spawn": _ALL},
-                    "globals": ["read"],
-                    "request": {
-                        "provider": "spawn",
-                        "prompt": "go",
-                        "toolFilter": {"allow": ["raed"]},
-                    },
-                },
-                observed={"code": "INVALID_TOOL_FILTER"},
-                holds=True,
-            ),
-            Example(
-                title="a bad persona template started anyway",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"spawn": _ALL},
-                    "request": {"provider": "spawn", "prompt": "go", "persona": "Hi {{x}}"},
-                },
-                observed={"ok": True},
-                holds=False,
-            ),
-            Example(
-                title="nothing left behind",
-                given={"setup fails": "INVALID_OUTPUT_SCHEMA"},
-                observed={"sessions": 0, "model requests": 0, "parent": "unchanged"},
-                holds=True,
-            ),
+            *judged("start", on_spawn(Edition.REQUEST_CONTROLS,
+                                      {"toolFilter": {"allow": ["raed"]}}, global_tools=["read"]),
+                    obeys("a filter naming an unknown tool", {"code": "INVALID_TOOL_FILTER"})),
+            *judged("start", on_spawn(Edition.REQUEST_CONTROLS, {"persona": "Hi {{x}}"}),
+                    breaks("a bad persona template started anyway", {"ok": True})),
+            *narrative({"setup fails": "INVALID_OUTPUT_SCHEMA"},
+                       obeys("nothing left behind",
+                             {"sessions": 0, "model requests": 0, "parent": "unchanged"})),
         ),
     ),
     _fr(
@@ -117,18 +80,12 @@ RULES: tuple[Rule, ...] = (
         "Historical overrides must survive a restart without defining new providers; applying "
         "them while the child is unpublished keeps resumed requests as consistent as new ones.",
         (
-            Example(
-                title="resumed reviewer",
-                given={"descriptor": {"persona": "You review.", "toolFilter": {"deny": ["write"]}}},
-                observed={"first resumed request tools exclude": "write"},
-                holds=True,
-            ),
-            Example(
-                title="descriptor names a tool no longer registered",
-                given={"descriptor": {"toolFilter": {"allow": ["gone"]}}},
-                observed={"resumed": True, "filter": "dropped"},
-                holds=False,
-            ),
+            *narrative({"descriptor": {"persona": "You review.",
+                                       "toolFilter": {"deny": ["write"]}}},
+                       obeys("resumed reviewer", {"first resumed request tools exclude": "write"})),
+            *narrative({"descriptor": {"toolFilter": {"allow": ["gone"]}}},
+                       breaks("descriptor names a tool no longer registered",
+                              {"resumed": True, "filter": "dropped"})),
         ),
         source=Source(document=_SEED, section="Decision"),
     ),
@@ -140,18 +97,12 @@ RULES: tuple[Rule, ...] = (
         "A child whose first prompt and later prompts disagree is exactly the inconsistency "
         "unpublished setup exists to prevent.",
         (
-            Example(
-                title="a global registered mid-run under a deny-only filter",
-                given={"filter": {"deny": ["write"]}, "registered later": "lint"},
-                observed={"request 2 tools add": ["lint"], "persona": "unchanged"},
-                holds=True,
-            ),
-            Example(
-                title="persona changes on the third request",
-                given={"persona": "You review."},
-                observed={"request 3 system starts with": "You are a helpful assistant."},
-                holds=False,
-            ),
+            *narrative({"filter": {"deny": ["write"]}, "registered later": "lint"},
+                       obeys("a global registered mid-run under a deny-only filter",
+                             {"request 2 tools add": ["lint"], "persona": "unchanged"})),
+            *narrative({"persona": "You review."},
+                       breaks("persona changes on the third request",
+                              {"request 3 system starts with": "You are a helpful assistant."})),
         ),
     ),
 )

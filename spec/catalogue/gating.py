@@ -5,23 +5,13 @@ CA-01 and CA-05 are judged by the ``start`` oracle; the ordering and honesty rul
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..rule import Example, Rule, Source, family_rules
-from ..vocabulary import MAX_SAFE_INTEGER, Family, Level
+from ..rule import Rule, Source, family_rules
+from ..vocabulary import MAX_SAFE_INTEGER, Edition, Family, Level
+from ._examples import breaks, judged, narrative, obeys, on_acp, on_spawn
 
 _SEED = "000_f18e7de65ba39cf4.txt"
 _GATING = Source(document=_SEED, section="Capability gating keeps providers honest")
-_ALL = ["depthLimit", "persona", "toolFilter", "outputSchema"]
 _UNSUPPORTED = {"code": "UNSUPPORTED_CAPABILITY"}
-#: A start from a parent at 2^53-1 (its child would overflow, DE-08) asking for a control the
-#: provider lacks: DE-08 fixes no code, CA-01 does.
-_FROM_THE_TOP: dict[str, Any] = {
-    "edition": "request-controls",
-    "providers": {"acp": []},
-    "parent": {"header": MAX_SAFE_INTEGER},
-    "request": {"provider": "acp", "prompt": "go", "persona": "You review."},
-}
 
 
 _ca = family_rules(Family.CA, _GATING)
@@ -39,99 +29,30 @@ RULES: tuple[Rule, ...] = (
         "A backend that quietly ignored a filter or a cap would look configured while "
         "enforcing nothing; refusing keeps what a deployment asks for and what it gets equal.",
         (
-            Example(
-                title="maxDepth to a provider without depthLimit",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"acp": []},
-                    "request": {"provider": "acp", "prompt": "go", "maxDepth": 2},
-                },
-                observed=_UNSUPPORTED,
-                holds=True,
-            ),
-            Example(
-                title="the cap dropped silently",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"acp": []},
-                    "request": {"provider": "acp", "prompt": "go", "maxDepth": 2},
-                },
-                observed={"ok": True},
-                holds=False,
-            ),
-            Example(
-                title="maxDepth 0 is still refused as unsupported, never applied",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"acp": []},
-                    "request": {"provider": "acp", "prompt": "go", "maxDepth": 0},
-                },
-                observed=_UNSUPPORTED,
-                holds=True,
-            ),
-            Example(
-                title="the unadvertised cap applied instead",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"acp": []},
-                    "request": {"provider": "acp", "prompt": "go", "maxDepth": 0},
-                },
-                observed={"code": "DEPTH_EXCEEDED"},
-                holds=False,
-            ),
-            Example(
-                title="a preset's spawn policy asks for spawnPolicy",
-                oracle="start",
-                given={
-                    "edition": "preset-composition",
-                    "providers": {"acp": ["persona"]},
-                    "presets": {"lead": {"spawnPolicy": {"allow": ["lead"]}}},
-                    "request": {"provider": "acp", "prompt": "go", "preset": "lead"},
-                },
-                observed=_UNSUPPORTED,
-                holds=True,
-            ),
-            Example(
-                title="a requested model dropped silently",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"acp": []},
-                    "request": {"provider": "acp", "prompt": "go", "model": "small-model"},
-                },
-                observed={"ok": True},
-                holds=False,
-            ),
-            Example(
-                title="a preset's persona asks too",
-                oracle="start",
-                given={
-                    "edition": "preset-composition",
-                    "providers": {"acp": ["depthLimit"]},
-                    "presets": {"reviewer": {"persona": "You review."}},
-                    "request": {"provider": "acp", "prompt": "go", "preset": "reviewer"},
-                },
-                observed=_UNSUPPORTED,
-                holds=True,
-            ),
-            Example(
-                title="asked from a parent whose child would overflow: still unsupported",
-                oracle="start",
-                given=_FROM_THE_TOP,
-                observed=_UNSUPPORTED,
-                holds=True,
-            ),
-            Example(
-                title="the parent's depth reported instead",
-                oracle="start",
-                given=_FROM_THE_TOP,
-                observed={"code": "INVALID_DEPTH"},
-                holds=False,
-            ),
+            *judged("start", on_acp(Edition.REQUEST_CONTROLS, {"maxDepth": 2}),
+                    obeys("maxDepth to a provider without depthLimit", _UNSUPPORTED),
+                    breaks("the cap dropped silently", {"ok": True})),
+            *judged("start", on_acp(Edition.REQUEST_CONTROLS, {"maxDepth": 0}),
+                    obeys("maxDepth 0 is still refused as unsupported, never applied",
+                          _UNSUPPORTED),
+                    breaks("the unadvertised cap applied instead", {"code": "DEPTH_EXCEEDED"})),
+            *judged("start", on_acp(Edition.PRESET_COMPOSITION, {"preset": "lead"},
+                                    advertises=("persona",),
+                                    presets={"lead": {"spawnPolicy": {"allow": ["lead"]}}}),
+                    obeys("a preset's spawn policy asks for spawnPolicy", _UNSUPPORTED)),
+            *judged("start", on_acp(Edition.REQUEST_CONTROLS, {"model": "small-model"}),
+                    breaks("a requested model dropped silently", {"ok": True})),
+            *judged("start", on_acp(Edition.PRESET_COMPOSITION, {"preset": "reviewer"},
+                                    advertises=("depthLimit",),
+                                    presets={"reviewer": {"persona": "You review."}}),
+                    obeys("a preset's persona asks too", _UNSUPPORTED)),
+            # A start from a parent at 2^53-1 (its child would overflow, DE-08) asking for a
+            # control the provider lacks: DE-08 fixes no code, CA-01 does.
+            *judged("start", on_acp(Edition.REQUEST_CONTROLS, {"persona": "You review."},
+                                    parent={"header": MAX_SAFE_INTEGER}),
+                    obeys("asked from a parent whose child would overflow: still unsupported",
+                          _UNSUPPORTED),
+                    breaks("the parent's depth reported instead", {"code": "INVALID_DEPTH"})),
         ),
         stateful=True,
     ),
@@ -142,20 +63,11 @@ RULES: tuple[Rule, ...] = (
         "no run, no lifecycle event, no child and no model request.",
         "The runtime checks a requested control before handing the start to the provider, so "
         "an unsupported request leaves no trace for observers or cleanup.",
-        (
-            Example(
-                title="refused up front",
-                given={"provider": "acp", "asks": "toolFilter"},
-                observed={"error": "UNSUPPORTED_CAPABILITY", "provider calls": 0, "events": []},
-                holds=True,
-            ),
-            Example(
-                title="the provider started, then the run was cancelled",
-                given={"provider": "acp", "asks": "toolFilter"},
-                observed={"error": "UNSUPPORTED_CAPABILITY", "events": ["run-started"]},
-                holds=False,
-            ),
-        ),
+        narrative({"provider": "acp", "asks": "toolFilter"},
+                  obeys("refused up front", {"error": "UNSUPPORTED_CAPABILITY",
+                                             "provider calls": 0, "events": []}),
+                  breaks("the provider started, then the run was cancelled",
+                         {"error": "UNSUPPORTED_CAPABILITY", "events": ["run-started"]})),
     ),
     _ca(
         3,
@@ -164,20 +76,9 @@ RULES: tuple[Rule, ...] = (
         "to a provider without depthLimit reports UNSUPPORTED_CAPABILITY.",
         "Telling a caller to fix a value the provider could never honour wastes a round trip; "
         "the missing capability is the real problem.",
-        (
-            Example(
-                title="unsupported and invalid at once",
-                given={"providers": {"acp": []}, "request": {"maxDepth": -1}},
-                observed={"code": "UNSUPPORTED_CAPABILITY"},
-                holds=True,
-            ),
-            Example(
-                title="the value error reported first",
-                given={"providers": {"acp": []}, "request": {"maxDepth": -1}},
-                observed={"code": "INVALID_DEPTH"},
-                holds=False,
-            ),
-        ),
+        narrative({"providers": {"acp": []}, "request": {"maxDepth": -1}},
+                  obeys("unsupported and invalid at once", {"code": "UNSUPPORTED_CAPABILITY"}),
+                  breaks("the value error reported first", {"code": "INVALID_DEPTH"})),
         level=Level.SHOULD,
         source=Source(document="RULES.md", section="Decision"),
     ),
@@ -188,20 +89,9 @@ RULES: tuple[Rule, ...] = (
         "failing rule fails the whole capability as false advertising, never a partial pass.",
         "Provider authors must advertise each control accurately; a capability that works "
         "only in part cannot be relied on by a deployment.",
-        (
-            Example(
-                title="toolFilter advertised, TF-09 fails",
-                given={"advertised": ["toolFilter"], "failing rules": ["TF-09"]},
-                observed={"toolFilter": "FAILED"},
-                holds=True,
-            ),
-            Example(
-                title="certified with a failing rule",
-                given={"advertised": ["toolFilter"], "failing rules": ["TF-09"]},
-                observed={"toolFilter": "CERTIFIED"},
-                holds=False,
-            ),
-        ),
+        narrative({"advertised": ["toolFilter"], "failing rules": ["TF-09"]},
+                  obeys("toolFilter advertised, TF-09 fails", {"toolFilter": "FAILED"}),
+                  breaks("certified with a failing rule", {"toolFilter": "CERTIFIED"})),
         source=Source(document=_SEED, section="Consequences"),
     ),
     _ca(
@@ -211,30 +101,9 @@ RULES: tuple[Rule, ...] = (
         "and nothing is created.",
         "A misspelled provider must be an explicit error, never a fallback to some other "
         "backend with different capabilities.",
-        (
-            Example(
-                title="a misspelled provider",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"spawn": _ALL},
-                    "request": {"provider": "spwan", "prompt": "go"},
-                },
-                observed={"code": "NO_PROVIDER"},
-                holds=True,
-            ),
-            Example(
-                title="a fallback to another provider",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"spawn": _ALL},
-                    "request": {"provider": "spwan", "prompt": "go"},
-                },
-                observed={"ok": True},
-                holds=False,
-            ),
-        ),
+        judged("start", on_spawn(Edition.REQUEST_CONTROLS, {"provider": "spwan"}),
+               obeys("a misspelled provider", {"code": "NO_PROVIDER"}),
+               breaks("a fallback to another provider", {"ok": True})),
         stateful=True,
         source=Source(document="RULES.md", section="Decision"),
     ),

@@ -6,21 +6,20 @@ child's requests over its life (later turns, cold resume), so its examples are n
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source, family_rules
+from typing import Any
+
+from ..rule import Rule, Source, family_rules
 from ..vocabulary import Capability, Family
+from ._examples import ALL_CONTROLS, breaks, judged, narrative, obeys, start_given
 
 _PRACTICE = Source(document="runtimes", section="Known practice")
-_ALL = ["depthLimit", "persona", "toolFilter", "outputSchema", "spawnPolicy", "modelSelection"]
 
 
-def _start(request: dict[str, object], preset_model: str | None = None) -> dict[str, object]:
+def _start(request: dict[str, Any], preset_model: str | None = None) -> dict[str, Any]:
+    """A start from a parent on big-model, with the preset reviewer on ``preset_model``."""
     preset: dict[str, object] = {} if preset_model is None else {"model": preset_model}
-    return {
-        "providers": {"spawn": _ALL},
-        "presets": {"reviewer": preset},
-        "parent": {"model": "big-model"},
-        "request": {"provider": "spawn", "prompt": "go", **request},
-    }
+    return start_given(None, {"spawn": ALL_CONTROLS}, request,
+                       presets={"reviewer": preset}, parent={"model": "big-model"})
 
 
 _mo = family_rules(Family.MO, _PRACTICE, capability=Capability.MODEL_SELECTION)
@@ -38,42 +37,19 @@ RULES: tuple[Rule, ...] = (
         "run on it. Decision: a model is a non-empty name compared exactly; absent or null "
         "means the parent's model, which runtimes spell inherit.",
         (
-            Example(
-                title="the preset's model",
-                oracle="start",
-                given=_start({"preset": "reviewer"}, "small-model"),
-                observed={"ok": True, "model": "small-model"},
-                holds=True,
-            ),
-            Example(
-                title="the parent's model sent instead of the preset's",
-                oracle="start",
-                given=_start({"preset": "reviewer"}, "small-model"),
-                observed={"ok": True, "model": "big-model"},
-                holds=False,
-            ),
-            Example(
-                title="the request's model wins over the preset's",
-                oracle="start",
-                given=_start({"preset": "reviewer", "model": "tiny-model"}, "small-model"),
-                observed={"ok": True, "model": "tiny-model"},
-                holds=True,
-            ),
-            Example(
-                title="no model composed: the parent's",
-                oracle="start",
-                given=_start({"preset": "reviewer"}),
-                observed={"ok": True, "model": "big-model"},
-                holds=True,
-            ),
-            Example(
-                title="a model that is no name",
-                oracle="start",
-                given=_start({"model": ""}),
-                observed={"ok": True, "model": "big-model"},
-                holds=False,
-                note="An empty model name is refused (INVALID_REQUEST), never read as absent.",
-            ),
+            *judged("start", _start({"preset": "reviewer"}, "small-model"),
+                    obeys("the preset's model", {"ok": True, "model": "small-model"}),
+                    breaks("the parent's model sent instead of the preset's",
+                           {"ok": True, "model": "big-model"})),
+            *judged("start", _start({"preset": "reviewer", "model": "tiny-model"}, "small-model"),
+                    obeys("the request's model wins over the preset's",
+                          {"ok": True, "model": "tiny-model"})),
+            *judged("start", _start({"preset": "reviewer"}),
+                    obeys("no model composed: the parent's", {"ok": True, "model": "big-model"})),
+            *judged("start", _start({"model": ""}),
+                    breaks("a model that is no name", {"ok": True, "model": "big-model"},
+                           "An empty model name is refused (INVALID_REQUEST), never read as "
+                           "absent.")),
         ),
         stateful=True,
     ),
@@ -85,19 +61,13 @@ RULES: tuple[Rule, ...] = (
         "A model that drifts mid-task, or is lost when a session is resumed, changes the "
         "child's abilities and cost without anyone asking for it.",
         (
-            Example(
-                title="the second request after a tool call",
-                given={"first request": {"model": "small-model"}},
-                observed={"second request": {"model": "small-model"}},
-                holds=True,
-            ),
-            Example(
-                title="a resumed child that falls back to the parent's model",
-                given={"descriptor": {"provider": "spawn", "model": "small-model"},
-                       "parent model": "big-model"},
-                observed={"resumed request": {"model": "big-model"}},
-                holds=False,
-            ),
+            *narrative({"first request": {"model": "small-model"}},
+                       obeys("the second request after a tool call",
+                             {"second request": {"model": "small-model"}})),
+            *narrative({"descriptor": {"provider": "spawn", "model": "small-model"},
+                        "parent model": "big-model"},
+                       breaks("a resumed child that falls back to the parent's model",
+                              {"resumed request": {"model": "big-model"}})),
         ),
         stateful=False,
     ),

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..rule import Example, Rule, Source, family_rules
-from ..vocabulary import PERSONA_SECTION, Capability, Family
+from ..vocabulary import PERSONA_SECTION, Capability, Edition, Family
+from ._examples import breaks, judged, narrative, obeys, on_acp
 
 _SHADOW = Source(document="000_f18e7de65ba39cf4.txt", section="Persona is a scoped shadow")
 _HELPFUL = "You are a helpful assistant."
@@ -18,11 +19,10 @@ _GUIDE = ["tools:guide", "Read files before editing them."]
 _REVIEWER = [PERSONA_SECTION, "You are a strict code reviewer."]
 
 
-def _composed(title: str, given: dict[str, Any], observed: Any, holds: bool) -> Example:
-    """An example of the ``persona`` oracle over the deployment persona ``_HELPFUL`` (its
-    ``given`` adds the child's, a preset's, the variables)."""
-    return Example(title=title, oracle="persona", given={"deployment": _HELPFUL, **given},
-                   observed=observed, holds=holds)
+def _composed(given: dict[str, Any], *seen: Example) -> tuple[Example, ...]:
+    """Examples of the ``persona`` oracle over the deployment persona ``_HELPFUL`` (``given``
+    adds the child's, a preset's, the variables)."""
+    return judged("persona", {"deployment": _HELPFUL, **given}, *seen)
 
 
 _pe = family_rules(Family.PE, _SHADOW, capability=Capability.PERSONA, stateful=True)
@@ -39,27 +39,13 @@ RULES: tuple[Rule, ...] = (
         "Reusing normal section resolution changes one child's role without touching "
         "deployment-wide prompt assembly or inventing a second mechanism.",
         (
-            Example(
-                title="the child persona takes the deployment persona's place",
-                oracle="sections",
-                given={"inherited": [_DEPLOYMENT, _GUIDE], "scoped": [_REVIEWER]},
-                observed=[_REVIEWER, _GUIDE],
-                holds=True,
-            ),
-            Example(
-                title="the child persona appended after the deployment's",
-                oracle="sections",
-                given={"inherited": [_DEPLOYMENT, _GUIDE], "scoped": [_REVIEWER]},
-                observed=[_DEPLOYMENT, _GUIDE, _REVIEWER],
-                holds=False,
-            ),
-            Example(
-                title="the parent's prompt is unchanged",
-                oracle="sections",
-                given={"inherited": [_DEPLOYMENT, _GUIDE], "scoped": []},
-                observed=[_DEPLOYMENT, _GUIDE],
-                holds=True,
-            ),
+            *judged("sections", {"inherited": [_DEPLOYMENT, _GUIDE], "scoped": [_REVIEWER]},
+                    obeys("the child persona takes the deployment persona's place",
+                          [_REVIEWER, _GUIDE]),
+                    breaks("the child persona appended after the deployment's",
+                           [_DEPLOYMENT, _GUIDE, _REVIEWER])),
+            *judged("sections", {"inherited": [_DEPLOYMENT, _GUIDE], "scoped": []},
+                    obeys("the parent's prompt is unchanged", [_DEPLOYMENT, _GUIDE])),
         ),
     ),
     _pe(
@@ -70,15 +56,11 @@ RULES: tuple[Rule, ...] = (
         "Leaving the persona out must mean keeping what the deployment (or the chosen preset) "
         "already composes, not dropping the role instructions.",
         (
-            _composed("no preset: the deployment persona",
-                      {},
-                      {"text": "You are a helpful assistant."}, True),
-            _composed("the preset's persona wins over the deployment's",
-                      {"preset": "You review."},
-                      {"text": "You review."}, True),
-            _composed("preset persona ignored",
-                      {"preset": "You review."},
-                      {"text": "You are a helpful assistant."}, False),
+            *_composed({}, obeys("no preset: the deployment persona", {"text": _HELPFUL})),
+            *_composed({"preset": "You review."},
+                       obeys("the preset's persona wins over the deployment's",
+                             {"text": "You review."}),
+                       breaks("preset persona ignored", {"text": _HELPFUL})),
         ),
     ),
     _pe(
@@ -90,23 +72,12 @@ RULES: tuple[Rule, ...] = (
         "An empty string is a deliberate choice (a child with no role preamble), different from "
         "leaving the persona out; treating it as absent would silently restore the default.",
         (
-            _composed("empty persona: empty text",
-                      {"child": ""},
-                      {"text": ""}, True),
-            _composed("empty persona treated as omitted",
-                      {"child": ""},
-                      {"text": "You are a helpful assistant."}, False),
-            Example(
-                title="an empty persona still needs the persona capability",
-                oracle="start",
-                given={
-                    "edition": "request-controls",
-                    "providers": {"acp": []},
-                    "request": {"provider": "acp", "prompt": "hi", "persona": ""},
-                },
-                observed={"code": "UNSUPPORTED_CAPABILITY"},
-                holds=True,
-            ),
+            *_composed({"child": ""},
+                       obeys("empty persona: empty text", {"text": ""}),
+                       breaks("empty persona treated as omitted", {"text": _HELPFUL})),
+            *judged("start", on_acp(Edition.REQUEST_CONTROLS, {"prompt": "hi", "persona": ""}),
+                    obeys("an empty persona still needs the persona capability",
+                          {"code": "UNSUPPORTED_CAPABILITY"})),
         ),
     ),
     _pe(
@@ -118,18 +89,12 @@ RULES: tuple[Rule, ...] = (
         "With a single registration mechanism, the first prompt, later prompts and inspection "
         "tools all see the same named contribution, so what is inspected is what was sent.",
         (
-            Example(
-                title="inspection and wire agree",
-                given={"inspected": [PERSONA_SECTION, "You review."]},
-                observed={"gateway system prompt starts with": "You review."},
-                holds=True,
-            ),
-            Example(
-                title="persona sent through a side channel",
-                given={"inspected": [PERSONA_SECTION, "You are a helpful assistant."]},
-                observed={"gateway system prompt starts with": "You review."},
-                holds=False,
-            ),
+            *narrative({"inspected": [PERSONA_SECTION, "You review."]},
+                       obeys("inspection and wire agree",
+                             {"gateway system prompt starts with": "You review."})),
+            *narrative({"inspected": _DEPLOYMENT},
+                       breaks("persona sent through a side channel",
+                              {"gateway system prompt starts with": "You review."})),
         ),
         stateful=False,
     ),
@@ -145,27 +110,24 @@ RULES: tuple[Rule, ...] = (
         "closes nothing are the implementation's grammar, literal prose or an error naming "
         "them, never partly substituted.",
         (
-            _composed("a known variable is substituted",
-                      {"child": "You review for {{team}}.", "variables": {"team": "infra"}},
-                      {"text": "You review for infra."}, True),
-            _composed("an unknown variable is an error",
-                      {"child": "Hi {{nmae}}."},
-                      {"code": "INVALID_TEMPLATE"}, True),
-            _composed("a {{ that nothing closes is literal prose, sent as written",
-                      {"child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
-                      {"text": "Review infra, then {{ more"}, True),
-            _composed("... or refused, naming it: the implementation's grammar",
-                      {"child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
-                      {"code": "INVALID_TEMPLATE"}, True),
-            _composed("a }} that closes nothing is never partly substituted",
-                      {"child": "Review }} {{team}}.", "variables": {"team": "infra"}},
-                      {"text": "Review }} {{team}}."}, False),
-            _composed("a {{ with a later }} that forms no name is malformed",
-                      {"child": "Hi {{1x}}."},
-                      {"text": "Hi {{1x}}."}, False),
-            _composed("the raw placeholder reaches the model",
-                      {"child": "Hi {{nmae}}."},
-                      {"text": "Hi {{nmae}}."}, False),
+            *_composed({"child": "You review for {{team}}.", "variables": {"team": "infra"}},
+                       obeys("a known variable is substituted",
+                             {"text": "You review for infra."})),
+            *_composed({"child": "Hi {{nmae}}."},
+                       obeys("an unknown variable is an error", {"code": "INVALID_TEMPLATE"})),
+            *_composed({"child": "Review {{team}}, then {{ more", "variables": {"team": "infra"}},
+                       obeys("a {{ that nothing closes is literal prose, sent as written",
+                             {"text": "Review infra, then {{ more"}),
+                       obeys("... or refused, naming it: the implementation's grammar",
+                             {"code": "INVALID_TEMPLATE"})),
+            *_composed({"child": "Review }} {{team}}.", "variables": {"team": "infra"}},
+                       breaks("a }} that closes nothing is never partly substituted",
+                              {"text": "Review }} {{team}}."})),
+            *_composed({"child": "Hi {{1x}}."},
+                       breaks("a {{ with a later }} that forms no name is malformed",
+                              {"text": "Hi {{1x}}."})),
+            *_composed({"child": "Hi {{nmae}}."},
+                       breaks("the raw placeholder reaches the model", {"text": "Hi {{nmae}}."})),
         ),
     ),
 )

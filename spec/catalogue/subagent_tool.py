@@ -6,8 +6,9 @@ cap), so their examples are narrative.
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source, family_rules
+from ..rule import Rule, Source, family_rules
 from ..vocabulary import Component, Family
+from ._examples import breaks, narrative, obeys
 
 _README = "002_9cf54e4b1767c2c9.txt"
 _CONFIG = Source(document=_README, section="Provider selection is config, not model-facing")
@@ -19,12 +20,7 @@ _LIFECYCLE = Source(document=_README, section="Lifecycle (synchronous collect)")
 _TREE_CAP = Source(document="000_f18e7de65ba39cf4.txt", section="Depth is an absolute tree cap")
 
 
-_rule = family_rules(Family.ST, _CONFIG, component=Component.SUBAGENT_TOOL)
-
-
-def _st(number: int, slug: str, statement: str, rationale: str, source: Source,
-        examples: tuple[Example, ...]) -> Rule:
-    return _rule(number, slug, statement, rationale, examples, source=source)
+_st = family_rules(Family.ST, _CONFIG, component=Component.SUBAGENT_TOOL)
 
 
 RULES: tuple[Rule, ...] = (
@@ -35,19 +31,10 @@ RULES: tuple[Rule, ...] = (
         "selects a provider.",
         "Which backend runs the child is deployment configuration; a model-facing selector "
         "would let the model pick transports the deployment never meant it to choose.",
-        _CONFIG,
-        (
-            Example(
-                title="the two parameters",
-                observed={"parameters": ["description", "prompt"]},
-                holds=True,
-            ),
-            Example(
-                title="a provider parameter in the schema",
-                observed={"parameters": ["description", "prompt", "provider"]},
-                holds=False,
-            ),
-        ),
+        narrative({},
+                  obeys("the two parameters", {"parameters": ["description", "prompt"]}),
+                  breaks("a provider parameter in the schema",
+                         {"parameters": ["description", "prompt", "provider"]})),
     ),
     _st(
         2,
@@ -57,21 +44,14 @@ RULES: tuple[Rule, ...] = (
         "removed, and returns with freshly derived wording when the provider is added again.",
         "Its description is fixed at registration and derived from the provider, so it must "
         "follow the provider's lifecycle; plugins may start in any order.",
-        _WORDING,
         (
-            Example(
-                title="tool loaded before its provider",
-                given={"order": ["tool plugin", "provider"]},
-                observed={"tool visible after provider added": True},
-                holds=True,
-            ),
-            Example(
-                title="provider removed, tool kept",
-                given={"provider": "removed"},
-                observed={"tool visible": True},
-                holds=False,
-            ),
+            *narrative({"order": ["tool plugin", "provider"]},
+                       obeys("tool loaded before its provider",
+                             {"tool visible after provider added": True})),
+            *narrative({"provider": "removed"},
+                       breaks("provider removed, tool kept", {"tool visible": True})),
         ),
+        source=_WORDING,
     ),
     _st(
         3,
@@ -81,21 +61,14 @@ RULES: tuple[Rule, ...] = (
         "starts fresh, and wording asking to state only what is new when it is a fork.",
         "A fresh child sees nothing of the conversation, a fork sees all of it; the model "
         "writes a good prompt only if it knows which one it is talking to.",
-        _WORDING,
         (
-            Example(
-                title="fork wording",
-                given={"inheritsParentContext": True},
-                observed={"prompt parameter says": "state only what is new"},
-                holds=True,
-            ),
-            Example(
-                title="fork wording on a fresh child",
-                given={"inheritsParentContext": False},
-                observed={"prompt parameter says": "state only what is new"},
-                holds=False,
-            ),
+            *narrative({"inheritsParentContext": True},
+                       obeys("fork wording", {"prompt parameter says": "state only what is new"})),
+            *narrative({"inheritsParentContext": False},
+                       breaks("fork wording on a fresh child",
+                              {"prompt parameter says": "state only what is new"})),
         ),
+        source=_WORDING,
     ),
     _st(
         4,
@@ -104,20 +77,13 @@ RULES: tuple[Rule, ...] = (
         "distinct names live side by side.",
         "Exposing several providers means loading the tool once per provider; a duplicate "
         "name would silently replace one of them.",
-        _CONFIG,
         (
-            Example(
-                title="subagent and subagent_acp",
-                given={"loads": ["subagent", "subagent_acp"]},
-                observed={"tools": ["subagent", "subagent_acp"]},
-                holds=True,
-            ),
-            Example(
-                title="a second subagent load replaces the first",
-                given={"loads": ["subagent", "subagent"]},
-                observed={"tools": ["subagent"], "error": None},
-                holds=False,
-            ),
+            *narrative({"loads": ["subagent", "subagent_acp"]},
+                       obeys("subagent and subagent_acp",
+                             {"tools": ["subagent", "subagent_acp"]})),
+            *narrative({"loads": ["subagent", "subagent"]},
+                       breaks("a second subagent load replaces the first",
+                              {"tools": ["subagent"], "error": None})),
         ),
     ),
     _st(
@@ -131,27 +97,16 @@ RULES: tuple[Rule, ...] = (
         "out-of-process provider may own its recursion budget, which provider-managed states. "
         "The tool's configuration is one of the public entry points where DE-05 refuses every "
         "value outside the domain, numeric or not.",
-        _TREE_CAP,
         (
-            Example(
-                title="maxDepth -1 at load",
-                given={"config": {"maxDepth": -1}},
-                observed={"load": "INVALID_DEPTH"},
-                holds=True,
-            ),
-            Example(
-                title="a numeric cap on a provider without depthLimit mounted anyway",
-                given={"config": {"maxDepth": 2}, "provider capabilities": []},
-                observed={"mount": "ok"},
-                holds=False,
-            ),
-            Example(
-                title="provider-managed",
-                given={"config": {"maxDepth": "provider-managed"}, "provider capabilities": []},
-                observed={"start request has maxDepth": False},
-                holds=True,
-            ),
+            *narrative({"config": {"maxDepth": -1}},
+                       obeys("maxDepth -1 at load", {"load": "INVALID_DEPTH"})),
+            *narrative({"config": {"maxDepth": 2}, "provider capabilities": []},
+                       breaks("a numeric cap on a provider without depthLimit mounted anyway",
+                              {"mount": "ok"})),
+            *narrative({"config": {"maxDepth": "provider-managed"}, "provider capabilities": []},
+                       obeys("provider-managed", {"start request has maxDepth": False})),
         ),
+        source=_TREE_CAP,
     ),
     _st(
         6,
@@ -160,21 +115,11 @@ RULES: tuple[Rule, ...] = (
         "and a change to that setting applies from the next call on.",
         "The base profile takes its cap from the host so that operators can tighten or loosen "
         "delegation without reloading plugins.",
-        _TREE_CAP,
-        (
-            Example(
-                title="host setting raised to 2 between calls",
-                given={"host depth": [1, 2], "caller depth": 1},
-                observed={"second call": "child started"},
-                holds=True,
-            ),
-            Example(
-                title="the load-time value kept",
-                given={"host depth": [1, 2], "caller depth": 1},
-                observed={"second call": "DEPTH_EXCEEDED"},
-                holds=False,
-            ),
-        ),
+        narrative({"host depth": [1, 2], "caller depth": 1},
+                  obeys("host setting raised to 2 between calls",
+                        {"second call": "child started"}),
+                  breaks("the load-time value kept", {"second call": "DEPTH_EXCEEDED"})),
+        source=_TREE_CAP,
     ),
     _st(
         7,
@@ -183,21 +128,11 @@ RULES: tuple[Rule, ...] = (
         "child is published.",
         "Whether a start is allowed depends on runtime state, so the cap is enforced on every "
         "start rather than by hiding the tool with a creation-time filter.",
-        _TREE_CAP,
-        (
-            Example(
-                title="a call at the cap",
-                given={"maxDepth": 1, "caller depth": 1},
-                observed={"tool visible": True, "result": "isError", "children": 0},
-                holds=True,
-            ),
-            Example(
-                title="the tool hidden at the cap",
-                given={"maxDepth": 1, "caller depth": 1},
-                observed={"tool visible": False},
-                holds=False,
-            ),
-        ),
+        narrative({"maxDepth": 1, "caller depth": 1},
+                  obeys("a call at the cap",
+                        {"tool visible": True, "result": "isError", "children": 0}),
+                  breaks("the tool hidden at the cap", {"tool visible": False})),
+        source=_TREE_CAP,
     ),
     _st(
         8,
@@ -208,21 +143,14 @@ RULES: tuple[Rule, ...] = (
         "no notice, and the guard still holds.",
         "The notice saves the model a call that can only fail, without changing its system "
         "prompt or tool schemas; the guard, not the notice, is what enforces the cap.",
-        _TREE_CAP,
         (
-            Example(
-                title="two requests at the cap",
-                given={"includeRuntimeContext": True, "at cap": True},
-                observed={"notices": 1},
-                holds=True,
-            ),
-            Example(
-                title="runtime context off also drops the guard",
-                given={"includeRuntimeContext": False, "at cap": True},
-                observed={"call result": "child started"},
-                holds=False,
-            ),
+            *narrative({"includeRuntimeContext": True, "at cap": True},
+                       obeys("two requests at the cap", {"notices": 1})),
+            *narrative({"includeRuntimeContext": False, "at cap": True},
+                       breaks("runtime context off also drops the guard",
+                              {"call result": "child started"})),
         ),
+        source=_TREE_CAP,
     ),
     _st(
         9,
@@ -236,20 +164,13 @@ RULES: tuple[Rule, ...] = (
         "success would mislead the parent model. The model reads the error flag; a runtime "
         "words the reason in its own language (a code, a word, a sentence), so no wording is "
         "fixed.",
-        _LIFECYCLE,
         (
-            Example(
-                title="the child stops with max-tokens",
-                given={"stop reason": "max-tokens"},
-                observed={"isError": True, "disposed": True},
-                holds=True,
-            ),
-            Example(
-                title="partial output returned as success",
-                given={"stop reason": "refusal"},
-                observed={"isError": False},
-                holds=False,
-            ),
+            *narrative({"stop reason": "max-tokens"},
+                       obeys("the child stops with max-tokens",
+                             {"isError": True, "disposed": True})),
+            *narrative({"stop reason": "refusal"},
+                       breaks("partial output returned as success", {"isError": False})),
         ),
+        source=_LIFECYCLE,
     ),
 )

@@ -8,13 +8,28 @@ across scopes (TF-09..TF-16), are :mod:`.tool_filter_live`'s.
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source, family_rules
+from typing import Any
+
+from ..rule import Rule, Source, family_rules
 from ..vocabulary import Capability, Family
+from ._examples import breaks, judged, obeys, stated
 
 _SEED = "000_f18e7de65ba39cf4.txt"
 _FILTERING = Source(document=_SEED, section="Tool filtering is one live global-view rule")
 _ABC = ["a", "b", "c"]
 _BAD = {"code": "INVALID_TOOL_FILTER"}
+
+
+def _scope(*restrictions: dict[str, Any], tools: list[str] = _ABC, local: list[str] | None = None,
+           mode: str | None = None) -> dict[str, Any]:
+    """The ``given`` of a ``view`` or ``wire`` example: the global ``tools``, the scope's
+    ``restrictions`` (in the order installed), its ``local`` tools and its presentation mode."""
+    return stated(globals=tools, restrictions=list(restrictions) or None, locals=local, mode=mode)
+
+
+def _installing(restriction: dict[str, Any], tools: list[str] = _ABC) -> dict[str, Any]:
+    """The ``given`` of a ``restriction`` example: ``restriction`` installed over ``tools``."""
+    return {"globals": tools, "restriction": restriction}
 
 
 _tf = family_rules(Family.TF, _FILTERING, capability=Capability.TOOL_FILTER,
@@ -31,27 +46,10 @@ RULES: tuple[Rule, ...] = (
         "The two lists answer different questions; fixing their combination as allow first, "
         "then deny, makes a filter with both lists mean the same thing everywhere.",
         (
-            Example(
-                title="both lists: allow minus deny",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"], "deny": ["b"]}]},
-                observed=["a"],
-                holds=True,
-            ),
-            Example(
-                title="deny ignored when the name is allowed",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"], "deny": ["b"]}]},
-                observed=["a", "b"],
-                holds=False,
-            ),
-            Example(
-                title="deny only",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"deny": ["c"]}]},
-                observed=["a", "b"],
-                holds=True,
-            ),
+            *judged("view", _scope({"allow": ["a", "b"], "deny": ["b"]}),
+                    obeys("both lists: allow minus deny", ["a"]),
+                    breaks("deny ignored when the name is allowed", ["a", "b"])),
+            *judged("view", _scope({"deny": ["c"]}), obeys("deny only", ["a", "b"])),
         ),
     ),
     _tf(
@@ -62,27 +60,12 @@ RULES: tuple[Rule, ...] = (
         "Several parties may narrow one scope; intersecting means no restriction can widen what "
         "another one hid, whatever order they arrive in.",
         (
-            Example(
-                title="allow then deny",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"]}, {"deny": ["b"]}]},
-                observed=["a"],
-                holds=True,
-            ),
-            Example(
-                title="deny then allow: same view",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"deny": ["b"]}, {"allow": ["a", "b"]}]},
-                observed=["a"],
-                holds=True,
-            ),
-            Example(
-                title="the last restriction alone decides",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a", "b"]}, {"deny": ["b"]}]},
-                observed=["a", "c"],
-                holds=False,
-            ),
+            *judged("view", _scope({"allow": ["a", "b"]}, {"deny": ["b"]}),
+                    obeys("allow then deny", ["a"])),
+            *judged("view", _scope({"deny": ["b"]}, {"allow": ["a", "b"]}),
+                    obeys("deny then allow: same view", ["a"])),
+            *judged("view", _scope({"allow": ["a", "b"]}, {"deny": ["b"]}),
+                    breaks("the last restriction alone decides", ["a", "c"])),
         ),
     ),
     _tf(
@@ -94,32 +77,12 @@ RULES: tuple[Rule, ...] = (
         "Hiding every global tool is a legitimate wish (a child that may only use what its "
         "scope brings), so an empty allow list must mean exactly that rather than an error.",
         (
-            Example(
-                title="allow: [] keeps locals and run_code",
-                oracle="view",
-                given={
-                    "globals": _ABC,
-                    "restrictions": [{"allow": []}],
-                    "locals": ["notes"],
-                    "mode": "both",
-                },
-                observed=["notes:local", "run_code:reserved"],
-                holds=True,
-            ),
-            Example(
-                title="allow: [] wrongly hiding the scope's own tool",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": []}], "locals": ["notes"]},
-                observed=[],
-                holds=False,
-            ),
-            Example(
-                title="deny: [] hides nothing",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"deny": []}]},
-                observed=["a", "b", "c"],
-                holds=True,
-            ),
+            *judged("view", _scope({"allow": []}, local=["notes"], mode="both"),
+                    obeys("allow: [] keeps locals and run_code",
+                          ["notes:local", "run_code:reserved"])),
+            *judged("view", _scope({"allow": []}, local=["notes"]),
+                    breaks("allow: [] wrongly hiding the scope's own tool", [])),
+            *judged("view", _scope({"deny": []}), obeys("deny: [] hides nothing", ["a", "b", "c"])),
         ),
     ),
     _tf(
@@ -129,22 +92,9 @@ RULES: tuple[Rule, ...] = (
         "applied, so no restriction can hide them.",
         "A restriction speaks about deployment-global tools; what the scope registers for "
         "itself (such as structured output) is part of its own composition.",
-        (
-            Example(
-                title="a local survives an allow list that does not name it",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a"]}], "locals": ["x"]},
-                observed=["a", "x:local"],
-                holds=True,
-            ),
-            Example(
-                title="the local filtered away",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a"]}], "locals": ["x"]},
-                observed=["a"],
-                holds=False,
-            ),
-        ),
+        judged("view", _scope({"allow": ["a"]}, local=["x"]),
+               obeys("a local survives an allow list that does not name it", ["a", "x:local"]),
+               breaks("the local filtered away", ["a"])),
     ),
     _tf(
         5,
@@ -156,27 +106,11 @@ RULES: tuple[Rule, ...] = (
         "Child-scoped tools may shadow an admitted global; a duplicate entry would leave the "
         "model and the runtime disagreeing about which body runs.",
         (
-            Example(
-                title="one entry, the local one",
-                oracle="view",
-                given={"globals": _ABC, "locals": ["b"]},
-                observed=["a", "b:local", "c"],
-                holds=True,
-            ),
-            Example(
-                title="global and local both listed",
-                oracle="view",
-                given={"globals": _ABC, "locals": ["b"]},
-                observed=["a", "b", "b:local", "c"],
-                holds=False,
-            ),
-            Example(
-                title="a local where the global was denied",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"deny": ["b"]}], "locals": ["b"]},
-                observed=["a", "b:local", "c"],
-                holds=True,
-            ),
+            *judged("view", _scope(local=["b"]),
+                    obeys("one entry, the local one", ["a", "b:local", "c"]),
+                    breaks("global and local both listed", ["a", "b", "b:local", "c"])),
+            *judged("view", _scope({"deny": ["b"]}, local=["b"]),
+                    obeys("a local where the global was denied", ["a", "b:local", "c"])),
         ),
     ),
     _tf(
@@ -188,27 +122,15 @@ RULES: tuple[Rule, ...] = (
         "run_code is how the model reaches the other tools in code-calling mode; it is a "
         "protocol contribution of the scope, not a deployment tool a filter could choose.",
         (
-            Example(
-                title="allow: [a] in ptc mode still offers run_code",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": ["a"]}], "mode": "ptc"},
-                observed=["a", "run_code:reserved"],
-                holds=True,
-            ),
-            Example(
-                title="run_code offered in native mode",
-                oracle="view",
-                given={"globals": _ABC, "mode": "native"},
-                observed=["a", "b", "c", "run_code:reserved"],
-                holds=False,
-            ),
-            Example(
-                title="a filter naming run_code is refused",
-                oracle="restriction",
-                given={"globals": _ABC, "restriction": {"deny": ["run_code"]}},
-                observed={"code": "INVALID_TOOL_FILTER", "offending": ["run_code"]},
-                holds=True,
-            ),
+            *judged("view", _scope({"allow": ["a"]}, mode="ptc"),
+                    obeys("allow: [a] in ptc mode still offers run_code",
+                          ["a", "run_code:reserved"])),
+            *judged("view", _scope(mode="native"),
+                    breaks("run_code offered in native mode",
+                           ["a", "b", "c", "run_code:reserved"])),
+            *judged("restriction", _installing({"deny": ["run_code"]}),
+                    obeys("a filter naming run_code is refused",
+                          {"code": "INVALID_TOOL_FILTER", "offending": ["run_code"]})),
         ),
     ),
     _tf(
@@ -219,51 +141,19 @@ RULES: tuple[Rule, ...] = (
         "A filter that cannot change anything usually means a configuration went wrong; "
         "failing loudly stops it from looking effective.",
         (
-            Example(
-                title="{} is refused",
-                oracle="restriction",
-                given={"globals": _ABC, "restriction": {}},
-                observed=_BAD,
-                holds=True,
-            ),
-            Example(
-                title="both lists null is refused",
-                oracle="restriction",
-                given={"globals": _ABC, "restriction": {"allow": None, "deny": None}},
-                observed=_BAD,
-                holds=True,
-            ),
-            Example(
-                title="accepting both lists null (DSH 0.1.x)",
-                oracle="restriction",
-                given={"globals": _ABC, "restriction": {"allow": None, "deny": None}},
-                observed={"ok": True},
-                holds=False,
-            ),
-            Example(
-                title="a null beside a real list counts as absent",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": None, "deny": []}]},
-                observed=["a", "b", "c"],
-                holds=True,
-                note="Decision: a list given as null counts as absent, so the restriction is "
-                "its other list alone.",
-            ),
-            Example(
-                title="allow: null read as an empty allow list (DSH 0.1.x)",
-                oracle="view",
-                given={"globals": _ABC, "restrictions": [{"allow": None, "deny": []}]},
-                observed=[],
-                holds=False,
-            ),
-            Example(
-                title="a misspelled key is refused, not silently dropped",
-                oracle="restriction",
-                given={"globals": _ABC, "restriction": {"allow": ["a"], "dney": ["b"]}},
-                observed=_BAD,
-                holds=True,
-                note="Decision: a key other than allow and deny is refused like a no-op filter.",
-            ),
+            *judged("restriction", _installing({}), obeys("{} is refused", _BAD)),
+            *judged("restriction", _installing({"allow": None, "deny": None}),
+                    obeys("both lists null is refused", _BAD),
+                    breaks("accepting both lists null (DSH 0.1.x)", {"ok": True})),
+            *judged("view", _scope({"allow": None, "deny": []}),
+                    obeys("a null beside a real list counts as absent", ["a", "b", "c"],
+                          "Decision: a list given as null counts as absent, so the restriction "
+                          "is its other list alone."),
+                    breaks("allow: null read as an empty allow list (DSH 0.1.x)", [])),
+            *judged("restriction", _installing({"allow": ["a"], "dney": ["b"]}),
+                    obeys("a misspelled key is refused, not silently dropped", _BAD,
+                          "Decision: a key other than allow and deny is refused like a no-op "
+                          "filter.")),
         ),
     ),
     _tf(
@@ -275,27 +165,13 @@ RULES: tuple[Rule, ...] = (
         "Checking names catches misspellings and keeps a filter from seeming to govern an "
         "entry it cannot affect; listing all of them lets the caller fix the filter at once.",
         (
-            Example(
-                title="misspelling and scope-local name both listed",
-                oracle="restriction",
-                given={"globals": ["read", "write"], "restriction": {"allow": ["raed", "notes"]}},
-                observed={"code": "INVALID_TOOL_FILTER", "offending": ["raed", "notes"]},
-                holds=True,
-            ),
-            Example(
-                title="only the first offender reported",
-                oracle="restriction",
-                given={"globals": ["read", "write"], "restriction": {"allow": ["raed", "notes"]}},
-                observed={"code": "INVALID_TOOL_FILTER", "offending": ["raed"]},
-                holds=False,
-            ),
-            Example(
-                title="known names are accepted",
-                oracle="restriction",
-                given={"globals": ["read", "write"], "restriction": {"deny": ["write"]}},
-                observed={"ok": True},
-                holds=True,
-            ),
+            *judged("restriction", _installing({"allow": ["raed", "notes"]}, ["read", "write"]),
+                    obeys("misspelling and scope-local name both listed",
+                          {"code": "INVALID_TOOL_FILTER", "offending": ["raed", "notes"]}),
+                    breaks("only the first offender reported",
+                           {"code": "INVALID_TOOL_FILTER", "offending": ["raed"]})),
+            *judged("restriction", _installing({"deny": ["write"]}, ["read", "write"]),
+                    obeys("known names are accepted", {"ok": True})),
         ),
     ),
 )

@@ -10,10 +10,13 @@ over time (dispose, copying) is narrative. TF-01..TF-08 are :mod:`.tool_filter`'
 
 from __future__ import annotations
 
-from ..rule import Example, Rule, Source
+from ..rule import Rule, Source
 from ..vocabulary import Level
-from .tool_filter import _ABC, _tf
+from ._examples import breaks, judged, narrative, obeys
+from .tool_filter import _scope, _tf
 
+#: TF-09, TF-10: late is registered after the restriction was installed.
+_LATE = ["a", "b", "late"]
 #: TF-11: b was a registered global when {allow: [a, b]} was installed, and is gone now.
 _REMOVED_B = {"globals": ["a", "c"], "removed": ["b"], "restrictions": [{"allow": ["a", "b"]}]}
 
@@ -25,22 +28,9 @@ RULES: tuple[Rule, ...] = (
         "was installed, unless the list names that tool.",
         "The global registry stays live for hot registration; a deny list forbids what it "
         "names and nothing else, including tools that arrive later.",
-        (
-            Example(
-                title="late is registered after {deny: [b]}",
-                oracle="view",
-                given={"globals": ["a", "b", "late"], "restrictions": [{"deny": ["b"]}]},
-                observed=["a", "late"],
-                holds=True,
-            ),
-            Example(
-                title="the late tool frozen out",
-                oracle="view",
-                given={"globals": ["a", "b", "late"], "restrictions": [{"deny": ["b"]}]},
-                observed=["a"],
-                holds=False,
-            ),
-        ),
+        judged("view", _scope({"deny": ["b"]}, tools=_LATE),
+               obeys("late is registered after {deny: [b]}", ["a", "late"]),
+               breaks("the late tool frozen out", ["a"])),
     ),
     _tf(
         10,
@@ -50,27 +40,11 @@ RULES: tuple[Rule, ...] = (
         "An allow list is a live predicate over the registry rather than a snapshot, so what "
         "it names is visible whenever it exists, and nothing else ever is.",
         (
-            Example(
-                title="late is registered after {allow: [a, b]}",
-                oracle="view",
-                given={"globals": ["a", "b", "late"], "restrictions": [{"allow": ["a", "b"]}]},
-                observed=["a", "b"],
-                holds=True,
-            ),
-            Example(
-                title="the late tool let in",
-                oracle="view",
-                given={"globals": ["a", "b", "late"], "restrictions": [{"allow": ["a", "b"]}]},
-                observed=["a", "b", "late"],
-                holds=False,
-            ),
-            Example(
-                title="b removed and registered again",
-                oracle="view",
-                given={"globals": ["a", "late", "b"], "restrictions": [{"allow": ["a", "b"]}]},
-                observed=["a", "b"],
-                holds=True,
-            ),
+            *judged("view", _scope({"allow": ["a", "b"]}, tools=_LATE),
+                    obeys("late is registered after {allow: [a, b]}", ["a", "b"]),
+                    breaks("the late tool let in", ["a", "b", "late"])),
+            *judged("view", _scope({"allow": ["a", "b"]}, tools=["a", "late", "b"]),
+                    obeys("b removed and registered again", ["a", "b"])),
         ),
     ),
     _tf(
@@ -80,22 +54,9 @@ RULES: tuple[Rule, ...] = (
         "named it remain installed and remain valid.",
         "Views are resolved from the live registry; a tool that no longer exists cannot be "
         "offered, and its absence must not break filters installed while it existed.",
-        (
-            Example(
-                title="b unregistered after {allow: [a, b]}",
-                oracle="view",
-                given=_REMOVED_B,
-                observed=["a"],
-                holds=True,
-            ),
-            Example(
-                title="the removed tool still offered",
-                oracle="view",
-                given=_REMOVED_B,
-                observed=["a", "b"],
-                holds=False,
-            ),
-        ),
+        judged("view", _REMOVED_B,
+               obeys("b unregistered after {allow: [a, b]}", ["a"]),
+               breaks("the removed tool still offered", ["a", "b"])),
     ),
     _tf(
         12,
@@ -108,37 +69,14 @@ RULES: tuple[Rule, ...] = (
         "exist, through code mode or a forged call; one resolver keeps presentation and "
         "execution from drifting apart.",
         (
-            Example(
-                title="ptc mode: the wire carries run_code, the SDK the rest",
-                oracle="wire",
-                given={
-                    "globals": _ABC,
-                    "restrictions": [{"deny": ["c"]}],
-                    "locals": ["x"],
-                    "mode": "ptc",
-                },
-                observed={"schemas": ["run_code"], "sdk": ["a", "b", "x"]},
-                holds=True,
-            ),
-            Example(
-                title="the SDK binds a filtered tool",
-                oracle="wire",
-                given={
-                    "globals": _ABC,
-                    "restrictions": [{"deny": ["c"]}],
-                    "locals": ["x"],
-                    "mode": "ptc",
-                },
-                observed={"schemas": ["run_code"], "sdk": ["a", "b", "c", "x"]},
-                holds=False,
-            ),
-            Example(
-                title="both mode: every visible tool on the wire",
-                oracle="wire",
-                given={"globals": _ABC, "restrictions": [{"deny": ["c"]}], "mode": "both"},
-                observed={"schemas": ["a", "b", "run_code"], "sdk": ["a", "b"]},
-                holds=True,
-            ),
+            *judged("wire", _scope({"deny": ["c"]}, local=["x"], mode="ptc"),
+                    obeys("ptc mode: the wire carries run_code, the SDK the rest",
+                          {"schemas": ["run_code"], "sdk": ["a", "b", "x"]}),
+                    breaks("the SDK binds a filtered tool",
+                           {"schemas": ["run_code"], "sdk": ["a", "b", "c", "x"]})),
+            *judged("wire", _scope({"deny": ["c"]}, mode="both"),
+                    obeys("both mode: every visible tool on the wire",
+                          {"schemas": ["a", "b", "run_code"], "sdk": ["a", "b"]})),
         ),
     ),
     _tf(
@@ -149,18 +87,11 @@ RULES: tuple[Rule, ...] = (
         "Registration is flat: a scope owns its own contributions, and a child's composition "
         "must not leak into the agent that started it or into its siblings.",
         (
-            Example(
-                title="a child restricts itself",
-                given={"child installs": {"allow": ["a"]}, "parent view before": ["a", "b"]},
-                observed={"parent view after": ["a", "b"]},
-                holds=True,
-            ),
-            Example(
-                title="the child's local tool appears in the parent",
-                given={"child registers local": "notes", "parent view before": ["a"]},
-                observed={"parent view after": ["a", "notes"]},
-                holds=False,
-            ),
+            *narrative({"child installs": {"allow": ["a"]}, "parent view before": ["a", "b"]},
+                       obeys("a child restricts itself", {"parent view after": ["a", "b"]})),
+            *narrative({"child registers local": "notes", "parent view before": ["a"]},
+                       breaks("the child's local tool appears in the parent",
+                              {"parent view after": ["a", "notes"]})),
         ),
         stateful=False,
     ),
@@ -172,18 +103,11 @@ RULES: tuple[Rule, ...] = (
         "Restrictions are owned by whoever installed them; lifting one must not disturb the "
         "others, and cleanup paths that run twice must stay safe.",
         (
-            Example(
-                title="dispose one of two",
-                given={"installed": [{"allow": ["a", "b"]}, {"deny": ["b"]}], "dispose": 2},
-                observed={"view": ["a", "b"]},
-                holds=True,
-            ),
-            Example(
-                title="second dispose fails or lifts another restriction",
-                given={"installed": [{"allow": ["a"]}], "dispose": "twice"},
-                observed={"error": "already disposed"},
-                holds=False,
-            ),
+            *narrative({"installed": [{"allow": ["a", "b"]}, {"deny": ["b"]}], "dispose": 2},
+                       obeys("dispose one of two", {"view": ["a", "b"]})),
+            *narrative({"installed": [{"allow": ["a"]}], "dispose": "twice"},
+                       breaks("second dispose fails or lifts another restriction",
+                              {"error": "already disposed"})),
         ),
         stateful=False,
         source=Source(document="RULES.md", section="Decision"),
@@ -196,20 +120,9 @@ RULES: tuple[Rule, ...] = (
         "only.",
         "A restriction validated at installation must stay the one that was validated; "
         "sharing the caller's list would let later edits bypass the checks.",
-        (
-            Example(
-                title="caller appends to its allow list",
-                given={"installed": {"allow": ["a"]}, "then": "caller's list.append('b')"},
-                observed={"view": ["a"]},
-                holds=True,
-            ),
-            Example(
-                title="the append takes effect",
-                given={"installed": {"allow": ["a"]}, "then": "caller's list.append('b')"},
-                observed={"view": ["a", "b"]},
-                holds=False,
-            ),
-        ),
+        narrative({"installed": {"allow": ["a"]}, "then": "caller's list.append('b')"},
+                  obeys("caller appends to its allow list", {"view": ["a"]}),
+                  breaks("the append takes effect", {"view": ["a", "b"]})),
         level=Level.SHOULD,
         stateful=False,
         source=Source(document="RULES.md", section="Decision"),
@@ -222,20 +135,11 @@ RULES: tuple[Rule, ...] = (
         "hidden, while unrelated prose stays untouched.",
         "Guidance for a tool the model cannot call invites calls that fail; plugins decide "
         "their own sections from the scope's view instead of a rewriting pass.",
-        (
-            Example(
-                title="web tool hidden, its guidance gone",
-                given={"restriction": {"deny": ["web_search"]}},
-                observed={"prompt has web guidance": False, "prompt has house rules": True},
-                holds=True,
-            ),
-            Example(
-                title="guidance for a hidden tool still present",
-                given={"restriction": {"deny": ["web_search"]}},
-                observed={"prompt has web guidance": True},
-                holds=False,
-            ),
-        ),
+        narrative({"restriction": {"deny": ["web_search"]}},
+                  obeys("web tool hidden, its guidance gone",
+                        {"prompt has web guidance": False, "prompt has house rules": True}),
+                  breaks("guidance for a hidden tool still present",
+                         {"prompt has web guidance": True})),
         level=Level.SHOULD,
         stateful=False,
     ),
