@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .listeners import Listeners
+
 AGENT_PUBLISHED = "agent.published"
 AGENT_RETIRED = "agent.retired"
 RUN_STARTED = "run.started"
@@ -40,7 +42,7 @@ class EventLog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._events: list[LifecycleEvent] = []
-        self._listeners: list[EventListener] = []
+        self._listeners: Listeners[[LifecycleEvent]] = Listeners()
 
     def emit(
         self,
@@ -52,9 +54,7 @@ class EventLog:
         with self._lock:
             event = LifecycleEvent(len(self._events) + 1, kind, agent, session, dict(data or {}))
             self._events.append(event)
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(event)
+        self._listeners.notify(event)
         return event
 
     def events(self) -> tuple[LifecycleEvent, ...]:
@@ -62,10 +62,4 @@ class EventLog:
             return tuple(self._events)
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
+        return self._listeners.add(listener)

@@ -64,6 +64,7 @@ class Host:
     loop_class: type[AgentLoop] = AgentLoop
     resolver_class: type[Resolver] = Resolver
     scope_class: type[Scope] = Scope
+    registry_class: type[ToolRegistry] = ToolRegistry
     #: How a section's template becomes its text when a prompt is assembled (PE-05).
     render_template = staticmethod(render_strict)
 
@@ -112,7 +113,7 @@ class Host:
             self.add_section(section)
         self.model = model
         self.store = store if isinstance(store, SessionStore) else SessionStore(store)
-        self.registry = ToolRegistry()
+        self.registry = self.registry_class()
         self.resolver = self.resolver_class(self.registry)
         self.loop = self.loop_class(self, max_steps)
         self.events = EventLog()

@@ -18,6 +18,7 @@ from typing import Protocol
 from subagent_tck.spec import CONTROLS, Capability, ErrorCode, TckError
 
 from .agent import Agent
+from .listeners import Listeners
 from .loop import AgentLoop, RunResult
 from .model import Message
 from .store import SessionStore
@@ -106,7 +107,7 @@ ProviderListener = Callable[[ProviderEvent, Provider], None]
 class ProviderRegistry:
     def __init__(self) -> None:
         self._providers: dict[str, Provider] = {}
-        self._listeners: list[ProviderListener] = []
+        self._listeners: Listeners[[ProviderEvent, Provider]] = Listeners()
 
     def add(self, provider: Provider) -> None:
         if not isinstance(provider, Provider):
@@ -117,8 +118,7 @@ class ProviderRegistry:
                 f"a provider named {provider.name!r} is already registered; remove it first",
             )
         self._providers[provider.name] = provider
-        for listener in list(self._listeners):
-            listener(ProviderEvent.ADDED, provider)
+        self._listeners.notify(ProviderEvent.ADDED, provider)
 
     def remove(self, name: str) -> Provider:
         if not isinstance(name, str) or name not in self._providers:
@@ -127,8 +127,7 @@ class ProviderRegistry:
                 f"no provider named {name!r} is registered; list providers for names",
             )
         provider = self._providers.pop(name)
-        for listener in list(self._listeners):
-            listener(ProviderEvent.REMOVED, provider)
+        self._listeners.notify(ProviderEvent.REMOVED, provider)
         return provider
 
     def get(self, name: object) -> Provider | None:
@@ -138,10 +137,4 @@ class ProviderRegistry:
         return tuple(self._providers.values())
 
     def add_listener(self, listener: ProviderListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
+        return self._listeners.add(listener)

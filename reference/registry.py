@@ -13,6 +13,7 @@ from enum import Enum
 
 from subagent_tck.spec import ErrorCode, Origin, TckError
 
+from .listeners import Listeners
 from .tool import ResolvedTool, Tool, validate_tool
 
 
@@ -32,7 +33,7 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
         self._entries: dict[str, ResolvedTool] = {}  # prebuilt view entries (speed)
-        self._listeners: list[RegistryListener] = []
+        self._listeners: Listeners[[RegistryEvent, Tool]] = Listeners()
 
     def register(self, tool: Tool) -> None:
         """Add a global tool. ``run_code`` is reserved (RESERVED_NAME); a name already
@@ -79,14 +80,7 @@ class ToolRegistry:
 
     def add_listener(self, listener: RegistryListener) -> Callable[[], None]:
         """Call ``listener(kind, tool)`` on every change; returns a function that removes it."""
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
+        return self._listeners.add(listener)
 
     def _notify(self, kind: RegistryEvent, tool: Tool) -> None:
-        for listener in list(self._listeners):
-            listener(kind, tool)
+        self._listeners.notify(kind, tool)

@@ -6,13 +6,72 @@ Each part keeps the reference's behaviour but for one hook an entry overrides wi
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceDeployment
-from subagent_tck.reference import ExecutionContext, ResolvedTool, Resolver, Scope, ToolResult
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
+from subagent_tck.reference import (
+    ChildStart,
+    ExecutionContext,
+    Host,
+    ResolvedTool,
+    Resolver,
+    Scope,
+    ToolResult,
+)
+from subagent_tck.reference.prompt import render_strict
 from subagent_tck.reference.resolver import invoke
 from subagent_tck.spec import Restriction, TckError
+
+
+def reference_target(name: str, **hooks: Any) -> ReferenceTarget:
+    """The reference as the target ``name``, its host's class-level hooks replaced by an
+    entry's: ``child_start_class=``, ``resolver_class=``, ``render_template=`` and the other
+    attributes :class:`Host` declares, or ``subagent_tool_class=`` (the one the subagent tool
+    looks up on the host)."""
+    unknown = sorted(h for h in hooks if h != "subagent_tool_class" and not hasattr(Host, h))
+    if unknown:
+        raise TypeError(f"the reference Host has no hook {', '.join(unknown)}")
+    title = "".join(word.title() for word in name.split("-"))
+    return ReferenceTarget(host_class=type(f"{title}Host", (Host,), hooks), name=name)
+
+
+class MisreadCapStart(ChildStart):
+    """A start whose depth decision sees the asked ``maxDepth`` as :meth:`misread_cap` reads
+    it (the asked value is restored afterwards); every other step as the reference's."""
+
+    def misread_cap(self, cap: object) -> object:
+        return cap
+
+    def decide_depth(self) -> None:
+        cap = self.asked["maxDepth"]
+        self.asked["maxDepth"] = self.misread_cap(cap)
+        try:
+            super().decide_depth()
+        finally:
+            self.asked["maxDepth"] = cap
+
+
+#: The rules that compare a child's composed prompt with the oracle's: a placeholder left raw
+#: in the prompts drawn deployments compose fails each of them.
+RAW_PLACEHOLDER_RULES = ("PE-01", "PE-02", "PE-03", "PE-04", "FR-01", "FR-02", "FR-04", "FR-05",
+                         "EN-01", "EN-03", "CA-04", "ST-02", "ST-03", "ST-04")
+
+
+def render_leaving_raw(
+    placeholder: str, fill: Callable[[Mapping[str, str], re.Match[str]], str],
+) -> Callable[[str, Mapping[str, str], str], str]:
+    """A host's ``render_template`` that refuses what the reference refuses, then writes each
+    placeholder the pattern ``placeholder`` matches as ``fill(variables, match)`` says (the
+    match itself: left raw), and leaves every other placeholder raw."""
+    pattern = re.compile(placeholder)
+
+    def render(template: str, variables: Mapping[str, str], what: str) -> str:
+        render_strict(template, variables, what)  # unknown or malformed: refused as it should be
+        return pattern.sub(lambda match: fill(variables, match), template)
+
+    return render
 
 
 class _MisreadScope:
@@ -81,11 +140,12 @@ class ModelCallResolver(Resolver):
         return super()._run_calls(scope, arguments, inner)
 
 
-def rewording_deployment(name: str, reword: Callable[[Any, TckError], TckError],
-                         ) -> type[ReferenceDeployment]:
-    """A reference deployment (class ``name``) whose every public method raises each error as
-    ``reword(deployment, error)`` says: the same error when it returns that, else the one it
-    returns (the refusal worded another way, its code kept)."""
+def rewording_target(name: str, reword: Callable[[Any, TckError], TckError],
+                     **options: Any) -> ReferenceTarget:
+    """The reference as the target ``name`` (``options`` as :class:`ReferenceTarget` takes
+    them), whose deployment's every public method raises each error as ``reword(deployment,
+    error)`` says: the same error when it returns that, else the one it returns (the refusal
+    worded another way, its code kept)."""
 
     def rewording(method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)
@@ -102,4 +162,8 @@ def rewording_deployment(name: str, reword: Callable[[Any, TckError], TckError],
 
     methods = {key: rewording(value) for key, value in vars(ReferenceDeployment).items()
                if callable(value) and not key.startswith("_")}
-    return type(name, (ReferenceDeployment,), {"__module__": reword.__module__, **methods})
+    deployment = type("RewordingDeployment", (ReferenceDeployment,),
+                      {"__module__": reword.__module__, **methods})
+    target = type("RewordingTarget", (ReferenceTarget,),
+                  {"__module__": reword.__module__, "deployment_class": deployment})
+    return target(name=name, **options)

@@ -7,8 +7,9 @@ the work it started is an easy omission; the aborted user still pays for the chi
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ToolResult
+from subagent_tck.reference import ToolResult
 from subagent_tck.reference.delegation import Run
 from subagent_tck.reference.subagent_tool import SubagentTool
 from subagent_tck.reference.tool import ExecutionContext
@@ -25,9 +26,5 @@ class UnbridgedTool(SubagentTool):
         return self.outcome(result)
 
 
-class UnbridgedHost(Host):
-    subagent_tool_class = UnbridgedTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=UnbridgedHost, name="abort-not-bridged")
+    return reference_target("abort-not-bridged", subagent_tool_class=UnbridgedTool)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-10"
@@ -28,9 +28,5 @@ class AllowAsDenyScope(Scope):
         return super().install(restriction)
 
 
-class AllowAsDenyHost(Host):
-    scope_class = AllowAsDenyScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=AllowAsDenyHost, name="allow-admits-later-tools")
+    return reference_target("allow-admits-later-tools", scope_class=AllowAsDenyScope)

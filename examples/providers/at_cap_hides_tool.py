@@ -8,8 +8,8 @@ without the tool and without the reason.
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.agent import Agent
 from subagent_tck.reference.delegation import ChildStart
 from subagent_tck.reference.descriptor import Descriptor
@@ -29,9 +29,5 @@ class HidingStart(ChildStart):
         return descriptor
 
 
-class HidingHost(Host):
-    child_start_class = HidingStart
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=HidingHost, name="at-cap-hides-tool")
+    return reference_target("at-cap-hides-tool", child_start_class=HidingStart)

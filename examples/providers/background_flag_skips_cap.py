@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool
 from subagent_tck.reference.tool import ExecutionContext, ToolResult
 
@@ -51,9 +51,5 @@ class BackgroundFlagTool(SubagentTool):
         return super().call({k: v for k, v in arguments.items() if k != FLAG}, context)
 
 
-class BackgroundFlagHost(Host):
-    subagent_tool_class = BackgroundFlagTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=BackgroundFlagHost, name="background-flag-skips-cap")
+    return reference_target("background-flag-skips-cap", subagent_tool_class=BackgroundFlagTool)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart
 from subagent_tck.spec import ABSENT
 
 BREAKS = "PE-01"
@@ -28,9 +28,5 @@ class BlankPersonaDropped(ChildStart):
         return super().install_persona(agent, value)
 
 
-class BlankPersonaHost(Host):
-    child_start_class = BlankPersonaDropped
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=BlankPersonaHost, name="blank-persona-dropped")
+    return reference_target("blank-persona-dropped", child_start_class=BlankPersonaDropped)

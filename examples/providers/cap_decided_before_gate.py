@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 
 BREAKS = "CA-01"
 ALSO_BREAKS = ("CA-03",)
@@ -27,9 +27,5 @@ class CapFirstStart(ChildStart):
         super().gate_capabilities()
 
 
-class CapFirstHost(Host):
-    child_start_class = CapFirstStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CapFirstHost, name="cap-decided-before-gate")
+    return reference_target("cap-decided-before-gate", child_start_class=CapFirstStart)

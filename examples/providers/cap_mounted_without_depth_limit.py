@@ -9,8 +9,8 @@ the tree.
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import SubagentTool
 
@@ -23,9 +23,5 @@ class UngatedTool(SubagentTool):
             super().gate(provider)
 
 
-class UngatedHost(Host):
-    subagent_tool_class = UngatedTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=UngatedHost, name="cap-mounted-without-depth-limit")
+    return reference_target("cap-mounted-without-depth-limit", subagent_tool_class=UngatedTool)

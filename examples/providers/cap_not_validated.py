@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import MisreadCapStart, reference_target
 from subagent_tck.spec import ABSENT, ErrorCode, TckError, check_depth
 
 BREAKS = "DE-05"
@@ -34,24 +33,17 @@ def js_number(value: object) -> float:
     return math.nan
 
 
-class UncheckedCapStart(ChildStart):
+class UncheckedCapStart(MisreadCapStart):
+    def misread_cap(self, cap: object) -> object:
+        return cap if cap is ABSENT or check_depth(cap).ok else ABSENT
+
     def decide_depth(self) -> None:
+        super().decide_depth()  # the depths decided as if a cap outside the domain were absent
         cap = self.asked["maxDepth"]
-        if cap is ABSENT or check_depth(cap).ok:
-            super().decide_depth()
-            return
-        self.asked["maxDepth"] = ABSENT
-        try:
-            super().decide_depth()
-        finally:
-            self.asked["maxDepth"] = cap
-        if self.child_depth > js_number(cap):  # the bug: no domain check before comparing
+        if self.misread_cap(cap) is not cap and self.child_depth > js_number(cap):
+            # the bug: no domain check before comparing
             raise TckError(ErrorCode.DEPTH_EXCEEDED, f"child depth {self.child_depth} > {cap!r}")
 
 
-class UncheckedCapHost(Host):
-    child_start_class = UncheckedCapStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=UncheckedCapHost, name="cap-not-validated")
+    return reference_target("cap-not-validated", child_start_class=UncheckedCapStart)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import MisreadCapStart, reference_target
 from subagent_tck.spec import check_depth
 
 BREAKS = "DE-03"
@@ -19,23 +18,13 @@ BREAKS = "DE-03"
 ALSO_BREAKS = ("ST-07",)
 
 
-class TightCapStart(ChildStart):
-    def decide_depth(self) -> None:
-        cap = self.asked["maxDepth"]
+class TightCapStart(MisreadCapStart):
+    def misread_cap(self, cap: object) -> object:
         verdict = check_depth(cap)
         if verdict.value is None or verdict.value == 0:
-            super().decide_depth()
-            return
-        self.asked["maxDepth"] = verdict.value - 1  # the bug: child >= cap is refused
-        try:
-            super().decide_depth()
-        finally:
-            self.asked["maxDepth"] = cap
-
-
-class TightCapHost(Host):
-    child_start_class = TightCapStart
+            return cap
+        return verdict.value - 1  # the bug: child >= cap is refused
 
 
 def provider() -> Any:
-    return ReferenceTarget(host_class=TightCapHost, name="cap-refuses-equal")
+    return reference_target("cap-refuses-equal", child_start_class=TightCapStart)

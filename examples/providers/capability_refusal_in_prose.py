@@ -15,22 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from examples.providers._parts import rewording_deployment
+from examples.providers._parts import rewording_target
 from examples.providers.fewer_capabilities import providers
-from subagent_tck.conformance.transports.builtin import ReferenceDeployment, ReferenceTarget
-from subagent_tck.spec import Capability, ErrorCode, TckError
+from subagent_tck.conformance.transports.builtin import ReferenceDeployment
+from subagent_tck.spec import FIELD_CAPABILITY, Capability, ErrorCode, TckError
 
 BREAKS = None
 
 #: The request field of each control (how this runtime's users know them).
-FIELD = {
-    Capability.DEPTH_LIMIT: "maxDepth",
-    Capability.PERSONA: "persona",
-    Capability.TOOL_FILTER: "toolFilter",
-    Capability.OUTPUT_SCHEMA: "outputSchema",
-    Capability.SPAWN_POLICY: "spawnPolicy",
-    Capability.MODEL_SELECTION: "model",
-}
+FIELD = {capability: field for field, capability in FIELD_CAPABILITY.items()}
 
 
 def in_prose(deployment: ReferenceDeployment, exc: TckError) -> TckError:
@@ -45,12 +38,5 @@ def in_prose(deployment: ReferenceDeployment, exc: TckError) -> TckError:
     return TckError(exc.code, message, {"provider": name})
 
 
-ProseDeployment = rewording_deployment("ProseDeployment", in_prose)
-
-
-class ProseTarget(ReferenceTarget):
-    deployment_class = ProseDeployment
-
-
 def provider() -> Any:
-    return ProseTarget(providers=providers, name="capability-refusal-in-prose")
+    return rewording_target("capability-refusal-in-prose", in_prose, providers=providers)

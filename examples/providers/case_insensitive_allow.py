@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from examples.providers._parts import MisreadRestrictionsResolver
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import MisreadRestrictionsResolver, reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
@@ -37,9 +36,5 @@ class CaseFoldingResolver(MisreadRestrictionsResolver):
                            restriction.deny)
 
 
-class CaseFoldingHost(Host):
-    resolver_class = CaseFoldingResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CaseFoldingHost, name="case-insensitive-allow")
+    return reference_target("case-insensitive-allow", resolver_class=CaseFoldingResolver)

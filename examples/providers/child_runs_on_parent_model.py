@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.reference.agent import Agent
 
 BREAKS = "MO-01"
@@ -27,9 +27,5 @@ class ParentModelStart(ChildStart):
         return None
 
 
-class ParentModelHost(Host):
-    child_start_class = ParentModelStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ParentModelHost, name="child-runs-on-parent-model")
+    return reference_target("child-runs-on-parent-model", child_start_class=ParentModelStart)

@@ -10,29 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import MisreadCapStart, reference_target
 from subagent_tck.spec import ABSENT
 
 BREAKS = "DE-10"
 DEFAULT_CAP = 3
 
 
-class DefaultCapStart(ChildStart):
-    def decide_depth(self) -> None:
-        if self.asked["maxDepth"] is not ABSENT:
-            super().decide_depth()
-            return
-        self.asked["maxDepth"] = DEFAULT_CAP  # the bug: an omitted cap gets a default
-        try:
-            super().decide_depth()
-        finally:
-            self.asked["maxDepth"] = ABSENT
-
-
-class DefaultCapHost(Host):
-    child_start_class = DefaultCapStart
+class DefaultCapStart(MisreadCapStart):
+    def misread_cap(self, cap: object) -> object:
+        return DEFAULT_CAP if cap is ABSENT else cap  # the bug: an omitted cap gets a default
 
 
 def provider() -> Any:
-    return ReferenceTarget(host_class=DefaultCapHost, name="default-cap-when-omitted")
+    return reference_target("default-cap-when-omitted", child_start_class=DefaultCapStart)

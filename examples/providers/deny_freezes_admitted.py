@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-09"
@@ -31,9 +31,5 @@ class FrozenDenyScope(Scope):
         return super().install(restriction)
 
 
-class FrozenDenyHost(Host):
-    scope_class = FrozenDenyScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FrozenDenyHost, name="deny-freezes-admitted")
+    return reference_target("deny-freezes-admitted", scope_class=FrozenDenyScope)

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from examples.providers._parts import MisreadRestrictionsResolver
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import MisreadRestrictionsResolver, reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-01"
@@ -42,9 +41,5 @@ class ForgetfulResolver(MisreadRestrictionsResolver):
                                                         if n in FAMILIAR))
 
 
-class ForgetfulHost(Host):
-    resolver_class = ForgetfulResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ForgetfulHost, name="deny-skips-unfamiliar-names")
+    return reference_target("deny-skips-unfamiliar-names", resolver_class=ForgetfulResolver)

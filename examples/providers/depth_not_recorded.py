@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Descriptor, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, Descriptor
 from subagent_tck.spec import TckError, decide_start_depth
 
 BREAKS = "DE-01"
@@ -44,9 +44,5 @@ class InMemoryDepthStart(ChildStart):
         )
 
 
-class InMemoryDepthHost(Host):
-    child_start_class = InMemoryDepthStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=InMemoryDepthHost, name="depth-not-recorded")
+    return reference_target("depth-not-recorded", child_start_class=InMemoryDepthStart)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Descriptor, Host, Provider, Resume
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Descriptor, Provider, Resume
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "CA-01"
@@ -25,9 +25,5 @@ class UngatedResume(Resume):
         return provider  # the bug: the descriptor's controls are not checked
 
 
-class UngatedResumeHost(Host):
-    resume_class = UngatedResume
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=UngatedResumeHost, name="descriptor-controls-ungated")
+    return reference_target("descriptor-controls-ungated", resume_class=UngatedResume)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 
 BREAKS = "TF-14"
 
@@ -22,9 +22,5 @@ class ResetScope(Scope):
         return lifted
 
 
-class ResetHost(Host):
-    scope_class = ResetScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ResetHost, name="dispose-lifts-all")
+    return reference_target("dispose-lifts-all", scope_class=ResetScope)

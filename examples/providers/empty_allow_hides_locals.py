@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Origin
 
 BREAKS = "TF-03"
@@ -24,9 +24,5 @@ class EmptyAllowResolver(Resolver):
         return tuple(e for e in entries if e.origin is not Origin.LOCAL)  # the bug
 
 
-class EmptyAllowHost(Host):
-    resolver_class = EmptyAllowResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=EmptyAllowHost, name="empty-allow-hides-locals")
+    return reference_target("empty-allow-hides-locals", resolver_class=EmptyAllowResolver)

@@ -11,8 +11,9 @@ too.
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ToolResult
+from subagent_tck.reference import ToolResult
 from subagent_tck.reference.loop import RunResult
 from subagent_tck.reference.subagent_tool import SubagentTool
 from subagent_tck.spec import StopReason
@@ -28,9 +29,5 @@ class NoOutputIsErrorTool(SubagentTool):
         return super().outcome(result)
 
 
-class NoOutputIsErrorHost(Host):
-    subagent_tool_class = NoOutputIsErrorTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=NoOutputIsErrorHost, name="empty-output-as-error")
+    return reference_target("empty-output-as-error", subagent_tool_class=NoOutputIsErrorTool)

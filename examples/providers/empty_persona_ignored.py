@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart
 
 BREAKS = "PE-03"
 
@@ -23,9 +23,5 @@ class TruthyPersona(ChildStart):
         return super().install_persona(agent, value)
 
 
-class TruthyPersonaHost(Host):
-    child_start_class = TruthyPersona
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=TruthyPersonaHost, name="empty-persona-ignored")
+    return reference_target("empty-persona-ignored", child_start_class=TruthyPersona)

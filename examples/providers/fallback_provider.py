@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "CA-05"
@@ -27,9 +27,5 @@ class FallbackStart(ChildStart):
             self.provider = registered[0]  # the bug: a silent fallback
 
 
-class FallbackHost(Host):
-    child_start_class = FallbackStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FallbackHost, name="fallback-provider")
+    return reference_target("fallback-provider", child_start_class=FallbackStart)

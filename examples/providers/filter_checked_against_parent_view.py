@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart
 from subagent_tck.spec import ABSENT, ErrorCode, TckError, validate_restriction
 
 BREAKS = "TF-08"
@@ -36,9 +36,5 @@ class ParentViewStart(ChildStart):
         return {k: list(value[k]) for k in ("allow", "deny") if value.get(k) is not None}
 
 
-class ParentViewHost(Host):
-    child_start_class = ParentViewStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ParentViewHost, name="filter-checked-against-parent-view")
+    return reference_target("filter-checked-against-parent-view", child_start_class=ParentViewStart)

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, TckError, validate_restriction
 
 BREAKS = "CA-01"
@@ -40,9 +40,5 @@ class FilterFirstStart(ChildStart):
         super().gate_capabilities()
 
 
-class FilterFirstHost(Host):
-    child_start_class = FilterFirstStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FilterFirstHost, name="filter-checked-before-gate")
+    return reference_target("filter-checked-before-gate", child_start_class=FilterFirstStart)

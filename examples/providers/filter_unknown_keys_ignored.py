@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 
 BREAKS = "TF-07"
 
@@ -29,9 +29,5 @@ class KnownKeysScope(Scope):
         return super().restrict(value)
 
 
-class KnownKeysHost(Host):
-    scope_class = KnownKeysScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=KnownKeysHost, name="filter-unknown-keys-ignored")
+    return reference_target("filter-unknown-keys-ignored", scope_class=KnownKeysScope)

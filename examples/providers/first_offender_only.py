@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "TF-08"
@@ -32,9 +32,5 @@ class FirstOffenderScope(Scope):
             ) from None
 
 
-class FirstOffenderHost(Host):
-    scope_class = FirstOffenderScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FirstOffenderHost, name="first-offender-only")
+    return reference_target("first-offender-only", scope_class=FirstOffenderScope)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host, check_output_schema
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, check_output_schema
 from subagent_tck.spec import ABSENT
 
 BREAKS = "CA-04"
@@ -30,9 +30,5 @@ class NoSchemaStart(ChildStart):
         return check_output_schema(value)  # the bug: structured_output is never installed
 
 
-class NoSchemaHost(Host):
-    child_start_class = NoSchemaStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=NoSchemaHost, name="ignores-output-schema")
+    return reference_target("ignores-output-schema", child_start_class=NoSchemaStart)

@@ -7,8 +7,9 @@ alive. A leak like this is easy to write and invisible until a long session runs
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ToolResult
+from subagent_tck.reference import ToolResult
 from subagent_tck.reference.delegation import Run
 from subagent_tck.reference.subagent_tool import SubagentTool
 from subagent_tck.reference.tool import ExecutionContext
@@ -26,9 +27,5 @@ class LeakyTool(SubagentTool):
         return self.outcome(result)
 
 
-class LeakyHost(Host):
-    subagent_tool_class = LeakyTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=LeakyHost, name="leaks-run-on-error")
+    return reference_target("leaks-run-on-error", subagent_tool_class=LeakyTool)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import ErrorCode, TckError, validate_restriction
 
 BREAKS = "TF-08"
@@ -27,9 +27,5 @@ class LocalNamesScope(Scope):
         return self.install(verdict.restriction)
 
 
-class LocalNamesHost(Host):
-    scope_class = LocalNamesScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LocalNamesHost, name="local-names-accepted")
+    return reference_target("local-names-accepted", scope_class=LocalNamesScope)

@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host, PromptSection
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, PromptSection
 from subagent_tck.spec import (
     ABSENT,
     PERSONA_SECTION,
@@ -45,11 +45,7 @@ class LenientPersona(ChildStart):
         return value
 
 
-class LenientHost(Host):
-    child_start_class = LenientPersona
-
-    render_template = staticmethod(render_lenient)
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LenientHost, name="malformed-placeholder-passthrough")
+    return reference_target("malformed-placeholder-passthrough",
+                            child_start_class=LenientPersona,
+                            render_template=staticmethod(render_lenient))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, MAX_SAFE_INTEGER, ErrorCode, TckError, check_depth
 
 BREAKS = "DE-08"
@@ -35,9 +35,5 @@ class UnboundedStart(ChildStart):
         self.child_depth = child
 
 
-class UnboundedHost(Host):
-    child_start_class = UnboundedStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=UnboundedHost, name="no-overflow-check")
+    return reference_target("no-overflow-check", child_start_class=UnboundedStart)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Descriptor, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, Descriptor
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "FR-03"
@@ -36,9 +36,5 @@ class NoRollbackOnTemplate(ChildStart):
         super().rollback(agent)
 
 
-class NoRollbackHost(Host):
-    child_start_class = NoRollbackOnTemplate
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=NoRollbackHost, name="no-rollback-on-bad-template")
+    return reference_target("no-rollback-on-bad-template", child_start_class=NoRollbackOnTemplate)

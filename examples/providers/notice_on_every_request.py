@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.agent import Agent
 from subagent_tck.reference.subagent_tool import SubagentTool
 
@@ -24,9 +24,5 @@ class RepeatingNoticeTool(SubagentTool):
         return notices
 
 
-class RepeatingNoticeHost(Host):
-    subagent_tool_class = RepeatingNoticeTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=RepeatingNoticeHost, name="notice-on-every-request")
+    return reference_target("notice-on-every-request", subagent_tool_class=RepeatingNoticeTool)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.agent import Agent
 from subagent_tck.reference.subagent_tool import SubagentTool
 from subagent_tck.spec import check_depth
@@ -29,9 +29,5 @@ class LateNoticeTool(SubagentTool):
         return super().notice(agent)
 
 
-class LateNoticeHost(Host):
-    subagent_tool_class = LateNoticeTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=LateNoticeHost, name="notice-only-past-cap")
+    return reference_target("notice-only-past-cap", subagent_tool_class=LateNoticeTool)

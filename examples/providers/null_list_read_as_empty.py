@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 
 BREAKS = "TF-07"
 
@@ -26,9 +26,5 @@ class NullAsEmptyScope(Scope):
         return super().restrict(value)
 
 
-class NullAsEmptyHost(Host):
-    scope_class = NullAsEmptyScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=NullAsEmptyHost, name="null-list-read-as-empty")
+    return reference_target("null-list-read-as-empty", scope_class=NullAsEmptyScope)

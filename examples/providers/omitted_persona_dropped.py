@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart
 from subagent_tck.spec import ABSENT
 
 BREAKS = "PE-02"
@@ -29,9 +29,5 @@ class PersonaDefaultsToEmpty(ChildStart):
         return super().install_persona(agent, value)
 
 
-class PersonaDefaultsToEmptyHost(Host):
-    child_start_class = PersonaDefaultsToEmpty
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=PersonaDefaultsToEmptyHost, name="omitted-persona-dropped")
+    return reference_target("omitted-persona-dropped", child_start_class=PersonaDefaultsToEmpty)

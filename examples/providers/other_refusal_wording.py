@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from examples.providers._parts import rewording_deployment
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
+from examples.providers._parts import rewording_target
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = None
@@ -42,13 +41,5 @@ def reworded(exc: TckError) -> TckError:
     return TckError(exc.code, f"{phrase}{': ' + about if about else ''}.", exc.details)
 
 
-RewordingDeployment = rewording_deployment("RewordingDeployment",
-                                           lambda deployment, exc: reworded(exc))
-
-
-class RewordingTarget(ReferenceTarget):
-    deployment_class = RewordingDeployment
-
-
 def provider() -> Any:
-    return RewordingTarget(name="other-refusal-wording")
+    return rewording_target("other-refusal-wording", lambda deployment, exc: reworded(exc))

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, TckError, decide_start_depth, read_json_number
 
 BREAKS = "CA-01"
@@ -39,9 +39,5 @@ class ParentFirstStart(ChildStart):
         super().gate_capabilities()
 
 
-class ParentFirstHost(Host):
-    child_start_class = ParentFirstStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ParentFirstHost, name="parent-depth-before-gate")
+    return reference_target("parent-depth-before-gate", child_start_class=ParentFirstStart)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import TckError, decide_start_depth, read_json_number
 
 BREAKS = "DE-06"
@@ -42,9 +42,5 @@ class CachedDepthStart(ChildStart):
         self.child_depth = decision.child_depth
 
 
-class CachedDepthHost(Host):
-    child_start_class = CachedDepthStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CachedDepthHost, name="parent-depth-read-once")
+    return reference_target("parent-depth-read-once", child_start_class=CachedDepthStart)

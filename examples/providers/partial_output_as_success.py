@@ -8,8 +8,9 @@ run stopped is a common shortcut; the parent model then builds on a half answer.
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ToolResult
+from subagent_tck.reference import ToolResult
 from subagent_tck.reference.loop import RunResult
 from subagent_tck.reference.subagent_tool import SubagentTool
 
@@ -21,9 +22,5 @@ class PartialOutputTool(SubagentTool):
         return ToolResult(content=result.output)
 
 
-class PartialOutputHost(Host):
-    subagent_tool_class = PartialOutputTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=PartialOutputHost, name="partial-output-as-success")
+    return reference_target("partial-output-as-success", subagent_tool_class=PartialOutputTool)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Descriptor, Host, PromptSection
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, Descriptor, PromptSection
 from subagent_tck.reference.prompt import render_strict
 from subagent_tck.spec import ABSENT, PERSONA_SECTION
 
@@ -36,9 +36,5 @@ class PersonaAfterPublish(ChildStart):
             child.scope.add_section(PromptSection(PERSONA_SECTION, self.late_persona))
 
 
-class PersonaAfterPublishHost(Host):
-    child_start_class = PersonaAfterPublish
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=PersonaAfterPublishHost, name="persona-after-publish")
+    return reference_target("persona-after-publish", child_start_class=PersonaAfterPublish)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host, PromptSection
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, PromptSection
 from subagent_tck.spec import PERSONA_SECTION
 
 BREAKS = "PE-01"
@@ -27,9 +27,5 @@ class LeakyPersona(ChildStart):
         return persona
 
 
-class LeakyPersonaHost(Host):
-    child_start_class = LeakyPersona
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LeakyPersonaHost, name="persona-leaks-to-parent")
+    return reference_target("persona-leaks-to-parent", child_start_class=LeakyPersona)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 
 BREAKS = "EN-01"
 
@@ -29,9 +29,5 @@ class FallbackPreset(ChildStart):
         super().select_preset()
 
 
-class FallbackPresetHost(Host):
-    child_start_class = FallbackPreset
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FallbackPresetHost, name="preset-lookup-falls-back")
+    return reference_target("preset-lookup-falls-back", child_start_class=FallbackPreset)

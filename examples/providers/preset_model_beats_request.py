@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 
 BREAKS = "MO-01"
 
@@ -22,9 +22,5 @@ class PresetFirstStart(ChildStart):
             self.asked["model"] = self.preset.model  # the bug: the preset's model first
 
 
-class PresetFirstHost(Host):
-    child_start_class = PresetFirstStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=PresetFirstHost, name="preset-model-beats-request")
+    return reference_target("preset-model-beats-request", child_start_class=PresetFirstStart)

@@ -15,8 +15,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 
 BREAKS = "TF-07"
 
@@ -30,9 +30,5 @@ class PresetNullAsEmpty(ChildStart):
             self.preset = dataclasses.replace(self.preset, tool_filter=compiled)
 
 
-class PresetNullAsEmptyHost(Host):
-    child_start_class = PresetNullAsEmpty
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=PresetNullAsEmptyHost, name="preset-null-list-read-as-empty")
+    return reference_target("preset-null-list-read-as-empty", child_start_class=PresetNullAsEmpty)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import FIELD_CAPABILITY, ErrorCode, TckError
 
 BREAKS = "CA-02"
@@ -34,9 +34,5 @@ class LateGateStart(ChildStart):
             raise
 
 
-class LateGateHost(Host):
-    child_start_class = LateGateStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LateGateHost, name="provider-called-before-gate")
+    return reference_target("provider-called-before-gate", child_start_class=LateGateStart)

@@ -8,8 +8,8 @@ of its own provider: it outlives the provider's removal and does not come back w
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import SubagentTool
 
@@ -23,9 +23,5 @@ class IdentityTool(SubagentTool):
         super().on_provider(kind, provider)
 
 
-class IdentityHost(Host):
-    subagent_tool_class = IdentityTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=IdentityHost, name="provider-matched-by-identity")
+    return reference_target("provider-matched-by-identity", subagent_tool_class=IdentityTool)

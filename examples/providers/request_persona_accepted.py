@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 
 BREAKS = "EN-02"
 
@@ -21,9 +21,5 @@ class NoEditionCheck(ChildStart):
         """The bug: request controls are never refused."""
 
 
-class NoEditionCheckHost(Host):
-    child_start_class = NoEditionCheck
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=NoEditionCheckHost, name="request-persona-accepted")
+    return reference_target("request-persona-accepted", child_start_class=NoEditionCheck)

@@ -11,10 +11,10 @@ hands the target equal copies of its names for the same reason (found by the mut
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Scope, Tool, ToolRegistry
+from subagent_tck.reference import ResolvedTool, Scope, Tool, ToolRegistry
 from subagent_tck.spec import RUN_CODE, ErrorCode, Origin, TckError
 
 BREAKS = "TF-06"
@@ -50,14 +50,6 @@ class IdentityScope(Scope):
         self._locals[tool.name] = ResolvedTool(tool.name, Origin.LOCAL, tool)
 
 
-class IdentityHost(Host):
-    scope_class = IdentityScope
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.registry = IdentityRegistry()
-        self.resolver = self.resolver_class(self.registry)
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=IdentityHost, name="reserved-name-by-identity")
+    return reference_target("reserved-name-by-identity",
+                            scope_class=IdentityScope, registry_class=IdentityRegistry)

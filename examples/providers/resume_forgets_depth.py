@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host, Resume
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, Resume
 
 BREAKS = "DE-09"
 
@@ -25,9 +25,5 @@ class ForgetfulResume(Resume):
         return agent
 
 
-class ForgetfulHost(Host):
-    resume_class = ForgetfulResume
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ForgetfulHost, name="resume-forgets-depth")
+    return reference_target("resume-forgets-depth", resume_class=ForgetfulResume)

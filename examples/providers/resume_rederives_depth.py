@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Descriptor, Host, Resume
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, Descriptor, Resume
 
 BREAKS = "DE-09"
 
@@ -29,9 +29,5 @@ class RederivingResume(Resume):
             agent.depth = self.host.store.header(header.parent).depth() + 1
 
 
-class RederivingHost(Host):
-    resume_class = RederivingResume
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=RederivingHost, name="resume-rederives-depth")
+    return reference_target("resume-rederives-depth", resume_class=RederivingResume)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Descriptor, Host, Resume
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, Descriptor, Resume
 
 BREAKS = "FR-04"
 ALSO_BREAKS = ("SP-01",)
@@ -27,9 +27,5 @@ class ResumeWithoutDescriptor(Resume):
         """The bug: nothing of the descriptor is applied to the resumed child."""
 
 
-class ResumeWithoutDescriptorHost(Host):
-    resume_class = ResumeWithoutDescriptor
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ResumeWithoutDescriptorHost, name="resume-without-descriptor")
+    return reference_target("resume-without-descriptor", resume_class=ResumeWithoutDescriptor)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Resume
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Resume
 from subagent_tck.reference.agent import Agent
 
 BREAKS = "MO-02"
@@ -28,9 +28,5 @@ class ParentModelResume(Resume):
         return None
 
 
-class ParentModelResumeHost(Host):
-    resume_class = ParentModelResume
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ParentModelResumeHost, name="resumed-child-loses-model")
+    return reference_target("resumed-child-loses-model", resume_class=ParentModelResume)

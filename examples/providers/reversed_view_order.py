@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ResolvedTool, Resolver, Scope
 
 BREAKS = None
 
@@ -21,9 +21,5 @@ class ReversedResolver(Resolver):
         return tuple(reversed(super().view(scope)))
 
 
-class ReversedHost(Host):
-    resolver_class = ReversedResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ReversedHost, name="reversed-view-order")
+    return reference_target("reversed-view-order", resolver_class=ReversedResolver)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Descriptor, Host, PromptSection
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, Descriptor, PromptSection
 from subagent_tck.spec import PERSONA_SECTION
 
 BREAKS = "FR-03"
@@ -42,9 +42,6 @@ class StackedPersonaStart(ChildStart):
         super().publish(child, descriptor)
 
 
-class StackedPersonaHost(Host):
-    child_start_class = StackedPersonaStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=StackedPersonaHost, name="rollback-leaves-persona-on-parent")
+    return reference_target(
+        "rollback-leaves-persona-on-parent", child_start_class=StackedPersonaStart)

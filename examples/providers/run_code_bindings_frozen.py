@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ExecutionContext, Host, Resolver, Scope, Tool, ToolResult
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ExecutionContext, Resolver, Scope, Tool, ToolResult
 from subagent_tck.reference.resolver import invoke
 from subagent_tck.spec import ErrorCode, Origin
 
@@ -47,9 +47,5 @@ class FrozenTableResolver(Resolver):
         return ToolResult(content={"results": results})
 
 
-class FrozenTableHost(Host):
-    resolver_class = FrozenTableResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FrozenTableHost, name="run-code-bindings-frozen")
+    return reference_target("run-code-bindings-frozen", resolver_class=FrozenTableResolver)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from examples.providers._parts import RegistryDispatchResolver
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
+from examples.providers._parts import RegistryDispatchResolver, reference_target
 
 BREAKS = "TF-12"
 
@@ -24,9 +22,5 @@ class FullTableResolver(RegistryDispatchResolver):
         return name not in bound  # the bug: the unfiltered table answers
 
 
-class FullTableHost(Host):
-    resolver_class = FullTableResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=FullTableHost, name="run-code-reaches-hidden-global")
+    return reference_target("run-code-reaches-hidden-global", resolver_class=FullTableResolver)

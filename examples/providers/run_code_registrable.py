@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Tool, ToolRegistry
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ResolvedTool, Tool, ToolRegistry
 from subagent_tck.spec import RUN_CODE, Origin
 
 BREAKS = "TF-06"
@@ -27,12 +27,5 @@ class LaxRegistry(ToolRegistry):
         super().register(tool)
 
 
-class LaxRegistryHost(Host):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.registry = LaxRegistry()
-        self.resolver = self.resolver_class(self.registry)
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LaxRegistryHost, name="run-code-registrable")
+    return reference_target("run-code-registrable", registry_class=LaxRegistry)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from examples.providers._parts import RegistryDispatchResolver
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
+from examples.providers._parts import RegistryDispatchResolver, reference_target
 
 BREAKS = "TF-12"
 
@@ -24,9 +22,5 @@ class GlobalFirstResolver(RegistryDispatchResolver):
         return name in bound  # the bug: the registry is asked first
 
 
-class GlobalFirstHost(Host):
-    resolver_class = GlobalFirstResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=GlobalFirstHost, name="run-code-runs-global-under-local")
+    return reference_target("run-code-runs-global-under-local", resolver_class=GlobalFirstResolver)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, check_depth
 
 BREAKS = "DE-07"
@@ -30,9 +30,5 @@ class LenientRuntimeStart(ChildStart):
             self.parent.runtime_depth = runtime
 
 
-class LenientRuntimeHost(Host):
-    child_start_class = LenientRuntimeStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LenientRuntimeHost, name="runtime-depth-unchecked")
+    return reference_target("runtime-depth-unchecked", child_start_class=LenientRuntimeStart)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, TckError, check_depth, decide_start_depth
 
 BREAKS = "DE-02"
@@ -31,9 +31,5 @@ class RuntimeWinsStart(ChildStart):
         self.child_depth = decision.child_depth
 
 
-class RuntimeWinsHost(Host):
-    child_start_class = RuntimeWinsStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=RuntimeWinsHost, name="runtime-overrides-header")
+    return reference_target("runtime-overrides-header", child_start_class=RuntimeWinsStart)

@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, ChildStart, Host, structured_output_tool
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent, ChildStart, structured_output_tool
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "FR-03"
@@ -32,9 +32,5 @@ class LooseSchemaStart(ChildStart):
         return schema
 
 
-class LooseSchemaHost(Host):
-    child_start_class = LooseSchemaStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LooseSchemaHost, name="schema-type-contains-object")
+    return reference_target("schema-type-contains-object", child_start_class=LooseSchemaStart)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Resolver, Scope, ToolRegistry
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Resolver, Scope, ToolRegistry
 from subagent_tck.spec import PresentationMode
 
 BREAKS = "TF-12"
@@ -34,9 +34,5 @@ class CachedSdkResolver(Resolver):
         return names
 
 
-class CachedSdkHost(Host):
-    resolver_class = CachedSdkResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CachedSdkHost, name="sdk-bindings-cached")
+    return reference_target("sdk-bindings-cached", resolver_class=CachedSdkResolver)

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from examples.providers._parts import ModelCallResolver
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ExecutionContext, Host, Scope, ToolResult
+from examples.providers._parts import ModelCallResolver, reference_target
+from subagent_tck.reference import ExecutionContext, Scope, ToolResult
 from subagent_tck.reference.resolver import invoke
 from subagent_tck.spec import Origin, PresentationMode
 
@@ -37,9 +36,5 @@ class CodeTableResolver(ModelCallResolver):
         return super().execute(scope, name, arguments, context)
 
 
-class CodeTableHost(Host):
-    resolver_class = CodeTableResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CodeTableHost, name="sdk-only-model-call-runs-global")
+    return reference_target("sdk-only-model-call-runs-global", resolver_class=CodeTableResolver)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ErrorCode, TckError
 
 BREAKS = "DE-04"
@@ -27,9 +27,5 @@ class OrphanSessionStart(ChildStart):
             raise
 
 
-class OrphanSessionHost(Host):
-    child_start_class = OrphanSessionStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=OrphanSessionHost, name="session-before-cap-check")
+    return reference_target("session-before-cap-check", child_start_class=OrphanSessionStart)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "SP-01"
@@ -25,9 +25,5 @@ class AllowWinsScope(Scope):
                      for p in super().spawn_policies())
 
 
-class AllowWinsHost(Host):
-    scope_class = AllowWinsScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=AllowWinsHost, name="spawn-allow-overrides-deny")
+    return reference_target("spawn-allow-overrides-deny", scope_class=AllowWinsScope)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Descriptor, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart, Descriptor
 from subagent_tck.reference.agent import Agent
 
 BREAKS = "SP-01"
@@ -27,9 +27,5 @@ class LateDenial(ChildStart):
         super().check_spawn_policy()  # the bug: the child is already observable
 
 
-class LateDenialHost(Host):
-    child_start_class = LateDenial
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LateDenialHost, name="spawn-denied-after-publish")
+    return reference_target("spawn-denied-after-publish", child_start_class=LateDenial)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "SP-01"
@@ -35,9 +35,5 @@ class UnitedPolicies(Scope):
                                       if any(p.admits(n) for p in policies)]),)
 
 
-class UnitedHost(Host):
-    scope_class = UnitedPolicies
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=UnitedHost, name="spawn-policies-united")
+    return reference_target("spawn-policies-united", scope_class=UnitedPolicies)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Resume
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Resume
 from subagent_tck.reference.agent import Agent
 
 BREAKS = "SP-01"
@@ -22,9 +22,5 @@ class ForgetfulResume(Resume):
         return None  # the bug: the descriptor's policy is not installed
 
 
-class ForgetfulHost(Host):
-    resume_class = ForgetfulResume
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=ForgetfulHost, name="spawn-policy-lost-on-resume")
+    return reference_target("spawn-policy-lost-on-resume", resume_class=ForgetfulResume)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 
 BREAKS = "SP-01"
 
@@ -22,9 +22,5 @@ class UncheckedNames(Scope):
         return super().restrict_spawn(value, [*presets, *named])  # the bug: any name is known
 
 
-class UncheckedNamesHost(Host):
-    scope_class = UncheckedNames
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=UncheckedNamesHost, name="spawn-policy-names-unchecked")
+    return reference_target("spawn-policy-names-unchecked", scope_class=UncheckedNames)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 
 BREAKS = "SP-01"
 ALSO_BREAKS = ("CA-04",)
@@ -29,9 +29,5 @@ class CapAdmitsStart(ChildStart):
         super().check_spawn_policy()
 
 
-class CapAdmitsHost(Host):
-    child_start_class = CapAdmitsStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CapAdmitsHost, name="spawn-policy-skipped-under-cap")
+    return reference_target("spawn-policy-skipped-under-cap", child_start_class=CapAdmitsStart)

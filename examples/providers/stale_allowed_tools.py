@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope, Tool, ToolRegistry
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ResolvedTool, Resolver, Scope, Tool, ToolRegistry
 from subagent_tck.spec import Origin
 
 BREAKS = "TF-11"
@@ -43,9 +43,5 @@ class StaleResolver(Resolver):
         return entries + stale
 
 
-class StaleHost(Host):
-    resolver_class = StaleResolver
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=StaleHost, name="stale-allowed-tools")
+    return reference_target("stale-allowed-tools", resolver_class=StaleResolver)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, ErrorCode, TckError, render_template, validate_restriction
 
 BREAKS = "DE-04"
@@ -44,9 +44,6 @@ class CompositionFirstStart(ChildStart):
         super().decide_depth()
 
 
-class CompositionFirstHost(Host):
-    child_start_class = CompositionFirstStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=CompositionFirstHost, name="template-checked-before-depth")
+    return reference_target(
+        "template-checked-before-depth", child_start_class=CompositionFirstStart)

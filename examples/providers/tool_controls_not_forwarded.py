@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool
 
 BREAKS = "EN-03"
@@ -27,9 +27,5 @@ class ForgetfulTool(SubagentTool):
         return request
 
 
-class ForgetfulHost(Host):
-    subagent_tool_class = ForgetfulTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=ForgetfulHost, name="tool-controls-not-forwarded")
+    return reference_target("tool-controls-not-forwarded", subagent_tool_class=ForgetfulTool)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool
 
 BREAKS = "EN-03"
@@ -29,9 +29,5 @@ class TruthyPersonaTool(SubagentTool):
         return request
 
 
-class TruthyPersonaHost(Host):
-    subagent_tool_class = TruthyPersonaTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=TruthyPersonaHost, name="tool-empty-persona-dropped")
+    return reference_target("tool-empty-persona-dropped", subagent_tool_class=TruthyPersonaTool)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool
 
 BREAKS = "ST-01"
@@ -28,9 +28,5 @@ class ProviderParamTool(SubagentTool):
         return super().read_arguments({k: v for k, v in arguments.items() if k != "provider"})
 
 
-class ProviderParamHost(Host):
-    subagent_tool_class = ProviderParamTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=ProviderParamHost, name="tool-exposes-provider-param")
+    return reference_target("tool-exposes-provider-param", subagent_tool_class=ProviderParamTool)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import ChildStart, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import ChildStart
 from subagent_tck.spec import ABSENT, Capability
 
 BREAKS = "CA-01"
@@ -26,9 +26,5 @@ class DroppingStart(ChildStart):
         super().gate_capabilities()
 
 
-class DroppingHost(Host):
-    child_start_class = DroppingStart
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=DroppingHost, name="tool-filter-silently-dropped")
+    return reference_target("tool-filter-silently-dropped", child_start_class=DroppingStart)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Agent, Host
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Agent
 from subagent_tck.reference.subagent_tool import SubagentTool
 
 BREAKS = "ST-07"
@@ -28,9 +28,5 @@ class LoadedDepthTool(SubagentTool):
         return agent.depth  # the bug: the depth the agent was made with, not the stored one
 
 
-class LoadedDepthHost(Host):
-    subagent_tool_class = LoadedDepthTool
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=LoadedDepthHost, name="tool-guard-reads-loaded-depth")
+    return reference_target("tool-guard-reads-loaded-depth", subagent_tool_class=LoadedDepthTool)

@@ -9,6 +9,7 @@ ALSO_BREAKS ST-08: the at-cap notice is built from the cap the tool uses, which 
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.reference import Host
 from subagent_tck.reference.subagent_tool import SubagentTool, SubagentToolConfig
@@ -29,9 +30,5 @@ class CachedCapTool(SubagentTool):
         return None if self.config.max_depth == PROVIDER_MANAGED else super().cap()
 
 
-class CachedCapHost(Host):
-    subagent_tool_class = CachedCapTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=CachedCapHost, name="tool-ignores-live-depth")
+    return reference_target("tool-ignores-live-depth", subagent_tool_class=CachedCapTool)

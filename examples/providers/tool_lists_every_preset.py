@@ -9,8 +9,8 @@ mount, for every agent, does this.
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import SubagentTool
 
@@ -26,9 +26,5 @@ class CatalogueTool(SubagentTool):
                 prompt)
 
 
-class CatalogueHost(Host):
-    subagent_tool_class = CatalogueTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=CatalogueHost, name="tool-lists-every-preset")
+    return reference_target("tool-lists-every-preset", subagent_tool_class=CatalogueTool)

@@ -9,8 +9,9 @@ string; in-process the kit hands the target equal copies of its names for the sa
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
+from subagent_tck.reference import ResolvedTool, Resolver, Scope
 
 BREAKS = "TF-12"
 #: Every execution by name goes through the lookup: a tool a model calls (TF-05's shadowing
@@ -27,9 +28,5 @@ class IdentityResolver(Resolver):
         return None
 
 
-class IdentityHost(Host):
-    resolver_class = IdentityResolver
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=IdentityHost, name="tool-lookup-by-identity")
+    return reference_target("tool-lookup-by-identity", resolver_class=IdentityResolver)

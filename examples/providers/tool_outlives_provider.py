@@ -7,8 +7,8 @@ needed to know when to register) behaves like this after a hot reload of its bac
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import SubagentTool
 
@@ -24,9 +24,5 @@ class StickyTool(SubagentTool):
         super().on_provider(kind, provider)
 
 
-class StickyHost(Host):
-    subagent_tool_class = StickyTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=StickyHost, name="tool-outlives-provider")
+    return reference_target("tool-outlives-provider", subagent_tool_class=StickyTool)

@@ -11,8 +11,9 @@ capabilities, so a numeric maxDepth ends up mounted on a provider without depthL
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Tool
+from subagent_tck.reference import Tool
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import FRESH_DESCRIPTION, FRESH_PROMPT, SubagentTool
 
@@ -34,9 +35,5 @@ class EagerTool(SubagentTool):
         super().on_provider(kind, provider)
 
 
-class EagerHost(Host):
-    subagent_tool_class = EagerTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=EagerHost, name="tool-registered-before-provider")
+    return reference_target("tool-registered-before-provider", subagent_tool_class=EagerTool)

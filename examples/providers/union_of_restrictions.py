@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host, Scope
+from examples.providers._parts import reference_target
+from subagent_tck.reference import Scope
 from subagent_tck.spec import Restriction
 
 BREAKS = "TF-02"
@@ -25,9 +25,5 @@ class UnionScope(Scope):
         return (Restriction.of(allow=admitted),)  # the bug: a union of what each admits
 
 
-class UnionHost(Host):
-    scope_class = UnionScope
-
-
 def provider() -> Any:
-    return ReferenceTarget(host_class=UnionHost, name="union-of-restrictions")
+    return reference_target("union-of-restrictions", scope_class=UnionScope)

@@ -8,8 +8,8 @@ child already has.
 
 from __future__ import annotations
 
+from examples.providers._parts import reference_target
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.reference import Host
 from subagent_tck.reference.provider import Provider
 from subagent_tck.reference.subagent_tool import FRESH_DESCRIPTION, FRESH_PROMPT, SubagentTool
 
@@ -21,9 +21,5 @@ class FixedWordingTool(SubagentTool):
         return FRESH_DESCRIPTION, FRESH_PROMPT
 
 
-class FixedWordingHost(Host):
-    subagent_tool_class = FixedWordingTool
-
-
 def provider() -> ReferenceTarget:
-    return ReferenceTarget(host_class=FixedWordingHost, name="wording-ignores-fork")
+    return reference_target("wording-ignores-fork", subagent_tool_class=FixedWordingTool)

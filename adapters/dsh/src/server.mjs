@@ -2,21 +2,20 @@
 // routing, body limits, codec), with DSH behind it: each deployment is a DshHost
 // (deployment.mjs, dsh_host.mjs) and GET /v1/info describes DSH and its providers.
 
-import { DriverServer as JavaScriptDriverServer, MAX_BODY, PROTOCOL_VERSION, VERSION_HEADER }
-  from '../../../implementations/javascript/src/server.mjs';
+import {
+  DriverServer as JavaScriptDriverServer, MAX_BODY, PROTOCOL_VERSION, VERSION_HEADER, infoBody,
+} from '../../../implementations/javascript/src/server.mjs';
 import { OPERATIONS, openDeployment } from './deployment.mjs';
 
 export { MAX_BODY, PROTOCOL_VERSION, VERSION_HEADER };
 
 export function targetInfo(providers, dshVersion) {
-  return {
+  return infoBody({
     name: 'dsh (via subagent-tck adapters/dsh)',
     version: dshVersion,
-    protocol: PROTOCOL_VERSION,
     editions: ['request-controls', 'preset-composition'],
-    components: ['subagent-tool'],
     providers,
-  };
+  });
 }
 
 export class DriverServer extends JavaScriptDriverServer {

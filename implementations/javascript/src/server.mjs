@@ -28,20 +28,30 @@ export const VERSION = '0.1.0';
 /** No body at all: allowed where an operation requires no argument (JSON null is not). */
 const EMPTY = Symbol('empty body');
 
-export function targetInfo() {
+/**
+ * The GET /v1/info body of a target this server serves: what the target says of itself, with
+ * the protocol this server speaks and the subagent tool as its component (every target served
+ * here has it; `more` may say otherwise).
+ */
+export function infoBody({ name, version, editions, providers, ...more }) {
   return {
+    name, version, protocol: PROTOCOL_VERSION, editions, components: ['subagent-tool'], providers,
+    ...more,
+  };
+}
+
+export function targetInfo() {
+  return infoBody({
     name: 'subagent-tck-js',
     version: VERSION,
-    protocol: PROTOCOL_VERSION,
     editions: ['preset-composition', 'request-controls'],
-    components: ['subagent-tool'],
     providers: CATALOGUE.map(info),
     // where a restriction can be put (docs/driver-api.md#dialect): a running agent's scope, a
     // child's composition, the root's preset
     restrictionChannels: [{ kind: 'live' }, { kind: 'child' }, { kind: 'root' }],
     presetTools: "a preset's tools are added to each child composed from it as scope-local "
       + 'tools, after its filter',
-  };
+  });
 }
 
 /**

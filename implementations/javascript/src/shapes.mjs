@@ -70,6 +70,13 @@ export const T = {
   },
 };
 
+/**
+ * Raw fields (passed through unvalidated: judging them is the runtime's job), each with the same
+ * options: `{absent: true}` (left out, it stays absent) unless given.
+ */
+const raw = (names, options = { absent: true }) => Object.fromEntries(
+  names.map((name) => [name, [T.any(), options]]));
+
 export const MODE = T.oneOf('native', 'ptc', 'both');
 export const EDITION = T.oneOf('preset-composition', 'request-controls');
 
@@ -95,11 +102,7 @@ export const SectionSpec = T.model({
 
 export const PresetSpec = T.model({
   name: [T.str()],
-  persona: [T.any(), { default: null }],
-  toolFilter: [T.any(), { default: null }],
-  outputSchema: [T.any(), { default: null }],
-  spawnPolicy: [T.any(), { default: null }],
-  model: [T.any(), { default: null }],
+  ...raw(['persona', 'toolFilter', 'outputSchema', 'spawnPolicy', 'model'], { default: null }),
   // the preset's own tools: each child composed from it has them as scope-local tools
   // (docs/driver-api.md#preset-tools)
   tools: [T.list(ToolSpec), { default: [] }],
@@ -108,11 +111,7 @@ export const PresetSpec = T.model({
 export const SubagentToolConfig = T.model({
   provider: [T.str()],
   toolName: [T.str(), { default: 'subagent' }],
-  maxDepth: [T.any(), { absent: true }],
-  persona: [T.any(), { absent: true }],
-  toolFilter: [T.any(), { absent: true }],
-  agentOptions: [T.any(), { absent: true }],
-  preset: [T.any(), { absent: true }],
+  ...raw(['maxDepth', 'persona', 'toolFilter', 'agentOptions', 'preset']),
 });
 
 export const DeploymentConfig = T.model({
@@ -136,13 +135,7 @@ export const StartRequest = T.model({
   parent: [T.str()],
   provider: [T.any()],
   prompt: [T.str()],
-  maxDepth: [T.any(), { absent: true }],
-  preset: [T.any(), { absent: true }],
-  persona: [T.any(), { absent: true }],
-  toolFilter: [T.any(), { absent: true }],
-  outputSchema: [T.any(), { absent: true }],
-  spawnPolicy: [T.any(), { absent: true }],
-  model: [T.any(), { absent: true }],
+  ...raw(['maxDepth', 'preset', 'persona', 'toolFilter', 'outputSchema', 'spawnPolicy', 'model']),
 });
 
 export const SessionHeader = T.model({
