@@ -34,7 +34,15 @@ from urllib.parse import quote, unquote
 from subagent_tck.spec import StopReason
 
 from ..core.protocol import Message, ModelReply, ModelRequest, ToolCall, ToolSchema
-from .gateway_chat import CONTEXT_PREFIX, MODEL_NAME, as_text, parse_chat, reported_model
+from .gateway_chat import (
+    CONTEXT_PREFIX,
+    KIT_STOPS,
+    MODEL_NAME,
+    as_text,
+    parse_chat,
+    read_back,
+    reported_model,
+)
 from .httpd import Answer
 
 MESSAGES_PATH = "/v1/messages"
@@ -45,17 +53,8 @@ DELTA = 64
 
 _MARKER = re.compile(r"\[subagent-tck agent=([A-Za-z0-9%._~-]+)\]")
 
-_STOP = {
-    StopReason.MAX_TOKENS: "max_tokens",
-    StopReason.REFUSAL: "refusal",
-    # extensions (no Anthropic stop reason means "the turn failed/was aborted"): a kit client
-    # reads them back; a runtime that does not know them stops its turn on an unknown reason
-    StopReason.ERROR: "error",
-    StopReason.ABORTED: "aborted",
-}
-_REASON = {"end_turn": StopReason.COMPLETED, "tool_use": StopReason.COMPLETED,
-           "stop_sequence": StopReason.COMPLETED, "pause_turn": StopReason.COMPLETED,
-           **{v: k for k, v in _STOP.items()}}
+_STOP = {StopReason.MAX_TOKENS: "max_tokens", StopReason.REFUSAL: "refusal", **KIT_STOPS}
+_REASON = read_back(_STOP, "end_turn", "tool_use", "stop_sequence", "pause_turn")
 
 
 class MessagesShapeError(ValueError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
@@ -24,14 +25,20 @@ CHAT_PATH = "/v1/chat/completions"
 #: about six levels; tool parameter schemas add a few).
 MAX_DEPTH = 64
 
-_FINISH = {
-    StopReason.MAX_TOKENS: "length",
-    StopReason.REFUSAL: "content_filter",
-    StopReason.ERROR: "error",
-    StopReason.ABORTED: "aborted",
-}
-_STOP = {"stop": StopReason.COMPLETED, "tool_calls": StopReason.COMPLETED,
-         "function_call": StopReason.COMPLETED, **{v: k for k, v in _FINISH.items()}}
+#: The kit's own stop words for a turn that failed or was aborted, sent on Chat Completions and
+#: Anthropic Messages (no stop word of theirs means "the turn failed/was aborted"): a kit client
+#: reads them back; a runtime that does not know them stops its turn on an unknown reason.
+KIT_STOPS = {StopReason.ERROR: "error", StopReason.ABORTED: "aborted"}
+
+
+def read_back(sent: Mapping[StopReason, str], *completed: str) -> dict[str, StopReason]:
+    """A wire's stop words as they read back: each of ``completed`` a completed turn, each word
+    of ``sent`` (what the gateway sends for the other reasons) the reason it was sent for."""
+    return {**dict.fromkeys(completed, StopReason.COMPLETED), **{v: k for k, v in sent.items()}}
+
+
+_FINISH = {StopReason.MAX_TOKENS: "length", StopReason.REFUSAL: "content_filter", **KIT_STOPS}
+_STOP = read_back(_FINISH, "stop", "tool_calls", "function_call")
 
 
 class ChatShapeError(ValueError):

@@ -13,7 +13,7 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from subagent_tck.conformance.core.gateway import Gateway
@@ -214,6 +214,33 @@ def edit_events(data: bytes, edit: Callable[[dict[str, Any]], None],
             line = "data: " + json.dumps(event, separators=separators)
         out.append(line)
     return "\n".join(out).encode("utf-8")
+
+
+class ProbeDeployment(Protocol):
+    """A deployment made to probe its runtime: its route keeps, as ``probed``, what its root
+    asked its model when put the probe's question (the adapter's ``proxy.PROBE``)."""
+
+    @property
+    def route(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+def probed(deployment: ProbeDeployment, ask: Callable[[], Callable[[], str]], runtime: str,
+           unknown: str) -> Any:
+    """What the root of the probe ``deployment`` asked its model once ``ask`` put it the
+    probe's question; the deployment is closed whatever happens. A root that never asked is
+    PROTOCOL_ERROR: ``runtime``'s ``unknown`` (its own tools) are unknown, with what the
+    runtime said (``ask`` gives how to read it, read once the deployment is closed)."""
+    try:
+        said = ask()
+        seen = deployment.route.probed
+    finally:
+        deployment.close()
+    if seen is None:
+        raise TckError(ErrorCode.PROTOCOL_ERROR, f"{runtime}'s root never asked its model: its "
+                       f"{unknown} are unknown ({said()})")
+    return seen
 
 
 P = TypeVar("P", bound=TrafficProxy[Any])

@@ -25,6 +25,7 @@ Operations Codex has no counterpart for are answered ``UNSUPPORTED_OPERATION``
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +54,7 @@ from subagent_tck.conformance.transports.traffic import (
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
-from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget, probed
 from subagent_tck.conformance.transports.traffic_runs import RunsDeployment
 from subagent_tck.conformance.transports.traffic_starts import (
     Start,
@@ -125,14 +126,12 @@ class CodexTarget(TrafficTarget[Proxy]):
                 self._proxy = self._make_proxy()
             deployment = CodexDeployment(DeploymentConfig(persona=PROBE_PERSONA),
                                          "http://127.0.0.1:9", self._proxy, "probe", None)
-        try:
+
+        def ask() -> Callable[[], str]:
             done = deployment.runs.codex(f"{PROBE} list your tools")
-            seen = deployment.route.probed
-        finally:
-            deployment.close()
-        if seen is None:
-            raise TckError(ErrorCode.PROTOCOL_ERROR, "Codex's root never asked its model: its "
-                           f"own tools are unknown ({done.stderr.decode('utf-8', 'replace')})")
+            return lambda: done.stderr.decode("utf-8", "replace")
+
+        seen = probed(deployment, ask, "Codex", "own tools")
         _, system, _ = find_marker(responses_to_request("", seen).system)
         before, _, after = system.partition(PROBE_PERSONA)
         own = own_tools(seen)

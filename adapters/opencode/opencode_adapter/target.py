@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from subagent_tck.conformance.core.gateway import Gateway
@@ -46,7 +47,7 @@ from subagent_tck.conformance.transports.traffic import (
     root_preset,
 )
 from subagent_tck.conformance.transports.traffic_refusals import Reasons
-from subagent_tck.conformance.transports.traffic_routes import TrafficTarget
+from subagent_tck.conformance.transports.traffic_routes import TrafficTarget, probed
 from subagent_tck.conformance.transports.traffic_starts import (
     UNSET,
     Lineage,
@@ -109,15 +110,13 @@ class OpencodeTarget(TrafficTarget[Proxy]):
             assert self._proxy is not None
             probe = OpencodeDeployment(DeploymentConfig(), "http://127.0.0.1:9", self._proxy,
                                        "probe", [])
-        try:
+
+        def ask() -> Callable[[], str]:
             serve = probe.serve()
             serve.prompt(serve.session("subagent-tck probe"), f"{PROBE} list your tools")
-            seen = probe.route.probed
-        finally:
-            probe.close()
-        if seen is None:
-            raise TckError(ErrorCode.PROTOCOL_ERROR, "opencode's root never asked its model: its "
-                           f"built-in tools are unknown ({serve.tail()})")
+            return serve.tail
+
+        seen = probed(probe, ask, "opencode", "built-in tools")
         with self._lock:
             self._builtins = [t for t in seen.tools if not t.name.startswith(SERVER + "_")]
             return self._builtins
