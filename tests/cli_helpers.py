@@ -16,6 +16,23 @@ ROOT = Path(__file__).resolve().parents[1]
 FAKES_NAME = "subagent_tck_test_fakes"
 #: A target spec's beginning that names one of the fake targets: ``FAKE + "healthy"``.
 FAKE = f"python:{FAKES_NAME}:"
+#: The source of a module whose class ``Quiet`` is a target that describes itself (one
+#: provider, ``p``, of no capability) and is never deployed: what a test writes into a file a
+#: target spec or a script of its own loads.
+QUIET_TARGET = """
+from subagent_tck.conformance.core.protocol import ProviderInfo, TargetInfo
+
+
+class Quiet:
+    def info(self):
+        return TargetInfo(name="quiet", providers=[ProviderInfo(name="p", capabilities=[])])
+
+    def deploy(self, config, gateway):
+        raise AssertionError("a test that only loads its target never deploys it")
+
+    def close(self):
+        pass
+"""
 
 
 def load_fakes() -> ModuleType:

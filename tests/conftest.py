@@ -51,22 +51,13 @@ ONCE_TESTS = {
         "test_a_persona_zoo_entry_fails_exactly_the_rule_it_breaks",),
     "tests/conformance/checks/test_first_request.py": (
         "test_a_first_request_zoo_entry_fails_exactly_the_rule_it_breaks",),
-    "tests/conformance/checks/test_tool_filter.py": (
-        "test_a_zoo_entry_fails_the_tool_filter_rule_it_breaks_and_no_other",),
     "tests/conformance/checks/test_editions.py": (
         "test_an_edition_zoo_entry_fails_exactly_the_rule_it_breaks",),
-    "tests/conformance/checks/test_depth.py": (
-        "test_a_zoo_entry_fails_the_depth_rule_it_breaks_and_no_other",
-        "test_a_conforming_zoo_entry_passes_every_depth_check"),
-    "tests/conformance/checks/test_gating.py": (
-        "test_a_zoo_entry_fails_the_gating_rule_it_breaks_and_no_other",
-        "test_a_conforming_zoo_entry_passes_every_gating_check"),
+    "tests/conformance/checks/test_zoo_families.py": (
+        "test_a_zoo_entry_fails_the_rule_of_its_family_it_breaks_and_no_other",
+        "test_a_conforming_zoo_entry_passes_every_check_of_the_family"),
     "tests/conformance/checks/test_subagent_tool.py": (
         "test_a_zoo_entry_fails_exactly_the_rule_it_breaks",),
-    "tests/conformance/checks/test_spawn_policy.py": (
-        "test_a_zoo_entry_fails_the_spawn_policy_rule_it_breaks_and_no_other",),
-    "tests/conformance/checks/test_model_selection.py": (
-        "test_a_zoo_entry_fails_the_model_rule_it_breaks_and_no_other",),
     "tests/fuzz/test_families.py": (
         "test_the_ci_campaign_catches_a_zoo_entry_of_each_family_and_names_its_rule",),
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from cli_helpers import FAKE
+from cli_helpers import FAKE, QUIET_TARGET
 
 from subagent_tck.conformance.cli import PLUGGED, main
 from subagent_tck.spec import CATALOGUE
@@ -240,21 +240,9 @@ from hypothesis import strategies as st
 
 import subagent_tck.conformance.cli as cli
 from subagent_tck.conformance.engine.check import Check
-from subagent_tck.conformance.core.protocol import ProviderInfo, TargetInfo
 from subagent_tck.conformance.engine.runner import Suite
 from subagent_tck.spec import RULES_BY_ID
-
-
-class Quiet:
-    def info(self):
-        return TargetInfo(name="quiet", providers=[ProviderInfo(name="p", capabilities=[])])
-
-    def deploy(self, config, gateway):
-        raise AssertionError("not used")
-
-    def close(self):
-        pass
-
+""" + QUIET_TARGET + """
 
 def target():
     return Quiet()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,9 +61,7 @@ def _part_of(dotted: str) -> str:
 def imports_of(source: str, relpath: str) -> Iterator[Import]:
     """Every import of the kit in ``source``, the module at ``relpath`` (like spec/judge.py)."""
     tree = ast.parse(source, filename=relpath)
-    package = Path(relpath).with_suffix("").parts[:-1]
-    if Path(relpath).name == "__init__.py":
-        package = Path(relpath).parts[:-1]
+    package = Path(relpath).parts[:-1]  # the module's folder (an __init__.py's too)
     lazy_lines = {
         inner.lineno
         for node in ast.walk(tree)
@@ -144,62 +142,19 @@ def kit_files() -> list[Path]:
     return sorted(p for part in PARTS for p in (ROOT / part).rglob("*.py"))
 
 
+def problems_in(files: list[Path], check: Callable[[str, str], list[str]]) -> list[str]:
+    """What ``check`` (:func:`violations` or :func:`room_violations`) reports on ``files``."""
+    return [message for path in files
+            for message in check(path.read_text(encoding="utf-8"),
+                                 path.relative_to(ROOT).as_posix())]
+
+
 def test_every_part_of_the_kit_imports_only_in_its_direction() -> None:
     files = kit_files()
     assert any(p.parent.name == "spec" for p in files), "found no source under spec/"
-    problems = [
-        message
-        for path in files
-        for message in violations(
-            path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix()
-        )
-    ]
+    problems = problems_in(files, violations)
     assert not problems, "import directions broken (docs/architecture.md):\n" + "\n".join(
         problems)
-
-
-@pytest.mark.parametrize(
-    ("relpath", "source", "says"),
-    [
-        ("spec/judge.py", "from subagent_tck.reference import host", "spec may import only spec"),
-        ("spec/catalogue/tf.py", "from ...reference import host", "spec may import only spec"),
-        ("spec/x.py", "from .. import conformance", "spec may import only spec"),
-        ("spec/x.py", "import subagent_tck.fuzz.model", "nothing imports fuzz"),
-        ("reference/host.py", "from ..conformance import check", "reference may import only"),
-        ("reference/host.py", "import spec", "never bare"),
-        ("reference/host.py", "from spec.depth import ABSENT", "never bare"),
-        ("conformance/engine/runner.py", "from ...reference import host", "only through"),
-        ("conformance/engine/runner.py", "from subagent_tck import reference", "only through"),
-        ("conformance/cliruns.py", "from ..fuzz import model", "nothing imports fuzz"),
-        ("conformance/cli.py", "def fuzz():\n    from ..fuzz import model\n", "nothing imports"),
-        ("conformance/engine/checks/persona.py", "def f():\n    from ....fuzz import model\n",
-         "fuzz"),
-        ("fuzz/model.py", "from ..reference.host import Host", "fuzz may import only"),
-    ],
-)
-def test_a_wrong_import_is_reported_with_file_line_and_rule(
-    relpath: str, source: str, says: str
-) -> None:
-    found = violations(source, relpath)
-    assert len(found) == 1 and found[0].startswith(f"{relpath}:") and says in found[0], found
-
-
-@pytest.mark.parametrize(
-    ("relpath", "source"),
-    [
-        ("spec/catalogue/tf.py", "from ..rule import Rule\nfrom . import depth\n"),
-        ("spec/__init__.py", "from .catalogue import CATALOGUE\n"),
-        ("reference/host.py", "from subagent_tck.spec import RUN_CODE\nimport json\n"),
-        ("conformance/transports/builtin.py", "from ...reference.host import Host\n"),
-        ("conformance/cliruns.py", "def fuzz():\n    from ..fuzz import model\n"),
-        ("conformance/engine/checks/tf.py",
-         "from ..check import check\nfrom ....spec import judge\n"),
-        ("fuzz/model.py",
-         "from ..conformance.core.target import Target\nimport hypothesis\n"),
-    ],
-)
-def test_an_allowed_import_is_not_reported(relpath: str, source: str) -> None:
-    assert violations(source, relpath) == []
 
 
 def test_a_relative_import_above_the_kit_is_refused() -> None:
@@ -259,10 +214,7 @@ def reached(source: str, relpath: str) -> Iterator[tuple[int, str, str]]:
     """(line, dotted name, how it is written) of each part of conformance that ``source``
     imports, by a statement or as a string (``importlib``, a monkeypatch target)."""
     tree = ast.parse(source, filename=relpath)
-    package = list(Path(relpath).with_suffix("").parts[:-1])
-    if Path(relpath).name == "__init__.py":
-        package = list(Path(relpath).parts[:-1])
-    dotted_package = ["subagent_tck", *package]
+    dotted_package = ["subagent_tck", *Path(relpath).parts[:-1]]  # the module's folder
     for node in ast.walk(tree):
         names: list[tuple[str, str]] = []
         if isinstance(node, ast.Import):
@@ -302,13 +254,7 @@ def room_violations(source: str, relpath: str) -> list[str]:
 def test_every_room_of_conformance_imports_only_the_rooms_below_it() -> None:
     files = sorted((ROOT / "conformance").rglob("*.py"))
     assert any(room_of(p.relative_to(ROOT).as_posix()) == "core" for p in files)
-    problems = [
-        message
-        for path in files
-        for message in room_violations(
-            path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix()
-        )
-    ]
+    problems = problems_in(files, room_violations)
     assert not problems, "room directions broken:\n" + "\n".join(problems)
 
 
@@ -322,9 +268,27 @@ def test_every_row_of_the_room_table_names_a_module_in_its_room() -> None:
         + "\n".join(missing)
 
 
-@pytest.mark.parametrize(
-    ("relpath", "source", "says"),
-    [
+# --- what each direction reports -----------------------------------------------------------
+
+#: direction -> (file, source, what the message says) of imports against it
+AGAINST = {
+    "parts": [
+        ("spec/judge.py", "from subagent_tck.reference import host", "spec may import only spec"),
+        ("spec/catalogue/tf.py", "from ...reference import host", "spec may import only spec"),
+        ("spec/x.py", "from .. import conformance", "spec may import only spec"),
+        ("spec/x.py", "import subagent_tck.fuzz.model", "nothing imports fuzz"),
+        ("reference/host.py", "from ..conformance import check", "reference may import only"),
+        ("reference/host.py", "import spec", "never bare"),
+        ("reference/host.py", "from spec.depth import ABSENT", "never bare"),
+        ("conformance/engine/runner.py", "from ...reference import host", "only through"),
+        ("conformance/engine/runner.py", "from subagent_tck import reference", "only through"),
+        ("conformance/cliruns.py", "from ..fuzz import model", "nothing imports fuzz"),
+        ("conformance/cli.py", "def fuzz():\n    from ..fuzz import model\n", "nothing imports"),
+        ("conformance/engine/checks/persona.py", "def f():\n    from ....fuzz import model\n",
+         "fuzz"),
+        ("fuzz/model.py", "from ..reference.host import Host", "fuzz may import only"),
+    ],
+    "rooms": [
         ("conformance/core/protocol.py", "from ..engine.runner import Suite", "core may import"),
         ("conformance/core/target.py", "from subagent_tck.conformance import cli",
          "core may import"),
@@ -342,15 +306,21 @@ def test_every_row_of_the_room_table_names_a_module_in_its_room() -> None:
         ("conformance/newthing.py", "", "in no room"),
         ("conformance/stray/thing.py", "", "in no room"),
     ],
-)
-def test_an_import_against_the_rooms_is_reported(relpath: str, source: str, says: str) -> None:
-    found = room_violations(source, relpath)
-    assert len(found) == 1 and found[0].startswith(f"{relpath}:") and says in found[0], found
-
-
-@pytest.mark.parametrize(
-    ("relpath", "source"),
-    [
+}
+#: direction -> (file, source) of imports along it
+ALONG = {
+    "parts": [
+        ("spec/catalogue/tf.py", "from ..rule import Rule\nfrom . import depth\n"),
+        ("spec/__init__.py", "from .catalogue import CATALOGUE\n"),
+        ("reference/host.py", "from subagent_tck.spec import RUN_CODE\nimport json\n"),
+        ("conformance/transports/builtin.py", "from ...reference.host import Host\n"),
+        ("conformance/cliruns.py", "def fuzz():\n    from ..fuzz import model\n"),
+        ("conformance/engine/checks/tf.py",
+         "from ..check import check\nfrom ....spec import judge\n"),
+        ("fuzz/model.py",
+         "from ..conformance.core.target import Target\nimport hypothesis\n"),
+    ],
+    "rooms": [
         ("conformance/cli.py", "from .transports import busypoll\nfrom .report import x\n"),
         ("conformance/__init__.py", "M = 'subagent_tck.conformance.engine.runner'\n"),
         ("conformance/report/report_text.py", "from ..engine.runner import RunFinished\n"),
@@ -358,6 +328,23 @@ def test_an_import_against_the_rooms_is_reported(relpath: str, source: str, says
         ("conformance/transports/wire.py", "from ..core.protocol import X\nfrom . import codec\n"),
         ("conformance/core/check.py", "from subagent_tck.spec import ErrorCode\n"),
     ],
-)
-def test_an_import_along_the_rooms_is_not_reported(relpath: str, source: str) -> None:
-    assert room_violations(source, relpath) == []
+}
+#: Each direction's check.
+CHECKS = {"parts": violations, "rooms": room_violations}
+
+
+@pytest.mark.parametrize(("direction", "relpath", "source", "says"),
+                         [(d, *case) for d, cases in AGAINST.items() for case in cases])
+def test_an_import_against_a_direction_is_reported_with_file_line_and_rule(
+    direction: str, relpath: str, source: str, says: str
+) -> None:
+    found = CHECKS[direction](source, relpath)
+    assert len(found) == 1 and found[0].startswith(f"{relpath}:") and says in found[0], found
+
+
+@pytest.mark.parametrize(("direction", "relpath", "source"),
+                         [(d, *case) for d, cases in ALONG.items() for case in cases])
+def test_an_import_along_the_directions_is_not_reported(
+    direction: str, relpath: str, source: str
+) -> None:
+    assert CHECKS[direction](source, relpath) == []

@@ -148,6 +148,15 @@ def _broken_until(fakes: ModuleType, rule: str, tmp_path: Path,
                                   f"until = {until}"))
 
 
+def _rerun(fakes: ModuleType, tmp_path: Path, rule: str, after: str | None) -> Certificate:
+    """Certify a target that does ``after`` on ``rule`` (on spawn; None: it passes the rule)
+    with the baseline written from the run of one that breaks it."""
+    file = _written(certify(fakes.FakeTarget({(rule, "spawn"): "break"}), RunConfig()),
+                    tmp_path)
+    return certify(fakes.FakeTarget({(rule, "spawn"): after} if after else None),
+                   RunConfig(baseline=load_baseline(file)))
+
+
 def test_a_baseline_written_from_a_certificate_excuses_exactly_its_failures(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
@@ -169,10 +178,7 @@ def test_a_baseline_written_from_a_certificate_excuses_exactly_its_failures(
 def test_one_more_failing_assertion_inside_a_listed_rule_fails_naming_it(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
-    file = _written(certify(fakes.FakeTarget({("TF-92", "spawn"): "break"}), RunConfig()),
-                    tmp_path)
-    cert = certify(fakes.FakeTarget({("TF-92", "spawn"): "break-also"}),
-                   RunConfig(baseline=load_baseline(file)))
+    cert = _rerun(fakes, tmp_path, "TF-92", "break-also")
     assert cert.rule("TF-92").outcome == Outcome.FAIL
     assert not cert.certified and for_certificate(cert) == ExitCode.FAILED
     summary = cert.baseline_summary
@@ -185,10 +191,7 @@ def test_one_more_failing_assertion_inside_a_listed_rule_fails_naming_it(
 def test_an_assertion_that_starts_failing_another_way_is_new_and_the_old_one_stale(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
-    file = _written(certify(fakes.FakeTarget({("TF-91", "spawn"): "break"}), RunConfig()),
-                    tmp_path)
-    cert = certify(fakes.FakeTarget({("TF-91", "spawn"): "refuse"}),
-                   RunConfig(baseline=load_baseline(file)))
+    cert = _rerun(fakes, tmp_path, "TF-91", "refuse")
     summary = cert.baseline_summary
     assert summary is not None
     new = {(n.rule, n.assertion.what, n.assertion.way) for n in summary.new}
@@ -201,9 +204,7 @@ def test_an_assertion_that_starts_failing_another_way_is_new_and_the_old_one_sta
 def test_a_listed_assertion_that_passes_is_stale_and_fails_the_run(
     fakes: ModuleType, tmp_path: Path,
 ) -> None:
-    file = _written(certify(fakes.FakeTarget({("TF-93", "spawn"): "break"}), RunConfig()),
-                    tmp_path)
-    cert = certify(fakes.FakeTarget(), RunConfig(baseline=load_baseline(file)))
+    cert = _rerun(fakes, tmp_path, "TF-93", None)
     result = cert.rule("TF-93")  # a SHOULD rule: a stale entry still fails the run
     assert result.outcome == Outcome.UNEXPECTED_PASS
     assert "but it passed: remove it" in result.failures[0].message

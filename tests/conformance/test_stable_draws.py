@@ -8,13 +8,13 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import seed as seeded
 from hypothesis import strategies as st
 
 from subagent_tck.conformance.engine import stable_draws as stable_draws_module
 from subagent_tck.conformance.engine.stable_draws import stable_draws
 from tests.conformance.test_shrink_budget import context
+
+from .hypothesis_draws import seeded_draws
 
 #: A prefix no draw reaches by chance: only the loaded module's literals carry it.
 MARK = "qzv-literal-"
@@ -41,17 +41,7 @@ def literals(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 def plain_draws(seed: int) -> list[list[str]]:
     """What a bare seeded Hypothesis test draws (the kit's wrapper not used)."""
-    drawn: list[list[str]] = []
-
-    @settings(max_examples=30, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @seeded(seed)
-    @given(STRATEGY)
-    def prop(values: list[str]) -> None:
-        drawn.append(values)
-
-    prop()
-    return drawn
+    return seeded_draws(STRATEGY, seed, 30)
 
 
 def kit_draws(seed: int) -> list[list[str]]:

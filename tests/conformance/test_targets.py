@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import QUIET_TARGET
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.transports.targets import SCHEMES, load_target
@@ -34,19 +35,10 @@ def module(where: Path, source: str) -> str:
     return name
 
 
-FAKE = """
-    from subagent_tck.conformance.core.protocol import ProviderInfo, TargetInfo
-
-    class Mine:
-        def info(self):
-            return TargetInfo(name="mine", providers=[ProviderInfo(name="p", capabilities=[])])
-        def deploy(self, config, gateway):
-            raise RuntimeError("this test never deploys")
-        def close(self):
-            pass
+FAKE = QUIET_TARGET + textwrap.dedent("""
 
     def make():
-        return Mine()
+        return Quiet()
 
     not_callable = 3
 
@@ -55,7 +47,7 @@ FAKE = """
 
     def broken():
         raise ValueError("no config file")
-"""
+""")
 
 
 def usage(spec: str) -> str:
@@ -68,7 +60,7 @@ def usage(spec: str) -> str:
 def test_a_python_factory_in_the_current_directory_gives_its_target(workdir: Path) -> None:
     name = module(workdir, FAKE)
     target = load_target(f"python:{name}:make")
-    assert isinstance(target, Target) and target.info().name == "mine"
+    assert isinstance(target, Target) and target.info().name == "quiet"
 
 
 @pytest.mark.parametrize(("factory", "needle"), [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -11,12 +12,13 @@ import pytest
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.runner import PROFILES
-from subagent_tck.conformance.transports.builtin import reference_target
+from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
 from subagent_tck.fuzz.campaign import CampaignResult, run_campaign
 from subagent_tck.fuzz.lockstep import Lockstep
 from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.operations import apply
 from subagent_tck.fuzz.step import Divergence, Step
+from subagent_tck.reference import Host
 from subagent_tck.spec import Edition
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,6 +42,17 @@ def run_steps(target: Target, setup: Setup, steps: list[Step]) -> Divergence | N
     return None
 
 
+@contextmanager
+def reference_with(host_class: type[Host], name: str) -> Iterator[Target]:
+    """The reference built on ``host_class`` (a host whose bug the test plants) and reporting
+    ``name``, closed on the way out."""
+    target = ReferenceTarget(host_class=host_class, name=name)
+    try:
+        yield target
+    finally:
+        target.close()
+
+
 def ci_campaign(target: Target, seed: int, output: Path, budget: float = float("inf"),
                 editions: Sequence[Edition] = ()) -> CampaignResult:
     """A campaign against ``target`` at ``seed`` with the ``ci`` profile's examples, no
@@ -47,6 +60,19 @@ def ci_campaign(target: Target, seed: int, output: Path, budget: float = float("
     return run_campaign(target, seed=seed, budget_seconds=budget,
                         max_examples=PROFILES["ci"].fuzz_examples, database_dir=None,
                         output_dir=output, editions=editions)
+
+
+@contextmanager
+def found_by_ci_campaign(host_class: type[Host], name: str, rule: str, seed: int,
+                         output: Path) -> Iterator[tuple[Target, CampaignResult]]:
+    """The ``ci`` campaign at ``seed`` against the reference built on ``host_class`` (a bug the
+    test plants) must find ``rule``: the target (open inside the block, to replay the finding)
+    and the campaign's result."""
+    with reference_with(host_class, name) as target:
+        result = ci_campaign(target, seed, output)
+        assert result.finding is not None, result.report()
+        assert result.finding.rule == rule, result.report()
+        yield target, result
 
 
 def subtle_names() -> list[str]:

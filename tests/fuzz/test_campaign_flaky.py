@@ -3,14 +3,18 @@ the campaign with an error that says what the first run saw, not only that the r
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from target_wrappers import Changed, Wrapped
 
+from subagent_tck.conformance.core.outcome import Outcome
 from subagent_tck.conformance.core.protocol import ToolSpec
+from subagent_tck.conformance.engine.runner import RunConfig, Suite, certify
 from subagent_tck.conformance.transports.builtin import ReferenceTarget
-from subagent_tck.fuzz.campaign import run_campaign
-from subagent_tck.spec import ErrorCode, TckError
+from subagent_tck.fuzz.campaign import CampaignResult, run_campaign
+from subagent_tck.fuzz.campaign_check import campaign_check
+from subagent_tck.spec import CATALOGUE, ErrorCode, TckError
 
 
 class _Reference(Wrapped):
@@ -37,6 +41,12 @@ class _Reference(Wrapped):
         return deployment.view(agent)
 
 
+def _campaign(target: _Reference, output: Path, max_examples: int = 60) -> CampaignResult:
+    """A campaign against ``target`` at seed 3, no database, its files in ``output``."""
+    return run_campaign(target, seed=3, max_examples=max_examples, budget_seconds=60,
+                        database_dir=None, output_dir=output)
+
+
 class _OnceFaulty(_Reference):
     """The reference, but the first global tool registration of the whole campaign fails."""
 
@@ -54,8 +64,7 @@ class _OnceFaulty(_Reference):
 def test_a_fault_that_does_not_recur_is_an_error_naming_what_the_first_run_saw(
         tmp_path: Any) -> None:
     target = _OnceFaulty()
-    result = run_campaign(target, seed=3, max_examples=60, budget_seconds=60,
-                          database_dir=None, output_dir=tmp_path)
+    result = _campaign(target, tmp_path)
     assert target.failed
     assert result.error is not None, result
     assert "answered the same steps differently" in result.error
@@ -80,14 +89,8 @@ class _OnceWrongView(_Reference):
 
 def test_a_divergence_that_does_not_recur_leaves_only_the_rules_it_named_undecided(
         tmp_path: Any) -> None:
-    from subagent_tck.conformance.core.outcome import Outcome
-    from subagent_tck.conformance.engine.runner import RunConfig, Suite, certify
-    from subagent_tck.fuzz.campaign_check import campaign_check
-    from subagent_tck.spec import CATALOGUE
-
     target = _OnceWrongView()
-    result = run_campaign(target, seed=3, max_examples=60, budget_seconds=60,
-                          database_dir=None, output_dir=tmp_path)
+    result = _campaign(target, tmp_path)
     assert target.wrong and result.error is not None, result
     assert "answered the same steps differently" in result.error
     assert result.unsettled and set(result.unsettled) < set(result.rules_exercised), result
@@ -125,8 +128,7 @@ class _EarlierWrongView(_Reference):
 def test_a_wobble_whose_rerun_raises_earlier_leaves_only_the_rules_its_runs_named_undecided(
         tmp_path: Any) -> None:
     target = _EarlierWrongView()
-    result = run_campaign(target, seed=3, max_examples=6, budget_seconds=60,
-                          database_dir=None, output_dir=tmp_path)
+    result = _campaign(target, tmp_path, max_examples=6)
     assert result.error is not None and "answered the same steps differently" in result.error
     assert result.unsettled, result.error
     assert set(result.unsettled) < set(result.rules_exercised), result

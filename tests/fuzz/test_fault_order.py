@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from subagent_tck.conformance.core.target import Target
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
 from subagent_tck.reference import Agent, Host, Resume
@@ -17,7 +16,7 @@ from subagent_tck.reference.descriptor import Descriptor
 from subagent_tck.reference.subagent_tool import COMPONENT
 from subagent_tck.spec import SUBAGENT_TOOL_NAME, Capability, ErrorCode, TckError
 
-from .conftest import run_steps
+from .conftest import reference_with, run_steps
 
 
 class _GateBeforeDepthResume(Resume):
@@ -83,10 +82,7 @@ def test_a_target_whose_gates_run_in_the_wrong_order_diverges_under_the_first_ru
     name: str,
 ) -> None:
     host, sequence, at, rule = CASES[name]
-    target = ReferenceTarget(host_class=host, name="wrong-order")
-    try:
+    with reference_with(host, "wrong-order") as target:
         divergence = run_steps(target, SETUP, sequence)
-    finally:
-        target.close()
     assert divergence is not None, name
     assert (divergence.finding.step, divergence.finding.rule) == (at, rule), str(divergence)

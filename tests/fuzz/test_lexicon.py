@@ -21,7 +21,7 @@ from subagent_tck.reference import Host
 from subagent_tck.reference.prompt import render_strict
 from subagent_tck.spec import Capability, ErrorCode, TckError
 
-from .conftest import ci_campaign
+from .conftest import found_by_ci_campaign
 
 #: The variable names the kit wrote every deployment with before its words were drawn.
 _KIT_VARIABLES = frozenset(CLASSIC.variables)
@@ -93,11 +93,8 @@ def test_a_replay_file_without_a_lexicon_ran_with_the_classic_words(tmp_path: Pa
 def test_a_target_right_only_for_the_kits_variable_names_is_found_at_two_seeds(
     tmp_path: Path, seed: int,
 ) -> None:
-    target = ReferenceTarget(host_class=_KnownVariablesHost, name="known-variables-only")
-    try:
-        result = ci_campaign(target, seed, tmp_path)
-        assert result.finding is not None, result.report()
-        assert result.finding.rule == "PE-05", result.report()
+    with found_by_ci_campaign(_KnownVariablesHost, "known-variables-only", "PE-05", seed,
+                              tmp_path) as (target, result):
         # the words travel with the finding: the replay file shows it again on its own
         assert result.replay_path is not None
         saved = load_replay(result.replay_path)
@@ -106,8 +103,6 @@ def test_a_target_right_only_for_the_kits_variable_names_is_found_at_two_seeds(
         assert again.reproduced, again.report()
         assert again.words == result.words and any(
             line.startswith("variables") for line in result.words), result.report()
-    finally:
-        target.close()
 
 
 def test_the_same_campaign_passes_the_reference(tmp_path: Path) -> None:

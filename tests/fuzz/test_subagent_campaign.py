@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.conformance.engine.checks._names import is_tool_name
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import machine
 from subagent_tck.fuzz.campaign import run_campaign
 from subagent_tck.fuzz.lockstep_core import Setup
@@ -23,7 +22,7 @@ from subagent_tck.fuzz.strategies import Code, pick_tool_names
 from subagent_tck.reference import ChildStart, Host
 from subagent_tck.spec import Edition, ErrorCode, PresentationMode, TckError
 
-from .conftest import run_steps, zoo_module
+from .conftest import reference_with, run_steps, zoo_module
 
 REQUEST = Edition.REQUEST_CONTROLS
 PTC = PresentationMode.PTC
@@ -181,8 +180,5 @@ def test_a_tool_whose_persona_the_implementation_refuses_as_grammar_errs_without
     which is as right as a child composed with it as prose."""
     sequence = steps(_load(provider="fork", max_depth={"json": "2"}, persona="Broken {{"),
                      _call(stop="max-tokens"))
-    target = ReferenceTarget(host_class=_RefusesLiteralBracesHost, name="literal-braces-refused")
-    try:
+    with reference_with(_RefusesLiteralBracesHost, "literal-braces-refused") as target:
         assert run_steps(target, Setup(REQUEST), sequence) is None
-    finally:
-        target.close()

@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
-from subagent_tck.conformance.transports.builtin import ReferenceTarget
 from subagent_tck.fuzz import strategies as fs
 from subagent_tck.fuzz.lexicon import CLASSIC
 from subagent_tck.fuzz.tool_model import TOOL_NAMES
 from subagent_tck.reference import Host, ResolvedTool, Resolver, Scope
 from subagent_tck.spec import Restriction
 
-from .conftest import ci_campaign
+from .conftest import found_by_ci_campaign
 
 #: The names a target "tested against" (every fixed name of the kit): right for these only.
 KNOWN = frozenset((*CLASSIC.register_names, *CLASSIC.extra_names, *TOOL_NAMES))
@@ -64,19 +63,14 @@ def test_a_deployments_vocabulary_holds_the_core_and_generated_names() -> None:
 def test_a_target_wrong_only_for_names_the_kit_never_used_is_found_at_two_seeds(
     tmp_path: Path, seed: int,
 ) -> None:
-    target = ReferenceTarget(host_class=_KnownDenyHost, name="known-deny-only")
-    try:
-        result = ci_campaign(target, seed, tmp_path)
-    finally:
-        target.close()
-    assert result.finding is not None, result.report()
-    assert result.finding.rule == "TF-01", result.report()
-    # the restriction that shows it denies a name the kit never used (installed, a start's
-    # toolFilter, or the drawn toolFilter of a preset a start names: the words the finding
-    # shows, "with preset 'x': persona ..., toolFilter {...}, outputSchema ...")
-    restrictions = [s.args.get("value") if s.op == "restrict" else
-                    s.args.get("controls", {}).get("toolFilter") for s in result.counterexample]
-    restrictions += [ast.literal_eval(m.group(1)) for line in result.words
-                     if (m := re.search(r"toolFilter (\{.*\}), outputSchema", line))]
-    assert any(set(r.get("deny") or ()) - KNOWN for r in restrictions if isinstance(r, dict)), (
-        result.report())
+    with found_by_ci_campaign(_KnownDenyHost, "known-deny-only", "TF-01", seed,
+                              tmp_path) as (_, result):
+        # the restriction that shows it denies a name the kit never used (installed, a start's
+        # toolFilter, or the drawn toolFilter of a preset a start names: the words the finding
+        # shows, "with preset 'x': persona ..., toolFilter {...}, outputSchema ...")
+        restrictions = [s.args.get("value") if s.op == "restrict" else
+                        s.args.get("controls", {}).get("toolFilter") for s in result.counterexample]
+        restrictions += [ast.literal_eval(m.group(1)) for line in result.words
+                         if (m := re.search(r"toolFilter (\{.*\}), outputSchema", line))]
+        assert any(set(r.get("deny") or ()) - KNOWN for r in restrictions if isinstance(r, dict)), (
+            result.report())

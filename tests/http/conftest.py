@@ -40,6 +40,19 @@ def kit() -> Iterator[tuple[Gateway, str]]:
     server.close()
 
 
+@pytest.fixture(scope="module")
+def runtime_kit() -> Iterator[tuple[Gateway, str]]:
+    """The kit's model gateway over HTTP for a real runtime's deployment (one per module): the
+    gateway and its URL, every agent known, two minutes for each reply (a runtime's turn is
+    slow; the nested starts of each traffic adapter)."""
+    server = GatewayServer(reply_timeout=120).start()
+    gateway = Gateway()
+    try:
+        yield gateway, server.mount(gateway, known=lambda agent: True)
+    finally:
+        server.close()
+
+
 @pytest.fixture
 def proxy(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The model endpoint of the test module's adapter (the module's ``Proxy``), closed after

@@ -22,6 +22,7 @@ from subagent_tck.conformance.core.protocol import (
     Message,
     ModelReply,
     ModelRequest,
+    StartRequest,
     ToolCall,
     ToolSchema,
 )
@@ -202,11 +203,6 @@ def model_start(deployment: Any, route: str, preset_model: str,
     ``preset_model``) composed by ``route``, the runtime left out: the child's agent
     definition as the adapter wrote it when the start would run the runtime, and the model
     the oracle composes."""
-    import pytest
-
-    from subagent_tck.conformance.core.protocol import StartRequest
-    from subagent_tck.spec import ErrorCode, TckError
-
     written: list[str] = []
 
     def stop(start: Any) -> Any:
@@ -226,6 +222,14 @@ def model_start(deployment: Any, route: str, preset_model: str,
     want = request_model if route in ("request", "both") else \
         preset_model if route == "preset" else None
     return written[0], want
+
+
+def start_child(deployment: Any, provider: str, parent: str, preset: str,
+                **controls: Any) -> Any:
+    """Start a child of ``parent`` in a traffic adapter's ``deployment`` through ``provider``,
+    composed by ``preset`` and the start's ``controls``, with the prompt ``go``."""
+    return deployment.start(StartRequest(parent=parent, provider=provider, prompt="go",
+                                         preset=preset, **controls))
 
 
 def front_lines(definition: str, key: str) -> list[str]:

@@ -16,17 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from http_helpers import start_child
 from npm_install import ensure_installed
 
 from subagent_tck.conformance.core.dialect import unframe
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import (
-    DeploymentConfig,
-    PresetSpec,
-    StartRequest,
-    ToolSpec,
-)
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
+from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec, ToolSpec
 from subagent_tck.spec import ErrorCode, TckError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,12 +33,10 @@ from claude_code_adapter.proxy import Proxy  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def deployment() -> Iterator[tuple[Any, Gateway]]:
+def deployment(runtime_kit: tuple[Gateway, str]) -> Iterator[tuple[Any, Gateway]]:
     ensure_installed(ADAPTER, timeout=1800)
     claude = install.find()
-    server = GatewayServer(reply_timeout=120).start()
-    gateway = Gateway()
-    url = server.mount(gateway, known=lambda agent: True)
+    gateway, url = runtime_kit
     proxy = Proxy()
     config = DeploymentConfig(persona="ROOT-PERSONA", tools=[ToolSpec(name="read")], presets=[
         PresetSpec(name="open", persona="OPEN-PERSONA"),
@@ -54,20 +47,14 @@ def deployment() -> Iterator[tuple[Any, Gateway]]:
     finally:
         dep.close()
         proxy.close()
-        server.close()
-
-
-def _start(dep: Any, parent: str, preset: str, **controls: Any) -> Any:
-    return dep.start(StartRequest(parent=parent, provider=target.PROVIDER, prompt="go",
-                                  preset=preset, **controls))
 
 
 def test_a_child_starts_a_child_of_its_own_and_the_cap_refuses_one_past_it(
         deployment: tuple[Any, Gateway]) -> None:
     dep, gateway = deployment
     started = time.monotonic()
-    child = _start(dep, "root", "open")
-    grandchild = _start(dep, child.agent, "reader")
+    child = start_child(dep, target.PROVIDER, "root", "open")
+    grandchild = start_child(dep, target.PROVIDER, child.agent, "reader")
     assert (child.depth, grandchild.depth) == (1, 2)
     headers = {h.session: h for h in dep.sessions()}
     assert headers[grandchild.session].parent == child.session
@@ -80,10 +67,10 @@ def test_a_child_starts_a_child_of_its_own_and_the_cap_refuses_one_past_it(
     assert {e.request.agent for e in gateway.exchanges} == {child.agent, grandchild.agent}
     before = (dep.sessions(), dep.events(), len(gateway.exchanges))
     with pytest.raises(TckError) as capped:
-        _start(dep, child.agent, "reader", maxDepth=1)
+        start_child(dep, target.PROVIDER, child.agent, "reader", maxDepth=1)
     assert capped.value.code is ErrorCode.DEPTH_EXCEEDED
     with pytest.raises(TckError) as no_tool:
-        _start(dep, grandchild.agent, "open")
+        start_child(dep, target.PROVIDER, grandchild.agent, "open")
     assert no_tool.value.code is ErrorCode.UNSUPPORTED_OPERATION
     assert (dep.sessions(), dep.events(), len(gateway.exchanges)) == before
     print(f"nested starts on Claude Code: {time.monotonic() - started:.1f} s", file=sys.stderr)
@@ -95,7 +82,7 @@ def test_the_declared_frame_surrounds_each_agents_system_text_exactly(
     frame = frames.frame(dep.claude)
     assert frame is not None and frame.child is not None and frame.root is not None, \
         f"no frame recorded for the pinned {dep.claude.version}: record one in frames.py"
-    child = _start(dep, "root", "open")
+    child = start_child(dep, target.PROVIDER, "root", "open")
     dep.run_turn("root", "hello")
     inside = unframe(frame.child, gateway.requests(child.agent)[0].system)
     assert inside is not None and inside.composed == "OPEN-PERSONA"

@@ -12,12 +12,13 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
+from fixtures.json_reply import JsonHandler
 
 from subagent_tck.conformance.core.exitcode import ExitCode, for_certificate
 from subagent_tck.conformance.engine.runner import RunConfig, certify
@@ -53,12 +54,7 @@ def _proxy(upstream: str, fault: str) -> ThreadingHTTPServer:
     and forwards everything else."""
     host = urlsplit(upstream)
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: object) -> None:
-            pass
-
+    class Handler(JsonHandler):
         def _forward(self) -> tuple[int, bytes]:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else None
@@ -72,18 +68,10 @@ def _proxy(upstream: str, fault: str) -> ThreadingHTTPServer:
             finally:
                 connection.close()
 
-        def _send(self, status: int, data: bytes, length: int | None = None) -> None:
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data) if length is None else length))
-            self.end_headers()
-            self.wfile.write(data)
-            self.wfile.flush()
-
         def _handle(self) -> None:
             if not self.path.endswith("/start"):
                 status, data = self._forward()
-                return self._send(status, data)
+                return self.send(status, data)
             if fault == "reset":
                 self.rfile.read(int(self.headers.get("content-length") or 0))
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
@@ -93,16 +81,16 @@ def _proxy(upstream: str, fault: str) -> ThreadingHTTPServer:
                 return None
             if fault == "stall":
                 self.rfile.read(int(self.headers.get("content-length") or 0))
-                self._send(200, b'{"agent": ', length=4096)
+                self.send(200, b'{"agent": ', length=4096)
                 time.sleep(8)
                 self.close_connection = True
                 return None
             status, data = self._forward()
             if fault == "duplicate-keys" and status == 200:
-                return self._send(200, _duplicated(data))
+                return self.send(200, _duplicated(data))
             if status == 200:
-                return self._send(200, FAULTS[fault])
-            return self._send(status, data)
+                return self.send(200, FAULTS[fault])
+            return self.send(status, data)
 
         do_GET = do_POST = do_DELETE = _handle
 

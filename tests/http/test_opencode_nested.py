@@ -13,17 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from http_helpers import start_child
 from npm_install import ensure_installed
 
 from subagent_tck.conformance.core.dialect import unframe
 from subagent_tck.conformance.core.gateway import Gateway
-from subagent_tck.conformance.core.protocol import (
-    DeploymentConfig,
-    PresetSpec,
-    StartRequest,
-    ToolSpec,
-)
-from subagent_tck.conformance.transports.gateway_server import GatewayServer
+from subagent_tck.conformance.core.protocol import DeploymentConfig, PresetSpec, ToolSpec
 from subagent_tck.spec import ErrorCode, TckError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,22 +35,18 @@ class _Gateway:
         self.base_url = url
 
 
-def test_a_child_delegates_only_under_a_depth_that_admits_it() -> None:
+def test_a_child_delegates_only_under_a_depth_that_admits_it(
+        runtime_kit: tuple[Gateway, str]) -> None:
     ensure_installed(ADAPTER, timeout=1800, clean=False)
-    server = GatewayServer(reply_timeout=120).start()
-    gateway = Gateway()
+    gateway, url = runtime_kit
     opencode = target.OpencodeTarget()
     config = DeploymentConfig(tools=[ToolSpec(name="read")], presets=[
         PresetSpec(name="lead", persona="LEAD-PERSONA", toolFilter={"allow": ["read", "task"]}),
         PresetSpec(name="reader", persona="READER-PERSONA", toolFilter={"allow": ["read"]})])
-    dep = opencode.deploy(config, _Gateway(server.mount(gateway, known=lambda a: True)))
+    dep = opencode.deploy(config, _Gateway(url))
     started = time.monotonic()
     try:
-        def start(parent: str, preset: str, **controls: object) -> object:
-            return dep.start(StartRequest(parent=parent, provider="task", prompt="go",
-                                          preset=preset, **controls))
-
-        child = start("root", "lead")
+        child = start_child(dep, "task", "root", "lead")
         assert {v.name for v in dep.view(child.agent)} == {"read", "task"}
         inside = unframe(dialect.FRAME.child, gateway.requests(child.agent)[0].system)
         assert inside is not None and inside.composed == "LEAD-PERSONA"
@@ -63,14 +54,13 @@ def test_a_child_delegates_only_under_a_depth_that_admits_it() -> None:
         for controls, code in (({}, ErrorCode.DEPTH_EXCEEDED),
                                ({"maxDepth": "2"}, ErrorCode.INVALID_DEPTH)):
             with pytest.raises(TckError) as refused:
-                start(child.agent, "reader", **controls)
+                start_child(dep, "task", child.agent, "reader", **controls)
             assert refused.value.code is code
         assert (dep.sessions(), dep.events()) == before
-        grandchild = start(child.agent, "reader", maxDepth=2)
+        grandchild = start_child(dep, "task", child.agent, "reader", maxDepth=2)
         assert grandchild.depth == 2
         assert {v.name for v in dep.view(grandchild.agent)} == {"read"}
     finally:
         dep.close()
         opencode.close()
-        server.close()
     print(f"nested starts on opencode: {time.monotonic() - started:.1f} s", file=sys.stderr)

@@ -1,6 +1,6 @@
-"""The MO checks: they pass on the reference in both editions, are not applicable where no
-provider advertises modelSelection, and fail each zoo entry that breaks MO-01 or MO-02, and
-nothing else (tiny runner)."""
+"""The MO checks: they pass on the reference in both editions and are not applicable where no
+provider advertises modelSelection (tiny runner); each zoo entry that breaks MO-01 or MO-02
+fails it and nothing else (test_zoo_families.py)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,14 @@ import pytest
 from hypothesis import given, settings
 
 from subagent_tck.conformance.engine.checks._models import NOT_MODEL_NAMES, model_names, relatives
-from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import Edition
 
-from .tiny_runner import checks_of, run
-from .zoo_cases import MODEL_SELECTION, assert_breaks_only_its_rule, entry
+from .tiny_runner import reference_passes, run
+from .zoo_cases import assert_judged_where_advertised, entry
 
 
 def test_every_model_check_passes_on_the_reference_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("model_selection"), max_examples=3)
-    assert not verdicts.bad(), verdicts.explain()
+    verdicts = reference_passes("model_selection", max_examples=3)
     for edition in ("preset-composition", "request-controls"):
         assert verdicts.outcomes["MO-01", "spawn", edition] == "pass"
         assert verdicts.outcomes["MO-02", "fork", edition] == "pass"
@@ -25,16 +23,7 @@ def test_every_model_check_passes_on_the_reference_in_both_editions() -> None:
 
 
 def test_a_provider_that_advertises_model_selection_is_judged_beside_one_that_does_not() -> None:
-    verdicts = run(entry("fewer_capabilities").provider(), checks_of("model_selection"),
-                   max_examples=2)
-    assert not verdicts.bad(), verdicts.explain()
-    assert verdicts.outcomes["MO-01", "fork", "preset-composition"] == "pass"
-    assert ("MO-01", "spawn", "preset-composition") not in verdicts.outcomes
-
-
-@pytest.mark.parametrize("name", MODEL_SELECTION)
-def test_a_zoo_entry_fails_the_model_rule_it_breaks_and_no_other(name: str) -> None:
-    assert_breaks_only_its_rule(name, "MO")
+    assert_judged_where_advertised("model_selection", "MO-01", advertises="fork", lacks="spawn")
 
 
 @settings(max_examples=60, deadline=None)

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from hypothesis import given, settings
-from hypothesis import seed as seeded
-from hypothesis import strategies as st
-
 from subagent_tck.conformance.engine.checks._names import (
     EXAMPLES,
     MAX_NAME,
@@ -21,18 +17,7 @@ from subagent_tck.conformance.engine.checks._names import (
 from subagent_tck.conformance.engine.checks._observed import missing_names
 from subagent_tck.spec import ErrorCode, TckError
 
-
-def sample(strategy: st.SearchStrategy[list[str]], seed: int, n: int = 100) -> list[list[str]]:
-    out: list[list[str]] = []
-
-    @settings(max_examples=n, database=None, deadline=None)
-    @seeded(seed)
-    @given(strategy)
-    def collect(value: list[str]) -> None:
-        out.append(value)
-
-    collect()
-    return out
+from ..hypothesis_draws import seeded_draws
 
 
 def related(a: str, b: str) -> bool:
@@ -54,13 +39,13 @@ def test_the_grammar_refuses_reserved_empty_long_spaced_and_unnormalised_names()
 
 def test_drawn_lists_are_distinct_names_of_the_grammar_within_their_bounds() -> None:
     avoid = {"read", "Read"}
-    for names in sample(tool_names(2, 5, avoid=avoid), seed=3, n=50):
+    for names in seeded_draws(tool_names(2, 5, avoid=avoid), seed=3, n=50):
         assert 2 <= len(names) <= 5 and len(set(names)) == len(names)
         assert all(is_tool_name(n) for n in names) and not avoid & set(names)
 
 
 def test_drawn_lists_hold_related_non_ascii_and_long_names_often() -> None:
-    lists = sample(tool_names(1, 8), seed=0, n=100)
+    lists = seeded_draws(tool_names(1, 8), seed=0, n=100)
     names = [n for names in lists for n in names]
     with_relatives = sum(any(related(a, b) for a in ns for b in ns) for ns in lists)
     assert with_relatives >= len(lists) // 5, with_relatives
@@ -70,7 +55,7 @@ def test_drawn_lists_hold_related_non_ascii_and_long_names_often() -> None:
 
 
 def test_the_names_drawn_change_with_the_seed() -> None:
-    first, second = sample(tool_names(1, 8), seed=0, n=20), sample(tool_names(1, 8), seed=7, n=20)
+    first, second = (seeded_draws(tool_names(1, 8), seed=seed, n=20) for seed in (0, 7))
     assert {n for ns in first for n in ns} != {n for ns in second for n in ns}
 
 

@@ -1,6 +1,6 @@
-"""The SP checks: they pass on the reference in both editions, are not applicable where no
-provider advertises spawnPolicy, and fail each zoo entry that breaks SP-01 or SP-02, and
-nothing else (tiny runner, tests/conformance/checks/tiny_runner.py)."""
+"""The SP checks: they pass on the reference in both editions and are not applicable where no
+provider advertises spawnPolicy (tiny runner, tests/conformance/checks/tiny_runner.py); each
+zoo entry that breaks SP-01 or SP-02 fails it and nothing else (test_zoo_families.py)."""
 
 from __future__ import annotations
 
@@ -28,14 +28,12 @@ from subagent_tck.conformance.transports.builtin import (
 )
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
-from .tiny_runner import checks_of, run
-from .zoo_cases import SPAWN_POLICY, assert_breaks_only_its_rule, entry
+from .tiny_runner import checks_of, reference_passes, run
+from .zoo_cases import assert_judged_where_advertised, entry
 
 
 def test_every_spawn_policy_check_passes_on_the_reference_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("spawn_policy", "spawn_policy_offered"),
-                   max_examples=3)
-    assert not verdicts.bad(), verdicts.explain()
+    verdicts = reference_passes("spawn_policy", "spawn_policy_offered", max_examples=3)
     outcomes = {(rule, provider, edition): outcome
                 for (rule, provider, edition), outcome in verdicts.outcomes.items()}
     for edition in ("preset-composition", "request-controls"):
@@ -45,16 +43,7 @@ def test_every_spawn_policy_check_passes_on_the_reference_in_both_editions() -> 
 
 
 def test_a_provider_that_advertises_spawn_policy_is_judged_beside_one_that_does_not() -> None:
-    verdicts = run(entry("fewer_capabilities").provider(), checks_of("spawn_policy"),
-                   max_examples=2)
-    assert not verdicts.bad(), verdicts.explain()
-    assert verdicts.outcomes["SP-01", "spawn", "preset-composition"] == "pass"
-    assert ("SP-01", "fork", "preset-composition") not in verdicts.outcomes
-
-
-@pytest.mark.parametrize("name", SPAWN_POLICY)
-def test_a_zoo_entry_fails_the_spawn_policy_rule_it_breaks_and_no_other(name: str) -> None:
-    assert_breaks_only_its_rule(name, "SP")
+    assert_judged_where_advertised("spawn_policy", "SP-01", advertises="spawn", lacks="fork")
 
 
 def test_a_refusal_names_its_preset_by_detail_or_as_a_whole_word_of_its_message() -> None:

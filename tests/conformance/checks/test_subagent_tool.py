@@ -7,10 +7,7 @@ zoo entry must fail its ``BREAKS`` rule and nothing outside ``BREAKS`` + ``ALSO_
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -23,22 +20,9 @@ from subagent_tck.conformance.engine.runner import Suite, plan
 from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import CATALOGUE, Edition
 
+from .zoo_cases import SUBAGENT_TOOL, entry
+
 ST_RULES = {f"ST-{n:02d}" for n in range(1, 10)}
-ZOO = (
-    "tool_exposes_provider_param",
-    "tool_registered_before_provider",
-    "tool_outlives_provider",
-    "wording_ignores_fork",
-    "duplicate_tool_name_replaces",
-    "cap_mounted_without_depth_limit",
-    "tool_ignores_live_depth",
-    "at_cap_hides_tool",
-    "background_flag_skips_cap",
-    "notice_on_every_request",
-    "leaks_run_on_error",
-    "partial_output_as_success",
-    "abort_not_bridged",
-)
 
 
 def st_checks() -> list[Check]:
@@ -80,12 +64,9 @@ def test_the_reference_passes_every_st_check_and_exercises_every_rule() -> None:
     assert exercised == ST_RULES
 
 
-@pytest.mark.parametrize("name", ZOO)
+@pytest.mark.parametrize("name", SUBAGENT_TOOL)
 def test_a_zoo_entry_fails_exactly_the_rule_it_breaks(name: str) -> None:
-    root = str(Path(__file__).resolve().parents[3])  # the repository root holds examples/
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    module = importlib.import_module(f"examples.providers.{name}")
+    module = entry(name)
     failed = failing_rules(module.provider())
     assert module.BREAKS in failed
     assert failed == {module.BREAKS, *getattr(module, "ALSO_BREAKS", ())}
@@ -101,18 +82,11 @@ def test_fork_wording_may_exclude_the_in_flight_turn_but_not_the_conversation() 
     assert wording_problems(denying, fork=True) == ["says the child does not see the conversation"]
 
 
-def _entry(name: str) -> object:
-    root = str(Path(__file__).resolve().parents[3])
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    return importlib.import_module(f"examples.providers.{name}")
-
-
 def test_a_tool_that_requires_no_parameter_and_a_runtime_with_its_own_context_pass_st() -> None:
     """ST-01 fixes the parameters the model sees, not which are required; ST-08 speaks of the
     at-cap notice, not of every runtime-context item (examples/providers/
     tool_conventions_of_its_own.py)."""
-    module = _entry("tool_conventions_of_its_own")
+    module = entry("tool_conventions_of_its_own")
     assert failing_rules(module.provider()) == set()  # type: ignore[attr-defined]
 
 
@@ -120,13 +94,13 @@ def test_other_runtime_context_that_also_says_work_directly_is_a_repeated_notice
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The other side: context that tells the agent to work directly is a notice, and one
     appended on every request while the cap is unchanged fails ST-08."""
-    module = _entry("tool_conventions_of_its_own")
+    module = entry("tool_conventions_of_its_own")
     monkeypatch.setattr(module, "WORKSPACE", "Turn {turn}: work directly where you can.")
     assert "ST-08" in failing_rules(module.provider())  # type: ignore[attr-defined]
 
 
 def test_a_schema_requiring_a_third_name_fails_st_01(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = _entry("tool_conventions_of_its_own")
+    module = entry("tool_conventions_of_its_own")
 
     def parameters(self: object, prompt_text: str) -> dict[str, object]:
         schema = super(module.NothingRequiredTool, self).parameters(  # type: ignore[attr-defined]
@@ -142,7 +116,7 @@ def test_a_non_boolean_parameter_that_skips_the_cap_is_drawn_from_its_schema_and
         monkeypatch: pytest.MonkeyPatch) -> None:
     """ST-07 draws every extra parameter from the offered JSON Schema, not only booleans: a
     tool whose optional ``schedule`` enum value "later" answers success at the cap fails."""
-    module = _entry("background_flag_skips_cap")
+    module = entry("background_flag_skips_cap")
     tool = module.BackgroundFlagTool  # type: ignore[attr-defined]
     base_parameters, base_call = tool.parameters, tool.call
 

@@ -1,5 +1,6 @@
-"""The TF checks: they pass on the reference target and fail each zoo entry that breaks their
-rule, and nothing else of the family (tiny runner, tests/conformance/checks/tiny_runner.py)."""
+"""The TF checks: they pass on the reference target (tiny runner,
+tests/conformance/checks/tiny_runner.py); each zoo entry that breaks their rule fails it and
+nothing else of the family (test_zoo_families.py)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,17 @@ from subagent_tck.conformance.engine.checks import tool_filter_invalid
 from subagent_tck.conformance.transports.builtin import ReferenceTarget, reference_target
 from subagent_tck.spec import Edition
 
-from .tiny_runner import checks_of, run
-from .zoo_cases import TOOL_FILTER, assert_breaks_only_its_rule, assert_conforms
+from .tiny_runner import reference_passes, run
+from .zoo_cases import assert_conforms
 
 TF_RULES = {f"TF-{n:02d}" for n in range(1, 17)}
 
 
 def test_every_tool_filter_check_passes_on_the_reference_in_both_editions() -> None:
-    verdicts = run(reference_target(), checks_of("tool_filter", "tool_filter_invalid",
-                                                 "tool_filter_live", "tool_filter_runtime",
-                                                 "tool_filter_guidance", "tool_filter_shapes",
-                                                 "tool_filter_calls", "tool_filter_locals"),
-                   max_examples=3)
-    assert not verdicts.bad(), verdicts.explain()
+    verdicts = reference_passes("tool_filter", "tool_filter_invalid", "tool_filter_live",
+                                "tool_filter_runtime", "tool_filter_guidance",
+                                "tool_filter_shapes", "tool_filter_calls", "tool_filter_locals",
+                                max_examples=3)
     assert {rule for rule, _ in verdicts.passed()} == TF_RULES
 
 
@@ -50,11 +49,6 @@ def test_a_child_offered_every_global_leaves_tf12_not_applicable_in_the_child_vi
     cells = {(k[0], k[1]): v for k, v in verdicts.outcomes.items()}
     assert cells["TF-01", "spawn"] == "fail", verdicts.explain()
     assert cells["TF-12", "spawn"] == "n/a", cells  # no hidden tool: never "not-run"
-
-
-@pytest.mark.parametrize("name", TOOL_FILTER)
-def test_a_zoo_entry_fails_the_tool_filter_rule_it_breaks_and_no_other(name: str) -> None:
-    assert_breaks_only_its_rule(name, "TF")
 
 
 def test_views_are_compared_as_sets_so_a_reversed_order_conforms() -> None:

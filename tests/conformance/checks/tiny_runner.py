@@ -20,6 +20,7 @@ from subagent_tck.conformance.engine.check import REGISTRY, CheckContext
 from subagent_tck.conformance.engine.check_run import run_check
 from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.conformance.engine.runner import Suite, plan
+from subagent_tck.conformance.transports.builtin import reference_target
 from subagent_tck.spec import CATALOGUE, Edition
 
 
@@ -148,3 +149,11 @@ def checks_of(*modules: str) -> list[str]:
 def rules_of(*modules: str) -> set[str]:
     """The rules the checks of the given check modules cite."""
     return {rule for name in checks_of(*modules) for rule in REGISTRY[name].rules}
+
+
+def reference_passes(*modules: str, **options: Any) -> Verdicts:
+    """Run the checks of the given check modules on the reference target in both editions
+    (``options`` as :func:`run` takes them): none of them may fail; their verdicts."""
+    verdicts = run(reference_target(), checks_of(*modules), editions=tuple(Edition), **options)
+    assert not verdicts.bad(), verdicts.explain()
+    return verdicts

@@ -1,5 +1,5 @@
-"""The zoo entries of the TF, DE and CA families, and how a test judges one with the tiny
-runner: its BREAKS rule fails, and no rule fails outside BREAKS and ALSO_BREAKS."""
+"""The zoo entries of each family, and how a test judges one with the tiny runner: its BREAKS
+rule fails, and no rule fails outside BREAKS and ALSO_BREAKS."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from subagent_tck.conformance.engine.check import REGISTRY
 from subagent_tck.conformance.engine.checks import load_checks
 from subagent_tck.spec import Edition
 
-from .tiny_runner import Verdicts, run
+from .tiny_runner import Verdicts, checks_of, run
 
 TOOL_FILTER = (
     "deny_before_allow", "union_of_restrictions", "empty_allow_hides_locals",
@@ -46,6 +46,24 @@ SPAWN_POLICY = (
 )
 MODEL_SELECTION = (
     "child_runs_on_parent_model", "preset_model_beats_request", "resumed_child_loses_model",
+)
+PERSONA = (
+    "persona_leaks_to_parent", "omitted_persona_dropped", "empty_persona_ignored",
+    "persona_as_second_channel", "malformed_placeholder_passthrough", "blank_persona_dropped",
+    "variables_found_on_the_object", "persona_notice_after_resume",
+)
+FIRST_REQUEST = (
+    "run_code_after_first_request", "persona_after_publish", "no_rollback_on_bad_template",
+    "resume_without_descriptor", "tools_frozen_per_turn", "nested_tool_parameters_flattened",
+    "resume_freezes_deny_filter", "lenient_descriptor_fields", "schema_type_contains_object",
+)
+EDITIONS = ("preset_lookup_falls_back", "request_persona_accepted", "request_filter_dropped")
+SUBAGENT_TOOL = (
+    "tool_exposes_provider_param", "tool_registered_before_provider", "tool_outlives_provider",
+    "wording_ignores_fork", "duplicate_tool_name_replaces", "cap_mounted_without_depth_limit",
+    "tool_ignores_live_depth", "at_cap_hides_tool", "background_flag_skips_cap",
+    "notice_on_every_request", "leaks_run_on_error", "partial_output_as_success",
+    "abort_not_bridged",
 )
 CONFORMING = ("reversed_view_order", "no_depth_limit")
 
@@ -90,6 +108,16 @@ def assert_breaks_only_its_rule(name: str, family: str) -> None:
     failed = verdicts.failed_rules()
     assert module.BREAKS in failed, verdicts.explain()
     assert failed <= allowed(module), verdicts.explain()
+
+
+def assert_judged_where_advertised(module: str, rule: str, advertises: str, lacks: str) -> None:
+    """On ``fewer_capabilities`` (whose providers advertise different controls) the checks of
+    the check module ``module`` pass ``rule`` for the provider ``advertises``, and leave it
+    unplanned for ``lacks``, which does not advertise the rule's control."""
+    verdicts = run(entry("fewer_capabilities").provider(), checks_of(module), max_examples=2)
+    assert not verdicts.bad(), verdicts.explain()
+    assert verdicts.outcomes[rule, advertises, "preset-composition"] == "pass"
+    assert (rule, lacks, "preset-composition") not in verdicts.outcomes
 
 
 def assert_conforms(name: str, family: str) -> None:
