@@ -297,14 +297,12 @@ class SubagentTool:
     def notice(self, agent: Agent) -> Sequence[str]:
         """The at-cap notice for ``agent``'s next request, once per (cap, durable depth)."""
         cap = self.cap()
-        entry = self.host.resolver.lookup(agent.scope, self.name)
         depth = check_depth(self.durable_depth(agent)).value
         if (
             not self.host.runtime_context
             or cap is None
             or depth is None
-            or entry is None
-            or entry.tool is not self.mounted
+            or not self.seen_by(agent)
             or depth + 1 <= cap
         ):
             self._noticed.pop(agent.id, None)
@@ -316,6 +314,13 @@ class SubagentTool:
             f"Delegation limit reached: you are at depth {depth} and the depth cap is {cap}, so "
             f"the {self.name} tool will refuse to start a child. Work directly on the task.",
         )
+
+    def seen_by(self, agent: Agent) -> bool:
+        """Whether ``agent`` is offered this tool: its view has the mounted tool under the
+        name (not hidden by a filter, not shadowed by a local): the agents the notice is for
+        (docs/rules.md#st-08)."""
+        entry = self.host.resolver.lookup(agent.scope, self.name)
+        return entry is not None and entry.tool is self.mounted
 
     # --- a call (ST-09) --------------------------------------------------------------------
 

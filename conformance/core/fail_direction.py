@@ -51,16 +51,15 @@ class Direction(str, Enum):
 
 #: Checks whose values cannot tell which way is more, with the direction they always fail in
 #: and why (step 2). A test holds every name here to a registered check.
+_NOTICE = (Direction.CLOSED, "the at-cap notice is guidance: the guard, not the notice, holds "
+           "the cap (docs/rules.md#ST-08)")
 HINTS: dict[str, tuple[Direction, str]] = {
     "subagent-tool-wording": (
         Direction.CLOSED, "the tool's wording is guidance: it grants the child nothing "
         "(docs/rules.md#ST-03)"),
-    "subagent-tool-at-cap-notice": (
-        Direction.CLOSED, "the at-cap notice is guidance: the guard, not the notice, holds "
-        "the cap (docs/rules.md#ST-08)"),
-    "subagent-tool-notice-on-the-cap": (
-        Direction.CLOSED, "the at-cap notice is guidance: the guard, not the notice, holds "
-        "the cap (docs/rules.md#ST-08)"),
+    "subagent-tool-at-cap-notice": _NOTICE,
+    "subagent-tool-notice-on-the-cap": _NOTICE,
+    "subagent-tool-no-notice-where-unseen": _NOTICE,
 }
 
 

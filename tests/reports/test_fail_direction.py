@@ -56,8 +56,9 @@ OPEN_BUGS = (
 CLOSED_BUGS = (
     "allow_filters_locals", "at_cap_hides_tool", "cap_decided_before_gate", "cap_refuses_equal",
     "default_cap_when_omitted", "deny_freezes_admitted", "empty_allow_hides_locals",
-    "first_offender_only", "ignores_output_schema", "notice_on_every_request",
-    "notice_only_past_cap", "null_list_read_as_empty", "omitted_persona_dropped",
+    "first_offender_only", "ignores_output_schema", "notice_for_an_unseen_tool",
+    "notice_on_every_request", "notice_only_past_cap", "null_list_read_as_empty",
+    "omitted_persona_dropped",
     "run_code_after_first_request", "sdk_bindings_cached", "sections_sorted_by_name",
     "tool_lookup_by_identity", "tools_frozen_per_turn", "wording_ignores_fork",
 )

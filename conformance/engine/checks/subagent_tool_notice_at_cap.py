@@ -6,17 +6,32 @@ only when ``depth > cap`` (an off-by-one on "at the cap", docs/rules.md#st-08) p
 the cap is drawn (0 to 8, with 0 and 1 always run) and the agent sits exactly on it, so its
 next child would be one level too deep: its first request carries one notice naming the cap and
 the depth, and the call is refused; an agent one level below the cap gets no notice.
+
+``subagent-tool-no-notice-where-unseen``: the notice speaks to an agent that can call the tool
+(docs/rules.md#st-08: "the calling agent's request"; the tool, not the host, contributes it). An
+agent at its cap that does not see the tool, because a scope-local tool of the same name
+shadows it or a live restriction of its scope denies it, is sent no notice naming a tool it
+cannot call; beside it an agent at the same cap that sees the tool still gets one, so a target
+that never sends a notice cannot pass here by accident. What the agent sees is read from the
+target (its lookup of the name): a target that still offers the hidden agent the tool fails
+TF-01 or TF-05 elsewhere and owes that agent the notice here.
 """
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
+from subagent_tck.spec import SUBAGENT_TOOL_NAME, Origin
+
 from ...core.gateway import text
+from ...core.protocol import ToolSpec
+from ...core.target import Deployment
 from ..check import CheckContext, check
 from ..partitions import Partition
 from ._nonce import nonce
-from ._subagent_driver import Driver, bound_provider, expect_refused, load, ships_tool
+from ._subagent_driver import Driver, Turn, bound_provider, expect_refused, load, ships_tool
 from .subagent_tool_calls import mentions, notices
 
 RULE = "ST-08"
@@ -27,6 +42,37 @@ EXAMPLES = (0, 1)
 ON_THE_CAP = tuple(Partition(RULE, f"on-the-cap-{cap}", f"an agent at durable depth {cap} under "
                              f"the live cap {cap}" + (", and one below it" if cap else ""))
                    for cap in EXAMPLES)
+#: How an agent at its cap comes not to see the tool: each partition draws the cap (0 to 4).
+HIDING = {"shadowed": "its scope-local tool of the same name shadows the subagent tool",
+          "denied": "its live restriction denies the subagent tool"}
+UNSEEN = tuple(Partition(RULE, f"unseen-{how}", f"an agent at its cap: {what}",
+                         cases=st.integers(0, 4)) for how, what in HIDING.items())
+
+
+def _at_cap(ctx: CheckContext, provider: str, cap: int, agents: int) -> tuple[
+        Deployment, Driver, list[str]]:
+    """A deployment with the tool loaded, the host depth ``cap`` and ``agents`` agents at
+    durable depth ``cap``: on the cap, so that any child of theirs would be too deep."""
+    dep = ctx.deploy()
+    load(ctx, dep, RULE, provider)
+    with ctx.step(RULE, f"{agents} agent(s) at durable depth {cap} under the host depth {cap}"):
+        dep.set_host_depth(cap)
+        made = [dep.create_agent(header_depth=cap).agent for _ in range(agents)]
+    return dep, Driver(ctx, dep), made
+
+
+def _expect_one_notice(ctx: CheckContext, turn: Turn, cap: int, what: str) -> None:
+    # the notice is the context item that says to work directly; other runtime context
+    # (a working directory, the time) may sit beside it (docs/rules.md#st-08)
+    first = notices(turn.requests[0].context) if turn.requests else []
+    ctx.expect(RULE, len(first) == 1 and mentions(first[0], cap),
+               f"{what}: the first request must carry one notice to work directly that names "
+               f"{cap}", f"one notice naming {cap}", first)
+
+
+def _expect_no_notice(ctx: CheckContext, turn: Turn, what: str) -> None:
+    seen = [found for r in turn.requests if (found := notices(r.context))]
+    ctx.expect(RULE, bool(turn.requests) and not seen, f"{what}: no notice", [], seen)
 
 
 @check(RULE, name="subagent-tool-notice-on-the-cap", partitions=ON_THE_CAP)
@@ -38,34 +84,54 @@ def notice_on_the_cap(ctx: CheckContext) -> None:
         return
 
     def case(cap: int) -> None:
-        dep = ctx.deploy()
-        load(ctx, dep, RULE, info.name)
-        driver = Driver(ctx, dep)
-        with ctx.step(RULE, f"an agent at durable depth {cap} under the host depth {cap}"):
-            dep.set_host_depth(cap)
-            on_cap = dep.create_agent(header_depth=cap).agent
+        dep, driver, (on_cap,) = _at_cap(ctx, info.name, cap, 1)
         turn = driver.delegate(on_cap)
-        # the notice is the context item that says to work directly; other runtime context
-        # (a working directory, the time) may sit beside it (docs/rules.md#st-08)
-        first = notices(turn.requests[0].context) if turn.requests else []
-        ctx.expect(
-            RULE,
-            len(first) == 1 and mentions(first[0], cap),
-            f"at depth {cap} with the cap {cap} (a child would be too deep) the first request "
-            f"must carry one notice to work directly that names {cap}",
-            f"one notice naming {cap}", first,
-        )
+        _expect_one_notice(ctx, turn, cap,
+                           f"at depth {cap} with the cap {cap} (a child would be too deep)")
         expect_refused(ctx, RULE, turn, f"at depth {cap} with the cap {cap}")
         if cap >= 1:
             with ctx.step(RULE, f"an agent at durable depth {cap - 1}, below the cap"):
                 below = dep.create_agent(header_depth=cap - 1).agent
             quiet = driver.turn(below, text(f"below the cap {nonce(ctx, f'below-{cap}')}"))
-            seen = [found for r in quiet.requests if (found := notices(r.context))]
-            ctx.expect(RULE, bool(quiet.requests) and not seen,
-                       f"an agent at depth {cap - 1} below the cap {cap} gets no notice", [],
-                       seen)
+            _expect_no_notice(ctx, quiet, f"an agent at depth {cap - 1} below the cap {cap}")
 
     for cap in EXAMPLES:
         case(cap)
         ctx.drew(RULE, f"on-the-cap-{cap}")
     ctx.for_all(st.integers(min_value=0, max_value=8), case)
+
+
+@check(RULE, name="subagent-tool-no-notice-where-unseen", partitions=UNSEEN)
+def no_notice_where_unseen(ctx: CheckContext) -> None:
+    """An agent at its cap that does not see the subagent tool (shadowed by a local of the
+    same name, or denied by its restriction) gets no at-cap notice; an agent at the same cap
+    that sees it gets one."""
+    info = bound_provider(ctx)
+    if not ships_tool(ctx, RULE, UNSEEN):
+        return
+
+    def case(cap: int, how: str) -> None:
+        dep, driver, (hidden, seeing) = _at_cap(ctx, info.name, cap, 2)
+        with ctx.step(RULE, f"one agent: {HIDING[how]}"):
+            if how == "shadowed":
+                dep.register_tool(ToolSpec(name=SUBAGENT_TOOL_NAME,
+                                           description=f"local {SUBAGENT_TOOL_NAME}"), hidden)
+            else:
+                dep.install_restriction(hidden, {"deny": [SUBAGENT_TOOL_NAME]})
+        # the notice follows what the agent is offered: a target that still offers it the
+        # tool (a filter not applied: TF-01's question, not this rule's) owes it the notice
+        entry = dep.lookup(hidden, SUBAGENT_TOOL_NAME)
+        quiet = driver.turn(hidden, text(f"unseen {nonce(ctx, f'unseen-{how}-{cap}')}"))
+        if entry is not None and entry.origin is Origin.GLOBAL:
+            _expect_one_notice(ctx, quiet, cap, f"an agent at depth {cap} under the cap {cap} "
+                               f"that the target still offers the tool ({how} for it)")
+        else:
+            _expect_no_notice(ctx, quiet, f"an agent at depth {cap} under the cap {cap} whose "
+                              f"{SUBAGENT_TOOL_NAME} tool is {how} (it cannot call it)")
+        told = driver.turn(seeing, text(f"seeing {nonce(ctx, f'seeing-{how}-{cap}')}"))
+        _expect_one_notice(ctx, told, cap, f"beside it, an agent at depth {cap} under the cap "
+                           f"{cap} that sees the tool")
+
+    # a target without live restrictions leaves the second inexpressible (cover says why)
+    for how in HIDING:
+        ctx.cover(RULE, functools.partial(case, how=how), names=[f"unseen-{how}"])
