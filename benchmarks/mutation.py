@@ -7,8 +7,9 @@
 cosmic-ray enumerates every mutant its core operators make in the files of reference/ (the very
 files the editable install maps to ``subagent_tck.reference``) and applies each one in place; the
 test of a mutant is one ``subagent-tck certify --target reference`` in a fresh interpreter. A
-mutant is KILLED when certify exits non-zero or prints no ``verdict: CERTIFIED`` line; a certify
-that overruns the timeout is killed too and counted apart as a timeout. Everything else SURVIVED.
+mutant is KILLED when certify exits non-zero, prints no ``verdict: CERTIFIED`` line or its JSON
+report fails a rule (a SHOULD rule too: ``certify_probe.survived``); a certify that overruns
+the timeout is killed too and counted apart as a timeout. Everything else SURVIVED.
 
 Before any figure the script proves its set-up: the unmutated reference is CERTIFIED, cosmic-ray's
 no-op mutant survives and a module that raises on import is killed. Every file it touches is
@@ -40,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from certify_probe import failing_rules, survived
 from mutation_mutants import (
     REFERENCE,
     Mutant,
@@ -53,7 +55,6 @@ from mutation_tree import Snapshot, applied, drop_bytecode, exclusive, require_c
 
 #: The operator that changes nothing: never sampled, only used to prove a survivor survives.
 NO_OP = "core/NoOp"
-VERDICT_OK = re.compile(r"^verdict: CERTIFIED\b", re.MULTILINE)
 #: Rule ids in certify's text output (docs/rules.md), to say which rules a mutant broke.
 RULE_ID = re.compile(r"\b[A-Z]{2,4}-\d{2}\b")
 CERTIFY = "from subagent_tck.conformance.cli import main; raise SystemExit(main())"
@@ -85,8 +86,10 @@ class Limits:
 def certify(profile: str, seed: int, limits: Limits, fuzz_budget: float | None,
             scratch: Path) -> tuple[str, float, float, list[str], str]:
     """(killed|survived|timeout, wall s, CPU s, failed rule ids, output) of one certify run."""
+    report = scratch / "report.json"
+    report.unlink(missing_ok=True)
     argv = [sys.executable, "-c", CERTIFY, "certify", "--target", "reference",
-            "--seed", str(seed), "--profile", profile]
+            "--seed", str(seed), "--profile", profile, "--report", f"json={report}"]
     if profile == "thorough":
         argv += ["--fuzz-output-dir", str(scratch / "fuzz")]
         if fuzz_budget is not None:
@@ -117,10 +120,11 @@ def certify(profile: str, seed: int, limits: Limits, fuzz_budget: float | None,
     if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and cpu_s >= cpu - 1:
         return "timeout", seconds, cpu_s, [], ""
     text = out.decode("utf-8", "replace")
-    ok = proc.returncode == 0 and VERDICT_OK.search(text) is not None
-    failed = sorted({m for line in text.splitlines()
-                     if re.search(r"\b(FAIL|NOT CERTIFIED|ERROR)", line)
-                     for m in RULE_ID.findall(line)})
+    # a failing SHOULD rule leaves the verdict CERTIFIED: the report says the kit found it
+    ok = survived(proc.returncode, text, report)
+    failed = failing_rules(report) or sorted({
+        m for line in text.splitlines() if re.search(r"\b(FAIL|NOT CERTIFIED|ERROR)", line)
+        for m in RULE_ID.findall(line)})
     return ("survived" if ok else "killed"), seconds, cpu_s, failed, text
 
 

@@ -2,13 +2,14 @@
 
     cd implementations/javascript && npm install && cd ../..
     nice -n 15 python benchmarks/stryker_sample.py [--sample N] [--seed S] [--concurrency N]
-                                                   [--list]
+                                                   [--list] [--lines src/F.mjs:L,...]
 
 Every mutant StrykerJS makes on N lines drawn at random (seeded) from the code lines of src/
 (blank, comment-only and import lines are not drawn) is tested by one
 ``subagent-tck certify --target 'cmd:node server.mjs'`` (stryker.config.mjs, through
 benchmarks/certify_probe.py). Prints the mutants made, killed, timeouts, survived and the ratio,
-and every survivor. See benchmarks/README.md.
+and every survivor. ``--lines`` runs the given lines instead of a sample (a sample's survivors
+again, after the kit changed). See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -41,6 +42,19 @@ def code_lines() -> list[tuple[str, int]]:
     return lines
 
 
+def lines_arg(value: str) -> list[tuple[str, int]]:
+    """``src/a.mjs:12,src/b.mjs:7`` as (file, line) pairs."""
+    out = []
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        name, _, number = item.rpartition(":")
+        if not name or not number.isdigit():
+            raise argparse.ArgumentTypeError(f"{item!r} is not FILE:LINE (e.g. src/host.mjs:119)")
+        out.append((name, int(number)))
+    if not out:
+        raise argparse.ArgumentTypeError("give at least one FILE:LINE")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=8, metavar="N",
@@ -49,13 +63,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=None, metavar="N",
                         help="certify runs at once (default: stryker.config.mjs's 1)")
     parser.add_argument("--list", action="store_true", help="print the lines drawn and stop")
+    parser.add_argument("--lines", type=lines_arg, default=None, metavar="F:L,...",
+                        help="run these code lines (src/F.mjs:L, comma-separated) instead of a "
+                        "sample, e.g. a sample's survivors again")
     args = parser.parse_args(argv)
 
     population = code_lines()
-    chosen = sorted(random.Random(args.seed).sample(population, min(args.sample,
-                                                                    len(population))))
-    print(f"src/: {len(population)} code lines; {len(chosen)} drawn at seed {args.seed}: "
-          + ", ".join(f"{f}:{n}" for f, n in chosen))
+    if args.lines is not None:
+        unknown = [f"{f}:{n}" for f, n in args.lines if (f, n) not in set(population)]
+        if unknown:
+            parser.error(f"--lines: not code lines of src/: {', '.join(unknown)} (blank, "
+                         "comment and import lines have no mutants)")
+        chosen = sorted(set(args.lines))
+        print(f"src/: {len(population)} code lines; {len(chosen)} given: "
+              + ", ".join(f"{f}:{n}" for f, n in chosen))
+    else:
+        chosen = sorted(random.Random(args.seed).sample(population, min(args.sample,
+                                                                        len(population))))
+        print(f"src/: {len(population)} code lines; {len(chosen)} drawn at seed {args.seed}: "
+              + ", ".join(f"{f}:{n}" for f, n in chosen))
     if args.list:
         return 0
     npx = shutil.which("npx")
