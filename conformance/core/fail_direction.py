@@ -59,7 +59,7 @@ HINTS: dict[str, tuple[Direction, str]] = {
         "(docs/rules.md#ST-03)"),
     "subagent-tool-at-cap-notice": _NOTICE,
     "subagent-tool-notice-on-the-cap": _NOTICE,
-    "subagent-tool-no-notice-where-unseen": _NOTICE,
+    "subagent-tool-notice-only-where-due": _NOTICE,
 }
 
 

@@ -94,6 +94,8 @@ class Gateway:
         # first), each beside the request as sent (see Exchange.sent)
         self._pending: list[tuple[ModelRequest, ModelRequest | None]] = []
         self.unattributed: list[Unattributed] = []
+        #: what the target posted that the gateway refused as off its wire shape (HTTP 400)
+        self.off_shape: list[str] = []
         #: What scripted steps raised that is no ``Exception``: a fault of the target met inside
         #: a step (a step that changes the deployment mid-run, engine/faults.py). The request
         #: is answered 500 and the check that scripted the step ends as the target's error
@@ -180,6 +182,12 @@ class Gateway:
             self.unattributed.append(Unattributed(agent=request.agent, reason=reason,
                                                   request=request))
 
+    def refuse_shape(self, reason: str) -> None:
+        """Record a request refused as off the wire shape (HTTP 400: the target's model client
+        sent what no model endpoint accepts); a failure's transcript shows it."""
+        with self._lock:
+            self.off_shape.append(reason)
+
     # --- reading the record ------------------------------------------------------------
 
     def requests(self, agent: str | None = None, *, as_sent: bool = False
@@ -209,10 +217,13 @@ class Gateway:
     def transcript(self, limit: int = 20) -> list[dict[str, Any]]:
         """The last ``limit`` exchanges as JSON, for a failure's evidence, then the last
         requests refused as unattributed (``{"unattributed": {agent, reason, request}}``: a
-        check that found no request of an agent may have had this one refused)."""
+        check that found no request of an agent may have had this one refused) and as off the
+        wire shape (``{"off_shape": reason}``: a run that ended in an error may have sent it)."""
         with self._lock:
             tail = self.exchanges[-limit:]
             refused = self.unattributed[-5:]
+            malformed = self.off_shape[-5:]
         return ([e.model_dump(mode="json", exclude_defaults=True) for e in tail]
                 + [{"unattributed": u.model_dump(mode="json", exclude_defaults=True)}
-                   for u in refused])
+                   for u in refused]
+                + [{"off_shape": reason} for reason in malformed])

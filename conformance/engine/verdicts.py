@@ -85,6 +85,11 @@ class RunContext(CheckContext):
             output = result.output if isinstance(result.output, str) else repr(result.output)
             lines.append(f"the child {result.agent} stopped with stop reason "
                          f"{result.stopReason.value!r}: {output[:MAX_CAUSE_CHARS]}")
+        for gateway in self.gateways:
+            # what the target's model client sent that no endpoint accepts: its run then failed
+            for reason in gateway.off_shape[:MAX_CAUSES]:
+                lines.append("the model gateway refused a request of the target (HTTP 400): "
+                             f"{reason[:MAX_CAUSE_CHARS]}")
         return ("; ".join(dict.fromkeys(lines)) or None), trace
 
 

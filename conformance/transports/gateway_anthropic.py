@@ -185,6 +185,18 @@ def _assistant(blocks: list[dict[str, Any]], where: str) -> Message:
     return Message(role="assistant", content="".join(texts) if texts else None, toolCalls=calls)
 
 
+def _answer_calls(messages: list[Message]) -> None:
+    """As the Messages API refuses it: a ``tool_result`` answers a ``tool_use`` an earlier
+    assistant turn of the history made (a runtime that drops its calls from the history, or
+    invents an id, talks to no model but this gateway)."""
+    announced: set[str] = set()
+    for message in messages:
+        announced.update(call.id for call in message.toolCalls)
+        if message.role == "tool" and message.toolCallId not in announced:
+            raise MessagesShapeError(f"a tool_result's tool_use_id {message.toolCallId!r} "
+                                     "answers no tool_use an earlier assistant turn made")
+
+
 def messages_to_request(agent: str, body: Any) -> ModelRequest:
     """A Messages request body, sent by ``agent``, as a ModelRequest (its system text as
     sent, markers included: :func:`find_marker` cuts them)."""
@@ -204,6 +216,7 @@ def messages_to_request(agent: str, body: Any) -> ModelRequest:
             messages.append(_assistant(blocks, where))
         else:
             messages += _user(blocks, where, role, context)
+    _answer_calls(messages)
     return ModelRequest(agent=agent, system=_system(body.get("system")),
                         tools=_tools(body.get("tools")), messages=messages, context=context,
                         model=reported_model(body.get("model")))

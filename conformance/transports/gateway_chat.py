@@ -101,13 +101,18 @@ def _content(value: Any, where: str) -> str | None:
 def _tool_calls(value: Any, where: str, history: bool = False) -> list[ToolCall]:
     """The tool calls of a message. In a request's history (``history``) each is what the
     model was answered, and must be sent back as Chat Completions defines an assistant
-    message's call: ``{id: string, type: "function", function: {name, arguments}}`` (a model
-    endpoint refuses a call without them; a runtime that drops them talks to this gateway
+    message's call: ``{id: string, type: "function", function: {name, arguments}}``, its
+    arguments the JSON text the model gave, in a non-empty list (a model endpoint refuses a
+    call without them, and an empty list; a runtime that sends them so talks to this gateway
     alone)."""
     if value is None:
         return []
     if not isinstance(value, list):
         raise ChatShapeError(f"{where}.tool_calls must be a list")
+    if history and not value:
+        # an assistant message that made no call has no tool_calls (an endpoint refuses [])
+        raise ChatShapeError(f"{where}.tool_calls is an empty list: leave it out of an "
+                             "assistant message that made no call")
     calls = []
     for i, item in enumerate(value):
         function = item.get("function") if isinstance(item, dict) else None
@@ -117,7 +122,12 @@ def _tool_calls(value: Any, where: str, history: bool = False) -> list[ToolCall]
             raise ChatShapeError(f"{where}.tool_calls[{i}] must be {{id: string, type: "
                                  f"\"function\", function: {{name, arguments}}}}: got type "
                                  f"{item.get('type')!r}, id {item.get('id')!r}")
-        raw = function.get("arguments") or "{}"
+        raw = function.get("arguments")
+        if history and not isinstance(raw, str):
+            # the call's arguments as the model gave them: JSON text, required by an endpoint
+            raise ChatShapeError(f"{where}.tool_calls[{i}].function.arguments must be the "
+                                 f"JSON text of the call's arguments: got {type(raw).__name__}")
+        raw = raw or "{}"
         try:
             arguments = json.loads(raw) if isinstance(raw, str) else raw
         except ValueError:

@@ -227,6 +227,7 @@ class GatewayServer:
             body = parse_chat(request.body)
             model_request = dialect.read(agent or "", body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            gateway.refuse_shape(f"not {dialect.request}: {exc}")
             return dialect.error(400, f"not {dialect.request}: {exc}", dialect.invalid)
         if agent is None or dialect.cut:
             marked, system, unmarked = anthropic.find_marker(model_request.system)

@@ -111,6 +111,12 @@ HOSTILE: list[Any] = [
     {"messages": [{"role": "user", "content": [{"text": "no type"}]}]},
     {"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
     {"messages": [{"role": "user", "content": [{"type": "tool_result"}]}]},
+    # a result that answers no tool_use an earlier assistant turn made (the call dropped)
+    {"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}]},
+    {"messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t2", "name": "b",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}]},
     {"messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "a",
                                                      "name": "b", "input": []}]}]},
     {"messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "b"}]}]},

@@ -151,6 +151,26 @@ def test_a_tool_result_that_answers_no_earlier_call_is_refused(
                                  "no tool call an earlier assistant message made")
 
 
+@pytest.mark.parametrize(("calls", "why"), [
+    ([], "messages[1].tool_calls is an empty list: leave it out of an assistant message that "
+         "made no call"),
+    ([{"id": "c1", "type": "function", "function": {"name": "read"}}],
+     "messages[1].tool_calls[0].function.arguments must be the JSON text of the call's "
+     "arguments: got NoneType"),
+    ([{"id": "c1", "type": "function", "function": {"name": "read", "arguments": {"a": 1}}}],
+     "messages[1].tool_calls[0].function.arguments must be the JSON text of the call's "
+     "arguments: got dict"),
+])
+def test_a_history_call_list_empty_or_with_arguments_not_json_text_is_refused(
+        calls: list[dict[str, object]], why: str) -> None:
+    # as a Chat Completions endpoint refuses them (docs/driver-api.md "Model gateway")
+    body = {"messages": [{"role": "user", "content": "go"},
+                         {"role": "assistant", "content": "hm", "tool_calls": calls}]}
+    with pytest.raises(ChatShapeError) as caught:
+        chat_to_request("a", body)
+    assert str(caught.value) == why
+
+
 @pytest.mark.parametrize("body", [
     {}, {"choices": []}, {"choices": [{"message": "x"}]},
     {"choices": [{"message": {}, "finish_reason": "exploded"}]},
@@ -255,10 +275,15 @@ def test_a_step_that_meets_a_fault_of_the_target_is_answered_and_kept_for_its_ch
 def test_the_server_answers_a_malformed_request_with_an_openai_error(
     server: GatewayServer, content: bytes
 ) -> None:
-    url = server.mount(Gateway()) + "/agents/a/v1/chat/completions"
+    gateway = Gateway()
+    url = server.mount(gateway) + "/agents/a/v1/chat/completions"
     answer = httpx.post(url, content=content, trust_env=False)
     assert answer.status_code == 400
     assert answer.json()["error"]["type"] == "invalid_request_error"
+    # kept on the record: a check whose run then failed names it as a cause
+    (reason,) = gateway.off_shape
+    assert reason.startswith("not a Chat Completions request: ")
+    assert gateway.transcript()[-1] == {"off_shape": reason}
 
 
 def test_the_gateway_listens_on_loopback_only(server: GatewayServer) -> None:

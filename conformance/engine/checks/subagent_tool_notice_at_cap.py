@@ -7,14 +7,16 @@ the cap is drawn (0 to 8, with 0 and 1 always run) and the agent sits exactly on
 next child would be one level too deep: its first request carries one notice naming the cap and
 the depth, and the call is refused; an agent one level below the cap gets no notice.
 
-``subagent-tool-no-notice-where-unseen``: the notice speaks to an agent that can call the tool
-(docs/rules.md#st-08: "the calling agent's request"; the tool, not the host, contributes it). An
-agent at its cap that does not see the tool, because a scope-local tool of the same name
-shadows it or a live restriction of its scope denies it, is sent no notice naming a tool it
-cannot call; beside it an agent at the same cap that sees the tool still gets one, so a target
-that never sends a notice cannot pass here by accident. What the agent sees is read from the
-target (its lookup of the name): a target that still offers the hidden agent the tool fails
-TF-01 or TF-05 elsewhere and owes that agent the notice here.
+``subagent-tool-notice-only-where-due``: the notice speaks to an agent that can call the tool,
+at the tool's cap (docs/rules.md#st-08: "the calling agent's request", "built from the live
+cap"; the tool, not the host, contributes it). An agent at its cap that does not see the tool,
+because a scope-local tool of the same name shadows it or a live restriction of its scope
+denies it, is sent no notice naming a tool it cannot call; beside it an agent at the same cap
+that sees the tool still gets one, so a target that never sends a notice cannot pass here by
+accident. What the agent sees is read from the target (its lookup of the name): a target that
+still offers the hidden agent the tool fails TF-01 or TF-05 elsewhere and owes that agent the
+notice here. And a tool loaded with ``maxDepth: "provider-managed"`` has no cap of its own
+(docs/rules.md#st-05): no agent, at any depth, is told it is at one.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import functools
 
 from hypothesis import strategies as st
 
-from subagent_tck.spec import SUBAGENT_TOOL_NAME, Origin
+from subagent_tck.spec import PROVIDER_MANAGED, SUBAGENT_TOOL_NAME, Origin
 
 from ...core.gateway import text
 from ...core.protocol import ToolSpec
@@ -47,6 +49,9 @@ HIDING = {"shadowed": "its scope-local tool of the same name shadows the subagen
           "denied": "its live restriction denies the subagent tool"}
 UNSEEN = tuple(Partition(RULE, f"unseen-{how}", f"an agent at its cap: {what}",
                          cases=st.integers(0, 4)) for how, what in HIDING.items())
+NO_CAP = Partition(RULE, "no-cap-provider-managed", "a tool loaded provider-managed (no cap of "
+                   "its own), an agent at a drawn depth under the same host depth",
+                   cases=st.integers(0, 8))
 
 
 def _at_cap(ctx: CheckContext, provider: str, cap: int, agents: int) -> tuple[
@@ -101,13 +106,13 @@ def notice_on_the_cap(ctx: CheckContext) -> None:
     ctx.for_all(st.integers(min_value=0, max_value=8), case)
 
 
-@check(RULE, name="subagent-tool-no-notice-where-unseen", partitions=UNSEEN)
-def no_notice_where_unseen(ctx: CheckContext) -> None:
+@check(RULE, name="subagent-tool-notice-only-where-due", partitions=(*UNSEEN, NO_CAP))
+def notice_only_where_due(ctx: CheckContext) -> None:
     """An agent at its cap that does not see the subagent tool (shadowed by a local of the
-    same name, or denied by its restriction) gets no at-cap notice; an agent at the same cap
-    that sees it gets one."""
+    same name, or denied by its restriction) gets no at-cap notice, an agent at the same cap
+    that sees it gets one; a provider-managed tool has no cap to be at."""
     info = bound_provider(ctx)
-    if not ships_tool(ctx, RULE, UNSEEN):
+    if not ships_tool(ctx, RULE, (*UNSEEN, NO_CAP)):
         return
 
     def case(cap: int, how: str) -> None:
@@ -135,3 +140,15 @@ def no_notice_where_unseen(ctx: CheckContext) -> None:
     # a target without live restrictions leaves the second inexpressible (cover says why)
     for how in HIDING:
         ctx.cover(RULE, functools.partial(case, how=how), names=[f"unseen-{how}"])
+
+    def uncapped(depth: int) -> None:
+        dep = ctx.deploy()
+        load(ctx, dep, RULE, info.name, maxDepth=PROVIDER_MANAGED)
+        with ctx.step(RULE, f"an agent at durable depth {depth} under the host depth {depth}"):
+            dep.set_host_depth(depth)
+            agent = dep.create_agent(header_depth=depth).agent
+        quiet = Driver(ctx, dep).turn(agent, text(f"uncapped {nonce(ctx, f'uncapped-{depth}')}"))
+        _expect_no_notice(ctx, quiet, f"an agent at depth {depth} whose {SUBAGENT_TOOL_NAME} "
+                          "tool is provider-managed (the tool has no cap)")
+
+    ctx.cover(RULE, uncapped, names=[NO_CAP.name])
