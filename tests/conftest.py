@@ -41,6 +41,11 @@ ONCE = (
     "tests/conformance/test_jobs.py",  # worker processes started, killed, timed out
     "tests/test_parallel_certificates.py",  # whole runs, one job and two
     "tests/http/test_jobs_processes.py",  # adapters started per worker, Ctrl-C
+    # the repository read as text: what it cites, how its modules import, how long they are
+    "tests/test_citations.py",
+    "tests/test_import_directions.py",
+    "tests/test_import_cycles.py",
+    "tests/test_module_size.py",
 )
 #: Single tests of suites that otherwise run in every Python environment, once for the same
 #: reason: the per-family zoo (every entry of a family through that family's checks, beside
