@@ -50,7 +50,7 @@ HIDING = {"shadowed": "its scope-local tool of the same name shadows the subagen
 UNSEEN = tuple(Partition(RULE, f"unseen-{how}", f"an agent at its cap: {what}",
                          cases=st.integers(0, 4)) for how, what in HIDING.items())
 NO_CAP = Partition(RULE, "no-cap-provider-managed", "a tool loaded provider-managed (no cap of "
-                   "its own), an agent at a drawn depth under the same host depth",
+                   "its own), an agent at a drawn durable depth",
                    cases=st.integers(0, 8))
 
 
@@ -60,7 +60,8 @@ def _at_cap(ctx: CheckContext, provider: str, cap: int, agents: int) -> tuple[
     durable depth ``cap``: on the cap, so that any child of theirs would be too deep."""
     dep = ctx.deploy()
     load(ctx, dep, RULE, provider)
-    with ctx.step(RULE, f"{agents} agent(s) at durable depth {cap} under the host depth {cap}"):
+    who = "an agent" if agents == 1 else f"{agents} agents"
+    with ctx.step(RULE, f"{who} at durable depth {cap} under the host depth {cap}"):
         dep.set_host_depth(cap)
         made = [dep.create_agent(header_depth=cap).agent for _ in range(agents)]
     return dep, Driver(ctx, dep), made
@@ -144,8 +145,7 @@ def notice_only_where_due(ctx: CheckContext) -> None:
     def uncapped(depth: int) -> None:
         dep = ctx.deploy()
         load(ctx, dep, RULE, info.name, maxDepth=PROVIDER_MANAGED)
-        with ctx.step(RULE, f"an agent at durable depth {depth} under the host depth {depth}"):
-            dep.set_host_depth(depth)
+        with ctx.step(RULE, f"an agent at durable depth {depth}"):
             agent = dep.create_agent(header_depth=depth).agent
         quiet = Driver(ctx, dep).turn(agent, text(f"uncapped {nonce(ctx, f'uncapped-{depth}')}"))
         _expect_no_notice(ctx, quiet, f"an agent at depth {depth} whose {SUBAGENT_TOOL_NAME} "
