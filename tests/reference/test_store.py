@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,22 @@ def test_a_header_another_connection_writes_to_the_same_file_is_listed_at_once(
     assert [h.session for h in mine.headers()] == ["s1"]
     mine.close()
     other.close()
+
+
+def test_an_in_memory_store_made_after_another_closed_starts_empty_and_the_closed_one_refuses_use(
+) -> None:
+    first = SessionStore()
+    first.put_header("s-1", None, "0", {"model": "m"})
+    first.append_turns("s-1", [{"role": "user", "content": "hello"}])
+    first.close()
+    first.close()  # closing twice is harmless
+    later = [SessionStore() for _ in range(3)]  # one of them may be given the kept connection
+    for store in later:
+        assert store.headers() == ()
+        assert not store.has("s-1") and store.turns("s-1") == []
+        store.put_header("s-2", None, "1")
+        assert [h.session for h in store.headers()] == ["s-2"]
+    with pytest.raises(sqlite3.ProgrammingError):
+        first.has("s-1")
+    for store in later:
+        store.close()
