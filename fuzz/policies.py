@@ -19,7 +19,9 @@ from .lockstep import Lockstep
 def install_policy(lock: Lockstep, agent: str, value: Any, label: str | None = None) -> None:
     model = lock.agent(agent)
     expect, policy, offending = lock.model.expect_spawn_policy(value)
-    before = lock.snapshot() if expect.codes else None
+    before = lock.snapshot_later() if expect.codes else None
+    if expect.codes:  # the snapshot a refusal is compared with, carried with the change
+        lock.expect([("observe", {})])
     target = lock.agent_id(agent)
     sent = copy.deepcopy(value)
     handle, error = lock.call(
@@ -40,7 +42,7 @@ def install_policy(lock: Lockstep, agent: str, value: Any, label: str | None = N
     if missing:
         raise lock.diverge("spawn-policy-offending", f"the refusal does not name {missing}",
                            list(offending), error.to_json(), "SP-01")
-    lock.unchanged(before, "nothing-changed", "SP-01")
+    lock.unchanged(before(), "nothing-changed", "SP-01")
 
 
 def dispose_policy(lock: Lockstep, agent: str, policy: str) -> None:

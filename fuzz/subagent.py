@@ -184,7 +184,8 @@ def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None
     if gated:
         may.add(ErrorCode.UNSUPPORTED_CAPABILITY)
     codes = must | may
-    before = lock.snapshot() if codes else None
+    before = lock.snapshot_later() if codes else None
+    lock.expect([*([("observe", {})] if codes else []), *lock.all_views_reads()])
     fields: dict[str, Any] = {"provider": provider, "toolName": name, "maxDepth": value}
     for key, sent in (("persona", persona), ("toolFilter", tool_filter),
                       ("agentOptions", agent_options)):
@@ -205,7 +206,7 @@ def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None
     else:
         assert error is not None
         if before is not None:
-            lock.unchanged(before, "nothing-changed", rule)
+            lock.unchanged(before(), "nothing-changed", rule)
         if gated and error.code is ErrorCode.UNSUPPORTED_CAPABILITY:
             model.controls_at_mount = True
         if name in model.loads and model.mounted(name):  # a refused load of a taken name
@@ -219,6 +220,7 @@ def load_tool(lock: Lockstep, name: str, provider: str, max_depth: object = None
 
 def unload_tool(lock: Lockstep, name: str) -> None:
     model = tools(lock)
+    lock.expect(lock.all_views_reads())
     _, error = lock.call("unload_subagent_tool",
                          lambda: lock.deployment.unload_subagent_tool(name))
     loaded = name in model.loads
@@ -237,6 +239,7 @@ def remove_provider(lock: Lockstep, provider: str) -> None:
     model = tools(lock)
     if provider not in model.present:
         return  # only a registered provider is removed (the rules say nothing of the rest)
+    lock.expect(lock.all_views_reads())
     _, error = lock.call("remove_provider", lambda: lock.deployment.remove_provider(provider))
     lock.check_outcome("provider", frozenset(), False, error, "ST-02")
     model.present.discard(provider)
@@ -259,6 +262,7 @@ def add_provider(lock: Lockstep, provider: str) -> None:
                 if load.provider == provider and _gate_at_mount(model, load)]
     model.present.discard(provider)
     refusing = refusing or bool(controls)
+    lock.expect(lock.all_views_reads())
     _, error = lock.call("add_provider", lambda: lock.deployment.add_provider(provider))
     codes = frozenset({ErrorCode.UNSUPPORTED_CAPABILITY}) if refusing else frozenset()
     lock.check_outcome("provider", codes, refusing, error, "ST-05" if refusing else "ST-02")

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import math
+import types
+import typing
 from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import to_json as to_json_bytes
 
 from ..core.protocol import SENT_WHEN_SET
 
@@ -243,30 +246,74 @@ def validate(adapter: TypeAdapter[Any], value: Any) -> Any:
     The JSON types are checked strictly first (``"true"`` is no boolean, ``"1"`` no integer, as
     in the OpenAPI document); the value is then built leniently so that raw fields keep what
     :func:`loads` read (``-0.0``, doubles beyond 2^53, non-finite numbers).
+
+    An answer is often the same text again (a view read after a change that left it as it
+    was): its strict check is not repeated, and a result nobody can change (strings, enums,
+    frozen models of such fields, a list of them handed out as a new list) is not built again.
     """
     text = _text(value)
     seen = (id(adapter), text)
-    if seen not in _STRICT_OK:  # the same answer text again (a view after a change that left
-        # it as it was): its JSON types were checked already
+    known = _SEEN.get(seen)
+    if known is None:
         adapter.validator.validate_json(text, strict=True)
-        if len(_STRICT_OK) >= _STRICT_KEPT:
-            _STRICT_OK.clear()
-        _STRICT_OK[seen] = adapter  # kept alive with its entry: its id stays its own
-    return adapter.validator.validate_python(value)
+    elif known[1] is not _UNSHARED:
+        result = known[1]
+        return list(result) if type(result) is list else result
+    result = adapter.validator.validate_python(value)
+    if len(_SEEN) >= _SEEN_KEPT:
+        _SEEN.clear()
+    # the adapter is kept alive with its entry: its id stays its own
+    kept = _UNSHARED if not _shareable(adapter) else list(result) if type(
+        result) is list else result  # the caller's list is its own to change
+    _SEEN[seen] = (adapter, kept)
+    return result
 
 
-#: Texts whose JSON types passed the strict check, per adapter, at most _STRICT_KEPT of them.
-_STRICT_OK: dict[tuple[int, str], TypeAdapter[Any]] = {}
-_STRICT_KEPT = 4096
+#: Per (adapter, text) whose JSON types passed the strict check: the adapter, and the result
+#: built from the text when it may be handed out again (else _UNSHARED); at most _SEEN_KEPT.
+_SEEN: dict[tuple[int, bytes], tuple[TypeAdapter[Any], Any]] = {}
+_SEEN_KEPT = 4096
+_UNSHARED: Any = object()
+#: Per adapter (by id, the adapter kept alive beside), whether its results may be shared.
+_SHAREABLE: dict[int, tuple[TypeAdapter[Any], bool]] = {}
 
 
-def _text(value: Any) -> str:
-    """The wire text of a value :func:`loads` read: plain JSON values encode as they are unless
-    they hold a non-finite number or an object that reads as a tag (then :func:`dumps`)."""
+def _shareable(adapter: TypeAdapter[Any]) -> bool:
+    known = _SHAREABLE.get(id(adapter))
+    if known is None:
+        kind = getattr(adapter, "_type", None)
+        outer = typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1
+        known = _SHAREABLE[id(adapter)] = (adapter, _immutable(
+            typing.get_args(kind)[0] if outer else kind, ()))
+    return known[1]
+
+
+def _immutable(kind: Any, within: tuple[Any, ...]) -> bool:
+    """Whether every value of the type ``kind`` is immutable: built once, it may be shared."""
+    if kind in (str, int, float, bool, type(None)) or kind is None:
+        return True
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return True
+    origin = typing.get_origin(kind)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Union or origin is types.UnionType:
+        return all(_immutable(arg, within) for arg in typing.get_args(kind))
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        if kind in within:
+            return True  # a recursive model: decided by its other fields
+        return bool(kind.model_config.get("frozen")) and all(
+            _immutable(field.annotation, (*within, kind)) for field in kind.model_fields.values())
+    return False  # lists, dicts, raw (Any) values, and whatever else: built afresh each time
+
+
+def _text(value: Any) -> bytes:
+    """The wire text of a value :func:`loads` read (plain JSON values): encoded as it is unless
+    it holds a non-finite number or an object that reads as a tag (then :func:`dumps`)."""
     try:
-        text = _encode(value)
-    except (TypeError, ValueError):  # not plain JSON values, or a non-finite number
-        return dumps(value).decode("utf-8")
-    if f'"{_TAG}"' in text or f'"{_LITERAL}"' in text:
-        return dumps(value).decode("utf-8")
+        text = to_json_bytes(value)
+    except (TypeError, ValueError):  # a lone surrogate, or what is not a plain JSON value
+        return dumps(value)
+    if b"$" in text or b"NaN" in text or b"Infinity" in text:  # a tag or a non-finite
+        return dumps(value)  # number (or a string holding one of these: the same text then)
     return text

@@ -152,6 +152,19 @@ describe('the wire codec', () => {
     assert.throws(() => loads('{"$number": "nan"}'), Malformed);
   });
 
+  test('what needs the codec deep inside a value is written by it, the rest as JSON writes it', () => {
+    assert.equal(dumps({ a: [1, 'x', { b: [true, null] }] }), '{"a":[1,"x",{"b":[true,null]}]}');
+    assert.equal(dumps({ a: [{ b: [-0] }] }), '{"a":[{"b":[-0]}]}');
+    assert.equal(dumps([{ x: { y: Infinity } }]), '[{"x":{"y":{"$number":"Infinity"}}}]');
+    assert.equal(dumps({ a: [{ $literal: 1 }] }), '{"a":[{"$literal":{"$literal":1}}]}');
+    assert.equal(dumps({ a: { b: undefined, c: 2 } }), '{"a":{"c":2}}');
+    assert.equal(dumps({ a: [undefined] }), '{"a":[null]}');
+    assert.equal(dumps({ a: { t: new Date(0) } }), '{"a":{"t":"1970-01-01T00:00:00.000Z"}}');
+    const Depth = class { toJSON() { return -0; } };
+    assert.equal(dumps({ a: [new Depth()] }), '{"a":[-0]}');
+    assert.equal(dumps({ a: [2n ** 60n] }), '{"a":[1152921504606846976]}');
+  });
+
   test('an object that reads as a tag is escaped and comes back as itself', () => {
     const value = { $number: 'NaN' };
     assert.equal(dumps(value), '{"$literal":{"$number":"NaN"}}');
