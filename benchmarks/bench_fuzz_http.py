@@ -20,6 +20,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +74,19 @@ def _cpu(process: psutil.Process | None) -> float:
     return total
 
 
+def _at_divergence(process: psutil.Process | None) -> tuple[list[float], Callable[[str], None]]:
+    """A campaign's progress callback noting the CPU spent up to its first divergence, before
+    it is shrunk: what the steps counted cost (Hypothesis's replay of the diverging example is
+    in it: an overestimate)."""
+    found: list[float] = []
+
+    def progress(line: str) -> None:
+        if line.startswith("fuzz: divergence after") and not found:
+            found.append(time.process_time() + _cpu(process))
+
+    return found, progress
+
+
 def measure(spec: str | None, seconds: float, *, batches: bool,
             editions: tuple[Edition, ...] = ()) -> Rate:
     """Campaigns at seeds 1, 2, ... until ``seconds`` of fuzzing are spent (a campaign stops at
@@ -89,14 +103,7 @@ def measure(spec: str | None, seconds: float, *, batches: bool,
                      editions=editions)  # warm up: imports, the adapter's first deployments
         while rate.seconds < seconds:
             cpu = time.process_time() + _cpu(process)
-            found: list[float] = []
-
-            def progress(line: str) -> None:
-                # the CPU spent up to the divergence, before it is shrunk: what the steps
-                # counted cost (the example's replay by Hypothesis is in it: an overestimate)
-                if line.startswith("fuzz: divergence after") and not found:
-                    found.append(time.process_time() + _cpu(process))
-
+            found, progress = _at_divergence(process)
             result = run_campaign(target, seed=seed, budget_seconds=seconds - rate.seconds,
                                   max_examples=10**9, database_dir=None, output_dir=None,
                                   editions=editions, progress=progress)

@@ -20,3 +20,12 @@ def test_the_sdk_text_reader_round_trips_every_name_dsh_renders() -> None:
                             stdin=subprocess.DEVNULL, check=False)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "# fail 0" in result.stdout and "# pass 4" in result.stdout, result.stdout[-2000:]
+
+
+def test_the_session_stores_go_to_ram_with_room_else_where_tmpdir_says() -> None:
+    ensure_installed(ADAPTER, timeout=600)
+    result = subprocess.run([str(NODE22), "--test", "test/store_dir.test.mjs"], cwd=ADAPTER,
+                            capture_output=True, text=True, timeout=120,
+                            stdin=subprocess.DEVNULL, check=False)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "# fail 0" in result.stdout and "# pass 3" in result.stdout, result.stdout[-2000:]

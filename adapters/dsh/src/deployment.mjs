@@ -51,9 +51,6 @@ export const OPERATIONS = {
   events: op({}, (host) => host.events),
   invocations: op({}, (host) => host.invocations.map((i) => ({ ...i }))),
   // the four reads above at one instant (protocol 1.x `observe`)
-  observe: op({}, async (host) => ({ sessions: await host.sessions(),
-    agents: [...host.agents.keys()], events: host.events,
-    invocations: host.invocations.map((i) => ({ ...i })) })),
   observe: op({}, async (host) => ({
     sessions: await host.sessions(),
     agents: [...host.agents.keys()],

@@ -26,7 +26,6 @@ import * as Fork from '@deepseek-ai/dsh-subagent-fork-in-process';
 import * as PersonaOnly from '../examples/persona_only_provider.mjs';
 
 import { mkdtempSync, rm, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Code, TckError } from './errors.mjs';
@@ -35,6 +34,7 @@ import { observe } from './observe.mjs';
 import { translateToolError } from './outcomes.mjs';
 import { SDK_SECTION, sdkTextBindings } from './sdk_text.mjs';
 import { BASE, loadPresets } from './presets.mjs';
+import { storeBase } from './store_dir.mjs';
 
 /** The kit's presentation modes in DSH's vocabulary (DSH calls programmatic tool calls "code"). */
 const MODE = { native: 'native', ptc: 'code', both: 'both' };
@@ -68,7 +68,7 @@ let STORE_ROOT = null;
  * deployment's own directory is removed when it closes; late flushes land here too). */
 function storeRoot() {
   if (STORE_ROOT === null) {
-    STORE_ROOT = mkdtempSync(join(tmpdir(), 'dsh-tck-sessions-'));
+    STORE_ROOT = mkdtempSync(join(storeBase(), 'dsh-tck-sessions-'));
     process.on('exit', () => rmSync(STORE_ROOT, { recursive: true, force: true }));
   }
   return STORE_ROOT;
