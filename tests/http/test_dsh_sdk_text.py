@@ -1,6 +1,7 @@
-"""The DSH adapter reads code mode's run_code SDK bindings from the SDK text DSH sends the model
-(adapters/dsh/src/sdk_text.mjs): its node tests, run against DSH's own SDK renderer with the
-Node 22 that ``npm ci`` installs in adapters/dsh (installed here when it is not yet)."""
+"""The DSH adapter's node tests, run with the Node 22 that ``npm ci`` installs in adapters/dsh
+(installed here when it is not yet): it reads code mode's run_code SDK bindings from the SDK
+text DSH sends the model (adapters/dsh/src/sdk_text.mjs, against DSH's own SDK renderer), and
+it keeps DSH's session stores in RAM where there is room (adapters/dsh/src/store_dir.mjs)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,20 @@ ADAPTER = Path(__file__).resolve().parents[2] / "adapters" / "dsh"
 NODE22 = ADAPTER / "node_modules" / "node" / "bin" / "node"
 
 
-def test_the_sdk_text_reader_round_trips_every_name_dsh_renders() -> None:
+def _node_tests(file: str, passing: int) -> None:
+    """Run one of the adapter's node test files with its Node 22: every test passes."""
     ensure_installed(ADAPTER, timeout=600)
-    result = subprocess.run([str(NODE22), "--test", "test/sdk_text.test.mjs"], cwd=ADAPTER,
+    result = subprocess.run([str(NODE22), "--test", f"test/{file}"], cwd=ADAPTER,
                             capture_output=True, text=True, timeout=120,
                             stdin=subprocess.DEVNULL, check=False)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# pass 4" in result.stdout, result.stdout[-2000:]
+    assert "# fail 0" in result.stdout and f"# pass {passing}" in result.stdout, (
+        result.stdout[-2000:])
+
+
+def test_the_sdk_text_reader_round_trips_every_name_dsh_renders() -> None:
+    _node_tests("sdk_text.test.mjs", 4)
 
 
 def test_the_session_stores_go_to_ram_with_room_else_where_tmpdir_says() -> None:
-    ensure_installed(ADAPTER, timeout=600)
-    result = subprocess.run([str(NODE22), "--test", "test/store_dir.test.mjs"], cwd=ADAPTER,
-                            capture_output=True, text=True, timeout=120,
-                            stdin=subprocess.DEVNULL, check=False)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# pass 3" in result.stdout, result.stdout[-2000:]
+    _node_tests("store_dir.test.mjs", 3)
