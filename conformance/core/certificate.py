@@ -75,14 +75,21 @@ class RuleResult(BaseModel):
         default_factory=list, description="the partitions of the rule's domain its checks "
         "declare, and which of their runs drew a case of each (docs/certify.md#partitions)")
 
-    def reasons(self, *outcomes: Outcome) -> str:
+    def reasons(self, *outcomes: Outcome, limit: int | None = None) -> str:
         """The reasons of its per-provider outcomes (of ``outcomes``, or all), each once:
-        ``"spawn, fork: edition request-controls only"``."""
+        ``"spawn, fork: edition request-controls only"``; with ``limit``, each reason cut to
+        that many characters (a terminal's summary line: the reports keep them whole)."""
         grouped: dict[str, list[str]] = {}
         for p in self.providers:
             if p.reason and (not outcomes or p.outcome in outcomes):
                 grouped.setdefault(p.reason, []).append(p.provider or "target")
-        return "; ".join(f"{', '.join(who)}: {why}" for why, who in grouped.items())
+        return "; ".join(f"{', '.join(who)}: {_cut(why, limit)}" for why, who in grouped.items())
+
+
+def _cut(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return text[:limit - 3].rstrip() + "..."
 
 
 class CapabilityVerdict(BaseModel):

@@ -47,6 +47,21 @@ def test_the_text_summary_has_verdict_tables_and_each_failure_with_its_replay(
         assert needle in text, needle
 
 
+def test_a_long_baseline_reason_is_cut_short_on_the_terminal_and_whole_in_the_reports(
+        fakes: ModuleType) -> None:
+    reason = "what the target does, " * 30 + "and the replay line"
+    baseline = parse_baseline('[[expected-fail]]\nrule = "PE-91"\n'
+                              f'reason = "{reason}"\nscope = "rule"\n')
+    cert = certify(fakes.FakeTarget({("PE-91", "spawn"): "break"}),
+                   RunConfig(target_spec="python:m:f", baseline=baseline))
+    line = next(x for x in report_text.render(cert).splitlines()
+                if x.startswith("expected-fail (baseline)"))
+    assert line.endswith("...)") and "and the replay line" not in line, line
+    assert len(line) <= len("expected-fail (baseline): PE-91 (spawn: )") + \
+        report_text.REASON_SHOWN
+    assert reason in report_markdown.render(cert) and reason in report_json.render(cert)
+
+
 def test_the_text_summary_of_a_partial_run_says_it_never_certifies(fakes: ModuleType) -> None:
     cert = certify(fakes.FakeTarget(), RunConfig(rules=("TF-91",)))
     assert "partial run: --rule TF-91" in report_text.render(cert)
