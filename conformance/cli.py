@@ -258,8 +258,8 @@ def _private_hypothesis_storage(stack: ExitStack) -> None:
     """Keep Hypothesis' caches out of the user's working directory (no stray .hypothesis/),
     unless they chose a place with HYPOTHESIS_STORAGE_DIRECTORY. Each run gets a fresh
     directory, so that no example database carries one run's draws into another; only the
-    Unicode table is copied in from the user's cache and back (best effort: a cache that
-    cannot be read or written only costs the second)."""
+    Unicode tables are copied in from the user's cache and back (best effort: a cache that
+    cannot be read or written only costs the seconds Hypothesis takes to build them again)."""
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         return
     from hypothesis.configuration import set_hypothesis_home_dir
@@ -269,22 +269,31 @@ def _private_hypothesis_storage(stack: ExitStack) -> None:
     with contextlib.suppress(OSError):
         if cache.is_dir():
             shutil.copytree(cache, Path(home) / _UNICODE_DATA)
-
-    def keep() -> None:
-        with contextlib.suppress(OSError):
-            built = Path(home) / _UNICODE_DATA
-            if built.is_dir() and not cache.is_dir():
-                cache.parent.mkdir(parents=True, exist_ok=True)
-                staging = Path(tempfile.mkdtemp(prefix=".unicode-", dir=cache.parent))
-                try:
-                    shutil.copytree(built, staging / _UNICODE_DATA)
-                    os.replace(staging / _UNICODE_DATA, cache)  # atomic: runs may race
-                finally:
-                    shutil.rmtree(staging, ignore_errors=True)
-
-    stack.callback(keep)
+    stack.callback(_keep_unicode_tables, Path(home) / _UNICODE_DATA, cache)
     set_hypothesis_home_dir(home)
     stack.callback(set_hypothesis_home_dir, None)
+
+
+def _keep_unicode_tables(built: Path, cache: Path) -> None:
+    """Copy into the user's cache every table this run built that the cache lacks: a table per
+    Unicode version (another Python) and per codec (the UTF-8 one alone takes Hypothesis about
+    two seconds), so that the cache grows with what runs draw instead of keeping only what the
+    first run did. Each file lands whole or not at all (runs may race); a table already cached
+    is left alone."""
+    with contextlib.suppress(OSError):
+        for table in sorted(built.rglob("*")):
+            kept = cache / table.relative_to(built)
+            if not table.is_file() or table.name.startswith(".") or kept.exists():
+                continue
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            fd, staging = tempfile.mkstemp(prefix=".table-", dir=kept.parent)
+            os.close(fd)
+            try:
+                shutil.copyfile(table, staging)
+                os.replace(staging, kept)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(staging)
 
 
 def _close(target: object) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
@@ -311,6 +312,34 @@ def test_certify_keeps_only_hypothesis_unicode_table_in_the_user_cache_and_reuse
     monkeypatch.setattr(configuration, "set_hypothesis_home_dir", spy)
     assert main(["certify", "--target", "reference", "--rule", "DE-05", "--seed", "1"]) == 0
     assert seen == [["unicode_data"]]  # the second run starts with the table
+
+
+def test_a_unicode_table_the_cache_lacks_joins_it_after_the_run_that_built_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a cache an earlier run made (another Python's Unicode version, or before a codec's table
+    # was needed): each table the next run builds is added, each one it holds stays as it was
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    kept = tmp_path / "cache" / "subagent-tck" / "hypothesis" / "unicode_data"
+    older = kept / "0.0.0" / "charmap.json.gz"
+    older.parent.mkdir(parents=True)
+    older.write_bytes(b"a table of another Unicode version")
+    command = [sys.executable, "-m", "subagent_tck.conformance.cli", "certify", "--target",
+               "reference", "--rule", "DE-05", "--seed", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    version = kept / unicodedata.unidata_version
+    built = sorted(p.name for p in version.iterdir())
+    assert "charmap.json.gz" in built and len(built) > 1, built  # the UTF-8 codec's table too
+    assert older.read_bytes() == b"a table of another Unicode version"
+    assert not [p for p in kept.rglob(".*")]  # no staging file left behind
+    for table in version.iterdir():
+        if table.name != "charmap.json.gz":
+            table.unlink()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in version.iterdir()) == built
 
 
 def test_certify_runs_when_the_user_cache_cannot_be_written(

@@ -90,6 +90,7 @@ ROOMS: dict[str, str] = {
     "own_tools": "engine",
     "faults": "engine",
     "timings": "engine",
+    "heap": "core",
     "variable_names": "engine",
     "partitions": "engine",
     "for_all": "engine",

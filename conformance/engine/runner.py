@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 
 from subagent_tck.spec import Edition, ErrorCode, TckError
 
+from ..core import heap
 from ..core.certificate import Certificate, Jobs
 from ..core.certificate_assembly import RunFacts, assemble
 from ..core.promises_report import PromiseItem, PromisesReport
@@ -207,7 +208,8 @@ def certify(target: Target, config: RunConfig | None = None, *,
         jobs = Jobs(asked=config.jobs, used=report.used,
                     why="; ".join(w for w in (why, lost) if w) or None)
     else:
-        ran = run_serially(books, given)
+        with heap.set_aside():  # what exists now outlives the run: no collection walks it
+            ran = run_serially(books, given)
         if config.jobs > 1:
             jobs = Jobs(asked=config.jobs, used=1, why=why)
     interrupted, stopped_early = ran.interrupted, ran.stopped_early

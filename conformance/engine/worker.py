@@ -17,6 +17,7 @@ is its stderr, so that nothing it prints can reach a report the kit writes on st
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -179,6 +180,9 @@ def serve(conn: Connection, setup: Setup, lifeline: int) -> None:
             conn.send(Failed(_describe(exc)))
         return
     worker = Worker()
+    # the target and the suite outlive every job: no collection walks them (.heap); the
+    # worker's process ends with its last job, so the freeze is never undone
+    gc.freeze()
     try:
         conn.send(Ready())
         while True:
