@@ -1,8 +1,7 @@
 """Move ``conformance/`` into its rooms and rewrite every reference to a moved module.
 
-Run from the repository root (``python tools/rooms.py``; ``--dry-run`` to only print)::
-
-    python tools/rooms.py          # git mv + rewrites; prints what it moved and what it left
+Run from the repository root: ``python tools/rooms.py`` (``git mv`` and rewrites; it prints what
+it moved and what it left; ``--dry-run`` only prints).
 
 The rooms and the reasons are in docs/architecture.md ("Rooms"). ``ROOMS`` below is the one
 table of which module lives in which room; the import-direction test reads it too.
@@ -71,6 +70,7 @@ ROOMS: dict[str, str] = {
     "dialect": "core",
     "drawn": "core",
     "fail_direction": "core",
+    "heap": "core",
     # engine: checks and the runner that plans and runs them; the seed policy; promises.
     "check": "engine",
     "runner": "engine",
@@ -90,7 +90,6 @@ ROOMS: dict[str, str] = {
     "own_tools": "engine",
     "faults": "engine",
     "timings": "engine",
-    "heap": "core",
     "variable_names": "engine",
     "partitions": "engine",
     "for_all": "engine",

@@ -15,18 +15,30 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
+
+_LOCK = threading.Lock()
+#: The ``with`` blocks open now, in any thread: the first freezes, the last gives back.
+_holders = 0
 
 
 @contextlib.contextmanager
 def set_aside() -> Iterator[None]:
-    """Freeze the heap for the ``with`` block, unless something froze it already: then the
-    freeze is that caller's, and so is the unfreeze (a run in a run, runs in threads)."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
+    """Freeze the heap for the ``with`` block; runs at once (in threads, or a run in a run)
+    share one freeze, which the last to end gives back. ``gc`` can only give back every frozen
+    object at once: a freeze someone made before the first block is given back with it (on
+    CPython 3.12 the interpreter starts with a few hundred objects frozen; they go back to the
+    collector too, which costs nothing but their walk)."""
+    global _holders
+    with _LOCK:
+        _holders += 1
+        if _holders == 1:
+            gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        with _LOCK:
+            _holders -= 1
+            if _holders == 0:
+                gc.unfreeze()

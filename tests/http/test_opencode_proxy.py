@@ -90,11 +90,24 @@ def test_permission_rules_name_each_tool_by_its_own_server(tools: list[str], ser
     allow = data.draw(st.lists(st.sampled_from(tools), unique=True))
     deny = data.draw(st.lists(st.sampled_from(tools), unique=True))
     rules = permission({"allow": allow, "deny": deny}, lambda t: wire_name(t, where[t]))
+    denied = {wire_name(t, where[t]) for t in deny}
     for tool in deny:
         assert rules[wire_name(tool, where[tool])] == "deny"
     for tool in set(allow) - set(deny):
-        assert rules[wire_name(tool, where[tool])] == "allow"
+        # two kit names may meet in one wire name ("µ" and "Μ" are both "_"): opencode cannot
+        # tell them apart, and a deny of either is a deny of both
+        wire = wire_name(tool, where[tool])
+        assert rules[wire] == ("deny" if wire in denied else "allow")
     assert set(rules) == {"*"} | {wire_name(t, where[t]) for t in {*allow, *deny}}
+
+
+def test_an_allowed_tool_that_meets_a_denied_one_in_its_wire_name_is_denied_with_it() -> None:
+    # drawn once in a run of the property above: "µ" (micro sign) and "Μ" (Greek capital mu)
+    # on server "0" are both "0__" to opencode; the deny, written last, decides for both
+    rules = permission({"allow": ["µ", "get_weather", "Μ"], "deny": ["µ"]},
+                       lambda t: wire_name(t, "0"))
+    assert rules == {"*": "deny", "0_get_weather": "allow", "0__": "deny"}
+    assert list(rules)[-1] == "0__"
 
 
 @given(tool_names(max_size=8))
