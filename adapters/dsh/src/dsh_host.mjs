@@ -230,6 +230,10 @@ export class DshHost {
     // removed off the event loop (libuv's pool): the close answers at once, and whatever a
     // late flush leaves behind goes with the process's store root at exit
     if (this.storeDir) rm(this.storeDir, { recursive: true, force: true }, () => {});
+    // the deployment's own client of the kit's model gateway: its keep-alive sockets go with
+    // it (left open, a run of thousands of deployments held as many idle connections to the
+    // gateway, and children began to fail to reach their model: docs/dsh.md)
+    this.gateway?.close?.();
   }
 
   /** A top-level DSH agent; the depths go where DSH keeps them (header meta, agent option). */
