@@ -105,9 +105,7 @@ export class DshHost {
       session: agent.session.id, data });
   }
 
-  viewNames(agent) {
-    return this.ctx.tools.schemas(agent).map((s) => s.name);
-  }
+  viewNames(agent) { return this.ctx.tools.schemas(agent).map((s) => s.name); }
 
   async promptPairs(agent) {
     const assembly = await this.ctx.systemPrompt.assemble({ scope: agent, agent });
@@ -227,12 +225,9 @@ export class DshHost {
     for (const { run } of this.runs.values()) run.dispose().catch(() => {});
     for (const { handle } of this.agents.values()) handle?.dispose().catch(() => {});
     this.ctx.registry?.ctx?.fiber?.dispose?.();
-    // removed off the event loop (libuv's pool): the close answers at once, and whatever a
-    // late flush leaves behind goes with the process's store root at exit
+    // the store removed off the event loop (the close answers at once; a late flush's leftovers
+    // go with the store root at exit); the gateway client's keep-alive sockets go (docs/dsh.md)
     if (this.storeDir) rm(this.storeDir, { recursive: true, force: true }, () => {});
-    // the deployment's own client of the kit's model gateway: its keep-alive sockets go with
-    // it (left open, a run of thousands of deployments held as many idle connections to the
-    // gateway, and children began to fail to reach their model: docs/dsh.md)
     this.gateway?.close?.();
   }
 
