@@ -87,34 +87,53 @@ def first_difference(one: Any, other: Any, where: str = "") -> str | None:
     return None if one == other else f"{where}: {str(one)[:120]!r} / {str(other)[:120]!r}"
 
 
-def run(mode: str, names: list[str], scratch: str) -> dict[str, Any]:
-    result = os.path.join(scratch, f"{mode}.json")
-    code = _CHILD.format(root=str(ROOT), names=names, scratch=scratch, result=result)
-    env = {**os.environ, "SUBAGENT_TCK_DRAW_CACHE": mode}
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True)
+def run(tag: str, names: list[str], scratch: str, env: dict[str, str] | None = None,
+        prelude: str = "") -> dict[str, Any]:
+    """Certify ``names`` in a fresh interpreter (``prelude`` run first, ``env`` added to the
+    environment): wall and CPU seconds and the certificates."""
+    result = os.path.join(scratch, f"{tag}.json")
+    code = prelude + _CHILD.format(root=str(ROOT), names=names, scratch=scratch, result=result)
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, **(env or {})},
+                   check=True)
     with open(result, encoding="utf-8") as handle:
         loaded: dict[str, Any] = json.load(handle)
     return loaded
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--entries", type=int, default=10, help="zoo entries (default 10)")
+def entries(description: str, default: int) -> list[str]:
+    """The zoo entries a run certifies (``--entries`` drawn at ``--seed``), said on stdout."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--entries", type=int, default=default,
+                        help=f"zoo entries (default {default})")
     parser.add_argument("--seed", type=int, default=0, help="which entries are drawn")
     args = parser.parse_args()
     every = sorted(p.stem for p in ZOO.glob("*.py") if not p.stem.startswith("_"))
     names = random.Random(args.seed).sample(every, min(args.entries, len(every)))
     print(f"load before: {os.getloadavg()[0]:.2f}; {len(names)} zoo entries, seed 0, "
           f"profile ci with its campaign: {', '.join(names)}")
-    with tempfile.TemporaryDirectory() as scratch:
-        off, on = run("off", names, scratch), run("on", names, scratch)
-    for mode, figures in (("off", off), ("on", on)):
-        print(f"cache {mode:>3}: wall {figures['wall']:7.1f} s, cpu {figures['cpu']:7.1f} s")
-    print(f"ratio off/on: wall {off['wall'] / on['wall']:.2f}x, "
-          f"cpu {off['cpu'] / on['cpu']:.2f}x")
-    differs = first_difference(_untimed(off["certificates"]), _untimed(on["certificates"]))
+    return names
+
+
+def compare(before: tuple[str, dict[str, Any]], after: tuple[str, dict[str, Any]]) -> None:
+    """Each mode's seconds, the ratio of the first to the second, whether they certified the
+    same."""
+    for mode, figures in (before, after):
+        print(f"{mode}: wall {figures['wall']:7.1f} s, cpu {figures['cpu']:7.1f} s")
+    (one, first), (other, second) = before, after
+    print(f"ratio {one}/{other}: wall {first['wall'] / second['wall']:.2f}x, "
+          f"cpu {first['cpu'] / second['cpu']:.2f}x")
+    differs = first_difference(_untimed(first["certificates"]),
+                               _untimed(second["certificates"]))
     print("certificates the same but for timing: " + (f"NO, first at {differs}" if differs
                                                        else "yes"))
+
+
+def main() -> None:
+    names = entries(__doc__.split("\n\n")[0], 10)
+    with tempfile.TemporaryDirectory() as scratch:
+        off = run("off", names, scratch, {"SUBAGENT_TCK_DRAW_CACHE": "off"})
+        on = run("on", names, scratch, {"SUBAGENT_TCK_DRAW_CACHE": "on"})
+    compare(("cache off", off), ("cache on", on))
 
 
 if __name__ == "__main__":
