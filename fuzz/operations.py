@@ -224,6 +224,21 @@ def execute(lock: Lockstep, agent: str, name: str) -> None:
         return
     bodies = [(i.tool, i.origin.value, i.agent) for i in ran]
     wanted = [(name, expected[1], target)]
+    if name not in lock.model.wire(lock.agent(agent)):
+        # only run_code reaches it (ptc): a direct call is missing from the schemas, and
+        # whether it runs is not fixed by TF-12 (docs/rules.md#TF-12), but it runs its own
+        # body once or is UNKNOWN_TOOL with no body run (tool_filter_calls.py asks the same)
+        if (failed and code == ErrorCode.UNKNOWN_TOOL.value and not bodies) or (
+                not failed and bodies == wanted):
+            return
+        raise lock.diverge(
+            "execute", f"executing {name!r}, which only run_code reaches in {agent}, must run "
+            "its own body once or be an UNKNOWN_TOOL error result that runs none",
+            {"either": [{"isError": False, "bodies run": wanted},
+                        {"isError": True, "code": "UNKNOWN_TOOL", "bodies run": []}]},
+            {"isError": failed, "code": code, "bodies run": bodies},
+            "TF-05" if bodies and bodies[0][1] != expected[1] else "TF-12",
+        )
     if failed or bodies != wanted:
         wrong_body = bool(bodies) and bodies[0][1] != expected[1]
         rule = "TF-05" if wrong_body else lock.resolver_rule(agent, {name}, presented=False)

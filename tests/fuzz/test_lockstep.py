@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from target_wrappers import Changed, Wrapped
 
+from subagent_tck.conformance.core.protocol import ToolResult
 from subagent_tck.conformance.core.target import Target
 from subagent_tck.fuzz.lockstep_core import Setup
 from subagent_tck.fuzz.step import Step
@@ -259,3 +260,49 @@ def test_a_target_without_the_run_code_operation_is_not_judged_by_the_fuzzers_pr
     broken = zoo_module("run_code_reaches_hidden_global").provider()
     divergence = run_steps(broken, setup, sequence)
     assert divergence is not None and divergence.finding.rule == "TF-12"
+
+
+def _code_mode(deployment: Any, *, runs: int) -> Changed:
+    """``deployment`` with DSH's code-mode collapse: in ptc mode the host's direct call of any
+    tool but run_code is UNKNOWN_TOOL (``runs`` 0), or runs the tool ``runs`` times."""
+    ptc: set[str] = set()
+
+    def set_mode(agent: str, mode: PresentationMode) -> None:
+        deployment.set_mode(agent, mode)
+        (ptc.add if mode is PresentationMode.PTC else ptc.discard)(agent)
+
+    def execute(agent: str, name: str, arguments: dict[str, Any]) -> ToolResult:
+        if agent not in ptc or name == "run_code":
+            return deployment.execute(agent, name, arguments)  # type: ignore[no-any-return]
+        if runs == 0:
+            return ToolResult(isError=True, code="UNKNOWN_TOOL", content=f"{name}: code mode")
+        return [deployment.execute(agent, name, arguments) for _ in range(runs)][-1]  # type: ignore[no-any-return]
+
+    return Changed(deployment, set_mode=set_mode, execute=execute)
+
+
+#: DSH's certify at seed 3 (request-controls): its code mode refuses a direct call of a tool
+#: the SDK binds, and the campaign wanted the body run, where TF-12 leaves it open
+PTC_DIRECT = (Setup(REQUEST, tools=("LOOKUP_QUILL",)), steps(
+    ("set_mode", {"agent": "root", "mode": "ptc"}),
+    ("execute", {"agent": "root", "name": "LOOKUP_QUILL"}),
+))
+
+
+def test_executing_a_tool_only_run_code_reaches_may_run_it_or_be_unknown_tool(
+    reference: Target,
+) -> None:
+    setup, sequence = PTC_DIRECT
+    assert run_steps(reference, setup, sequence) is None  # runs the body once
+    refused = Wrapped(reference, lambda deployment: _code_mode(deployment, runs=0))
+    assert run_steps(refused, setup, sequence) is None  # type: ignore[arg-type]
+
+
+def test_executing_a_tool_only_run_code_reaches_twice_over_is_a_tf_12_divergence(
+    reference: Target,
+) -> None:
+    setup, sequence = PTC_DIRECT
+    twice = Wrapped(reference, lambda deployment: _code_mode(deployment, runs=2))
+    divergence = run_steps(twice, setup, sequence)  # type: ignore[arg-type]
+    assert divergence is not None and divergence.finding.rule == "TF-12", divergence
+    assert "only run_code reaches" in divergence.finding.message
