@@ -79,6 +79,7 @@ RUNTIMES = (
     "tests/http/test_parallel_javascript.py",
     "tests/http/test_dsh_adapter.py",  # Node 22: the real DSH
     "tests/http/test_dsh_report.py",
+    "tests/http/test_dsh_sdk_text.py",  # the DSH adapter's node tests: no Python in them
     "tests/http/test_claude_code_adapter.py",  # Claude Code (npm): certified from its traffic
     "tests/http/test_claude_code_nested.py",  # Claude Code: delegation from a child, its frame
     "tests/http/test_opencode_probe.py",  # opencode (npm): its traffic on the chat gateway

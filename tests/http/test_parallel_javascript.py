@@ -1,5 +1,7 @@
 """The JavaScript implementation certifies the same with one job or two (docs/certify.md#jobs):
-each worker process starts its own ``node implementations/javascript/server.mjs``."""
+each worker process starts its own ``node implementations/javascript/server.mjs``. In the
+``request-controls`` edition: tests/http/test_http_javascript.py certifies the default one from
+the command line, so the two runs here are the implementation's certification in this one."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from parallel_helpers import same_whatever_the_jobs
 
 from subagent_tck.conformance.core.certificate import Verdict
+from subagent_tck.spec import Edition
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,5 +25,8 @@ def test_the_javascript_implementation_certifies_the_same_with_one_job_or_two(
         pytest.fail("`node` is not on PATH: install Node.js 20 to run the JavaScript "
                     "implementation")
     server = ROOT / "implementations" / "javascript" / "server.mjs"
-    cert = same_whatever_the_jobs(f"cmd:{node} {server}", seed=11, out=tmp_path)
-    assert cert.verdict == Verdict.CERTIFIED
+    cert = same_whatever_the_jobs(f"cmd:{node} {server}", seed=11, out=tmp_path,
+                                  edition=Edition.REQUEST_CONTROLS)
+    assert cert.edition is Edition.REQUEST_CONTROLS
+    assert cert.verdict == Verdict.CERTIFIED, [
+        (r.id, [p.outcome.value for p in r.providers]) for r in cert.rules]

