@@ -96,6 +96,10 @@ class Gateway:
         self.unattributed: list[Unattributed] = []
         #: what the target posted that the gateway refused as off its wire shape (HTTP 400)
         self.off_shape: list[str] = []
+        #: Over HTTP, why the server that serves this gateway turned connections away since it
+        #: was mounted (over its limit of connections open at once: HTTP 503, before any
+        #: request is read, so no mount can be told): None in-process (set by the server).
+        self.turned_away: Callable[[], str | None] | None = None
         #: What scripted steps raised that is no ``Exception``: a fault of the target met inside
         #: a step (a step that changes the deployment mid-run, engine/faults.py). The request
         #: is answered 500 and the check that scripted the step ends as the target's error

@@ -83,13 +83,20 @@ class RunContext(CheckContext):
                 trace = trace or text
         for result in self.stopped:
             output = result.output if isinstance(result.output, str) else repr(result.output)
+            said = (f": {output[:MAX_CAUSE_CHARS]}" if output.strip()
+                    else ", and the target gave no text with it")
             lines.append(f"the child {result.agent} stopped with stop reason "
-                         f"{result.stopReason.value!r}: {output[:MAX_CAUSE_CHARS]}")
+                         f"{result.stopReason.value!r}{said}")
         for gateway in self.gateways:
             # what the target's model client sent that no endpoint accepts: its run then failed
             for reason in gateway.off_shape[:MAX_CAUSES]:
                 lines.append("the model gateway refused a request of the target (HTTP 400): "
                              f"{reason[:MAX_CAUSE_CHARS]}")
+            # connections over the gateway server's limit: a model request may never have come
+            told = getattr(gateway, "turned_away", None)
+            turned_away = told() if callable(told) else None
+            if turned_away is not None:
+                lines.append(turned_away)
         return ("; ".join(dict.fromkeys(lines)) or None), trace
 
 

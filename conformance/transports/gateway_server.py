@@ -52,7 +52,7 @@ from .gateway_chat import (
 from .gateway_chat_stream import reply_to_stream
 from .gateway_responses import RESPONSES_PATH
 from .gateway_responses import route as route_responses
-from .httpd import Answer, Request, ServerThread, foreign
+from .httpd import MAX_CONNECTIONS, Answer, Request, ServerThread, foreign
 from .loopback import Stalled, call_with_timeout
 from .wire import MAX_BODY
 
@@ -133,13 +133,15 @@ class GatewayServer:
     it fails in-process when the hook raises inside the runtime's model call.
     """
 
-    def __init__(self, reply_timeout: float = 30.0) -> None:
+    def __init__(self, reply_timeout: float = 30.0,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
         self.reply_timeout = reply_timeout
         self._lock = threading.Lock()
         self._mounts: dict[str, tuple[Gateway, Known | None]] = {}
         self._names = itertools.count(1)
         self.calls = 0  # requests answered with a reply (for benchmarks and diagnostics)
-        self._thread = ServerThread(self, name="subagent-tck gateway")
+        self._thread = ServerThread(self, name="subagent-tck gateway",
+                                    max_connections=max_connections)
         self.url = self._thread.url
         self._started = False
 
@@ -161,7 +163,21 @@ class GatewayServer:
         with self._lock:
             name = f"g{next(self._names)}"
             self._mounts[name] = (gateway, known)
+        gateway.turned_away = self._turned_away_since(self._thread.refused)
         return f"{self.url}/d/{name}"
+
+    def _turned_away_since(self, before: int) -> Callable[[], str | None]:
+        """Why connections were turned away since ``before`` of them had been (a check's
+        cause: docs/certify.md#reading-a-certificate), or None when none was."""
+        def turned_away() -> str | None:
+            count = self._thread.refused - before
+            if count <= 0:
+                return None
+            return (f"the model gateway turned away {count} connection(s) with HTTP 503: it "
+                    f"serves at most {self._thread.max_connections} at once and closes an idle "
+                    f"one after {self._thread.idle_timeout:g} s, and the target kept more open "
+                    "(a model client per deployment that is never closed leaks them)")
+        return turned_away
 
     def unmount(self, base: str) -> None:
         name = base.rstrip("/").rsplit("/", 1)[-1]
